@@ -1,0 +1,10 @@
+import { fileURLToPath } from 'node:url';
+import type { ServiceMigrations } from '@muse/core';
+
+export { createChatApp, type ChatDeps } from './app.ts';
+export { openapiDocument } from './openapi.ts';
+
+export const chatMigrations: ServiceMigrations = {
+  schema: 'chat',
+  directory: fileURLToPath(new URL('../migrations', import.meta.url)),
+};

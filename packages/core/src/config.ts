@@ -1,0 +1,70 @@
+import { Ajv, type JSONSchemaType } from 'ajv';
+
+/**
+ * Process configuration, read once from environment variables and validated at start.
+ * A wrong value stops the process with a message that names the variable, so an operator
+ * never finds out about a typo at the first request that needs it.
+ */
+export interface Config {
+  NODE_ENV: 'development' | 'production' | 'test';
+  LOG_LEVEL: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  /** Unset in development: `muse-server dev` starts an embedded Postgres. */
+  DATABASE_URL?: string;
+  /** Unset in development: `muse-server dev` starts a Temporal dev server. */
+  TEMPORAL_ADDRESS?: string;
+  TEMPORAL_NAMESPACE: string;
+  TEMPORAL_TASK_QUEUE: string;
+  TEMPORAL_CLI_PATH?: string;
+  MUSE_HOST: string;
+  MUSE_CONTENT_PORT: number;
+  MUSE_CHAT_PORT: number;
+  /** Where development state (embedded Postgres data, generated secrets, files) lives. */
+  MUSE_DATA_DIR: string;
+  /** How long SIGTERM waits for in-flight requests before closing connections. */
+  MUSE_SHUTDOWN_TIMEOUT_MS: number;
+}
+
+const schema: JSONSchemaType<Config> = {
+  type: 'object',
+  properties: {
+    NODE_ENV: { type: 'string', enum: ['development', 'production', 'test'], default: 'development' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+      default: 'info',
+    },
+    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
+    TEMPORAL_ADDRESS: { type: 'string', pattern: '^[^\\s:]+:\\d+$', nullable: true },
+    TEMPORAL_NAMESPACE: { type: 'string', minLength: 1, default: 'default' },
+    TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1, default: 'muse' },
+    TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
+    MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+    MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
+    MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
+    MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+  },
+  required: [],
+  additionalProperties: false,
+};
+
+const validate = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true }).compile(schema);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  if (validate(raw)) return raw;
+  const problems = (validate.errors ?? []).map((error) => {
+    const name = error.instancePath.slice(1);
+    return `${name}=${JSON.stringify(env[name])}: ${error.message}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}

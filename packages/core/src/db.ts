@@ -1,0 +1,79 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Sequelize, type QueryInterface } from 'sequelize';
+import { Umzug, SequelizeStorage } from 'umzug';
+import type { Logger } from './logger.ts';
+
+export { Sequelize };
+
+/** One pool per process. `pg` parses BIGINT as string by default; balances fit in a JS number. */
+export function createDatabase(url: string, logger?: Logger, options: { poolMax?: number } = {}): Sequelize {
+  return new Sequelize(url, {
+    dialect: 'postgres',
+    logging: logger ? (sql) => logger.trace({ sql }, 'sql') : false,
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 30_000 },
+    define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  });
+}
+
+/** What a migration file receives. Each service keeps its tables in a schema of its own. */
+export interface MigrationContext {
+  sequelize: Sequelize;
+  queryInterface: QueryInterface;
+  schema: string;
+}
+
+export interface Migration {
+  up(context: MigrationContext): Promise<void>;
+  down?(context: MigrationContext): Promise<void>;
+}
+
+export interface ServiceMigrations {
+  /** Postgres schema that owns the service's tables and its migration log. */
+  schema: string;
+  /** Folder of `NNNN-name.ts` files, applied in name order. */
+  directory: string;
+}
+
+function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigrations) {
+  const context: MigrationContext = { sequelize, queryInterface: sequelize.getQueryInterface(), schema };
+  return new Umzug<MigrationContext>({
+    context,
+    storage: new SequelizeStorage({ sequelize, schema, tableName: 'migrations' }),
+    logger: undefined,
+    migrations: async () => {
+      const files = (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+      return files.map((file) => {
+        const filePath = path.join(directory, file);
+        const load = async (): Promise<Migration> => import(pathToFileURL(filePath).href);
+        return {
+          name: file.replace(/\.ts$/, ''),
+          path: filePath,
+          up: async () => (await load()).up(context),
+          down: async () => (await load()).down?.(context),
+        };
+      });
+    },
+  });
+}
+
+/**
+ * Applies the pending migrations of the given services, in order. A Postgres advisory lock
+ * makes concurrent runs (several pods starting at once) wait for each other instead of racing.
+ */
+export async function migrate(sequelize: Sequelize, services: ServiceMigrations[]): Promise<string[]> {
+  const applied: string[] = [];
+  const lockKey = 0x6d757365; // "muse"
+  await sequelize.query('SELECT pg_advisory_lock(:lockKey)', { replacements: { lockKey } });
+  try {
+    for (const service of services) {
+      await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${service.schema}"`);
+      const done = await createMigrator(sequelize, service).up();
+      applied.push(...done.map((m) => `${service.schema}/${m.name}`));
+    }
+  } finally {
+    await sequelize.query('SELECT pg_advisory_unlock(:lockKey)', { replacements: { lockKey } });
+  }
+  return applied;
+}

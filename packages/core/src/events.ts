@@ -1,0 +1,116 @@
+import pg from 'pg';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { Logger } from './logger.ts';
+
+export type EventHandler = (payload: unknown) => void;
+
+/**
+ * Cross-process events over Postgres LISTEN/NOTIFY. Any API process or worker can publish;
+ * every process listening on the channel receives it. Publishing inside a transaction
+ * delivers the event only if the transaction commits. Payloads stay small (Postgres caps
+ * them at 8000 bytes): send ids and states, not documents.
+ */
+export class EventBus {
+  private readonly url: string;
+  private readonly logger: Logger;
+  private readonly handlers = new Map<string, Set<EventHandler>>();
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
+  private closed = false;
+
+  constructor(url: string, logger: Logger) {
+    this.url = url;
+    this.logger = logger;
+  }
+
+  /** Sends an event through the given database handle (a transaction defers it to commit). */
+  static async publish(
+    sequelize: Sequelize,
+    channel: string,
+    payload: unknown,
+    transaction?: Transaction,
+  ): Promise<void> {
+    await sequelize.query('SELECT pg_notify(:channel, :payload)', {
+      replacements: { channel, payload: JSON.stringify(payload) },
+      ...(transaction ? { transaction } : {}),
+    });
+  }
+
+  /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
+  async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      const client = await this.connect();
+      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+    }
+    set.add(handler);
+    return async () => {
+      const current = this.handlers.get(channel);
+      if (!current?.delete(handler) || current.size > 0) return;
+      this.handlers.delete(channel);
+      if (this.client) await this.client.query(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handlers.clear();
+    await this.client?.end().catch(() => {});
+    this.client = undefined;
+  }
+
+  private connect(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async open(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('notification', (message) => this.dispatch(message.channel, message.payload));
+    client.on('error', (error) => {
+      this.logger.warn({ err: error }, 'event bus connection lost; reconnecting');
+      this.client = undefined;
+      void this.reconnect();
+    });
+    await client.connect();
+    this.client = client;
+    return client;
+  }
+
+  /** Re-listens to every channel after a lost connection; events sent meanwhile are lost, as with any NOTIFY. */
+  private async reconnect(): Promise<void> {
+    for (let attempt = 1; !this.closed; attempt++) {
+      try {
+        const client = await this.connect();
+        for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+        return;
+      } catch (error) {
+        this.logger.warn({ err: error, attempt }, 'event bus reconnect failed');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * 2 ** attempt)));
+      }
+    }
+  }
+
+  private dispatch(channel: string, raw: string | undefined): void {
+    let payload: unknown = raw;
+    try {
+      payload = raw === undefined ? undefined : JSON.parse(raw);
+    } catch {
+      // a non-JSON payload is passed through as the raw string
+    }
+    for (const handler of this.handlers.get(channel) ?? []) {
+      try {
+        handler(payload);
+      } catch (error) {
+        this.logger.error({ err: error, channel }, 'event handler failed');
+      }
+    }
+  }
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

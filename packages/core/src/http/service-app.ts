@@ -1,0 +1,91 @@
+import express, { type Express, type Request } from 'express';
+import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '../logger.ts';
+
+/** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
+export type ReadinessCheck = () => Promise<void>;
+
+export interface ServiceAppOptions {
+  name: string;
+  logger: Logger;
+  /** The service's OpenAPI document, served as /openapi.json. */
+  openapi: object;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+const READINESS_TIMEOUT_MS = 2000;
+
+/**
+ * The parts every Muse API shares: liveness, readiness, Prometheus metrics, its OpenAPI
+ * document, and request timing. The service mounts its own routes on the returned app.
+ */
+export function createServiceApp({ name, logger, openapi, readiness }: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: name });
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+
+  app.use((req, res, next) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      end({ method: req.method, route: routeLabel(req), status: res.statusCode });
+      if (res.statusCode >= 500) logger.error({ method: req.method, url: req.originalUrl, status: res.statusCode }, 'request failed');
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      Object.entries(readiness).map(async ([dependency, check]) => {
+        try {
+          await withTimeout(check(), READINESS_TIMEOUT_MS);
+          return [dependency, { ok: true }] as const;
+        } catch (error) {
+          return [dependency, { ok: false, reason: error instanceof Error ? error.message : String(error) }] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, result]) => result.ok);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  return app;
+}
+
+/** The matched route pattern keeps label cardinality bounded (no ids in labels). */
+function routeLabel(req: Request): string {
+  const route = req.route as { path?: string } | undefined;
+  return route?.path ? `${req.baseUrl}${route.path}` : 'unmatched';
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '@muse/core';
+
+describe('loadConfig', () => {
+  it('applies defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.MUSE_CONTENT_PORT).toBe(8080);
+    expect(config.MUSE_CHAT_PORT).toBe(8081);
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it('coerces numbers from their text', () => {
+    expect(loadConfig({ MUSE_CONTENT_PORT: '9000' }).MUSE_CONTENT_PORT).toBe(9000);
+  });
+
+  it('names every wrong variable', () => {
+    const attempt = () => loadConfig({ MUSE_CONTENT_PORT: 'abc', DATABASE_URL: 'mysql://x', NODE_ENV: 'prod' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/MUSE_CONTENT_PORT="abc"/);
+    expect(attempt).toThrow(/DATABASE_URL="mysql:\/\/x"/);
+    expect(attempt).toThrow(/NODE_ENV="prod"/);
+  });
+
+  it('rejects a port out of range', () => {
+    expect(() => loadConfig({ MUSE_CHAT_PORT: '70000' })).toThrow(/MUSE_CHAT_PORT/);
+  });
+});

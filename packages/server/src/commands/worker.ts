@@ -1,0 +1,20 @@
+import { onShutdownSignal, type Config } from '@muse/core';
+import { createWorker } from '@muse/temporal';
+import { createRuntime, requireSetting } from '../runtime.ts';
+
+/** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
+export async function runWorker(config: Config): Promise<void> {
+  const runtime = createRuntime(config, 'worker');
+  const worker = await createWorker({
+    address: requireSetting(config, 'TEMPORAL_ADDRESS'),
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    deps: runtime,
+  });
+  onShutdownSignal(runtime.logger, async () => {
+    worker.shutdown();
+  });
+  runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  await worker.run();
+  await runtime.close();
+}

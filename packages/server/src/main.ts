@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { ConfigError, loadConfig, type Config } from '@muse/core';
+import { runApi } from './commands/api.ts';
+import { runWorker } from './commands/worker.ts';
+import { runMigrate } from './commands/migrate.ts';
+import { runDev } from './commands/dev.ts';
+
+/** Every sub-command reads the validated configuration first; a bad value stops here, named. */
+function withConfig(run: (config: Config) => Promise<void>) {
+  return async () => {
+    try {
+      await run(loadConfig());
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        console.error(error.message);
+        process.exit(2);
+      }
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    }
+  };
+}
+
+const program = new Command('muse-server').description('Muse platform server');
+program.command('content-api').description('serve the content API').action(withConfig((c) => runApi('content-api', c)));
+program.command('chat-api').description('serve the messaging API').action(withConfig((c) => runApi('chat-api', c)));
+program.command('worker').description('run the Temporal worker').action(withConfig(runWorker));
+program.command('migrate').description('apply database migrations').action(withConfig(runMigrate));
+program
+  .command('dev')
+  .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
+  .action(withConfig(runDev));
+
+await program.parseAsync();

@@ -1,0 +1,41 @@
+import { EventBus, createDatabase, createLogger, type Config, type Logger, type Sequelize } from '@muse/core';
+import { createTemporalClient } from '@muse/temporal';
+import type { Client } from '@temporalio/client';
+
+/** The shared dependencies of every long-running sub-command. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Sequelize;
+  temporal: Client;
+  events: EventBus;
+  close(): Promise<void>;
+}
+
+export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS'): string {
+  const value = config[name];
+  if (!value) {
+    throw new Error(`${name} is not set. Set it, or run \`muse-server dev\` (npm start), which starts embedded services.`);
+  }
+  return value;
+}
+
+export function createRuntime(config: Config, name: string): Runtime {
+  const logger = createLogger(config, name);
+  const databaseUrl = requireSetting(config, 'DATABASE_URL');
+  const db = createDatabase(databaseUrl, logger);
+  const temporal = createTemporalClient(requireSetting(config, 'TEMPORAL_ADDRESS'), config.TEMPORAL_NAMESPACE);
+  const events = new EventBus(databaseUrl, logger);
+  return {
+    config,
+    logger,
+    db,
+    temporal,
+    events,
+    async close() {
+      await events.close();
+      await temporal.connection.close().catch(() => {});
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { createTemporalClient } from './client.ts';
+export { createWorker, bundleWorkflows, workflowsPath, type WorkerOptions } from './worker.ts';
+export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';

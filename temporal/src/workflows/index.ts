@@ -1,0 +1,3 @@
+// Every workflow the worker runs. This file is bundled for Temporal's deterministic sandbox:
+// import only workflow code and types here, never Node or database modules.
+export { pingWorkflow } from './ping.ts';

@@ -1,0 +1,57 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
+import { bundleWorkflows } from '@muse/temporal';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    temporalAddress: string;
+    workflowBundlePath: string;
+  }
+}
+
+/**
+ * Starts the real dependencies once per test run: an embedded Postgres (or the one in
+ * MUSE_TEST_DATABASE_URL), a Temporal dev server (or MUSE_TEST_TEMPORAL_ADDRESS), and the
+ * bundled workflow code that every test worker loads.
+ */
+export default async function setup(project: TestProject) {
+  const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'test-setup');
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-test-'));
+  const stops: (() => Promise<void>)[] = [];
+
+  let adminDatabaseUrl = process.env.MUSE_TEST_DATABASE_URL;
+  if (!adminDatabaseUrl) {
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(workDir, 'postgres'),
+      port: await freePort(),
+      logger,
+      persistent: false,
+    });
+    stops.push(postgres.stop);
+    adminDatabaseUrl = postgres.adminUrl;
+  }
+
+  let temporalAddress = process.env.MUSE_TEST_TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const temporal = await startDevTemporal({ cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH), port: await freePort(), logger });
+    stops.push(temporal.stop);
+    temporalAddress = temporal.address;
+  }
+
+  const bundle = await bundleWorkflows();
+  const workflowBundlePath = path.join(workDir, 'workflows.js');
+  await writeFile(workflowBundlePath, (bundle as { code: string }).code);
+
+  project.provide('adminDatabaseUrl', adminDatabaseUrl);
+  project.provide('temporalAddress', temporalAddress);
+  project.provide('workflowBundlePath', workflowBundlePath);
+
+  return async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await rm(workDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabase, migrate, type Sequelize } from '@muse/core';
+import { contentMigrations } from '@muse/content-api';
+import { chatMigrations } from '@muse/chat-api';
+
+export interface TestDatabase {
+  url: string;
+  db: Sequelize;
+  drop(): Promise<void>;
+}
+
+/** A fresh, fully migrated database of its own for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE "${name}"`);
+  const url = withDatabase(adminUrl, name);
+  const db = createDatabase(url);
+  await migrate(db, [contentMigrations, chatMigrations]);
+  return {
+    url,
+    db,
+    async drop() {
+      await db.close();
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { EventBus, createLogger, listen, loadConfig, type Config, type Logger, type RunningServer } from '@muse/core';
+import { createContentApp } from '@muse/content-api';
+import { createChatApp } from '@muse/chat-api';
+import { createTemporalClient, createWorker } from '@muse/temporal';
+import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestStack {
+  config: Config;
+  logger: Logger;
+  database: TestDatabase;
+  temporal: Client;
+  events: EventBus;
+  taskQueue: string;
+  contentUrl: string;
+  chatUrl: string;
+  /** Starts a worker on this stack's task queue; stopped by `stop()`. */
+  startWorker(): Promise<Worker>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The platform as a test file sees it: its own database, its own Temporal task queue, and
+ * both APIs listening on real ports. Pass `env` to override configuration.
+ */
+export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+  const database = await createTestDatabase();
+  const taskQueue = `test-${randomBytes(6).toString('hex')}`;
+  const temporalAddress = inject('temporalAddress');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    MUSE_HOST: '127.0.0.1',
+    MUSE_CONTENT_PORT: '0',
+    MUSE_CHAT_PORT: '0',
+    ...env,
+  });
+  const logger = createLogger(config, 'test');
+  const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
+  const events = new EventBus(database.url, logger);
+  const deps = { config, logger, db: database.db, temporal, events };
+  const serverOptions = { host: config.MUSE_HOST, logger, shutdownTimeoutMs: 1000 };
+  const content: RunningServer = await listen(createContentApp(deps), { ...serverOptions, port: 0 });
+  const chat: RunningServer = await listen(createChatApp(deps), { ...serverOptions, port: 0 });
+
+  const workers: { worker: Worker; running: Promise<void> }[] = [];
+  return {
+    config,
+    logger,
+    database,
+    temporal,
+    events,
+    taskQueue,
+    contentUrl: content.url,
+    chatUrl: chat.url,
+    async startWorker() {
+      const worker = await createWorker({
+        address: temporalAddress,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue,
+        deps,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
+      workers.push({ worker, running: worker.run() });
+      return worker;
+    },
+    async stop() {
+      for (const { worker, running } of workers) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => {});
+      }
+      await content.close();
+      await chat.close();
+      await events.close();
+      await temporal.connection.close().catch(() => {});
+      await database.drop();
+    },
+  };
+}
