@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { inject } from 'vitest';
 import { EventBus, createLogger, listen, loadConfig, type Config, type Logger, type RunningServer } from '@muse/core';
 import { createContentApp } from '@muse/content-api';
@@ -39,6 +41,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     MUSE_HOST: '127.0.0.1',
     MUSE_CONTENT_PORT: '0',
     MUSE_CHAT_PORT: '0',
+    MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+    MUSE_DATA_DIR: path.join(os.tmpdir(), `muse-${taskQueue}`),
     ...env,
   });
   const logger = createLogger(config, 'test');

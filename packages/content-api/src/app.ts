@@ -2,11 +2,13 @@ import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { createServiceApp, type Config, type EventBus, type Logger, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
-import { openapiDocument } from './openapi.ts';
+import { createAccessResolver, openapiDocument } from './openapi.ts';
 import { errorHandler } from './http/errors.ts';
+import { authenticate } from './auth/authenticate.ts';
+import { createContentServices, type ContentServices } from './services.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
-export interface ContentDeps {
+export interface ContentDeps extends Partial<ContentServices> {
   config: Config;
   logger: Logger;
   db: Sequelize;
@@ -14,7 +16,10 @@ export interface ContentDeps {
   events: EventBus;
 }
 
+export type ContentContext = ContentDeps & ContentServices;
+
 export function createContentApp(deps: ContentDeps): Express {
+  const context: ContentContext = { ...createContentServicesUnlessGiven(deps), ...deps } as ContentContext;
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,
@@ -24,6 +29,9 @@ export function createContentApp(deps: ContentDeps): Express {
       temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),
     },
   });
+  // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
+  const access = createAccessResolver(openapiDocument);
+  app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
   app.use(express.json({ limit: '1mb' }));
   app.use(
     OpenApiValidator.middleware({
@@ -31,9 +39,16 @@ export function createContentApp(deps: ContentDeps): Express {
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: false,
       validateSecurity: false,
+      fileUploader: false,
     }),
   );
-  // Feature routers are mounted here.
+
+  // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
+
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+function createContentServicesUnlessGiven(deps: ContentDeps): ContentServices | object {
+  return deps.tokens && deps.storage ? {} : createContentServices(deps.config);
 }

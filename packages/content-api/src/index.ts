@@ -1,7 +1,13 @@
-export { createContentApp, type ContentDeps } from './app.ts';
-export { openapiDocument } from './openapi.ts';
 import { fileURLToPath } from 'node:url';
 import type { ServiceMigrations } from '@muse/core';
+
+export { createContentApp, type ContentDeps, type ContentContext } from './app.ts';
+export { openapiDocument, loadOpenApiDocument } from './openapi.ts';
+export { createContentServices, type ContentServices } from './services.ts';
+export { createTokenSigner, type TokenSigner, type TokenClaims } from './auth/tokens.ts';
+export * as ledger from './ledger/ledger.ts';
+export * from './permissions/permissions.ts';
+export { LocalDiskStorage, type FileStorage } from './storage/storage.ts';
 
 export const contentMigrations: ServiceMigrations = {
   schema: 'content',

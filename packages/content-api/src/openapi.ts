@@ -1,7 +1,62 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 
-/** The content service's contract, loaded once: served at /openapi.json and used to validate requests. */
-export const openapiDocument: Record<string, unknown> = parse(
-  readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'),
-);
+const folder = new URL('../openapi/', import.meta.url);
+
+type Document = Record<string, unknown> & { paths: Record<string, unknown>; components: Record<string, Record<string, unknown>> };
+
+/**
+ * The content service's contract. `openapi/openapi.yaml` holds the document's frame and shared
+ * components; each API area keeps its paths and schemas in `openapi/<area>.yaml` beside it.
+ * They are merged into one document, which is served at /openapi.json, validates requests,
+ * and generates the SDK's types. A name defined twice is an error, not a silent override.
+ */
+export function loadOpenApiDocument(): Document {
+  const document = parse(readFileSync(new URL('openapi.yaml', folder), 'utf8')) as Document;
+  const areas = readdirSync(folder)
+    .filter((file) => file.endsWith('.yaml') && file !== 'openapi.yaml')
+    .sort();
+  for (const file of areas) {
+    const fragment = parse(readFileSync(new URL(file, folder), 'utf8')) as Partial<Document>;
+    mergeInto(document.paths, fragment.paths ?? {}, `${file}: path`);
+    for (const [section, entries] of Object.entries(fragment.components ?? {})) {
+      document.components[section] ??= {};
+      mergeInto(document.components[section], entries, `${file}: components.${section}`);
+    }
+    if (Array.isArray(fragment.tags)) (document.tags as unknown[]).push(...fragment.tags);
+  }
+  return document;
+}
+
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>, where: string): void {
+  for (const [key, value] of Object.entries(source)) {
+    if (key in target) throw new Error(`${where} ${key} is defined twice in the OpenAPI document`);
+    target[key] = value;
+  }
+}
+
+export const openapiDocument = loadOpenApiDocument();
+
+type Access = 'public' | 'secured' | 'undocumented';
+
+/**
+ * Tells, from the document alone, whether an operation needs a token: operations with
+ * `security: []` are public, the rest inherit the document's bearer requirement. Undocumented
+ * operations are left to the request validator, which answers 404 or 405.
+ */
+export function createAccessResolver(document: Document): (method: string, path: string) => Access {
+  const rules = Object.entries(document.paths).map(([template, item]) => {
+    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const operations = new Map<string, Access>();
+    for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[] }>)) {
+      operations.set(method.toUpperCase(), Array.isArray(operation.security) && operation.security.length === 0 ? 'public' : 'secured');
+    }
+    return { pattern, operations, literal: !template.includes('{') };
+  });
+  // Literal paths win over templated ones (`/users/stats` before `/users/{id}`).
+  rules.sort((a, b) => Number(b.literal) - Number(a.literal));
+  return (method, path) => {
+    const rule = rules.find((candidate) => candidate.pattern.test(path) && candidate.operations.has(method));
+    return rule?.operations.get(method) ?? 'undocumented';
+  };
+}

@@ -22,6 +22,11 @@ export interface Config {
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
   MUSE_SHUTDOWN_TIMEOUT_MS: number;
+  /** HS256 secret of bearer tokens; changing it and restarting invalidates every token. Development keeps one under MUSE_DATA_DIR. */
+  MUSE_JWT_SECRET?: string;
+  MUSE_JWT_TTL_SECONDS: number;
+  /** Where uploaded and generated file contents are kept (local-disk storage). Default: MUSE_DATA_DIR/files. */
+  MUSE_STORAGE_DIR?: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -43,6 +48,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
+    MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
+    MUSE_STORAGE_DIR: { type: 'string', minLength: 1, nullable: true },
   },
   required: [],
   additionalProperties: false,

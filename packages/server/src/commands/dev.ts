@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -44,6 +46,7 @@ export async function runDev(config: Config): Promise<void> {
       env.TEMPORAL_ADDRESS = temporal.address;
       logger.info('Temporal dev server started at %s', temporal.address);
     }
+    if (!config.MUSE_JWT_SECRET) env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
     const childConfig = { ...config, ...env } as Config;
     await runMigrate(childConfig);
 
@@ -68,6 +71,16 @@ export async function runDev(config: Config): Promise<void> {
     await stopAll();
     throw error;
   }
+}
+
+/** A token secret kept across restarts, so development logins survive them; delete the file to log everyone out. */
+async function developmentSecret(file: string): Promise<string> {
+  const existing = await readFile(file, 'utf8').catch(() => undefined);
+  if (existing && existing.trim().length >= 32) return existing.trim();
+  const secret = randomBytes(32).toString('hex');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, secret, { mode: 0o600 });
+  return secret;
 }
 
 async function startTemporal(config: Config, dataDir: string, logger: Logger) {

@@ -1,0 +1,96 @@
+import type { RequestHandler, Request } from 'express';
+import { QueryTypes } from 'sequelize';
+import { ForbiddenError, UnauthorizedError, type Sequelize } from '@muse/core';
+import { can, type Operation, type PermissionHolder, type Scope } from '../permissions/permissions.ts';
+import type { TokenSigner } from './tokens.ts';
+
+/** The caller of a request, read from the database on every request (not from the token). */
+export interface CurrentUser extends PermissionHolder {
+  id: string;
+  phone: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    user?: CurrentUser;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Verifies the bearer token, then loads the account: a banned or disabled account is refused
+ * even with an unexpired token, and administrator rights come from the database, so revoking
+ * them takes effect on the next request.
+ */
+export function authenticate(
+  db: Sequelize,
+  tokens: TokenSigner,
+  needsToken: (method: string, path: string) => boolean,
+): RequestHandler {
+  return async (req, _res, next) => {
+    if (!needsToken(req.method, req.path)) return next();
+    try {
+      const token = bearerToken(req.headers.authorization);
+      const claims = await tokens.verify(token).catch(() => {
+        throw new UnauthorizedError('The token is invalid or expired; log in again');
+      });
+      if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
+      req.user = await loadUser(db, claims.sub);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function bearerToken(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  if (!match) throw new UnauthorizedError('Send the token as `Authorization: Bearer <token>`');
+  return match[1]!;
+}
+
+export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> {
+  const [row] = await db.query<{
+    id: string;
+    phone: string;
+    is_active: boolean;
+    is_admin: boolean;
+    permissions_granted: string[];
+    permissions_revoked: string[];
+  }>(
+    `SELECT id, phone, is_active, is_admin, permissions_granted, permissions_revoked
+       FROM content.users WHERE id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  if (!row) throw new UnauthorizedError('The account of this token no longer exists');
+  if (!row.is_active) throw new ForbiddenError('This account is disabled');
+  return {
+    id: row.id,
+    phone: row.phone,
+    isAdmin: row.is_admin,
+    granted: row.permissions_granted,
+    revoked: row.permissions_revoked,
+  };
+}
+
+/** The authenticated caller; routes behind `authenticate` can rely on it. */
+export function currentUser(req: Request): CurrentUser {
+  if (!req.user) throw new UnauthorizedError();
+  return req.user;
+}
+
+/** 403 unless the caller holds `resource:operation:scope` (administrators hold everything). */
+export function requirePermission(req: Request, resource: string, operation: Operation, scope: Scope): CurrentUser {
+  const user = currentUser(req);
+  if (!can(user, resource, operation, scope)) {
+    throw new ForbiddenError(`Missing permission ${resource}:${operation}:${scope}`);
+  }
+  return user;
+}
+
+export function requireAdmin(req: Request): CurrentUser {
+  const user = currentUser(req);
+  if (!user.isAdmin) throw new ForbiddenError('Administrators only');
+  return user;
+}

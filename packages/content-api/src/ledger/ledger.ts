@@ -1,0 +1,151 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { ConflictError, NotFoundError, PaymentRequiredError, type Sequelize } from '@muse/core';
+
+/**
+ * Credits move only through this module: each change of a balance writes its ledger entry
+ * (a transaction_log) in the same database transaction. The schema backs every rule —
+ * the balance cannot go below zero, an entry with a `reference` (an idempotency key such as
+ * `generation:<id>`) exists once per kind, and a refund reverses exactly one charge once.
+ */
+export type LedgerKind = 'grant' | 'charge' | 'refund' | 'topup' | 'adjustment' | 'invite';
+
+export interface LedgerEntry {
+  id: string;
+  owner_id: string;
+  amount: number;
+  balance_after: number;
+  kind: LedgerKind;
+  reference: string | null;
+  reverses_id: string | null;
+  description: string;
+  created_at: Date;
+}
+
+export interface PostEntry {
+  userId: string;
+  /** Positive credits, negative debits; never zero. */
+  amount: number;
+  kind: Exclude<LedgerKind, 'refund'>;
+  reference?: string;
+  description?: string;
+}
+
+/**
+ * Applies one entry inside `transaction`. Posting the same kind + reference again returns the
+ * first entry and moves nothing. A debit larger than the balance throws 402 and moves nothing.
+ */
+export async function postEntry(db: Sequelize, transaction: Transaction, entry: PostEntry): Promise<LedgerEntry> {
+  if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) throw new Error('ledger amounts are non-zero integers');
+  if (entry.reference) {
+    const existing = await findByReference(db, transaction, entry.kind, entry.reference);
+    if (existing) return existing;
+  }
+  const balance = await moveBalance(db, transaction, entry.userId, entry.amount);
+  return insertEntry(db, transaction, { ...entry, balanceAfter: balance, reversesId: null });
+}
+
+/** Reverses a charge; a second refund of the same charge returns the first and moves nothing. */
+export async function refundCharge(
+  db: Sequelize,
+  transaction: Transaction,
+  chargeId: string,
+  description = 'Refund',
+): Promise<LedgerEntry> {
+  const [charge] = await db.query<LedgerEntry>(
+    `SELECT * FROM content.transaction_logs WHERE id = :chargeId FOR UPDATE`,
+    { replacements: { chargeId }, type: QueryTypes.SELECT, transaction },
+  );
+  if (!charge || charge.kind !== 'charge') throw new NotFoundError('No such charge');
+  const [previous] = await db.query<LedgerEntry>(`SELECT * FROM content.transaction_logs WHERE reverses_id = :chargeId`, {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  if (previous) return normalise(previous);
+  const amount = -Number(charge.amount);
+  const balance = await moveBalance(db, transaction, charge.owner_id, amount);
+  return insertEntry(db, transaction, {
+    userId: charge.owner_id,
+    amount,
+    kind: 'refund',
+    reference: charge.reference,
+    description,
+    balanceAfter: balance,
+    reversesId: chargeId,
+  });
+}
+
+async function moveBalance(db: Sequelize, transaction: Transaction, userId: string, amount: number): Promise<number> {
+  const [row] = await db.query<{ balance: string }>(
+    `UPDATE content.users SET balance = balance + :amount, updated_at = now()
+      WHERE id = :userId AND balance + :amount >= 0 RETURNING balance`,
+    { replacements: { userId, amount }, type: QueryTypes.SELECT, transaction },
+  );
+  if (row) return Number(row.balance);
+  const [user] = await db.query<{ balance: string }>(`SELECT balance FROM content.users WHERE id = :userId`, {
+    replacements: { userId },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  if (!user) throw new NotFoundError('No such user');
+  throw new PaymentRequiredError(`The balance (${user.balance}) is lower than the cost (${-amount})`, {
+    balance: Number(user.balance),
+    required: -amount,
+  });
+}
+
+async function insertEntry(
+  db: Sequelize,
+  transaction: Transaction,
+  entry: Omit<PostEntry, 'kind' | 'reference'> & {
+    kind: LedgerKind;
+    reference?: string | null;
+    balanceAfter: number;
+    reversesId: string | null;
+  },
+): Promise<LedgerEntry> {
+  try {
+    const [row] = await db.query<LedgerEntry>(
+      `INSERT INTO content.transaction_logs (owner_id, amount, balance_after, kind, reference, reverses_id, description)
+       VALUES (:userId, :amount, :balanceAfter, :kind, :reference, :reversesId, :description) RETURNING *`,
+      {
+        replacements: {
+          userId: entry.userId,
+          amount: entry.amount,
+          balanceAfter: entry.balanceAfter,
+          kind: entry.kind,
+          reference: entry.reference ?? null,
+          reversesId: entry.reversesId,
+          description: entry.description ?? '',
+        },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return normalise(row!);
+  } catch (error) {
+    // A concurrent transaction posted the same reference first; this one rolls back whole.
+    if ((error as { parent?: { code?: string } }).parent?.code === '23505') {
+      throw new ConflictError('This ledger entry was already posted by a concurrent request');
+    }
+    throw error;
+  }
+}
+
+async function findByReference(
+  db: Sequelize,
+  transaction: Transaction,
+  kind: LedgerKind,
+  reference: string,
+): Promise<LedgerEntry | undefined> {
+  const [row] = await db.query<LedgerEntry>(
+    `SELECT * FROM content.transaction_logs WHERE kind = :kind AND reference = :reference`,
+    { replacements: { kind, reference }, type: QueryTypes.SELECT, transaction },
+  );
+  return row ? normalise(row) : undefined;
+}
+
+/** pg returns BIGINT as text; balances and amounts fit a JS number. */
+function normalise(row: LedgerEntry): LedgerEntry {
+  return { ...row, amount: Number(row.amount), balance_after: Number(row.balance_after) };
+}

@@ -1,0 +1,20 @@
+import path from 'node:path';
+import type { Config } from '@muse/core';
+import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
+import { LocalDiskStorage, type FileStorage } from './storage/storage.ts';
+
+/** The content service's own collaborators, built from configuration (tests build their own). */
+export interface ContentServices {
+  tokens: TokenSigner;
+  storage: FileStorage;
+}
+
+export function createContentServices(config: Config): ContentServices {
+  if (!config.MUSE_JWT_SECRET) {
+    throw new Error('MUSE_JWT_SECRET is not set (at least 32 characters); `npm start` generates one for development.');
+  }
+  return {
+    tokens: createTokenSigner(config.MUSE_JWT_SECRET, config.MUSE_JWT_TTL_SECONDS),
+    storage: new LocalDiskStorage(config.MUSE_STORAGE_DIR ?? path.join(config.MUSE_DATA_DIR, 'files')),
+  };
+}
