@@ -13,3 +13,6 @@ export const contentMigrations: ServiceMigrations = {
   schema: 'content',
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
+export * from './server-config/server-config.ts';
+export * from './listing/listing.ts';
+export { authenticate, currentUser, requireAdmin, requirePermission, loadUser, type CurrentUser } from './auth/authenticate.ts';
