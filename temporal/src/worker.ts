@@ -1,5 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type LogLevel,
+  type LogMetadata,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
+import type { Logger } from '@muse/core';
 import { createActivities, type ActivityDeps } from './activities/index.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
@@ -17,7 +26,34 @@ export interface WorkerOptions {
   workflowBundle?: WorkflowBundleOption;
 }
 
+let runtimeInstalled = false;
+
+/** Routes the Temporal SDK's own logs into the process's pino logger (once per process). */
+function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[levels[level]](meta ?? {}, message);
+  Runtime.install({
+    logger: {
+      log,
+      trace: (message, meta) => log('TRACE', message, meta),
+      debug: (message, meta) => log('DEBUG', message, meta),
+      info: (message, meta) => log('INFO', message, meta),
+      warn: (message, meta) => log('WARN', message, meta),
+      error: (message, meta) => log('ERROR', message, meta),
+    },
+  });
+}
+
 export async function createWorker({ address, namespace, taskQueue, deps, workflowBundle }: WorkerOptions): Promise<Worker> {
+  installRuntime(deps.logger.child({ component: 'temporal-worker' }));
   const connection = await NativeConnection.connect({ address });
   return Worker.create({
     connection,

@@ -22,6 +22,9 @@ function withConfig(run: (config: Config) => Promise<void>) {
   };
 }
 
+// Started by `muse-server dev`: when the supervisor goes away, shut down as on SIGTERM.
+if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+
 const program = new Command('muse-server').description('Muse platform server');
 program.command('content-api').description('serve the content API').action(withConfig((c) => runApi('content-api', c)));
 program.command('chat-api').description('serve the messaging API').action(withConfig((c) => runApi('chat-api', c)));

@@ -54,6 +54,10 @@ export async function startDevTemporal(options: {
   const child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (chunk: Buffer) => logger.debug({ temporal: chunk.toString().trim() }, 'temporal'));
   child.stderr?.on('data', (chunk: Buffer) => logger.debug({ temporal: chunk.toString().trim() }, 'temporal'));
+  // Never outlive the process that started it, even when that one exits abruptly.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`temporal dev server exited early with code ${code}`))),
   );

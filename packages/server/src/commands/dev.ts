@@ -89,7 +89,11 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger) {
 }
 
 function spawnService(name: string, env: Record<string, string>, logger: Logger, stopAll: () => Promise<void>): ChildProcess {
-  const child = spawn(process.execPath, [mainPath, name], { env: { ...process.env, ...env }, stdio: 'inherit' });
+  // The IPC channel lets a child notice when this supervisor is gone, however it ended (see main.ts).
+  const child = spawn(process.execPath, [mainPath, name], {
+    env: { ...process.env, ...env },
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  });
   child.once('exit', (code, signal) => {
     if (code === 0 || signal === 'SIGTERM') return;
     logger.error({ code, signal }, `${name} exited; stopping the platform`);
