@@ -30,8 +30,11 @@ export async function listen(
         server.closeAllConnections();
       }, shutdownTimeoutMs);
       force.unref();
+      // Keep-alive connections turn idle as their last response ends; close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {
         clearTimeout(force);
+        clearInterval(sweep);
         resolve();
       });
       server.closeIdleConnections();
