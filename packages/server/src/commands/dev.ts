@@ -11,8 +11,10 @@ import {
   startEmbeddedPostgres,
   stopChild,
   type Config,
+  type DevTemporal,
   type Logger,
 } from '@muse/core';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runMigrate } from './migrate.ts';
 
 const mainPath = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -83,9 +85,25 @@ async function developmentSecret(file: string): Promise<string> {
   return secret;
 }
 
-async function startTemporal(config: Config, dataDir: string, logger: Logger) {
-  const cliPath = findTemporalCli(config.TEMPORAL_CLI_PATH);
-  return startDevTemporal({ cliPath, port: await freePort(), dbFile: path.join(dataDir, 'temporal.db'), logger });
+/**
+ * A local Temporal CLI first; without one, the Temporal SDK's own download of the dev server
+ * (which needs internet); failing both, an error that says how to install the CLI.
+ */
+async function startTemporal(config: Config, dataDir: string, logger: Logger): Promise<DevTemporal> {
+  const dbFile = path.join(dataDir, 'temporal.db');
+  let cliPath: string;
+  try {
+    cliPath = findTemporalCli(config.TEMPORAL_CLI_PATH);
+  } catch (noCli) {
+    logger.warn('no Temporal CLI found; trying the Temporal SDK download of the dev server');
+    try {
+      const environment = await TestWorkflowEnvironment.createLocal({ server: { ip: '127.0.0.1', dbFilename: dbFile } });
+      return { address: environment.address, stop: () => environment.teardown() };
+    } catch (downloadError) {
+      throw new Error(`${(noCli as Error).message}\n(The SDK download failed too: ${(downloadError as Error).message})`);
+    }
+  }
+  return startDevTemporal({ cliPath, port: await freePort(), dbFile, logger });
 }
 
 function spawnService(name: string, env: Record<string, string>, logger: Logger, stopAll: () => Promise<void>): ChildProcess {
