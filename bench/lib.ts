@@ -47,7 +47,10 @@ export async function startProcess(
   env: Record<string, string>,
   port: number,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitForPort(port, 60_000);
   return { child, stop: () => stopChild(child) };
 }

@@ -11,16 +11,20 @@ const bare = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
 
 const contentPort = await freePort();
 const barePort = await freePort();
-const content = await startProcess([server, 'content-api'], {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  MUSE_HOST: '127.0.0.1',
-  MUSE_CONTENT_PORT: String(contentPort),
-  // /healthz touches neither; both connect lazily.
-  DATABASE_URL: 'postgres://bench:bench@127.0.0.1:1/bench',
-  TEMPORAL_ADDRESS: '127.0.0.1:1',
-  MUSE_JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-}, contentPort);
+const content = await startProcess(
+  [server, 'content-api'],
+  {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    MUSE_HOST: '127.0.0.1',
+    MUSE_CONTENT_PORT: String(contentPort),
+    // /healthz touches neither; both connect lazily.
+    DATABASE_URL: 'postgres://bench:bench@127.0.0.1:1/bench',
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    MUSE_JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+  },
+  contentPort,
+);
 const baseline = await startProcess([bare], { PORT: String(barePort) }, barePort);
 
 try {

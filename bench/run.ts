@@ -12,7 +12,9 @@ const all = readdirSync(folder)
   .filter((file) => file.endsWith('.ts') && !support.has(file))
   .map((file) => file.replace(/\.ts$/, ''))
   .sort((a, b) => (a === 'platform' ? -1 : b === 'platform' ? 1 : a.localeCompare(b)));
-const chosen = process.argv.slice(2).length ? all.filter((name) => process.argv.slice(2).includes(name)) : all;
+const chosen = process.argv.slice(2).length
+  ? all.filter((name) => process.argv.slice(2).includes(name))
+  : all;
 
 let failed = 0;
 for (const name of chosen) {

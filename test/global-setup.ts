@@ -37,7 +37,11 @@ export default async function setup(project: TestProject) {
 
   let temporalAddress = process.env.MUSE_TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    const temporal = await startDevTemporal({ cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH), port: await freePort(), logger });
+    const temporal = await startDevTemporal({
+      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      port: await freePort(),
+      logger,
+    });
     stops.push(temporal.stop);
     temporalAddress = temporal.address;
   }

@@ -39,7 +39,10 @@ describe('operational endpoints of both APIs', () => {
     });
 
     it(`${api}: /openapi.json is an OpenAPI 3.1 document`, async () => {
-      const document = (await (await fetch(`${url()}/openapi.json`)).json()) as { openapi: string; paths: object };
+      const document = (await (await fetch(`${url()}/openapi.json`)).json()) as {
+        openapi: string;
+        paths: object;
+      };
       expect(document.openapi).toBe('3.1.0');
       expect(document.paths).toHaveProperty('/healthz');
     });
@@ -48,11 +51,19 @@ describe('operational endpoints of both APIs', () => {
   it('content: /readyz answers 503 with a reason when Temporal is unreachable', async () => {
     const temporal = createTemporalClient('127.0.0.1:1', 'default');
     const app = createContentApp({ ...stack, db: stack.database.db, temporal });
-    const server = await listen(app, { host: '127.0.0.1', port: 0, logger: stack.logger, shutdownTimeoutMs: 100 });
+    const server = await listen(app, {
+      host: '127.0.0.1',
+      port: 0,
+      logger: stack.logger,
+      shutdownTimeoutMs: 100,
+    });
     try {
       const response = await fetch(`${server.url}/readyz`);
       expect(response.status).toBe(503);
-      const body = (await response.json()) as { status: string; checks: Record<string, { ok: boolean; reason?: string }> };
+      const body = (await response.json()) as {
+        status: string;
+        checks: Record<string, { ok: boolean; reason?: string }>;
+      };
       expect(body.status).toBe('unavailable');
       expect(body.checks.database).toEqual({ ok: true });
       expect(body.checks.temporal?.ok).toBe(false);

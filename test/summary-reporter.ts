@@ -13,6 +13,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === 'failed' && ![...module.children.allTests()].length) counts.failed++;
     }
-    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+    process.stdout.write(
+      `\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
+    );
   }
 }

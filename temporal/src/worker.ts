@@ -39,7 +39,8 @@ function installRuntime(logger: Logger): void {
     WARN: 'warn',
     ERROR: 'error',
   };
-  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[levels[level]](meta ?? {}, message);
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) =>
+    logger[levels[level]](meta ?? {}, message);
   Runtime.install({
     logger: {
       log,
@@ -52,7 +53,13 @@ function installRuntime(logger: Logger): void {
   });
 }
 
-export async function createWorker({ address, namespace, taskQueue, deps, workflowBundle }: WorkerOptions): Promise<Worker> {
+export async function createWorker({
+  address,
+  namespace,
+  taskQueue,
+  deps,
+  workflowBundle,
+}: WorkerOptions): Promise<Worker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
   const connection = await NativeConnection.connect({ address });
   return Worker.create({

@@ -14,7 +14,8 @@ describe('loadConfig', () => {
   });
 
   it('names every wrong variable', () => {
-    const attempt = () => loadConfig({ MUSE_CONTENT_PORT: 'abc', DATABASE_URL: 'mysql://x', NODE_ENV: 'prod' });
+    const attempt = () =>
+      loadConfig({ MUSE_CONTENT_PORT: 'abc', DATABASE_URL: 'mysql://x', NODE_ENV: 'prod' });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/MUSE_CONTENT_PORT="abc"/);
     expect(attempt).toThrow(/DATABASE_URL="mysql:\/\/x"/);

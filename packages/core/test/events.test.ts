@@ -29,10 +29,12 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     const bus = new EventBus(database.url, logger);
     const seen: unknown[] = [];
     await bus.subscribe('tx_events', (payload) => seen.push(payload));
-    await publisher.transaction(async (transaction) => {
-      await EventBus.publish(publisher, 'tx_events', { n: 1 }, transaction);
-      throw new Error('roll back');
-    }).catch(() => {});
+    await publisher
+      .transaction(async (transaction) => {
+        await EventBus.publish(publisher, 'tx_events', { n: 1 }, transaction);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
     await publisher.transaction(async (transaction) => {
       await EventBus.publish(publisher, 'tx_events', { n: 2 }, transaction);
     });

@@ -26,8 +26,14 @@ function withConfig(run: (config: Config) => Promise<void>) {
 if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 
 const program = new Command('muse-server').description('Muse platform server');
-program.command('content-api').description('serve the content API').action(withConfig((c) => runApi('content-api', c)));
-program.command('chat-api').description('serve the messaging API').action(withConfig((c) => runApi('chat-api', c)));
+program
+  .command('content-api')
+  .description('serve the content API')
+  .action(withConfig((c) => runApi('content-api', c)));
+program
+  .command('chat-api')
+  .description('serve the messaging API')
+  .action(withConfig((c) => runApi('chat-api', c)));
 program.command('worker').description('run the Temporal worker').action(withConfig(runWorker));
 program.command('migrate').description('apply database migrations').action(withConfig(runMigrate));
 program

@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 function run(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [main, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(process.execPath, [main, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
 }
 
 describe('muse-server start-up', () => {

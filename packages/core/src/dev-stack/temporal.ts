@@ -18,7 +18,8 @@ const INSTALL_HINT =
 /** Finds the Temporal CLI: TEMPORAL_CLI_PATH, then PATH, then the places `go install` and CI put it. */
 export function findTemporalCli(explicit?: string): string {
   if (explicit) {
-    if (!existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} does not exist. ${INSTALL_HINT}`);
+    if (!existsSync(explicit))
+      throw new Error(`TEMPORAL_CLI_PATH=${explicit} does not exist. ${INSTALL_HINT}`);
     return explicit;
   }
   const onPath = spawnSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).stdout.trim();
@@ -52,8 +53,12 @@ export async function startDevTemporal(options: {
     args.push('--db-filename', options.dbFile);
   }
   const child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (chunk: Buffer) => logger.debug({ temporal: chunk.toString().trim() }, 'temporal'));
-  child.stderr?.on('data', (chunk: Buffer) => logger.debug({ temporal: chunk.toString().trim() }, 'temporal'));
+  child.stdout?.on('data', (chunk: Buffer) =>
+    logger.debug({ temporal: chunk.toString().trim() }, 'temporal'),
+  );
+  child.stderr?.on('data', (chunk: Buffer) =>
+    logger.debug({ temporal: chunk.toString().trim() }, 'temporal'),
+  );
   // Never outlive the process that started it, even when that one exits abruptly.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);

@@ -11,7 +11,12 @@ export interface RunningServer {
 
 export async function listen(
   handler: RequestListener,
-  { host, port, logger, shutdownTimeoutMs }: { host: string; port: number; logger: Logger; shutdownTimeoutMs: number },
+  {
+    host,
+    port,
+    logger,
+    shutdownTimeoutMs,
+  }: { host: string; port: number; logger: Logger; shutdownTimeoutMs: number },
 ): Promise<RunningServer> {
   const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {

@@ -39,7 +39,8 @@ export function createServiceApp({ name, logger, openapi, readiness }: ServiceAp
     const end = duration.startTimer();
     res.on('finish', () => {
       end({ method: req.method, route: routeLabel(req), status: res.statusCode });
-      if (res.statusCode >= 500) logger.error({ method: req.method, url: req.originalUrl, status: res.statusCode }, 'request failed');
+      if (res.statusCode >= 500)
+        logger.error({ method: req.method, url: req.originalUrl, status: res.statusCode }, 'request failed');
     });
     next();
   });
@@ -55,12 +56,17 @@ export function createServiceApp({ name, logger, openapi, readiness }: ServiceAp
           await withTimeout(check(), READINESS_TIMEOUT_MS);
           return [dependency, { ok: true }] as const;
         } catch (error) {
-          return [dependency, { ok: false, reason: error instanceof Error ? error.message : String(error) }] as const;
+          return [
+            dependency,
+            { ok: false, reason: error instanceof Error ? error.message : String(error) },
+          ] as const;
         }
       }),
     );
     const ready = results.every(([, result]) => result.ok);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
   });
 
   app.get('/metrics', async (_req, res) => {

@@ -29,7 +29,8 @@ export async function runDev(config: Config): Promise<void> {
   const dataDir = path.resolve(config.MUSE_DATA_DIR);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
+    for (const stop of stops.reverse())
+      await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
@@ -37,7 +38,11 @@ export async function runDev(config: Config): Promise<void> {
   try {
     const env: Record<string, string> = {};
     if (!config.DATABASE_URL) {
-      const postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: await freePort(), logger });
+      const postgres = await startEmbeddedPostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        port: await freePort(),
+        logger,
+      });
       stops.push(postgres.stop);
       env.DATABASE_URL = postgres.databaseUrl;
       logger.info('embedded Postgres started (data in %s)', path.join(dataDir, 'postgres'));
@@ -48,7 +53,8 @@ export async function runDev(config: Config): Promise<void> {
       env.TEMPORAL_ADDRESS = temporal.address;
       logger.info('Temporal dev server started at %s', temporal.address);
     }
-    if (!config.MUSE_JWT_SECRET) env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
+    if (!config.MUSE_JWT_SECRET)
+      env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
     const childConfig = { ...config, ...env } as Config;
     await runMigrate(childConfig);
 
@@ -97,16 +103,25 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger): P
   } catch (noCli) {
     logger.warn('no Temporal CLI found; trying the Temporal SDK download of the dev server');
     try {
-      const environment = await TestWorkflowEnvironment.createLocal({ server: { ip: '127.0.0.1', dbFilename: dbFile } });
+      const environment = await TestWorkflowEnvironment.createLocal({
+        server: { ip: '127.0.0.1', dbFilename: dbFile },
+      });
       return { address: environment.address, stop: () => environment.teardown() };
     } catch (downloadError) {
-      throw new Error(`${(noCli as Error).message}\n(The SDK download failed too: ${(downloadError as Error).message})`);
+      throw new Error(
+        `${(noCli as Error).message}\n(The SDK download failed too: ${(downloadError as Error).message})`,
+      );
     }
   }
   return startDevTemporal({ cliPath, port: await freePort(), dbFile, logger });
 }
 
-function spawnService(name: string, env: Record<string, string>, logger: Logger, stopAll: () => Promise<void>): ChildProcess {
+function spawnService(
+  name: string,
+  env: Record<string, string>,
+  logger: Logger,
+  stopAll: () => Promise<void>,
+): ChildProcess {
   // The IPC channel lets a child notice when this supervisor is gone, however it ended (see main.ts).
   const child = spawn(process.execPath, [mainPath, name], {
     env: { ...process.env, ...env },
