@@ -12,7 +12,16 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { EventBus, createDatabase, createLogger, freePort, listen, loadConfig, migrate, startEmbeddedPostgres } from '@muse/core';
+import {
+  EventBus,
+  createDatabase,
+  createLogger,
+  freePort,
+  listen,
+  loadConfig,
+  migrate,
+  startEmbeddedPostgres,
+} from '@muse/core';
 import { contentMigrations, createContentApp, createTokenSigner } from '@muse/content-api';
 import { createTemporalClient } from '@muse/temporal';
 
@@ -27,7 +36,12 @@ const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name,
 async function main(): Promise<void> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-'));
   const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'pg'), port: await freePort(), logger, persistent: false });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(workDir, 'pg'),
+    port: await freePort(),
+    logger,
+    persistent: false,
+  });
   const config = loadConfig({
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -42,8 +56,14 @@ async function main(): Promise<void> {
   try {
     await migrate(db, [contentMigrations]);
     const userId = await seed(db);
-    const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({ id: userId, isActive: true, isAdmin: false });
-    console.log(`plan: ${(await rawPool.query(`EXPLAIN ${LIST_SQL}`, [0, 50])).rows.map((row) => row['QUERY PLAN']).join(' | ')}`);
+    const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({
+      id: userId,
+      isActive: true,
+      isAdmin: false,
+    });
+    console.log(
+      `plan: ${(await rawPool.query(`EXPLAIN ${LIST_SQL}`, [0, 50])).rows.map((row) => row['QUERY PLAN']).join(' | ')}`,
+    );
 
     const temporal = createTemporalClient('127.0.0.1:1', 'default');
     const events = new EventBus(postgres.databaseUrl, logger);
@@ -66,10 +86,14 @@ async function main(): Promise<void> {
     const content = await run(`${app.url}${path}`, headers, DURATION_S);
     const raw = await run(`${bareUrl}${path}`, headers, DURATION_S);
 
-    console.log(`\nGET ${path} with ${ROWS.toLocaleString('en')} rows, ${CONNECTIONS} connections, ${DURATION_S}s each, pool ${POOL}`);
+    console.log(
+      `\nGET ${path} with ${ROWS.toLocaleString('en')} rows, ${CONNECTIONS} connections, ${DURATION_S}s each, pool ${POOL}`,
+    );
     console.log(row('content app', content));
     console.log(row('bare node:http + pg', raw));
-    console.log(`ratio (content app / bare): ${(content.requests.average / raw.requests.average).toFixed(2)}`);
+    console.log(
+      `ratio (content app / bare): ${(content.requests.average / raw.requests.average).toFixed(2)}`,
+    );
     await app.close();
     await events.close();
     await temporal.connection.close().catch(() => {});
@@ -115,7 +139,8 @@ async function startBareServer(pool: pg.Pool): Promise<Server> {
 async function check(url: string, headers: Record<string, string>): Promise<void> {
   const response = await fetch(url, { headers });
   const body = (await response.json()) as unknown[];
-  if (response.status !== 200 || body.length !== 50) throw new Error(`${url} answered ${response.status} with ${body.length} rows`);
+  if (response.status !== 200 || body.length !== 50)
+    throw new Error(`${url} answered ${response.status} with ${body.length} rows`);
 }
 
 function run(url: string, headers: Record<string, string>, duration: number): Promise<autocannon.Result> {

@@ -57,12 +57,19 @@ describe('the permission model, property-tested over HTTP', () => {
     stack = await startTestStack();
     actors = [
       { ...(await createTestUser(stack, { admin: true })), isAdmin: true },
-      ...(await Promise.all(Array.from({ length: 4 }, () => createTestUser(stack)))).map((user) => ({ ...user, isAdmin: false })),
+      ...(await Promise.all(Array.from({ length: 4 }, () => createTestUser(stack)))).map((user) => ({
+        ...user,
+        isAdmin: false,
+      })),
     ];
     for (const kind of KINDS) {
       pool.set(
         kind,
-        await Promise.all(Array.from({ length: SLOTS }, (_, index) => insertRow(kind, index % actors.length, index % 3 ? 'private' : 'public'))),
+        await Promise.all(
+          Array.from({ length: SLOTS }, (_, index) =>
+            insertRow(kind, index % actors.length, index % 3 ? 'private' : 'public'),
+          ),
+        ),
       );
     }
   });
@@ -73,10 +80,16 @@ describe('the permission model, property-tested over HTTP', () => {
     kind: fc.constantFrom(...KINDS),
     operation: fc.constantFrom('list', 'get', 'create', 'update', 'delete'),
     scope: fc.constantFrom<Scope>('own', 'public', 'all'),
-    target: fc.oneof({ weight: 9, arbitrary: fc.nat({ max: SLOTS - 1 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
+    target: fc.oneof(
+      { weight: 9, arbitrary: fc.nat({ max: SLOTS - 1 }) },
+      { weight: 1, arbitrary: fc.constant(-1) },
+    ),
     visibility: fc.constantFrom<'private' | 'public' | undefined>('private', 'public', undefined),
     revoked: fc.subarray([0, 1, 2, 3, 4]),
-    fresh: fc.record({ owner: fc.nat({ max: 4 }), visibility: fc.constantFrom<Slot['visibility']>('private', 'public') }),
+    fresh: fc.record({
+      owner: fc.nat({ max: 4 }),
+      visibility: fc.constantFrom<Slot['visibility']>('private', 'public'),
+    }),
   });
 
   it(`matches the scope table in ${RUNS} random cases`, async () => {
@@ -84,11 +97,15 @@ describe('the permission model, property-tested over HTTP', () => {
       fc.asyncProperty(command, async (c) => {
         const actor = actors[c.actor]!;
         const revoked = c.revoked.map((index) => TRIPLES(c.kind.resource)[index]!);
-        await stack.database.db.query('UPDATE content.users SET permissions_revoked = :revoked::text[] WHERE id = :id', {
-          replacements: { revoked: `{${revoked.join(',')}}`, id: actor.id },
-        });
+        await stack.database.db.query(
+          'UPDATE content.users SET permissions_revoked = :revoked::text[] WHERE id = :id',
+          {
+            replacements: { revoked: `{${revoked.join(',')}}`, id: actor.id },
+          },
+        );
         const holder = { isAdmin: actor.isAdmin, granted: [], revoked };
-        const allowed = (operation: Operation, scope: Scope) => can(holder, c.kind.resource, operation, scope);
+        const allowed = (operation: Operation, scope: Scope) =>
+          can(holder, c.kind.resource, operation, scope);
         const slots = pool.get(c.kind)!;
         const slot = c.target >= 0 ? slots[c.target]! : undefined;
         const id = slot?.id ?? deadIds[deadIds.length - 1]!;
@@ -101,9 +118,15 @@ describe('the permission model, property-tested over HTTP', () => {
           expect(answer.status, context).toBe(expected);
           if (expected !== 200) return;
           const visible = slots.filter((row) =>
-            c.scope === 'own' ? row.owner === c.actor : c.scope === 'public' ? row.visibility === 'public' : true,
+            c.scope === 'own'
+              ? row.owner === c.actor
+              : c.scope === 'public'
+                ? row.visibility === 'public'
+                : true,
           );
-          expect(new Set(answer.body.map((row: { id: string }) => row.id)), context).toEqual(new Set(visible.map((row) => row.id)));
+          expect(new Set(answer.body.map((row: { id: string }) => row.id)), context).toEqual(
+            new Set(visible.map((row) => row.id)),
+          );
           return;
         }
 
@@ -112,12 +135,21 @@ describe('the permission model, property-tested over HTTP', () => {
           const answer = await call(stack.contentUrl, 'POST', base, actor, body);
           expect(answer.status, context).toBe(allowed('create', 'own') ? 201 : 403);
           if (answer.status !== 201) return;
-          expect(answer.body, context).toMatchObject({ owner_id: actor.id, visibility: c.visibility ?? 'private' });
+          expect(answer.body, context).toMatchObject({
+            owner_id: actor.id,
+            visibility: c.visibility ?? 'private',
+          });
           // The new row takes a pool slot, so the pool keeps its size and ownership keeps moving.
           const replaced = slots[c.target >= 0 ? c.target : 0]!;
-          await stack.database.db.query(`DELETE FROM ${c.kind.table} WHERE id = :id`, { replacements: { id: replaced.id } });
+          await stack.database.db.query(`DELETE FROM ${c.kind.table} WHERE id = :id`, {
+            replacements: { id: replaced.id },
+          });
           deadIds.push(replaced.id);
-          slots[c.target >= 0 ? c.target : 0] = { id: answer.body.id, owner: c.actor, visibility: c.visibility ?? 'private' };
+          slots[c.target >= 0 ? c.target : 0] = {
+            id: answer.body.id,
+            owner: c.actor,
+            visibility: c.visibility ?? 'private',
+          };
           return;
         }
 
@@ -127,7 +159,11 @@ describe('the permission model, property-tested over HTTP', () => {
         const body = operation === 'update' ? { visibility: c.visibility ?? 'public' } : undefined;
         const answer = await call(stack.contentUrl, method, `${base}/${id}`, actor, body);
         expect(answer.status, context).toBe(expected);
-        if (expected === 404) expect(answer.body, context).toEqual({ code: 'not_found', message: `No ${c.kind.resource} with this id` });
+        if (expected === 404)
+          expect(answer.body, context).toEqual({
+            code: 'not_found',
+            message: `No ${c.kind.resource} with this id`,
+          });
         if (expected === 200 && operation === 'update') slot!.visibility = c.visibility ?? 'public';
         if (expected === 204) {
           deadIds.push(slot!.id);

@@ -12,11 +12,16 @@ describe('resources: access, lists and errors', () => {
   let admin: TestUser;
   beforeAll(async () => {
     stack = await startTestStack();
-    [alice, bob, admin] = await Promise.all([createTestUser(stack), createTestUser(stack), createTestUser(stack, { admin: true })]);
+    [alice, bob, admin] = await Promise.all([
+      createTestUser(stack),
+      createTestUser(stack),
+      createTestUser(stack, { admin: true }),
+    ]);
   });
   afterAll(() => stack.stop());
 
-  const api = (method: string, path: string, user?: TestUser, body?: unknown) => call(stack.contentUrl, method, path, user, body);
+  const api = (method: string, path: string, user?: TestUser, body?: unknown) =>
+    call(stack.contentUrl, method, path, user, body);
   const createCharacter = async (owner: TestUser, body: Record<string, unknown> = {}) => {
     const answer = await api('POST', '/api/v1/characters', owner, { name: 'Aria', ...body });
     expect(answer.status).toBe(201);
@@ -29,7 +34,11 @@ describe('resources: access, lists and errors', () => {
     const bodies: Record<string, Record<string, unknown>> = {
       characters: { name: 'Nova', persona: 'You are Nova.', greeting: 'Hi!', tags: ['sci-fi'] },
       projects: { name: 'Comic', description: 'A comic' },
-      canvases: { name: 'Board', project_id: project.body.id, document: { nodes: [{ id: 'n1', type: 'prompt' }], edges: [] } },
+      canvases: {
+        name: 'Board',
+        project_id: project.body.id,
+        document: { nodes: [{ id: 'n1', type: 'prompt' }], edges: [] },
+      },
       skills: { name: 'Summarise', instructions: 'Summarise the text', parameters: { type: 'object' } },
       'node-groups': { name: 'Upscale', nodes: [{ id: 'a', type: 'image' }], edges: [] },
       conversations: { title: 'Chat', character_id: character.id },
@@ -43,11 +52,16 @@ describe('resources: access, lists and errors', () => {
       const id = created.body.id as string;
       expect((await api('GET', `/api/v1/${path}/${id}`, alice)).body).toEqual(created.body);
       const listed = await api('GET', `/api/v1/${path}`, alice);
-      expect(listed.body.map((row: { id: string }) => row.id), path).toContain(id);
+      expect(
+        listed.body.map((row: { id: string }) => row.id),
+        path,
+      ).toContain(id);
       const changed = await api('PATCH', `/api/v1/${path}/${id}`, alice, { visibility: 'public' });
       expect(changed.status, path).toBe(200);
       expect(changed.body.visibility).toBe('public');
-      expect(new Date(changed.body.updated_at).getTime()).toBeGreaterThan(new Date(created.body.updated_at).getTime());
+      expect(new Date(changed.body.updated_at).getTime()).toBeGreaterThan(
+        new Date(created.body.updated_at).getTime(),
+      );
       expect((await api('GET', `/api/v1/${path}/${id}`, bob)).status, path).toBe(200);
       expect((await api('DELETE', `/api/v1/${path}/${id}`, alice)).status, path).toBe(204);
       expect((await api('GET', `/api/v1/${path}/${id}`, alice)).status, path).toBe(404);
@@ -85,7 +99,10 @@ describe('resources: access, lists and errors', () => {
     expect((await api('GET', `/api/v1/characters/${shown.id}`, bob)).status).toBe(200);
     expect((await api('PATCH', `/api/v1/characters/${shown.id}`, bob, { name: 'Defaced' })).status).toBe(403);
     expect((await api('DELETE', `/api/v1/characters/${shown.id}`, bob)).status).toBe(403);
-    const moderated = await api('PATCH', `/api/v1/characters/${shown.id}`, admin, { name: 'Moderated', visibility: 'private' });
+    const moderated = await api('PATCH', `/api/v1/characters/${shown.id}`, admin, {
+      name: 'Moderated',
+      visibility: 'private',
+    });
     expect(moderated.status).toBe(200);
     expect(moderated.body).toMatchObject({ name: 'Moderated', owner_id: alice.id, visibility: 'private' });
     expect((await api('DELETE', `/api/v1/characters/${shown.id}`, admin)).status).toBe(204);
@@ -113,7 +130,17 @@ describe('resources: access, lists and errors', () => {
   });
 
   it('answers 422 for bad list parameters, naming them', async () => {
-    for (const query of ['limit=0', 'limit=-1', 'limit=101', 'order=name', 'offset=-1', 'desc=maybe', 'created_after_datetime=yesterday', 'scope=everyone', 'unknown=1']) {
+    for (const query of [
+      'limit=0',
+      'limit=-1',
+      'limit=101',
+      'order=name',
+      'offset=-1',
+      'desc=maybe',
+      'created_after_datetime=yesterday',
+      'scope=everyone',
+      'unknown=1',
+    ]) {
       const answer = await api('GET', `/api/v1/characters?${query}`, alice);
       expect(answer.status, query).toBe(422);
       expect(answer.body.code).toBe('validation_error');
@@ -123,7 +150,13 @@ describe('resources: access, lists and errors', () => {
 
   it('answers 422 for an invalid body with the failing paths, and writes nothing', async () => {
     const user = await createTestUser(stack);
-    for (const body of [{}, { name: '' }, { name: 'x', tags: 'not-a-list' }, { name: 'x', extra: 1 }, { name: 'x', visibility: 'secret' }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x', tags: 'not-a-list' },
+      { name: 'x', extra: 1 },
+      { name: 'x', visibility: 'secret' },
+    ]) {
       const answer = await api('POST', '/api/v1/characters', user, body);
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.body.details[0].path).toMatch(/^\/body/);
@@ -157,7 +190,11 @@ describe('resources: access, lists and errors', () => {
     expect((await api('GET', '/api/v1/characters?offset=11', user)).body).toEqual([]);
     const recent = await api('GET', '/api/v1/characters?created_after_datetime=2026-06-01T00:00:00Z', user);
     expect(recent.body.map((row: { id: string }) => row.id)).toEqual([later.id]);
-    const old = await api('GET', '/api/v1/characters?limit=100&updated_before_datetime=2026-06-01T00:00:00Z', user);
+    const old = await api(
+      'GET',
+      '/api/v1/characters?limit=100&updated_before_datetime=2026-06-01T00:00:00Z',
+      user,
+    );
     expect(old.body).toHaveLength(10);
   });
 
@@ -189,19 +226,30 @@ describe('resources: access, lists and errors', () => {
 
   it('ignores a granted `all` triple for non-administrators', async () => {
     const user = await createTestUser(stack);
-    await stack.database.db.query(`UPDATE content.users SET permissions_granted = ARRAY['character:read:all'] WHERE id = :id`, {
-      replacements: { id: user.id },
-    });
+    await stack.database.db.query(
+      `UPDATE content.users SET permissions_granted = ARRAY['character:read:all'] WHERE id = :id`,
+      {
+        replacements: { id: user.id },
+      },
+    );
     expect((await api('GET', '/api/v1/characters?scope=all', user)).status).toBe(403);
   });
 
   it('serves the generated resource paths and schemas in /openapi.json', async () => {
     const document = (await api('GET', '/openapi.json')).body;
-    for (const path of ['/api/v1/characters', '/api/v1/characters/{id}', '/api/v1/conversations/{id}/messages', '/api/v1/invite-codes/redeem', '/api/v1/transaction-logs']) {
+    for (const path of [
+      '/api/v1/characters',
+      '/api/v1/characters/{id}',
+      '/api/v1/conversations/{id}/messages',
+      '/api/v1/invite-codes/redeem',
+      '/api/v1/transaction-logs',
+    ]) {
       expect(document.paths, path).toHaveProperty([path]);
     }
     expect(document.paths['/api/v1/transaction-logs'].post).toBeUndefined();
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Character', 'CharacterCreate', 'CharacterUpdate', 'Canvas']));
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Character', 'CharacterCreate', 'CharacterUpdate', 'Canvas']),
+    );
     expect(document.components.schemas.CharacterCreate.required).toEqual(['name']);
   });
 });

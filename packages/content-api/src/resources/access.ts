@@ -15,16 +15,23 @@ export function notFound(resource: string): NotFoundError {
 /** get one: own (read:own), someone else's public (read:public), anything for administrators. */
 export function authorizeRead(user: CurrentUser, resource: string, row: Row): void {
   if (row.owner_id === user.id) {
-    if (!can(user, resource, 'read', 'own')) throw new ForbiddenError(`Missing permission ${resource}:read:own`);
+    if (!can(user, resource, 'read', 'own'))
+      throw new ForbiddenError(`Missing permission ${resource}:read:own`);
     return;
   }
   if (user.isAdmin) return;
   if (row.visibility !== 'public') throw notFound(resource);
-  if (!can(user, resource, 'read', 'public')) throw new ForbiddenError(`Missing permission ${resource}:read:public`);
+  if (!can(user, resource, 'read', 'public'))
+    throw new ForbiddenError(`Missing permission ${resource}:read:public`);
 }
 
 /** update/delete: the owner (op:own), administrators (scope all); another user's public row is 403. */
-export function authorizeWrite(user: CurrentUser, resource: string, operation: 'update' | 'delete', row: Row): void {
+export function authorizeWrite(
+  user: CurrentUser,
+  resource: string,
+  operation: 'update' | 'delete',
+  row: Row,
+): void {
   if (row.owner_id === user.id) {
     if (!can(user, resource, operation, 'own')) {
       throw new ForbiddenError(`Missing permission ${resource}:${operation}:own`);
@@ -44,7 +51,11 @@ export async function loadRow(
 ): Promise<Row | undefined> {
   const [row] = await db.query<Row>(
     `SELECT ${options.columns ?? '*'} FROM ${table} WHERE id = :id${options.lock ? ' FOR UPDATE' : ''}`,
-    { replacements: { id }, type: QueryTypes.SELECT, ...(options.transaction ? { transaction: options.transaction } : {}) },
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      ...(options.transaction ? { transaction: options.transaction } : {}),
+    },
   );
   return row;
 }

@@ -47,7 +47,11 @@ export function conversationMessageRoutes(router: Router, kit: ResourceKit): voi
       const [row] = await ctx.db.query<{ id: string; created_at: Date }>(
         `INSERT INTO content.conversation_messages (conversation_id, author_id, role, content)
          VALUES (:conversationId, :authorId, :role, :content) RETURNING ${MESSAGE_COLUMNS}`,
-        { replacements: { conversationId: conversation.id, authorId: user.id, role, content }, type: QueryTypes.SELECT, transaction },
+        {
+          replacements: { conversationId: conversation.id, authorId: user.id, role, content },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
       await ctx.db.query(
         'UPDATE content.conversations SET last_message_at = :at, updated_at = clock_timestamp() WHERE id = :id',
@@ -69,28 +73,51 @@ const errorResponses = (...statuses: string[]) =>
   Object.fromEntries(
     statuses.map((status) => [
       status,
-      { $ref: `#/components/responses/${{ '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '422': 'ValidationFailed' }[status]}` },
+      {
+        $ref: `#/components/responses/${{ '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '422': 'ValidationFailed' }[status]}`,
+      },
     ]),
   );
 
 export const conversationMessagesOpenApi = {
   paths: {
     '/api/v1/conversations/{id}/messages': {
-      parameters: [{ name: 'id', in: 'path', required: true, description: 'The conversation id.', schema: { type: 'string', format: 'uuid' } }],
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'The conversation id.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+      ],
       get: {
         tags: ['conversation'],
         operationId: 'listConversationMessages',
         summary: 'List the messages of a conversation',
         description:
-          'Whoever may read the conversation may read its messages (another user\'s private conversation answers 404). ' +
+          "Whoever may read the conversation may read its messages (another user's private conversation answers 404). " +
           'A plain JSON array; use desc=false for chronological order.',
-        parameters: ['Offset', 'Limit', 'Desc', 'Order', 'CreatedAfter', 'CreatedBefore', 'UpdatedAfter', 'UpdatedBefore'].map((name) => ({
+        parameters: [
+          'Offset',
+          'Limit',
+          'Desc',
+          'Order',
+          'CreatedAfter',
+          'CreatedBefore',
+          'UpdatedAfter',
+          'UpdatedBefore',
+        ].map((name) => ({
           $ref: `#/components/parameters/${name}`,
         })),
         responses: {
           '200': {
             description: 'The page',
-            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/ConversationMessage' } } } },
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { $ref: '#/components/schemas/ConversationMessage' } },
+              },
+            },
           },
           ...errorResponses('401', '403', '404', '422'),
         },
@@ -101,7 +128,7 @@ export const conversationMessagesOpenApi = {
         summary: 'Add a message to a conversation',
         description:
           "The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public " +
-          'conversation answers 403, a private one 404. Subscribers of the conversation\'s channel are notified.',
+          "conversation answers 403, a private one 404. Subscribers of the conversation's channel are notified.",
         requestBody: {
           required: true,
           content: {
@@ -119,7 +146,10 @@ export const conversationMessagesOpenApi = {
           },
         },
         responses: {
-          '201': { description: 'Added', content: { 'application/json': { schema: { $ref: '#/components/schemas/ConversationMessage' } } } },
+          '201': {
+            description: 'Added',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ConversationMessage' } } },
+          },
           ...errorResponses('401', '403', '404', '422'),
         },
       },
@@ -134,7 +164,11 @@ export const conversationMessagesOpenApi = {
           id: { type: 'string', format: 'uuid' },
           conversation_id: { type: 'string', format: 'uuid' },
           author_id: { type: ['string', 'null'], format: 'uuid', description: 'The user who added it.' },
-          role: { type: 'string', enum: ['user', 'assistant', 'system'], description: 'Who speaks: the user, the character, or a system note.' },
+          role: {
+            type: 'string',
+            enum: ['user', 'assistant', 'system'],
+            description: 'Who speaks: the user, the character, or a system note.',
+          },
           content: { type: 'string' },
           created_at: { type: 'string', format: 'date-time' },
           updated_at: { type: 'string', format: 'date-time' },

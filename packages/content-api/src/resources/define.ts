@@ -61,7 +61,12 @@ export interface ResourceKit {
   /** The row if the caller may read it; the same 404 when it is missing or another user's private one. */
   findReadable(user: CurrentUser, id: string, transaction?: Transaction): Promise<Row>;
   /** The row locked for `operation`; 404 as above, 403 for another user's public row unless administrator. */
-  findWritable(user: CurrentUser, id: string, operation: 'update' | 'delete', transaction: Transaction): Promise<Row>;
+  findWritable(
+    user: CurrentUser,
+    id: string,
+    operation: 'update' | 'delete',
+    transaction: Transaction,
+  ): Promise<Row>;
   present(row: Row): Record<string, unknown>;
 }
 
@@ -135,4 +140,8 @@ export function isIntegerField(field: FieldDeclaration): boolean {
 
 export const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
 
-export const uuidField = (description: string): JsonSchema => ({ type: 'string', format: 'uuid', description });
+export const uuidField = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'uuid',
+  description,
+});

@@ -14,6 +14,12 @@ export function resourcesRouter(ctx: ContentContext): Router {
 /** The generated OpenAPI fragment of every declared resource. */
 export const resourcesOpenApi = () => resourcesOpenApiFragment(RESOURCE_DECLARATIONS);
 
-export { defineResource, registerReferenceTarget, type ResourceDeclaration, type FieldDeclaration, type ResourceHooks } from './define.ts';
+export {
+  defineResource,
+  registerReferenceTarget,
+  type ResourceDeclaration,
+  type FieldDeclaration,
+  type ResourceHooks,
+} from './define.ts';
 export { assertReferenceReadable, authorizeRead, authorizeWrite } from './access.ts';
 export { conversationChannel } from './conversation-messages.ts';

@@ -35,8 +35,10 @@ export function inviteRedeemRoutes(router: Router, { ctx }: ResourceKit): void {
         'SELECT 1 FROM content.invite_redemptions WHERE invite_code_id = :id AND user_id = :userId',
         { replacements: { id: invite.id, userId: user.id }, type: QueryTypes.SELECT, transaction },
       );
-      if (previous) throw new ConflictError('You already redeemed this invite code', { reason: 'already_redeemed' });
-      if (invite.used_count >= invite.max_uses) throw new ConflictError('This invite code is used up', { reason: 'used_up' });
+      if (previous)
+        throw new ConflictError('You already redeemed this invite code', { reason: 'already_redeemed' });
+      if (invite.used_count >= invite.max_uses)
+        throw new ConflictError('This invite code is used up', { reason: 'used_up' });
 
       const entry = await postEntry(ctx.db, transaction, {
         userId: user.id,
@@ -48,12 +50,19 @@ export function inviteRedeemRoutes(router: Router, { ctx }: ResourceKit): void {
       const [row] = await ctx.db.query<{ created_at: Date }>(
         `INSERT INTO content.invite_redemptions (invite_code_id, user_id, transaction_log_id)
          VALUES (:id, :userId, :entryId) RETURNING created_at`,
-        { replacements: { id: invite.id, userId: user.id, entryId: entry.id }, type: QueryTypes.SELECT, transaction },
+        {
+          replacements: { id: invite.id, userId: user.id, entryId: entry.id },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
-      await ctx.db.query('UPDATE content.invite_codes SET used_count = used_count + 1, updated_at = now() WHERE id = :id', {
-        replacements: { id: invite.id },
-        transaction,
-      });
+      await ctx.db.query(
+        'UPDATE content.invite_codes SET used_count = used_count + 1, updated_at = now() WHERE id = :id',
+        {
+          replacements: { id: invite.id },
+          transaction,
+        },
+      );
       return {
         invite_code_id: invite.id,
         credits: invite.credits,
@@ -74,7 +83,7 @@ export const inviteRedeemOpenApi = {
         operationId: 'redeemInviteCode',
         summary: 'Redeem an invite code for credits',
         description:
-          'Grants the code\'s credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own ' +
+          "Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own " +
           '(a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, ' +
           'or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.',
         requestBody: {
@@ -113,7 +122,11 @@ export const inviteRedeemOpenApi = {
           invite_code_id: { type: 'string', format: 'uuid' },
           credits: { type: 'integer', description: 'Credits granted.' },
           balance: { type: 'integer', description: "The caller's balance afterwards." },
-          transaction_log_id: { type: 'string', format: 'uuid', description: 'The ledger entry of the grant.' },
+          transaction_log_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'The ledger entry of the grant.',
+          },
           created_at: { type: 'string', format: 'date-time' },
         },
       },

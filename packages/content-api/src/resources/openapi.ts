@@ -14,7 +14,16 @@ export type OpenApiFragment = {
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
-const LIST_PARAMETERS = ['Offset', 'Limit', 'Desc', 'Order', 'CreatedAfter', 'CreatedBefore', 'UpdatedAfter', 'UpdatedBefore'];
+const LIST_PARAMETERS = [
+  'Offset',
+  'Limit',
+  'Desc',
+  'Order',
+  'CreatedAfter',
+  'CreatedBefore',
+  'UpdatedAfter',
+  'UpdatedBefore',
+];
 
 const ID_PARAMETER = {
   name: 'id',
@@ -43,7 +52,8 @@ const FRAME_PROPERTIES: Record<string, JsonSchema> = {
   updated_at: { type: 'string', format: 'date-time' },
 };
 
-const errors = (...names: string[]) => Object.fromEntries(names.map((status) => [status, ERROR_RESPONSES[status]]));
+const errors = (...names: string[]) =>
+  Object.fromEntries(names.map((status) => [status, ERROR_RESPONSES[status]]));
 const ERROR_RESPONSES: Record<string, unknown> = {
   '401': ref('responses', 'Unauthorized'),
   '403': ref('responses', 'Forbidden'),
@@ -59,7 +69,8 @@ export function resourcesOpenApiFragment(declarations: readonly ResourceDeclarat
       schemas: {},
       responses: {
         ResourceConflict: {
-          description: 'The request conflicts with the current state (a duplicate, or a state that no longer allows it).',
+          description:
+            'The request conflicts with the current state (a duplicate, or a state that no longer allows it).',
           content: json(ref('schemas', 'Error')),
         },
       },
@@ -88,7 +99,10 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
       description:
         'The caller reads their own, any public one, or (administrators) any. A missing id and another ' +
         "user's private one answer the same 404.",
-      responses: { '200': { description: `The ${declaration.name}`, content: json(ref('schemas', name)) }, ...errors('401', '403', '404', '422') },
+      responses: {
+        '200': { description: `The ${declaration.name}`, content: json(ref('schemas', name)) },
+        ...errors('401', '403', '404', '422'),
+      },
     },
   };
   if (!declaration.readOnly) {
@@ -99,7 +113,10 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
       summary: `Create a ${declaration.name}`,
       description: `${who} The caller becomes the owner. Fields that reference other resources must name ones the caller may read (404 otherwise).`,
       requestBody: { required: true, content: json(ref('schemas', `${name}Create`)) },
-      responses: { '201': { description: 'Created', content: json(ref('schemas', name)) }, ...errors('401', '403', '404', '409', '422') },
+      responses: {
+        '201': { description: 'Created', content: json(ref('schemas', name)) },
+        ...errors('401', '403', '404', '409', '422'),
+      },
     };
     item.patch = {
       tags: [tag],
@@ -107,7 +124,10 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
       summary: `Change a ${declaration.name} (including its visibility)`,
       description: `${who} Only the fields sent change.`,
       requestBody: { required: true, content: json(ref('schemas', `${name}Update`)) },
-      responses: { '200': { description: 'Updated', content: json(ref('schemas', name)) }, ...errors('401', '403', '404', '409', '422') },
+      responses: {
+        '200': { description: 'Updated', content: json(ref('schemas', name)) },
+        ...errors('401', '403', '404', '409', '422'),
+      },
     };
     item.delete = {
       tags: [tag],
@@ -147,7 +167,12 @@ function listOperation(declaration: ResourceDeclaration) {
   const scope = declaration.defaultListScope ?? 'own';
   const filters = Object.entries(declaration.fields)
     .filter(([, field]) => field.listFilter)
-    .map(([field, { schema }]) => ({ name: field, in: 'query', description: `Only rows whose ${field} equals this.`, schema }));
+    .map(([field, { schema }]) => ({
+      name: field,
+      in: 'query',
+      description: `Only rows whose ${field} equals this.`,
+      schema,
+    }));
   return {
     tags: [declaration.name],
     operationId: `list${declaration.pluralName ?? `${declaration.schemaName}s`}`,
@@ -156,12 +181,17 @@ function listOperation(declaration: ResourceDeclaration) {
       `A page of a plain JSON array (\`[]\` past the end), sorted by \`order\` with ties broken by id. ` +
       `Scope defaults to ${scope}; own and public need ${declaration.name}:read:<scope>; all is for administrators (403 otherwise).`,
     parameters: [
-      scope === 'own' ? ref('parameters', 'Scope') : { ...SCOPE_PARAMETER, schema: { ...SCOPE_PARAMETER.schema, default: scope } },
+      scope === 'own'
+        ? ref('parameters', 'Scope')
+        : { ...SCOPE_PARAMETER, schema: { ...SCOPE_PARAMETER.schema, default: scope } },
       ...LIST_PARAMETERS.map((parameter) => ref('parameters', parameter)),
       ...filters,
     ],
     responses: {
-      '200': { description: 'The page', content: json({ type: 'array', items: ref('schemas', declaration.schemaName) }) },
+      '200': {
+        description: 'The page',
+        content: json({ type: 'array', items: ref('schemas', declaration.schemaName) }),
+      },
       ...errors('401', '403', '422'),
     },
   };
@@ -172,7 +202,12 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
   const properties: Record<string, JsonSchema> = { ...FRAME_PROPERTIES };
   for (const [field, { schema }] of Object.entries(fields)) properties[field] = schema;
   const schemas: Record<string, JsonSchema> = {
-    [name]: { type: 'object', description: declaration.description, required: Object.keys(properties), properties },
+    [name]: {
+      type: 'object',
+      description: declaration.description,
+      required: Object.keys(properties),
+      properties,
+    },
   };
   if (declaration.readOnly) return schemas;
   for (const operation of ['create', 'update'] as const) {
@@ -180,9 +215,12 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
     if (!declaration.privateOnly) writable.visibility = FRAME_PROPERTIES.visibility!;
     for (const [field, declared] of Object.entries(fields)) {
       if (!isWritableOn(declared, operation)) continue;
-      writable[field] = declared.adminOnly ? { ...declared.schema, description: `${describe(declared.schema)}Administrators only.` } : declared.schema;
+      writable[field] = declared.adminOnly
+        ? { ...declared.schema, description: `${describe(declared.schema)}Administrators only.` }
+        : declared.schema;
     }
-    const required = operation === 'create' ? Object.keys(writable).filter((field) => fields[field]?.required) : [];
+    const required =
+      operation === 'create' ? Object.keys(writable).filter((field) => fields[field]?.required) : [];
     schemas[`${name}${operation === 'create' ? 'Create' : 'Update'}`] = {
       type: 'object',
       additionalProperties: false,
@@ -193,4 +231,5 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
   return schemas;
 }
 
-const describe = (schema: JsonSchema) => (typeof schema.description === 'string' ? `${schema.description} ` : '');
+const describe = (schema: JsonSchema) =>
+  typeof schema.description === 'string' ? `${schema.description} ` : '';

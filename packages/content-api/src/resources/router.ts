@@ -47,7 +47,9 @@ export function createResourceRouter(ctx: ContentContext, declaration: ResourceD
   if (declaration.readOnly) return router;
 
   router.post(base, async (req, res) => {
-    const user = declaration.adminOnlyWrite ? requireAdmin(req) : requirePermission(req, declaration.name, 'create', 'own');
+    const user = declaration.adminOnlyWrite
+      ? requireAdmin(req)
+      : requirePermission(req, declaration.name, 'create', 'own');
     const row = await inTransaction(ctx, declaration, async (transaction) => {
       const hook = { ctx, req, user, transaction };
       const values = await writableValues(declaration, req.body ?? {}, 'create', hook);
@@ -96,7 +98,10 @@ export function createResourceKit(ctx: ContentContext, declaration: ResourceDecl
     ctx,
     declaration,
     async findReadable(user, id, transaction) {
-      const row = await loadRow(ctx.db, declaration.table, id, { columns, ...(transaction ? { transaction } : {}) });
+      const row = await loadRow(ctx.db, declaration.table, id, {
+        columns,
+        ...(transaction ? { transaction } : {}),
+      });
       if (!row) throw notFound(declaration.name);
       authorizeRead(user, declaration.name, row);
       return row;
@@ -120,7 +125,11 @@ function selectColumns(declaration: ResourceDeclaration): string {
   return [...FRAME_COLUMNS, ...storedFields(declaration)].join(', ');
 }
 
-function presentRow(ctx: ContentContext, declaration: ResourceDeclaration, row: Row): Record<string, unknown> {
+function presentRow(
+  ctx: ContentContext,
+  declaration: ResourceDeclaration,
+  row: Row,
+): Record<string, unknown> {
   const output: Record<string, unknown> = {};
   for (const column of FRAME_COLUMNS) output[column] = row[column];
   for (const [name, field] of Object.entries(declaration.fields)) {
@@ -223,9 +232,11 @@ async function inTransaction<T>(
     return await ctx.db.transaction(work);
   } catch (error) {
     const code = (error as { parent?: { code?: string } }).parent?.code;
-    if (code === '23505') throw new ConflictError(declaration.conflictMessage ?? `This ${declaration.name} already exists`);
+    if (code === '23505')
+      throw new ConflictError(declaration.conflictMessage ?? `This ${declaration.name} already exists`);
     if (code === '23503') throw new NotFoundError('A referenced resource no longer exists');
-    if (code === '23514') throw new ConflictError(`The change conflicts with the ${declaration.name}'s current state`);
+    if (code === '23514')
+      throw new ConflictError(`The change conflicts with the ${declaration.name}'s current state`);
     throw error;
   }
 }

@@ -15,13 +15,33 @@ export const bundle = defineResource({
   fields: {
     name: { schema: name(), writable: true, required: true },
     description: { schema: text(2000, 'What the bundle offers.'), writable: true },
-    credits: { schema: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'Credits granted when paid.' }, writable: true, required: true },
-    price_cents: {
-      schema: { type: 'integer', minimum: 0, maximum: 100_000_000, description: 'Price in the smallest unit of the currency.' },
+    credits: {
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description: 'Credits granted when paid.',
+      },
       writable: true,
       required: true,
     },
-    currency: { schema: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default CNY.' }, writable: true },
-    is_active: { schema: { type: 'boolean', description: 'Whether new payments may be opened for it.' }, writable: true },
+    price_cents: {
+      schema: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 100_000_000,
+        description: 'Price in the smallest unit of the currency.',
+      },
+      writable: true,
+      required: true,
+    },
+    currency: {
+      schema: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; default CNY.' },
+      writable: true,
+    },
+    is_active: {
+      schema: { type: 'boolean', description: 'Whether new payments may be opened for it.' },
+      writable: true,
+    },
   },
 });

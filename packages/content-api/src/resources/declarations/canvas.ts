@@ -10,7 +10,11 @@ export const canvas = defineResource({
   description: 'A node/edge document (a generation workflow laid out on a board) inside a project.',
   fields: {
     project_id: {
-      schema: { type: 'string', format: 'uuid', description: 'The project it belongs to; one the caller may read.' },
+      schema: {
+        type: 'string',
+        format: 'uuid',
+        description: 'The project it belongs to; one the caller may read.',
+      },
       writable: true,
       required: true,
       references: 'project',
@@ -27,7 +31,11 @@ export const canvas = defineResource({
           edges: graphEdges,
           viewport: {
             type: 'object',
-            properties: { x: { type: 'number' }, y: { type: 'number' }, zoom: { type: 'number', exclusiveMinimum: 0 } },
+            properties: {
+              x: { type: 'number' },
+              y: { type: 'number' },
+              zoom: { type: 'number', exclusiveMinimum: 0 },
+            },
           },
         },
         description: 'The graph; replaced whole on update.',

@@ -1,9 +1,18 @@
 import type { JsonSchema } from '../define.ts';
 
 /** Field schemas several resources share. */
-export const text = (maxLength: number, description: string): JsonSchema => ({ type: 'string', maxLength, description });
+export const text = (maxLength: number, description: string): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  description,
+});
 
-export const name = (description = 'Display name.'): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 100, description });
+export const name = (description = 'Display name.'): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description,
+});
 
 export const tags: JsonSchema = {
   type: 'array',
@@ -28,7 +37,12 @@ export const graphNodes: JsonSchema = {
     required: ['id', 'type'],
     properties: {
       id: { type: 'string', minLength: 1, maxLength: 100 },
-      type: { type: 'string', minLength: 1, maxLength: 100, description: 'Node kind, e.g. prompt, image, video, text, character.' },
+      type: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 100,
+        description: 'Node kind, e.g. prompt, image, video, text, character.',
+      },
       position: {
         type: 'object',
         required: ['x', 'y'],

@@ -11,13 +11,21 @@ export const conversation = defineResource({
   fields: {
     title: { schema: text(200, 'Title shown in the conversation list.'), writable: true },
     character_id: {
-      schema: { type: ['string', 'null'], format: 'uuid', description: 'The character spoken to; one the caller may read.' },
+      schema: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        description: 'The character spoken to; one the caller may read.',
+      },
       writable: 'create',
       references: 'character',
       listFilter: true,
     },
     last_message_at: {
-      schema: { type: ['string', 'null'], format: 'date-time', description: 'When the latest message was added.' },
+      schema: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the latest message was added.',
+      },
     },
   },
   hooks: { routes: conversationMessageRoutes },

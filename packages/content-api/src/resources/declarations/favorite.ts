@@ -4,7 +4,15 @@ import { defineResource } from '../define.ts';
 import { text } from './common.ts';
 
 /** What a favorite may point at: resources that can be public, so that favoriting others' makes sense. */
-export const FAVORITE_TARGETS = ['character', 'conversation', 'project', 'canvas', 'file', 'skill', 'node_group'] as const;
+export const FAVORITE_TARGETS = [
+  'character',
+  'conversation',
+  'project',
+  'canvas',
+  'file',
+  'skill',
+  'node_group',
+] as const;
 
 export const favorite = defineResource({
   name: 'favorite',
@@ -23,7 +31,11 @@ export const favorite = defineResource({
       listFilter: true,
     },
     target_id: {
-      schema: { type: 'string', format: 'uuid', description: 'The id of the resource; one the caller may read.' },
+      schema: {
+        type: 'string',
+        format: 'uuid',
+        description: 'The id of the resource; one the caller may read.',
+      },
       writable: 'create',
       required: true,
     },
@@ -34,7 +46,14 @@ export const favorite = defineResource({
       if (typeof values.target_type !== 'string' || typeof values.target_id !== 'string') {
         throw new ValidationError('target_type and target_id are required');
       }
-      await assertReferenceReadable(ctx.db, user, values.target_type, values.target_id, 'target_id', transaction);
+      await assertReferenceReadable(
+        ctx.db,
+        user,
+        values.target_type,
+        values.target_id,
+        'target_id',
+        transaction,
+      );
     },
   },
 });

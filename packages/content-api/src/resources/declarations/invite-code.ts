@@ -14,19 +14,44 @@ export const inviteCode = defineResource({
   conflictMessage: 'An invite code with this code already exists',
   fields: {
     code: {
-      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{4,64}$', description: 'What users type; 4 to 64 letters, digits, - or _.' },
+      schema: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_-]{4,64}$',
+        description: 'What users type; 4 to 64 letters, digits, - or _.',
+      },
       writable: 'create',
       required: true,
     },
     description: { schema: text(500, 'Who the code is for.'), writable: true },
-    credits: { schema: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'Credits granted per redemption.' }, writable: true, required: true },
+    credits: {
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description: 'Credits granted per redemption.',
+      },
+      writable: true,
+      required: true,
+    },
     max_uses: {
-      schema: { type: 'integer', minimum: 1, maximum: 10_000_000, description: 'How many users may redeem it in total.' },
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 10_000_000,
+        description: 'How many users may redeem it in total.',
+      },
       writable: true,
       required: true,
     },
     used_count: { schema: { type: 'integer', description: 'How many users redeemed it so far.' } },
-    expires_at: { schema: { type: ['string', 'null'], format: 'date-time', description: 'No redemption after this instant; null never expires.' }, writable: true },
+    expires_at: {
+      schema: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'No redemption after this instant; null never expires.',
+      },
+      writable: true,
+    },
   },
   hooks: { routes: inviteRedeemRoutes },
   openapi: inviteRedeemOpenApi,

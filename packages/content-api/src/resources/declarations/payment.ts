@@ -23,22 +23,36 @@ export const payment = defineResource({
   privateOnly: true,
   fields: {
     bundle_id: {
-      schema: { type: ['string', 'null'], format: 'uuid', description: 'The bundle bought; an active one the caller may read.' },
+      schema: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        description: 'The bundle bought; an active one the caller may read.',
+      },
       writable: 'create',
       required: true,
       references: 'bundle',
     },
-    credits: { schema: { type: 'integer', description: 'Credits granted when paid (copied from the bundle).' } },
+    credits: {
+      schema: { type: 'integer', description: 'Credits granted when paid (copied from the bundle).' },
+    },
     price_cents: { schema: { type: 'integer', description: 'Amount to pay (copied from the bundle).' } },
     currency: { schema: { type: 'string' } },
     status: {
-      schema: { type: 'string', enum: [...STATUSES], description: 'pending until an administrator or the payment callback settles it.' },
+      schema: {
+        type: 'string',
+        enum: [...STATUSES],
+        description: 'pending until an administrator or the payment callback settles it.',
+      },
       writable: 'update',
       adminOnly: true,
       listFilter: true,
     },
     provider_reference: {
-      schema: { type: ['string', 'null'], maxLength: 200, description: "The payment provider's transaction id." },
+      schema: {
+        type: ['string', 'null'],
+        maxLength: 200,
+        description: "The payment provider's transaction id.",
+      },
       writable: 'update',
       adminOnly: true,
     },
@@ -47,15 +61,23 @@ export const payment = defineResource({
   hooks: {
     async beforeCreate(values, hook) {
       if (typeof values.bundle_id !== 'string') {
-        throw new ValidationError('The request is not valid', [{ path: '/body/bundle_id', message: 'must name a bundle' }]);
+        throw new ValidationError('The request is not valid', [
+          { path: '/body/bundle_id', message: 'must name a bundle' },
+        ]);
       }
       const bundle = await readBundle(values.bundle_id, hook);
       if (!bundle.is_active) throw new ConflictError('This bundle is not on sale');
-      Object.assign(values, { credits: bundle.credits, price_cents: bundle.price_cents, currency: bundle.currency, status: 'pending' });
+      Object.assign(values, {
+        credits: bundle.credits,
+        price_cents: bundle.price_cents,
+        currency: bundle.currency,
+        status: 'pending',
+      });
     },
     async beforeUpdate(changes, existing, { ctx, transaction }) {
       if (changes.status === undefined || changes.status === existing.status) return;
-      if (existing.status !== 'pending') throw new ConflictError(`This payment is already ${String(existing.status)}`);
+      if (existing.status !== 'pending')
+        throw new ConflictError(`This payment is already ${String(existing.status)}`);
       if (changes.status !== 'paid') return;
       changes.paid_at = new Date();
       await postEntry(ctx.db, transaction, {

@@ -11,7 +11,10 @@ export const skill = defineResource({
     name: { schema: name(), writable: true, required: true },
     description: { schema: text(2000, 'What the skill does.'), writable: true },
     instructions: { schema: text(20000, 'The prompt that carries out the skill.'), writable: true },
-    parameters: { schema: { type: 'object', description: 'JSON Schema of the parameters the skill takes.' }, writable: true },
+    parameters: {
+      schema: { type: 'object', description: 'JSON Schema of the parameters the skill takes.' },
+      writable: true,
+    },
     tags: { schema: tags, writable: true },
   },
 });

@@ -11,13 +11,30 @@ export const transactionLog = defineResource({
   privateOnly: true,
   fields: {
     amount: { schema: { type: 'integer', description: 'Credits added (positive) or taken (negative).' } },
-    balance_after: { schema: { type: 'integer', minimum: 0, description: 'The balance right after this entry.' } },
+    balance_after: {
+      schema: { type: 'integer', minimum: 0, description: 'The balance right after this entry.' },
+    },
     kind: {
-      schema: { type: 'string', enum: ['grant', 'charge', 'refund', 'topup', 'adjustment', 'invite'], description: 'Why the balance moved.' },
+      schema: {
+        type: 'string',
+        enum: ['grant', 'charge', 'refund', 'topup', 'adjustment', 'invite'],
+        description: 'Why the balance moved.',
+      },
       listFilter: true,
     },
-    reference: { schema: { type: ['string', 'null'], description: 'What caused it, e.g. `payment:<id>` or `invite:<code id>:<user id>`.' } },
-    reverses_id: { schema: { type: ['string', 'null'], format: 'uuid', description: 'For a refund: the charge it reverses.' } },
+    reference: {
+      schema: {
+        type: ['string', 'null'],
+        description: 'What caused it, e.g. `payment:<id>` or `invite:<code id>:<user id>`.',
+      },
+    },
+    reverses_id: {
+      schema: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        description: 'For a refund: the charge it reverses.',
+      },
+    },
     description: { schema: { type: 'string' } },
   },
 });

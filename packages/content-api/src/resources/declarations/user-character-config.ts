@@ -17,11 +17,22 @@ export const userCharacterConfig = defineResource({
       listFilter: true,
     },
     user_nickname: { schema: text(100, 'How the character addresses the user.'), writable: true },
-    extra_prompt: { schema: text(4000, "Extra instructions appended to the character's persona."), writable: true },
-    temperature: {
-      schema: { type: ['number', 'null'], minimum: 0, maximum: 2, description: 'Sampling temperature; null uses the default.' },
+    extra_prompt: {
+      schema: text(4000, "Extra instructions appended to the character's persona."),
       writable: true,
     },
-    memory_enabled: { schema: { type: 'boolean', description: 'Whether the character remembers earlier conversations.' }, writable: true },
+    temperature: {
+      schema: {
+        type: ['number', 'null'],
+        minimum: 0,
+        maximum: 2,
+        description: 'Sampling temperature; null uses the default.',
+      },
+      writable: true,
+    },
+    memory_enabled: {
+      schema: { type: 'boolean', description: 'Whether the character remembers earlier conversations.' },
+      writable: true,
+    },
   },
 });
