@@ -16,3 +16,14 @@ export const contentMigrations: ServiceMigrations = {
 export * from './server-config/server-config.ts';
 export * from './listing/listing.ts';
 export { authenticate, currentUser, requireAdmin, requirePermission, loadUser, type CurrentUser } from './auth/authenticate.ts';
+export {
+  defineResource,
+  registerReferenceTarget,
+  assertReferenceReadable,
+  authorizeRead,
+  authorizeWrite,
+  conversationChannel,
+  type ResourceDeclaration,
+  type FieldDeclaration,
+  type ResourceHooks,
+} from './resources/index.ts';
