@@ -6,6 +6,7 @@ import { createAccessResolver, openapiDocument } from './openapi.ts';
 import { errorHandler } from './http/errors.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices, type ContentServices } from './services.ts';
+import { resourcesRouter } from './resources/index.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps extends Partial<ContentServices> {
@@ -44,6 +45,7 @@ export function createContentApp(deps: ContentDeps): Express {
   );
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
+  app.use(resourcesRouter(context));
 
   app.use(errorHandler(deps.logger));
   return app;

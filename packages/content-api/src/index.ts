@@ -23,3 +23,14 @@ export {
   loadUser,
   type CurrentUser,
 } from './auth/authenticate.ts';
+export {
+  defineResource,
+  registerReferenceTarget,
+  assertReferenceReadable,
+  authorizeRead,
+  authorizeWrite,
+  conversationChannel,
+  type ResourceDeclaration,
+  type FieldDeclaration,
+  type ResourceHooks,
+} from './resources/index.ts';

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
+import { resourcesOpenApi } from './resources/index.ts';
 
 const folder = new URL('../openapi/', import.meta.url);
 
@@ -11,24 +12,33 @@ type Document = Record<string, unknown> & {
 /**
  * The content service's contract. `openapi/openapi.yaml` holds the document's frame and shared
  * components; each API area keeps its paths and schemas in `openapi/<area>.yaml` beside it.
- * They are merged into one document, which is served at /openapi.json, validates requests,
+ * The resources' paths and schemas are generated from their declarations (src/resources) and
+ * join the same merge. They are merged into one document, which is served at /openapi.json, validates requests,
  * and generates the SDK's types. A name defined twice is an error, not a silent override.
  */
-export function loadOpenApiDocument(): Document {
+export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesOpenApi()]): Document {
   const document = parse(readFileSync(new URL('openapi.yaml', folder), 'utf8')) as Document;
   const areas = readdirSync(folder)
     .filter((file) => file.endsWith('.yaml') && file !== 'openapi.yaml')
     .sort();
-  for (const file of areas) {
-    const fragment = parse(readFileSync(new URL(file, folder), 'utf8')) as Partial<Document>;
-    mergeInto(document.paths, fragment.paths ?? {}, `${file}: path`);
-    for (const [section, entries] of Object.entries(fragment.components ?? {})) {
-      document.components[section] ??= {};
-      mergeInto(document.components[section], entries, `${file}: components.${section}`);
-    }
-    if (Array.isArray(fragment.tags)) (document.tags as unknown[]).push(...fragment.tags);
-  }
+  const fragments = [
+    ...areas.map((file) => ({
+      source: file,
+      fragment: parse(readFileSync(new URL(file, folder), 'utf8')) as Partial<Document>,
+    })),
+    ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
+  ];
+  for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
   return document;
+}
+
+function mergeFragment(document: Document, fragment: Partial<Document>, source: string): void {
+  mergeInto(document.paths, fragment.paths ?? {}, `${source}: path`);
+  for (const [section, entries] of Object.entries(fragment.components ?? {})) {
+    document.components[section] ??= {};
+    mergeInto(document.components[section], entries, `${source}: components.${section}`);
+  }
+  if (Array.isArray(fragment.tags)) (document.tags as unknown[]).push(...fragment.tags);
 }
 
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>, where: string): void {

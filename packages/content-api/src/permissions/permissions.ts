@@ -23,16 +23,16 @@ export const USER_RESOURCES = [
   'generation',
 ] as const;
 
-/** Resources users may read (their own or public ones) but only administrators manage. */
-export const READ_ONLY_RESOURCES = [
-  'generator',
-  'bundle',
-  'payment',
-  'transaction_log',
-  'invite_code',
-] as const;
+/**
+ * Resources an administrator manages and users may read once published (visibility public).
+ * Invite codes are secrets: users redeem a code they know (see invite_redemption) rather than list them.
+ */
+export const PUBLISHED_RESOURCES = ['generator', 'bundle', 'invite_code'] as const;
 
-export const RESOURCES = ['user', ...USER_RESOURCES, ...READ_ONLY_RESOURCES] as const;
+/** Records users own but do not edit: a payment is opened by the user and settled by an administrator. */
+export const RECORD_RESOURCES = ['payment', 'transaction_log', 'invite_redemption'] as const;
+
+export const RESOURCES = ['user', ...USER_RESOURCES, ...PUBLISHED_RESOURCES, ...RECORD_RESOURCES] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 export type PermissionTriple = `${string}:${Operation}:${Scope}`;
@@ -48,10 +48,17 @@ export const DEFAULT_PERMISSIONS: readonly PermissionTriple[] = [
     ...OPERATIONS.map((operation) => `${resource}:${operation}:own` as const),
     `${resource}:read:public` as const,
   ]),
-  ...READ_ONLY_RESOURCES.flatMap((resource) => [
+  ...PUBLISHED_RESOURCES.flatMap((resource) => [
     `${resource}:read:own` as const,
     `${resource}:read:public` as const,
   ]),
+  // A user opens a pending payment for a bundle and reads their own payments and ledger.
+  'payment:create:own',
+  'payment:read:own',
+  'transaction_log:read:own',
+  // Redeeming an invite code creates the caller's redemption; revoke this to stop a user redeeming.
+  'invite_redemption:create:own',
+  'invite_redemption:read:own',
   'user:read:own',
   'user:update:own',
 ];
@@ -68,7 +75,12 @@ export function effectivePermissions({ granted, revoked }: PermissionHolder): Se
   return set;
 }
 
+/**
+ * Whether the holder may do `operation` on `resource` in `scope`. Scope `all` belongs to
+ * administrators only: a triple `...:all` granted to a non-administrator has no effect.
+ */
 export function can(holder: PermissionHolder, resource: string, operation: Operation, scope: Scope): boolean {
   if (holder.isAdmin) return true;
+  if (scope === 'all') return false;
   return effectivePermissions(holder).has(`${resource}:${operation}:${scope}`);
 }

@@ -1,0 +1,33 @@
+import { defineResource } from '../define.ts';
+import { text } from './common.ts';
+import { conversationMessageRoutes, conversationMessagesOpenApi } from '../conversation-messages.ts';
+
+export const conversation = defineResource({
+  name: 'conversation',
+  table: 'content.conversations',
+  path: '/conversations',
+  schemaName: 'Conversation',
+  description: 'A chat, usually with a character; its messages are under /conversations/{id}/messages.',
+  fields: {
+    title: { schema: text(200, 'Title shown in the conversation list.'), writable: true },
+    character_id: {
+      schema: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        description: 'The character spoken to; one the caller may read.',
+      },
+      writable: 'create',
+      references: 'character',
+      listFilter: true,
+    },
+    last_message_at: {
+      schema: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When the latest message was added.',
+      },
+    },
+  },
+  hooks: { routes: conversationMessageRoutes },
+  openapi: conversationMessagesOpenApi,
+});
