@@ -16,3 +16,6 @@ export const contentMigrations: ServiceMigrations = {
 export * from './server-config/server-config.ts';
 export * from './listing/listing.ts';
 export { authenticate, currentUser, requireAdmin, requirePermission, loadUser, type CurrentUser } from './auth/authenticate.ts';
+export { prepareContentService, applyBootstrapFile, parseBootstrap, BootstrapError } from './bootstrap/bootstrap.ts';
+export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from './bootstrap/sections.ts';
+export { grantAdministrator } from './bootstrap/admins.ts';
