@@ -68,10 +68,11 @@ const serverConfig: BootstrapSection<Partial<ServerSettings>> = {
   },
 };
 
+/** Applied in this order: settings first, so accounts the file creates get the declared credit quota. */
 export const BOOTSTRAP_SECTIONS: Record<string, BootstrapSection<never>> = {
+  server_config: serverConfig,
   admins,
   code_providers: codeProviders,
-  server_config: serverConfig,
 };
 
 /** A schema of the API document (references inlined), so the file accepts exactly what the API accepts. */
