@@ -17,7 +17,10 @@ const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta
 
 /** Runs `muse-server <args>` as its own process, the way an operator does. */
 function museServer(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [serverMain, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serverMain, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -32,7 +35,10 @@ async function exited(child: ChildProcess): Promise<number | null> {
 async function waitUntilServing(url: string, child: ChildProcess & { output: () => string }): Promise<void> {
   for (let i = 0; i < 150; i++) {
     if (child.exitCode !== null) throw new Error(`content-api exited: ${child.output()}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -102,7 +108,10 @@ describe('bootstrap file and the black-box login journey', () => {
       const call = async (path: string, token?: string, init: { method?: string; body?: unknown } = {}) => {
         const response = await fetch(`${server.url}${path}`, {
           method: init.method ?? 'GET',
-          headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(init.body ? { 'Content-Type': 'application/json' } : {}) },
+          headers: {
+            ...(token ? { Authorization: `Bearer ${token}` } : {}),
+            ...(init.body ? { 'Content-Type': 'application/json' } : {}),
+          },
           ...(init.body ? { body: JSON.stringify(init.body) } : {}),
         });
         const text = await response.text();
@@ -120,7 +129,10 @@ describe('bootstrap file and the black-box login journey', () => {
 
       const adminToken = await login(adminPhone);
       expect((await call('/api/v1/users/stats', adminToken)).status).toBe(200);
-      expect((await call('/api/v1/users/me', adminToken)).body).toMatchObject({ is_admin: true, balance: 25 });
+      expect((await call('/api/v1/users/me', adminToken)).body).toMatchObject({
+        is_admin: true,
+        balance: 25,
+      });
 
       const secondPhone = randomPhone();
       const secondToken = await login(secondPhone);
@@ -128,11 +140,25 @@ describe('bootstrap file and the black-box login journey', () => {
       expect(second.body).toMatchObject({ is_admin: false, balance: 25, last_login_source: 'black-box' });
       expect((await call('/api/v1/users/stats', secondToken)).status).toBe(403);
 
-      expect((await call(`/api/v1/users/${second.body.id}`, adminToken, { method: 'PATCH', body: { is_active: false } })).status).toBe(200);
+      expect(
+        (
+          await call(`/api/v1/users/${second.body.id}`, adminToken, {
+            method: 'PATCH',
+            body: { is_active: false },
+          })
+        ).status,
+      ).toBe(200);
       expect((await call('/api/v1/users/me', secondToken)).status).toBe(403);
 
       const adminId = (await call('/api/v1/users/me', adminToken)).body.id;
-      expect((await call(`/api/v1/users/${adminId}/permission`, adminToken, { method: 'PATCH', body: { is_admin: false } })).status).toBe(200);
+      expect(
+        (
+          await call(`/api/v1/users/${adminId}/permission`, adminToken, {
+            method: 'PATCH',
+            body: { is_admin: false },
+          })
+        ).status,
+      ).toBe(200);
       expect((await call('/api/v1/users/stats', adminToken)).status).toBe(403);
       expect((await call('/api/v1/jwt-keys', adminToken)).status).toBe(404);
     } finally {
@@ -143,11 +169,18 @@ describe('bootstrap file and the black-box login journey', () => {
   it('applies the file idempotently at every start (declared administrators are granted again)', async () => {
     const server = await startContentApi();
     await server.stop();
-    expect(await query('SELECT name, type FROM content.verification_code_providers')).toEqual([{ name: 'local receiver', type: 'webhook' }]);
-    expect(await query('SELECT is_admin FROM content.users WHERE phone = :phone', { phone: adminPhone })).toEqual([{ is_admin: true }]);
-    const grants = await query('SELECT 1 FROM content.transaction_logs t JOIN content.users u ON u.id = t.owner_id WHERE u.phone = :phone', {
-      phone: adminPhone,
-    });
+    expect(await query('SELECT name, type FROM content.verification_code_providers')).toEqual([
+      { name: 'local receiver', type: 'webhook' },
+    ]);
+    expect(
+      await query('SELECT is_admin FROM content.users WHERE phone = :phone', { phone: adminPhone }),
+    ).toEqual([{ is_admin: true }]);
+    const grants = await query(
+      'SELECT 1 FROM content.transaction_logs t JOIN content.users u ON u.id = t.owner_id WHERE u.phone = :phone',
+      {
+        phone: adminPhone,
+      },
+    );
     expect(grants).toHaveLength(1);
   });
 
@@ -156,7 +189,9 @@ describe('bootstrap file and the black-box login journey', () => {
     const grant = museServer(['admin', 'grant', '--phone', phone], env);
     expect(await exited(grant)).toBe(0);
     expect(grant.output()).toContain('is now an administrator');
-    expect(await query('SELECT is_admin FROM content.users WHERE phone = :phone', { phone })).toEqual([{ is_admin: true }]);
+    expect(await query('SELECT is_admin FROM content.users WHERE phone = :phone', { phone })).toEqual([
+      { is_admin: true },
+    ]);
     const again = museServer(['admin', 'grant', '--phone', phone], env);
     expect(await exited(again)).toBe(0);
     expect(again.output()).toContain('was already an administrator');
@@ -168,23 +203,36 @@ describe('bootstrap file and the black-box login journey', () => {
   it('refuses to start with a bad bootstrap file, naming the file and the problem', async () => {
     const badFile = path.join(workDir, 'bad.yaml');
     await writeFile(badFile, 'admins:\n  - "12345"\ncode_provider: []\n');
-    const child = museServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(await freePort()), MUSE_BOOTSTRAP_FILE: badFile });
+    const child = museServer(['content-api'], {
+      ...env,
+      MUSE_CONTENT_PORT: String(await freePort()),
+      MUSE_BOOTSTRAP_FILE: badFile,
+    });
     expect(await exited(child)).toBe(1);
     expect(child.output()).toContain(badFile);
     expect(child.output()).toMatch(/\/admins\/0 must match pattern/);
     expect(child.output()).toContain('code_provider');
 
     await writeFile(badFile, 'admins: [unclosed\n');
-    const notYaml = museServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(await freePort()), MUSE_BOOTSTRAP_FILE: badFile });
+    const notYaml = museServer(['content-api'], {
+      ...env,
+      MUSE_CONTENT_PORT: String(await freePort()),
+      MUSE_BOOTSTRAP_FILE: badFile,
+    });
     expect(await exited(notYaml)).toBe(1);
     expect(notYaml.output()).toContain('is not valid YAML');
   });
 
   it('rejects a provider whose configuration the type does not accept, writing nothing for it', async () => {
     const file = path.join(workDir, 'bad-provider.yaml');
-    await writeFile(file, 'code_providers:\n  - name: half\n    type: aliyun_sms\n    config: { access_key_id: x }\n');
+    await writeFile(
+      file,
+      'code_providers:\n  - name: half\n    type: aliyun_sms\n    config: { access_key_id: x }\n',
+    );
     const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(/section code_providers failed.*sign_name/s);
+    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(
+      /section code_providers failed.*sign_name/s,
+    );
     expect(await query("SELECT 1 FROM content.verification_code_providers WHERE name = 'half'")).toEqual([]);
   });
 
@@ -195,12 +243,22 @@ describe('bootstrap file and the black-box login journey', () => {
       const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: fresh.url });
       await prepareContentService({ db: fresh.db, logger }, config);
       await prepareContentService({ db: fresh.db, logger }, config);
-      const providers = await fresh.db.query('SELECT type, enabled FROM content.verification_code_providers', { type: QueryTypes.SELECT });
+      const providers = await fresh.db.query(
+        'SELECT type, enabled FROM content.verification_code_providers',
+        { type: QueryTypes.SELECT },
+      );
       expect(providers).toEqual([{ type: 'log', enabled: true }]);
       const production = await createTestDatabase();
       try {
-        await prepareContentService({ db: production.db, logger }, loadConfig({ NODE_ENV: 'production', DATABASE_URL: production.url }));
-        expect(await production.db.query('SELECT 1 FROM content.verification_code_providers', { type: QueryTypes.SELECT })).toEqual([]);
+        await prepareContentService(
+          { db: production.db, logger },
+          loadConfig({ NODE_ENV: 'production', DATABASE_URL: production.url }),
+        );
+        expect(
+          await production.db.query('SELECT 1 FROM content.verification_code_providers', {
+            type: QueryTypes.SELECT,
+          }),
+        ).toEqual([]);
       } finally {
         await production.drop();
       }

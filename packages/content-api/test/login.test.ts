@@ -3,7 +3,13 @@ import { QueryTypes } from 'sequelize';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import { addWebhookProvider, api, clientAddress, exchangeCode, requestCode } from '../../../test/support/login.ts';
+import {
+  addWebhookProvider,
+  api,
+  clientAddress,
+  exchangeCode,
+  requestCode,
+} from '../../../test/support/login.ts';
 import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
 
 describe('phone login', () => {
@@ -24,7 +30,9 @@ describe('phone login', () => {
     await stack.stop();
   });
   beforeEach(async () => {
-    await stack.database.db.query('DELETE FROM content.server_config; INSERT INTO content.server_config (id) VALUES (1)');
+    await stack.database.db.query(
+      'DELETE FROM content.server_config; INSERT INTO content.server_config (id) VALUES (1)',
+    );
   });
 
   it('answers 501 when no provider is enabled, and stores no code', async () => {
@@ -32,7 +40,9 @@ describe('phone login', () => {
     const response = await requestCode(stack, phone);
     expect(response.status).toBe(501);
     expect(response.body.code).toBe('not_implemented');
-    expect(await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone', { phone })).toEqual([]);
+    expect(await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone', { phone })).toEqual(
+      [],
+    );
   });
 
   it('registers a new number: code by webhook, token with exactly the spec claims, credits through the ledger', async () => {
@@ -43,7 +53,10 @@ describe('phone login', () => {
     const code = receiver.codeFor(phone)!;
     expect(code).toMatch(/^\d{6}$/);
     expect(receiver.codes.at(-1)).toEqual({ phone, code, code_type: 'sms' });
-    const [stored] = await query<{ code_hash: string }>('SELECT code_hash FROM content.verification_codes WHERE phone = :phone', { phone });
+    const [stored] = await query<{ code_hash: string }>(
+      'SELECT code_hash FROM content.verification_codes WHERE phone = :phone',
+      { phone },
+    );
     expect(stored!.code_hash).not.toContain(code);
 
     const login = await exchangeCode(stack, phone, code, clientAddress(), 'web');
@@ -54,9 +67,17 @@ describe('phone login', () => {
     expect(claims).toMatchObject({ is_active: true, permission: { is_admin: false } });
     expect(claims.exp! - claims.iat!).toBe(stack.config.MUSE_JWT_TTL_SECONDS);
 
-    const me = await api(stack, '/api/v1/users/me', { headers: { Authorization: `Bearer ${login.body.token}` } });
+    const me = await api(stack, '/api/v1/users/me', {
+      headers: { Authorization: `Bearer ${login.body.token}` },
+    });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: claims.sub, phone, balance: 42, last_login_source: 'web', is_admin: false });
+    expect(me.body).toMatchObject({
+      id: claims.sub,
+      phone,
+      balance: 42,
+      last_login_source: 'web',
+      is_admin: false,
+    });
     expect(me.body.last_login_at).not.toBeNull();
     const entries = await query<{ kind: string; amount: string; reference: string }>(
       'SELECT kind, amount, reference FROM content.transaction_logs WHERE owner_id = :id',
@@ -70,14 +91,18 @@ describe('phone login', () => {
     await setConfig({ code_cooldown_seconds: 0 });
     for (const source of ['web', 'app']) {
       await requestCode(stack, phone);
-      expect((await exchangeCode(stack, phone, receiver.codeFor(phone)!, clientAddress(), source)).status).toBe(200);
+      expect(
+        (await exchangeCode(stack, phone, receiver.codeFor(phone)!, clientAddress(), source)).status,
+      ).toBe(200);
     }
     const [user] = await query<{ id: string; last_login_source: string; balance: string }>(
       'SELECT id, last_login_source, balance FROM content.users WHERE phone = :phone',
       { phone },
     );
     expect(user).toMatchObject({ last_login_source: 'app', balance: '100' });
-    expect(await query('SELECT 1 FROM content.transaction_logs WHERE owner_id = :id', { id: user!.id })).toHaveLength(1);
+    expect(
+      await query('SELECT 1 FROM content.transaction_logs WHERE owner_id = :id', { id: user!.id }),
+    ).toHaveLength(1);
   });
 
   it('refuses a number that is not an 11-digit mainland mobile number, or an unknown code_type, with 422', async () => {
@@ -88,8 +113,17 @@ describe('phone login', () => {
     }
     expect((await requestCode(stack, randomPhone(), clientAddress(), 'fax')).status).toBe(422);
     expect((await api(stack, '/api/v1/auth/verification-code')).status).toBe(422);
-    expect((await api(stack, '/api/v1/auth/token', { method: 'POST', body: { phone: '123', verification_code: '1' } })).status).toBe(422);
-    expect((await api(stack, '/api/v1/auth/token', { method: 'POST', body: { phone: randomPhone() } })).status).toBe(422);
+    expect(
+      (
+        await api(stack, '/api/v1/auth/token', {
+          method: 'POST',
+          body: { phone: '123', verification_code: '1' },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await api(stack, '/api/v1/auth/token', { method: 'POST', body: { phone: randomPhone() } })).status,
+    ).toBe(422);
   });
 
   it('answers 429 with Retry-After to a second request inside the cool-down, and keeps the first code', async () => {
@@ -146,9 +180,12 @@ describe('phone login', () => {
     const phone = randomPhone();
     await requestCode(stack, phone);
     const code = receiver.codeFor(phone)!;
-    await stack.database.db.query(`UPDATE content.verification_codes SET expires_at = now() - interval '1 second' WHERE phone = :phone`, {
-      replacements: { phone },
-    });
+    await stack.database.db.query(
+      `UPDATE content.verification_codes SET expires_at = now() - interval '1 second' WHERE phone = :phone`,
+      {
+        replacements: { phone },
+      },
+    );
     expect((await exchangeCode(stack, phone, code)).status).toBe(400);
 
     const other = randomPhone();
@@ -176,13 +213,16 @@ describe('phone login', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 
     const address = clientAddress();
-    for (let i = 0; i < 4; i++) expect((await exchangeCode(stack, randomPhone(), '000000', address)).status).toBe(400);
+    for (let i = 0; i < 4; i++)
+      expect((await exchangeCode(stack, randomPhone(), '000000', address)).status).toBe(400);
     expect((await exchangeCode(stack, randomPhone(), '000000', address)).status).toBe(429);
   });
 
   it('refuses to log a banned account in with 403', async () => {
     const phone = randomPhone();
-    await stack.database.db.query('INSERT INTO content.users (phone, is_active) VALUES (:phone, false)', { replacements: { phone } });
+    await stack.database.db.query('INSERT INTO content.users (phone, is_active) VALUES (:phone, false)', {
+      replacements: { phone },
+    });
     await requestCode(stack, phone);
     const login = await exchangeCode(stack, phone, receiver.codeFor(phone)!);
     expect(login.status).toBe(403);
@@ -203,12 +243,17 @@ describe('phone login', () => {
       const failed = await requestCode(stack, unlucky);
       expect(failed.status).toBe(502);
       expect(failed.body.code).toBe('code_delivery_failed');
-      expect(await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone', { phone: unlucky })).toEqual([]);
+      expect(
+        await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone', { phone: unlucky }),
+      ).toEqual([]);
       backup.failing = false;
       expect((await requestCode(stack, unlucky)).status).toBe(204);
     } finally {
       receiver.failing = false;
-      await api(stack, `/api/v1/verification-code-providers/${backup.providerId}`, { method: 'DELETE', headers: admin.headers });
+      await api(stack, `/api/v1/verification-code-providers/${backup.providerId}`, {
+        method: 'DELETE',
+        headers: admin.headers,
+      });
       await backup.close();
     }
   });

@@ -43,7 +43,10 @@ describe('bearer tokens on every request', () => {
   it('answers 401 to a tampered token (payload changed to claim administrator rights)', async () => {
     const user = await createTestUser(stack);
     const [header, payload, signature] = user.token.split('.');
-    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload!))) as Record<string, unknown>;
+    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload!))) as Record<
+      string,
+      unknown
+    >;
     const forged = base64url.encode(JSON.stringify({ ...claims, permission: { is_admin: true } }));
     await expectUnauthorized(await me(`Bearer ${header}.${forged}.${signature}`));
     const flipped = signature!.slice(0, -2) + (signature!.endsWith('AA') ? 'BB' : 'AA');
@@ -62,8 +65,14 @@ describe('bearer tokens on every request', () => {
   it('answers 401 to a token signed with another secret or another algorithm', async () => {
     const user = await createTestUser(stack);
     const other = createTokenSigner(randomBytes(32).toString('hex'), 3600);
-    await expectUnauthorized(await me(`Bearer ${await other.sign({ id: user.id, isActive: true, isAdmin: false })}`));
-    const hs512 = await new SignJWT(claimsOf(user.id)).setProtectedHeader({ alg: 'HS512' }).setIssuedAt().setExpirationTime('1h').sign(secretKey());
+    await expectUnauthorized(
+      await me(`Bearer ${await other.sign({ id: user.id, isActive: true, isAdmin: false })}`),
+    );
+    const hs512 = await new SignJWT(claimsOf(user.id))
+      .setProtectedHeader({ alg: 'HS512' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(secretKey());
     await expectUnauthorized(await me(`Bearer ${hs512}`));
   });
 
@@ -80,13 +89,17 @@ describe('bearer tokens on every request', () => {
 
   it('answers 401 when the account of the token was deleted', async () => {
     const user = await createTestUser(stack);
-    await stack.database.db.query('DELETE FROM content.users WHERE id = :id', { replacements: { id: user.id } });
+    await stack.database.db.query('DELETE FROM content.users WHERE id = :id', {
+      replacements: { id: user.id },
+    });
     await expectUnauthorized(await me(`Bearer ${user.token}`));
   });
 
   it('answers 403 to a banned account even though its token is unexpired', async () => {
     const user = await createTestUser(stack);
-    await stack.database.db.query('UPDATE content.users SET is_active = false WHERE id = :id', { replacements: { id: user.id } });
+    await stack.database.db.query('UPDATE content.users SET is_active = false WHERE id = :id', {
+      replacements: { id: user.id },
+    });
     const response = await me(`Bearer ${user.token}`);
     expect(response.status).toBe(403);
     expect(((await response.json()) as { code: string }).code).toBe('forbidden');
@@ -95,20 +108,35 @@ describe('bearer tokens on every request', () => {
   it('takes administrator rights from the database, not from the token', async () => {
     const user = await createTestUser(stack, { admin: true });
     expect((await api(stack, '/api/v1/users/stats', { headers: user.headers })).status).toBe(200);
-    await stack.database.db.query('UPDATE content.users SET is_admin = false WHERE id = :id', { replacements: { id: user.id } });
+    await stack.database.db.query('UPDATE content.users SET is_admin = false WHERE id = :id', {
+      replacements: { id: user.id },
+    });
     expect((await api(stack, '/api/v1/users/stats', { headers: user.headers })).status).toBe(403);
   });
 
   it('refuses every earlier token after the secret is changed and the API restarted', async () => {
     const user = await createTestUser(stack);
-    const rotated = loadConfig({ ...stack.config, MUSE_JWT_SECRET: randomBytes(32).toString('hex') } as never);
+    const rotated = loadConfig({
+      ...stack.config,
+      MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+    } as never);
     const server: RunningServer = await listen(
-      createContentApp({ config: rotated, logger: stack.logger, db: stack.database.db, temporal: stack.temporal, events: stack.events }),
+      createContentApp({
+        config: rotated,
+        logger: stack.logger,
+        db: stack.database.db,
+        temporal: stack.temporal,
+        events: stack.events,
+      }),
       { host: '127.0.0.1', port: 0, logger: stack.logger, shutdownTimeoutMs: 500 },
     );
     try {
       await expectUnauthorized(await me(`Bearer ${user.token}`, server.url));
-      const fresh = await createTokenSigner(rotated.MUSE_JWT_SECRET!, 3600).sign({ id: user.id, isActive: true, isAdmin: false });
+      const fresh = await createTokenSigner(rotated.MUSE_JWT_SECRET!, 3600).sign({
+        id: user.id,
+        isActive: true,
+        isAdmin: false,
+      });
       expect((await me(`Bearer ${fresh}`, server.url)).status).toBe(200);
     } finally {
       await server.close();
@@ -121,6 +149,9 @@ describe('bearer tokens on every request', () => {
       const response = await fetch(`${stack.contentUrl}/api/v1/jwt-keys`, { method, headers: admin.headers });
       expect(response.status, method).toBe(404);
     }
-    expect((await fetch(`${stack.contentUrl}/api/v1/jwt-keys/1`, { method: 'DELETE', headers: admin.headers })).status).toBe(404);
+    expect(
+      (await fetch(`${stack.contentUrl}/api/v1/jwt-keys/1`, { method: 'DELETE', headers: admin.headers }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -17,12 +17,16 @@ describe('users and administrator endpoints', () => {
   });
   afterAll(() => stack.stop());
 
-  const as = (who: TestUser, path: string, method = 'GET', body?: unknown) => api(stack, path, { method, headers: who.headers, body });
+  const as = (who: TestUser, path: string, method = 'GET', body?: unknown) =>
+    api(stack, path, { method, headers: who.headers, body });
   const balanceOf = async (id: string) => {
-    const [row] = await stack.database.db.query<{ balance: string }>('SELECT balance FROM content.users WHERE id = :id', {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await stack.database.db.query<{ balance: string }>(
+      'SELECT balance FROM content.users WHERE id = :id',
+      {
+        replacements: { id },
+        type: QueryTypes.SELECT,
+      },
+    );
     return Number(row!.balance);
   };
 
@@ -49,12 +53,16 @@ describe('users and administrator endpoints', () => {
     const extra = [await createTestUser(stack), await createTestUser(stack), await createTestUser(stack)];
     const all = await as(admin, '/api/v1/users?scope=all&limit=100');
     expect(all.status).toBe(200);
-    expect(all.body.map((u: { id: string }) => u.id)).toEqual(expect.arrayContaining([admin.id, user.id, ...extra.map((u) => u.id)]));
+    expect(all.body.map((u: { id: string }) => u.id)).toEqual(
+      expect.arrayContaining([admin.id, user.id, ...extra.map((u) => u.id)]),
+    );
     const page = await as(admin, '/api/v1/users?scope=all&limit=2&offset=1&desc=false&order=updated_at');
     expect(page.body).toHaveLength(2);
     expect((await as(admin, '/api/v1/users?scope=all&offset=1000')).body).toEqual([]);
     const future = new Date(Date.now() + 3600_000).toISOString();
-    expect((await as(admin, `/api/v1/users?scope=all&created_after_datetime=${encodeURIComponent(future)}`)).body).toEqual([]);
+    expect(
+      (await as(admin, `/api/v1/users?scope=all&created_after_datetime=${encodeURIComponent(future)}`)).body,
+    ).toEqual([]);
     expect((await as(admin, '/api/v1/users?scope=all&limit=101')).status).toBe(422);
     expect((await as(admin, '/api/v1/users?scope=all&order=phone')).status).toBe(422);
     const own = await as(user, '/api/v1/users');
@@ -107,18 +115,35 @@ describe('users and administrator endpoints', () => {
 
   it('adjusts credits through the ledger, never below zero, once per reference', async () => {
     const target = await createTestUser(stack, { balance: 5 });
-    const added = await as(admin, `/api/v1/users/${target.id}`, 'PATCH', { credit_adjustment: { amount: 20, reason: 'goodwill', reference: 'ticket-1' } });
+    const added = await as(admin, `/api/v1/users/${target.id}`, 'PATCH', {
+      credit_adjustment: { amount: 20, reason: 'goodwill', reference: 'ticket-1' },
+    });
     expect(added.status).toBe(200);
     expect(added.body.balance).toBe(25);
-    expect((await as(admin, `/api/v1/users/${target.id}`, 'PATCH', { credit_adjustment: { amount: 20, reason: 'goodwill', reference: 'ticket-1' } })).body.balance).toBe(25);
+    expect(
+      (
+        await as(admin, `/api/v1/users/${target.id}`, 'PATCH', {
+          credit_adjustment: { amount: 20, reason: 'goodwill', reference: 'ticket-1' },
+        })
+      ).body.balance,
+    ).toBe(25);
 
-    const refused = await as(admin, `/api/v1/users/${target.id}`, 'PATCH', { nickname: 'changed', credit_adjustment: { amount: -26, reason: 'too much' } });
+    const refused = await as(admin, `/api/v1/users/${target.id}`, 'PATCH', {
+      nickname: 'changed',
+      credit_adjustment: { amount: -26, reason: 'too much' },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.details[0].path).toBe('credit_adjustment.amount');
     expect(await balanceOf(target.id)).toBe(25);
     expect((await as(admin, `/api/v1/users/${target.id}`)).body.nickname).toBe('');
 
-    expect((await as(admin, `/api/v1/users/${target.id}`, 'PATCH', { credit_adjustment: { amount: -25, reason: 'reset' } })).body.balance).toBe(0);
+    expect(
+      (
+        await as(admin, `/api/v1/users/${target.id}`, 'PATCH', {
+          credit_adjustment: { amount: -25, reason: 'reset' },
+        })
+      ).body.balance,
+    ).toBe(0);
     const entries = await stack.database.db.query<{ kind: string; amount: string; description: string }>(
       'SELECT kind, amount, description FROM content.transaction_logs WHERE owner_id = :id ORDER BY created_at',
       { replacements: { id: target.id }, type: QueryTypes.SELECT },
@@ -127,27 +152,45 @@ describe('users and administrator endpoints', () => {
       { kind: 'adjustment', amount: '20', description: 'goodwill' },
       { kind: 'adjustment', amount: '-25', description: 'reset' },
     ]);
-    expect((await as(admin, `/api/v1/users/${target.id}`, 'PATCH', { credit_adjustment: { amount: 0, reason: 'zero' } })).status).toBe(422);
+    expect(
+      (
+        await as(admin, `/api/v1/users/${target.id}`, 'PATCH', {
+          credit_adjustment: { amount: 0, reason: 'zero' },
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('grants and revokes permission triples and administrator rights, effective on the next request', async () => {
     const target = await createTestUser(stack);
-    const revoked = await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { revoke: ['conversation:create:own'], grant: ['generator:create:own'] });
+    const revoked = await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', {
+      revoke: ['conversation:create:own'],
+      grant: ['generator:create:own'],
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body.permissions.revoked).toEqual(['conversation:create:own']);
     expect(revoked.body.permissions.granted).toEqual(['generator:create:own']);
     expect(revoked.body.permissions.effective).not.toContain('conversation:create:own');
     expect(revoked.body.permissions.effective).toContain('generator:create:own');
-    const reset = await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { reset: ['conversation:create:own'] });
+    const reset = await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', {
+      reset: ['conversation:create:own'],
+    });
     expect(reset.body.permissions.revoked).toEqual([]);
-    expect((await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { grant: ['rocket:launch:all'] })).status).toBe(422);
+    expect(
+      (await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { grant: ['rocket:launch:all'] }))
+        .status,
+    ).toBe(422);
     expect((await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', {})).status).toBe(422);
 
     expect((await as(target, '/api/v1/users/stats')).status).toBe(403);
-    expect((await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { is_admin: true })).body.is_admin).toBe(true);
+    expect(
+      (await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { is_admin: true })).body.is_admin,
+    ).toBe(true);
     expect((await as(target, '/api/v1/users/stats')).status).toBe(200);
     expect((await as(target, '/api/v1/users?scope=all')).status).toBe(200);
-    expect((await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { is_admin: false })).status).toBe(200);
+    expect(
+      (await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', { is_admin: false })).status,
+    ).toBe(200);
     expect((await as(target, '/api/v1/users/stats')).status).toBe(403);
     expect((await as(target, '/api/v1/users?scope=all')).status).toBe(403);
   });
@@ -162,20 +205,37 @@ describe('users and administrator endpoints', () => {
   it('answers 404 to an unknown id', async () => {
     expect((await as(admin, `/api/v1/users/${UNKNOWN}`)).status).toBe(404);
     expect((await as(admin, `/api/v1/users/${UNKNOWN}`, 'PATCH', { nickname: 'x' })).status).toBe(404);
-    expect((await as(admin, `/api/v1/users/${UNKNOWN}/permission`, 'PATCH', { is_admin: true })).status).toBe(404);
+    expect((await as(admin, `/api/v1/users/${UNKNOWN}/permission`, 'PATCH', { is_admin: true })).status).toBe(
+      404,
+    );
     expect((await as(admin, `/api/v1/users/${UNKNOWN}`, 'DELETE')).status).toBe(404);
   });
 
   it('reads and changes the server configuration; bad values answer 422', async () => {
     const current = await as(admin, '/api/v1/server-config');
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ code_cooldown_seconds: 60, code_ttl_seconds: 300, default_credit_quota: 100 });
-    const changed = await as(admin, '/api/v1/server-config', 'PATCH', { default_credit_quota: 5, max_upload_bytes: 1048576 });
-    expect(changed.body).toMatchObject({ default_credit_quota: 5, max_upload_bytes: 1048576, code_cooldown_seconds: 60 });
+    expect(current.body).toMatchObject({
+      code_cooldown_seconds: 60,
+      code_ttl_seconds: 300,
+      default_credit_quota: 100,
+    });
+    const changed = await as(admin, '/api/v1/server-config', 'PATCH', {
+      default_credit_quota: 5,
+      max_upload_bytes: 1048576,
+    });
+    expect(changed.body).toMatchObject({
+      default_credit_quota: 5,
+      max_upload_bytes: 1048576,
+      code_cooldown_seconds: 60,
+    });
     expect((await as(admin, '/api/v1/server-config')).body.default_credit_quota).toBe(5);
-    expect((await as(admin, '/api/v1/server-config', 'PATCH', { default_credit_quota: -1 })).status).toBe(422);
+    expect((await as(admin, '/api/v1/server-config', 'PATCH', { default_credit_quota: -1 })).status).toBe(
+      422,
+    );
     expect((await as(admin, '/api/v1/server-config', 'PATCH', { unknown_setting: 1 })).status).toBe(422);
-    expect((await as(admin, '/api/v1/server-config', 'PATCH', { code_ttl_seconds: 'long' })).status).toBe(422);
+    expect((await as(admin, '/api/v1/server-config', 'PATCH', { code_ttl_seconds: 'long' })).status).toBe(
+      422,
+    );
   });
 
   it('keeps payment-provider secrets write-only', async () => {
@@ -189,10 +249,19 @@ describe('users and administrator endpoints', () => {
       secrets: { private_key: 'PRIVATE-KEY-MATERIAL' },
     });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ provider: 'alipay', enabled: true, app_id: '2021000000000000', secrets_set: ['private_key'] });
+    expect(changed.body).toMatchObject({
+      provider: 'alipay',
+      enabled: true,
+      app_id: '2021000000000000',
+      secrets_set: ['private_key'],
+    });
     expect(JSON.stringify(changed.body)).not.toContain('PRIVATE-KEY-MATERIAL');
-    expect(JSON.stringify((await as(admin, '/api/v1/payment-api')).body)).not.toContain('PRIVATE-KEY-MATERIAL');
-    const removed = await as(admin, '/api/v1/payment-api', 'PATCH', { secrets: { private_key: null, api_key: 'k' } });
+    expect(JSON.stringify((await as(admin, '/api/v1/payment-api')).body)).not.toContain(
+      'PRIVATE-KEY-MATERIAL',
+    );
+    const removed = await as(admin, '/api/v1/payment-api', 'PATCH', {
+      secrets: { private_key: null, api_key: 'k' },
+    });
     expect(removed.body.secrets_set).toEqual(['api_key']);
     expect((await as(admin, '/api/v1/payment-api', 'PATCH', { provider: 'paypal' })).status).toBe(422);
     expect((await as(admin, '/api/v1/payment-api', 'PATCH', { notify_url: 'not a url' })).status).toBe(422);

@@ -16,14 +16,21 @@ export interface FakeServer {
 
 /** A real HTTP server on 127.0.0.1 whose answers `handle` decides; it records every request. */
 export async function startFakeServer(
-  handle: (request: FakeRequest) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>,
+  handle: (
+    request: FakeRequest,
+  ) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>,
 ): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const request = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(request);
       const answer = await handle(request);
       res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer.body));

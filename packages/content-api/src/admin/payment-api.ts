@@ -28,22 +28,36 @@ export interface PaymentApiChanges extends PaymentSettings {
 const DEFAULTS = { provider: 'none', enabled: false } as const;
 
 export async function readPaymentApi(db: Sequelize): Promise<PaymentApiView> {
-  const [row] = await db.query<{ settings: PaymentSettings; secrets: Record<string, string>; updated_at: Date }>(
-    'SELECT settings, secrets, updated_at FROM content.payment_api WHERE id = 1',
-    { type: QueryTypes.SELECT },
-  );
-  return { ...DEFAULTS, ...row!.settings, secrets_set: Object.keys(row!.secrets).sort(), updated_at: row!.updated_at };
+  const [row] = await db.query<{
+    settings: PaymentSettings;
+    secrets: Record<string, string>;
+    updated_at: Date;
+  }>('SELECT settings, secrets, updated_at FROM content.payment_api WHERE id = 1', {
+    type: QueryTypes.SELECT,
+  });
+  return {
+    ...DEFAULTS,
+    ...row!.settings,
+    secrets_set: Object.keys(row!.secrets).sort(),
+    updated_at: row!.updated_at,
+  };
 }
 
 /** Reads the secrets for the payment code that needs them (never for an API answer). */
 export async function readPaymentSecrets(db: Sequelize): Promise<Record<string, string>> {
-  const [row] = await db.query<{ secrets: Record<string, string> }>('SELECT secrets FROM content.payment_api WHERE id = 1', {
-    type: QueryTypes.SELECT,
-  });
+  const [row] = await db.query<{ secrets: Record<string, string> }>(
+    'SELECT secrets FROM content.payment_api WHERE id = 1',
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
   return row!.secrets;
 }
 
-export async function updatePaymentApi(db: Sequelize, { secrets, ...settings }: PaymentApiChanges): Promise<PaymentApiView> {
+export async function updatePaymentApi(
+  db: Sequelize,
+  { secrets, ...settings }: PaymentApiChanges,
+): Promise<PaymentApiView> {
   const set = Object.fromEntries(Object.entries(secrets ?? {}).filter(([, value]) => value !== null));
   const removed = Object.entries(secrets ?? {})
     .filter(([, value]) => value === null)
@@ -54,7 +68,13 @@ export async function updatePaymentApi(db: Sequelize, { secrets, ...settings }: 
             secrets = (secrets || CAST(:set AS jsonb)) - CAST(:removed AS text[]),
             updated_at = now()
       WHERE id = 1`,
-    { replacements: { settings: JSON.stringify(settings), set: JSON.stringify(set), removed: `{${removed.join(',')}}` } },
+    {
+      replacements: {
+        settings: JSON.stringify(settings),
+        set: JSON.stringify(set),
+        removed: `{${removed.join(',')}}`,
+      },
+    },
   );
   return readPaymentApi(db);
 }

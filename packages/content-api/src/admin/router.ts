@@ -1,7 +1,11 @@
 import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
-import { readServerSettings, updateServerSettings, type ServerSettings } from '../server-config/server-config.ts';
+import {
+  readServerSettings,
+  updateServerSettings,
+  type ServerSettings,
+} from '../server-config/server-config.ts';
 import { readPaymentApi, updatePaymentApi, type PaymentApiChanges } from './payment-api.ts';
 
 /** Runtime configuration and the payment-provider configuration; administrators only. */

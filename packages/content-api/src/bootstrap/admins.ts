@@ -7,7 +7,10 @@ import { postEntry } from '../ledger/ledger.ts';
  * Makes `phone` an administrator, registering the account first when the number never logged
  * in (with the default credits, like any new account). Returns whether anything changed.
  */
-export async function grantAdministrator(db: Sequelize, phone: string): Promise<{ id: string; changed: boolean }> {
+export async function grantAdministrator(
+  db: Sequelize,
+  phone: string,
+): Promise<{ id: string; changed: boolean }> {
   return db.transaction(async (transaction) => {
     const [created] = await db.query<{ id: string }>(
       'INSERT INTO content.users (phone) VALUES (:phone) ON CONFLICT (phone) DO NOTHING RETURNING id',

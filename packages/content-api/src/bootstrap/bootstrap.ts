@@ -13,7 +13,9 @@ export class BootstrapError extends Error {
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function compileFileSchema() {
-  const properties = Object.fromEntries(Object.entries(BOOTSTRAP_SECTIONS).map(([name, section]) => [name, section.schema]));
+  const properties = Object.fromEntries(
+    Object.entries(BOOTSTRAP_SECTIONS).map(([name, section]) => [name, section.schema]),
+  );
   const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
   return ajv.compile({ type: 'object', properties, additionalProperties: false });
 }
@@ -28,7 +30,10 @@ export function parseBootstrap(text: string, file: string): Record<string, unkno
   }
   const validate = compileFileSchema();
   if (!validate(document)) {
-    const problems = (validate.errors ?? []).map((e) => `  ${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) =>
+        `  ${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    );
     throw new BootstrapError(`${file} is not a valid bootstrap file:\n${problems.join('\n')}`);
   }
   return document as Record<string, unknown>;
@@ -45,7 +50,9 @@ export async function applyBootstrapFile(context: BootstrapContext, file: string
     try {
       await section.apply(context, document[name] as never);
     } catch (error) {
-      throw new BootstrapError(`${file}: section ${name} failed: ${(error as Error).message}${detailsOf(error)}`);
+      throw new BootstrapError(
+        `${file}: section ${name} failed: ${(error as Error).message}${detailsOf(error)}`,
+      );
     }
   }
   context.logger.info({ file }, 'bootstrap file applied');
@@ -64,7 +71,9 @@ function detailsOf(error: unknown): string {
 export async function prepareContentService(context: BootstrapContext, config: Config): Promise<void> {
   if (config.MUSE_BOOTSTRAP_FILE) await applyBootstrapFile(context, config.MUSE_BOOTSTRAP_FILE);
   if (config.NODE_ENV === 'development' && (await listProviders(context.db)).length === 0) {
-    await createProvider(context.db, { name: 'development log', type: 'log', priority: 1000 }).catch(() => undefined);
+    await createProvider(context.db, { name: 'development log', type: 'log', priority: 1000 }).catch(
+      () => undefined,
+    );
     context.logger.warn('development: added a "log" code provider; login codes are printed in this log');
   }
 }

@@ -1,7 +1,12 @@
 import { ConflictError, ValidationError, type Logger, type Sequelize } from '@muse/core';
 import { openapiDocument } from '../openapi.ts';
 import { updateServerSettings, type ServerSettings } from '../server-config/server-config.ts';
-import { createProvider, listProviders, updateProvider, type ProviderInput } from '../code-providers/store.ts';
+import {
+  createProvider,
+  listProviders,
+  updateProvider,
+  type ProviderInput,
+} from '../code-providers/store.ts';
 import { MAINLAND_MOBILE } from '../login/phone.ts';
 import { grantAdministrator } from './admins.ts';
 
@@ -38,7 +43,9 @@ const codeProviders: BootstrapSection<ProviderInput[]> = {
     for (const provider of providers) {
       const existing = (await listProviders(db)).find((row) => row.name === provider.name);
       if (existing && existing.type !== provider.type) {
-        throw new Error(`bootstrap: provider "${provider.name}" exists with type ${existing.type}, not ${provider.type}`);
+        throw new Error(
+          `bootstrap: provider "${provider.name}" exists with type ${existing.type}, not ${provider.type}`,
+        );
       }
       const changes = {
         enabled: provider.enabled ?? true,
@@ -82,7 +89,8 @@ function componentSchema(name: string): Record<string, unknown> {
     if (Array.isArray(node)) return node.map(inline);
     if (!node || typeof node !== 'object') return node;
     const ref = (node as { $ref?: string }).$ref;
-    if (ref?.startsWith('#/components/schemas/')) return inline(lookup(ref.slice('#/components/schemas/'.length)));
+    if (ref?.startsWith('#/components/schemas/'))
+      return inline(lookup(ref.slice('#/components/schemas/'.length)));
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]));
   };
   const lookup = (schemaName: string) => {

@@ -7,10 +7,17 @@ import { DeliveryError, postJson, type ProviderKind } from './types.ts';
  * SMS is `SendSms` on dysmsapi; a voice call reading the code is `SingleCallByTts` on dyvmsapi.
  */
 export function aliyunPercentEncode(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
-export function aliyunSignature(params: Record<string, string>, accessKeySecret: string, method = 'POST'): string {
+export function aliyunSignature(
+  params: Record<string, string>,
+  accessKeySecret: string,
+  method = 'POST',
+): string {
   const canonical = Object.keys(params)
     .sort()
     .map((key) => `${aliyunPercentEncode(key)}=${aliyunPercentEncode(params[key]!)}`)
@@ -52,13 +59,19 @@ async function callAliyun(
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   })) as { Code?: string; Message?: string };
-  if (answer.Code !== 'OK') throw new DeliveryError(`Aliyun ${action}: ${answer.Code ?? 'no code'} ${answer.Message ?? ''}`);
+  if (answer.Code !== 'OK')
+    throw new DeliveryError(`Aliyun ${action}: ${answer.Code ?? 'no code'} ${answer.Message ?? ''}`);
 }
 
 const commonConfig = {
   access_key_id: { type: 'string', minLength: 1 },
   region_id: { type: 'string', minLength: 1, default: 'cn-hangzhou' },
-  template_param_name: { type: 'string', minLength: 1, default: 'code', description: 'Template variable holding the code' },
+  template_param_name: {
+    type: 'string',
+    minLength: 1,
+    default: 'code',
+    description: 'Template variable holding the code',
+  },
 };
 const secretsSchema = {
   type: 'object',
@@ -67,7 +80,10 @@ const secretsSchema = {
   additionalProperties: false,
 };
 
-export const aliyunSms: ProviderKind<AliyunCommon & { sign_name: string; template_code: string }, AliyunSecrets> = {
+export const aliyunSms: ProviderKind<
+  AliyunCommon & { sign_name: string; template_code: string },
+  AliyunSecrets
+> = {
   codeTypes: ['sms'],
   configSchema: {
     type: 'object',
@@ -92,7 +108,10 @@ export const aliyunSms: ProviderKind<AliyunCommon & { sign_name: string; templat
   }),
 };
 
-export const aliyunVoice: ProviderKind<AliyunCommon & { tts_code: string; called_show_number?: string }, AliyunSecrets> = {
+export const aliyunVoice: ProviderKind<
+  AliyunCommon & { tts_code: string; called_show_number?: string },
+  AliyunSecrets
+> = {
   codeTypes: ['voice'],
   configSchema: {
     type: 'object',

@@ -16,15 +16,26 @@ export function requireProviders(providers: ProviderRow[], codeType: string): Pr
  * Tries the providers in order until one accepts the code; a failure is logged and the next
  * provider is tried. When all fail the caller gets 502 and may ask again.
  */
-export async function deliverCode(providers: ProviderRow[], message: CodeMessage, logger: Logger): Promise<ProviderRow> {
+export async function deliverCode(
+  providers: ProviderRow[],
+  message: CodeMessage,
+  logger: Logger,
+): Promise<ProviderRow> {
   for (const provider of providers) {
     try {
-      const sender = PROVIDER_KINDS[provider.type].create({ config: provider.config, secrets: provider.secrets, logger });
+      const sender = PROVIDER_KINDS[provider.type].create({
+        config: provider.config,
+        secrets: provider.secrets,
+        logger,
+      });
       await sender.send(message);
       logger.info({ provider: provider.name, phone: maskPhone(message.phone) }, 'verification code sent');
       return provider;
     } catch (error) {
-      logger.warn({ provider: provider.name, err: error }, 'verification-code provider failed; trying the next');
+      logger.warn(
+        { provider: provider.name, err: error },
+        'verification-code provider failed; trying the next',
+      );
     }
   }
   throw new AppError(502, 'code_delivery_failed', 'No provider could deliver the code; try again later');

@@ -17,7 +17,14 @@ export const PROVIDER_KINDS = {
   log: logProvider,
 } as unknown as Record<ProviderType, ProviderKind>;
 
-export const PROVIDER_TYPES = ['aliyun_sms', 'aliyun_voice', 'tencent_sms', 'tencent_voice', 'webhook', 'log'] as const;
+export const PROVIDER_TYPES = [
+  'aliyun_sms',
+  'aliyun_voice',
+  'tencent_sms',
+  'tencent_voice',
+  'webhook',
+  'log',
+] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 export function isProviderType(value: unknown): value is ProviderType {

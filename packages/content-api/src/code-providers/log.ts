@@ -7,7 +7,10 @@ export const logProvider: ProviderKind<Record<string, never>, Record<string, nev
   secretsSchema: { type: 'object', properties: {}, additionalProperties: false },
   create: ({ logger }) => ({
     async send({ phone, code, codeType }) {
-      logger.warn({ phone, code_type: codeType }, `verification code for ${phone}: ${code} (log provider, development only)`);
+      logger.warn(
+        { phone, code_type: codeType },
+        `verification code for ${phone}: ${code} (log provider, development only)`,
+      );
     },
   }),
 };

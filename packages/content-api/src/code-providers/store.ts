@@ -45,22 +45,29 @@ export function toView({ secrets, ...row }: ProviderRow): ProviderView {
 }
 
 export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
-  return db.query<ProviderRow>('SELECT * FROM content.verification_code_providers ORDER BY priority, created_at, id', {
-    type: QueryTypes.SELECT,
-  });
+  return db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers ORDER BY priority, created_at, id',
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
 }
 
 export async function getProvider(db: Sequelize, id: string): Promise<ProviderRow> {
-  const [row] = await db.query<ProviderRow>('SELECT * FROM content.verification_code_providers WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
+  const [row] = await db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers WHERE id = :id',
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
   if (!row) throw new NotFoundError('No such verification-code provider');
   return row;
 }
 
 export async function createProvider(db: Sequelize, input: ProviderInput): Promise<ProviderRow> {
-  if (!isProviderType(input.type)) throw new ValidationError('Unknown provider type', [{ path: 'type', message: 'unknown' }]);
+  if (!isProviderType(input.type))
+    throw new ValidationError('Unknown provider type', [{ path: 'type', message: 'unknown' }]);
   const config = checkProviderSettings(input.type, 'config', input.config ?? {});
   const secrets = checkProviderSettings(input.type, 'secrets', input.secrets ?? {});
   return saveRow(
@@ -78,7 +85,11 @@ export async function createProvider(db: Sequelize, input: ProviderInput): Promi
   );
 }
 
-export async function updateProvider(db: Sequelize, id: string, changes: ProviderChanges): Promise<ProviderRow> {
+export async function updateProvider(
+  db: Sequelize,
+  id: string,
+  changes: ProviderChanges,
+): Promise<ProviderRow> {
   const current = await getProvider(db, id);
   const config = checkProviderSettings(current.type, 'config', { ...current.config, ...changes.config });
   const mergedSecrets: Record<string, unknown> = { ...current.secrets, ...changes.secrets };
@@ -102,9 +113,12 @@ export async function updateProvider(db: Sequelize, id: string, changes: Provide
 }
 
 export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
-  const [rows] = await db.query('DELETE FROM content.verification_code_providers WHERE id = :id RETURNING id', {
-    replacements: { id },
-  });
+  const [rows] = await db.query(
+    'DELETE FROM content.verification_code_providers WHERE id = :id RETURNING id',
+    {
+      replacements: { id },
+    },
+  );
   if ((rows as unknown[]).length === 0) throw new NotFoundError('No such verification-code provider');
 }
 
@@ -114,10 +128,16 @@ export async function enabledProvidersFor(db: Sequelize, codeType: CodeType): Pr
     'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
     { type: QueryTypes.SELECT },
   );
-  return rows.filter((row) => isProviderType(row.type) && PROVIDER_KINDS[row.type].codeTypes.includes(codeType));
+  return rows.filter(
+    (row) => isProviderType(row.type) && PROVIDER_KINDS[row.type].codeTypes.includes(codeType),
+  );
 }
 
-async function saveRow(db: Sequelize, sql: string, replacements: Record<string, unknown>): Promise<ProviderRow> {
+async function saveRow(
+  db: Sequelize,
+  sql: string,
+  replacements: Record<string, unknown>,
+): Promise<ProviderRow> {
   try {
     const [row] = await db.query<ProviderRow>(sql, { replacements, type: QueryTypes.SELECT });
     return row!;

@@ -32,7 +32,9 @@ export function tc3Authorization(input: {
     sha256Hex(input.body),
   ].join('\n');
   const scope = `${date}/${input.service}/tc3_request`;
-  const stringToSign = ['TC3-HMAC-SHA256', String(input.timestamp), scope, sha256Hex(canonicalRequest)].join('\n');
+  const stringToSign = ['TC3-HMAC-SHA256', String(input.timestamp), scope, sha256Hex(canonicalRequest)].join(
+    '\n',
+  );
   const signingKey = hmac(hmac(hmac(`TC3${input.secretKey}`, date), input.service), 'tc3_request');
   const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
   return `TC3-HMAC-SHA256 Credential=${input.secretId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
@@ -63,13 +65,21 @@ async function callTencent(
       'X-TC-Version': call.version,
       'X-TC-Timestamp': String(timestamp),
       'X-TC-Region': config.region,
-      Authorization: tc3Authorization({ secretId: config.secret_id, secretKey, service: call.service, host, timestamp, body }),
+      Authorization: tc3Authorization({
+        secretId: config.secret_id,
+        secretKey,
+        service: call.service,
+        host,
+        timestamp,
+        body,
+      }),
     },
     body,
   })) as { Response?: Record<string, unknown> & { Error?: { Code: string; Message: string } } };
   const response = answer.Response;
   if (!response) throw new DeliveryError(`Tencent ${call.action}: answer without Response`);
-  if (response.Error) throw new DeliveryError(`Tencent ${call.action}: ${response.Error.Code} ${response.Error.Message}`);
+  if (response.Error)
+    throw new DeliveryError(`Tencent ${call.action}: ${response.Error.Code} ${response.Error.Message}`);
   return response;
 }
 
@@ -85,7 +95,10 @@ const secretsSchema = {
   additionalProperties: false,
 };
 
-export const tencentSms: ProviderKind<TencentCommon & { sdk_app_id: string; sign_name: string }, TencentSecrets> = {
+export const tencentSms: ProviderKind<
+  TencentCommon & { sdk_app_id: string; sign_name: string },
+  TencentSecrets
+> = {
   codeTypes: ['sms'],
   configSchema: {
     type: 'object',
@@ -114,12 +127,16 @@ export const tencentSms: ProviderKind<TencentCommon & { sdk_app_id: string; sign
         },
       });
       const status = (response.SendStatusSet as { Code?: string; Message?: string }[] | undefined)?.[0];
-      if (status?.Code !== 'Ok') throw new DeliveryError(`Tencent SendSms: ${status?.Code ?? 'no status'} ${status?.Message ?? ''}`);
+      if (status?.Code !== 'Ok')
+        throw new DeliveryError(`Tencent SendSms: ${status?.Code ?? 'no status'} ${status?.Message ?? ''}`);
     },
   }),
 };
 
-export const tencentVoice: ProviderKind<TencentCommon & { voice_sdk_app_id: string; play_times: number }, TencentSecrets> = {
+export const tencentVoice: ProviderKind<
+  TencentCommon & { voice_sdk_app_id: string; play_times: number },
+  TencentSecrets
+> = {
   codeTypes: ['voice'],
   configSchema: {
     type: 'object',

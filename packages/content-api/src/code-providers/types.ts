@@ -34,10 +34,17 @@ export class DeliveryError extends Error {
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
 /** POSTs and returns the parsed JSON answer; a non-2xx status or unparsable body is a DeliveryError. */
-export async function postJson(url: string, init: { headers: Record<string, string>; body: string }): Promise<unknown> {
+export async function postJson(
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', ...init, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
+    response = await fetch(url, {
+      method: 'POST',
+      ...init,
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+    });
   } catch (error) {
     throw new DeliveryError(`${url} unreachable: ${(error as Error).message}`);
   }

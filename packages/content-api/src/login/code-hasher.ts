@@ -14,7 +14,8 @@ export interface CodeHasher {
  */
 export function createCodeHasher(secret: string): CodeHasher {
   const key = Buffer.from(hkdfSync('sha256', secret, 'muse', 'verification-code', 32));
-  const hash = (phone: string, code: string) => createHmac('sha256', key).update(`${phone}:${code}`).digest('hex');
+  const hash = (phone: string, code: string) =>
+    createHmac('sha256', key).update(`${phone}:${code}`).digest('hex');
   return {
     generate: () => String(randomInt(0, 1_000_000)).padStart(6, '0'),
     hash,

@@ -69,7 +69,12 @@ export async function storeNewCode(
   return { code, codeHash };
 }
 
-async function refuseInsideCooldown(db: Sequelize, transaction: Transaction, phone: string, cooldown: number): Promise<never> {
+async function refuseInsideCooldown(
+  db: Sequelize,
+  transaction: Transaction,
+  phone: string,
+  cooldown: number,
+): Promise<never> {
   const [row] = await db.query<{ wait: number }>(
     `SELECT extract(epoch FROM (sent_at + make_interval(secs => :cooldown) - now()))::float AS wait
        FROM content.verification_codes WHERE phone = :phone`,
@@ -113,14 +118,20 @@ export async function consumeCode(
   if (row.failed_attempts + 1 >= maxAttempts) {
     await deleteCode(db, transaction, phone);
   } else {
-    await db.query('UPDATE content.verification_codes SET failed_attempts = failed_attempts + 1 WHERE phone = :phone', {
-      replacements: { phone },
-      transaction,
-    });
+    await db.query(
+      'UPDATE content.verification_codes SET failed_attempts = failed_attempts + 1 WHERE phone = :phone',
+      {
+        replacements: { phone },
+        transaction,
+      },
+    );
   }
   return 'wrong';
 }
 
 async function deleteCode(db: Sequelize, transaction: Transaction, phone: string): Promise<void> {
-  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone', { replacements: { phone }, transaction });
+  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone', {
+    replacements: { phone },
+    transaction,
+  });
 }

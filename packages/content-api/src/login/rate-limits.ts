@@ -16,7 +16,11 @@ export interface RateLimit {
  * any number of API processes: the upsert is atomic, and the row lock serialises concurrent
  * hits. Beyond `max` in the window it throws 429 with the seconds left until the window ends.
  */
-export async function hitRateLimit(db: Sequelize, limit: RateLimit, transaction?: Transaction): Promise<void> {
+export async function hitRateLimit(
+  db: Sequelize,
+  limit: RateLimit,
+  transaction?: Transaction,
+): Promise<void> {
   const [row] = await db.query<{ count: number; retry_after: number }>(
     `INSERT INTO content.rate_limits AS r (bucket, key, window_start, window_seconds)
      VALUES (:bucket, :key, to_timestamp(floor(extract(epoch FROM now()) / :window) * :window), :window)

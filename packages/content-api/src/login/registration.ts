@@ -36,5 +36,10 @@ export async function loginAccount(
       WHERE phone = :phone RETURNING id, is_active, is_admin`,
     { replacements: { phone: login.phone, source: login.source }, type: QueryTypes.SELECT, transaction },
   );
-  return { id: account!.id, isActive: account!.is_active, isAdmin: account!.is_admin, registered: Boolean(created) };
+  return {
+    id: account!.id,
+    isActive: account!.is_active,
+    isAdmin: account!.is_admin,
+    registered: Boolean(created),
+  };
 }

@@ -26,19 +26,29 @@ export function loginRouter(context: ContentContext): Router {
     const codeType = (req.query.code_type ?? 'sms') as CodeType;
     const providers = requireProviders(await enabledProvidersFor(db, codeType), codeType);
     const settings = await readServerSettings(db);
-    const { code, codeHash } = await storeNewCode(db, hasher, { phone, codeType, ip: clientIp(req.ip) }, settings);
+    const { code, codeHash } = await storeNewCode(
+      db,
+      hasher,
+      { phone, codeType, ip: clientIp(req.ip) },
+      settings,
+    );
     try {
       await deliverCode(providers, { phone, code, codeType }, logger);
     } catch (error) {
       await withdrawCode(db, phone, codeHash);
       throw error;
     }
-    if (Math.random() < 0.01) void pruneRateLimits(db).catch((error: unknown) => logger.warn({ err: error }, 'prune failed'));
+    if (Math.random() < 0.01)
+      void pruneRateLimits(db).catch((error: unknown) => logger.warn({ err: error }, 'prune failed'));
     res.status(204).end();
   });
 
   router.post('/api/v1/auth/token', async (req, res) => {
-    const { phone, verification_code: code, source } = req.body as { phone: string; verification_code: string; source?: string };
+    const {
+      phone,
+      verification_code: code,
+      source,
+    } = req.body as { phone: string; verification_code: string; source?: string };
     const settings = await readServerSettings(db);
     await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
     const outcome = await db.transaction(async (transaction) => {
@@ -53,7 +63,9 @@ export function loginRouter(context: ContentContext): Router {
     });
     if (!outcome.account) {
       throw new BadRequestError(
-        outcome.check === 'wrong' ? 'The verification code is wrong' : 'No valid code for this number; it expired or was used',
+        outcome.check === 'wrong'
+          ? 'The verification code is wrong'
+          : 'No valid code for this number; it expired or was used',
       );
     }
     if (!outcome.account.isActive) throw new ForbiddenError('This account is disabled');
@@ -64,7 +76,12 @@ export function loginRouter(context: ContentContext): Router {
   return router;
 }
 
-async function limitLoginAttempts(db: Sequelize, phone: string, ip: string, settings: ServerSettings): Promise<void> {
+async function limitLoginAttempts(
+  db: Sequelize,
+  phone: string,
+  ip: string,
+  settings: ServerSettings,
+): Promise<void> {
   await hitRateLimit(db, {
     bucket: 'login:phone',
     key: phone,

@@ -25,7 +25,12 @@ export function usersRouter({ db }: ContentContext): Router {
   router.get('/api/v1/users', async (req, res) => {
     const query = parseListQuery(req.query as Record<string, unknown>);
     const user = authorizeListScope(req, 'user', query.scope);
-    const rows = await listRows<UserRow>(db, { from: 'content.users', hasVisibility: false, ownerColumn: 'id' }, query, user);
+    const rows = await listRows<UserRow>(
+      db,
+      { from: 'content.users', hasVisibility: false, ownerColumn: 'id' },
+      query,
+      user,
+    );
     res.json(rows.map(toUserView));
   });
   router.get('/api/v1/users/stats', async (req, res) => {

@@ -36,7 +36,13 @@ export function toUserView(row: UserRow) {
       revoked: row.permissions_revoked,
       effective: row.is_admin
         ? ['*']
-        : [...effectivePermissions({ isAdmin: false, granted: row.permissions_granted, revoked: row.permissions_revoked })].sort(),
+        : [
+            ...effectivePermissions({
+              isAdmin: false,
+              granted: row.permissions_granted,
+              revoked: row.permissions_revoked,
+            }),
+          ].sort(),
     },
     last_login_at: row.last_login_at,
     last_login_source: row.last_login_source,
@@ -46,11 +52,14 @@ export function toUserView(row: UserRow) {
 }
 
 export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
-  const [row] = await db.query<UserRow>(`SELECT * FROM content.users WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    ...(transaction ? { transaction } : {}),
-  });
+  const [row] = await db.query<UserRow>(
+    `SELECT * FROM content.users WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      ...(transaction ? { transaction } : {}),
+    },
+  );
   if (!row) throw new NotFoundError('No such user');
   return row;
 }
@@ -118,7 +127,11 @@ export interface PermissionChanges {
 }
 
 /** Grants or revokes administrator rights and individual permission triples. */
-export async function changePermissions(db: Sequelize, id: string, changes: PermissionChanges): Promise<UserRow> {
+export async function changePermissions(
+  db: Sequelize,
+  id: string,
+  changes: PermissionChanges,
+): Promise<UserRow> {
   const named = [...(changes.grant ?? []), ...(changes.revoke ?? []), ...(changes.reset ?? [])];
   const unknown = named.filter((triple) => !isPermissionTriple(triple));
   if (unknown.length) {
@@ -131,9 +144,13 @@ export async function changePermissions(db: Sequelize, id: string, changes: Perm
     const user = await findUser(db, id, transaction);
     const granted = new Set(user.permissions_granted);
     const revoked = new Set(user.permissions_revoked);
-    for (const triple of changes.reset ?? []) [granted, revoked].forEach((set) => set.delete(triple));
-    for (const triple of changes.grant ?? []) (granted.add(triple), revoked.delete(triple));
-    for (const triple of changes.revoke ?? []) (revoked.add(triple), granted.delete(triple));
+    const move = (triple: string, into: Set<string> | null, outOf: Set<string>[]) => {
+      outOf.forEach((set) => set.delete(triple));
+      into?.add(triple);
+    };
+    for (const triple of changes.reset ?? []) move(triple, null, [granted, revoked]);
+    for (const triple of changes.grant ?? []) move(triple, granted, [revoked]);
+    for (const triple of changes.revoke ?? []) move(triple, revoked, [granted]);
     await db.query(
       `UPDATE content.users SET is_admin = :isAdmin, permissions_granted = CAST(:granted AS text[]),
               permissions_revoked = CAST(:revoked AS text[]), updated_at = now() WHERE id = :id`,
@@ -157,7 +174,9 @@ function toPgArray(values: string[]): string {
 }
 
 export async function deleteUser(db: Sequelize, id: string): Promise<void> {
-  const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', { replacements: { id } });
+  const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
+    replacements: { id },
+  });
   if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
 }
 

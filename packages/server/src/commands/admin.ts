@@ -14,7 +14,11 @@ export async function runAdminGrant(config: Config, phone: string): Promise<void
   const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger);
   try {
     const { id, changed } = await grantAdministrator(db, phone);
-    console.log(changed ? `${phone} (user ${id}) is now an administrator` : `${phone} (user ${id}) was already an administrator`);
+    console.log(
+      changed
+        ? `${phone} (user ${id}) is now an administrator`
+        : `${phone} (user ${id}) was already an administrator`,
+    );
   } finally {
     await db.close();
   }
