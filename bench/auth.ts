@@ -153,7 +153,7 @@ const unauthorized = await run('GET  /api/v1/users/me with a bad token (401)', {
 });
 
 console.log(
-  `\ncodes sent: ${codeRun.requests.total}, logins: ${loginRun.requests.total - loginRun.non2xx} (of ${loginRun.requests.total})`,
+  `\ncodes sent: ${codes.size}, logins: ${loginRun.requests.total - loginRun.non2xx} (of ${loginRun.requests.total})`,
 );
 console.log(`logins/s: ${(loginRun.requests.total / (loginRun.duration || 1)).toFixed(0)}`);
 console.log(
