@@ -7,6 +7,10 @@ import { errorHandler } from './http/errors.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices, type ContentServices } from './services.ts';
 import { resourcesRouter } from './resources/index.ts';
+import { loginRouter } from './login/router.ts';
+import { codeProvidersRouter } from './code-providers/router.ts';
+import { usersRouter } from './users/router.ts';
+import { adminRouter } from './admin/router.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps extends Partial<ContentServices> {
@@ -45,6 +49,7 @@ export function createContentApp(deps: ContentDeps): Express {
   );
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
+  app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
   app.use(resourcesRouter(context));
 
   app.use(errorHandler(deps.logger));

@@ -34,3 +34,11 @@ export {
   type FieldDeclaration,
   type ResourceHooks,
 } from './resources/index.ts';
+export {
+  prepareContentService,
+  applyBootstrapFile,
+  parseBootstrap,
+  BootstrapError,
+} from './bootstrap/bootstrap.ts';
+export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from './bootstrap/sections.ts';
+export { grantAdministrator } from './bootstrap/admins.ts';

@@ -27,6 +27,8 @@ export interface Config {
   MUSE_JWT_TTL_SECONDS: number;
   /** Where uploaded and generated file contents are kept (local-disk storage). Default: MUSE_DATA_DIR/files. */
   MUSE_STORAGE_DIR?: string;
+  /** YAML file applied idempotently when the content API starts: administrators, code providers, server-config values. */
+  MUSE_BOOTSTRAP_FILE?: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -51,6 +53,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
     MUSE_STORAGE_DIR: { type: 'string', minLength: 1, nullable: true },
+    MUSE_BOOTSTRAP_FILE: { type: 'string', minLength: 1, nullable: true },
   },
   required: [],
   additionalProperties: false,

@@ -5,6 +5,7 @@ import { runApi } from './commands/api.ts';
 import { runWorker } from './commands/worker.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runDev } from './commands/dev.ts';
+import { runAdminGrant } from './commands/admin.ts';
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
 function withConfig(run: (config: Config) => Promise<void>) {
@@ -40,5 +41,12 @@ program
   .command('dev')
   .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
   .action(withConfig(runDev));
+
+const admin = program.command('admin').description('administer accounts from the shell');
+admin
+  .command('grant')
+  .description('make the account of a phone number an administrator (registering it if needed)')
+  .requiredOption('--phone <number>', '11-digit mainland mobile number')
+  .action((options: { phone: string }) => withConfig((config) => runAdminGrant(config, options.phone))());
 
 await program.parseAsync();

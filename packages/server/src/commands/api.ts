@@ -1,11 +1,15 @@
 import { listen, onShutdownSignal, type Config } from '@muse/core';
-import { createContentApp } from '@muse/content-api';
+import { createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
-import { createRuntime } from '../runtime.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
 
 const services = {
-  'content-api': { create: createContentApp, port: (config: Config) => config.MUSE_CONTENT_PORT },
-  'chat-api': { create: createChatApp, port: (config: Config) => config.MUSE_CHAT_PORT },
+  'content-api': {
+    create: createContentApp,
+    port: (config: Config) => config.MUSE_CONTENT_PORT,
+    prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
+  },
+  'chat-api': { create: createChatApp, port: (config: Config) => config.MUSE_CHAT_PORT, prepare: async () => {} },
 } as const;
 
 export type ApiName = keyof typeof services;
@@ -14,6 +18,11 @@ export type ApiName = keyof typeof services;
 export async function runApi(name: ApiName, config: Config): Promise<void> {
   const runtime = createRuntime(config, name);
   const service = services[name];
+  // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
+  await service.prepare(runtime).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   const app = service.create(runtime);
   const server = await listen(app, {
     host: config.MUSE_HOST,

@@ -1,0 +1,170 @@
+/**
+ * Login and authentication throughput of the content API, on a real (embedded) Postgres:
+ *   node bench/auth.ts [seconds per phase, default 5]
+ * Prints codes sent/s, logins/s (first login: registration + ledger grant + token), and the
+ * cost of token verification + user lookup per request (`GET /users/me` vs `GET /healthz`).
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import {
+  EventBus,
+  createDatabase,
+  createLogger,
+  freePort,
+  listen,
+  loadConfig,
+  migrate,
+  startEmbeddedPostgres,
+} from '@muse/core';
+import { contentMigrations, createContentApp, createTokenSigner } from '@muse/content-api';
+import { chatMigrations } from '@muse/chat-api';
+import { createTemporalClient } from '@muse/temporal';
+
+const seconds = Number(process.argv[2] ?? 5);
+const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
+const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-auth-'));
+const postgres = await startEmbeddedPostgres({
+  dataDir: path.join(workDir, 'pg'),
+  port: await freePort(),
+  logger,
+  persistent: false,
+});
+const db = createDatabase(postgres.databaseUrl, logger, { poolMax: 20 });
+await migrate(db, [contentMigrations, chatMigrations]);
+const config = loadConfig({
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: postgres.databaseUrl,
+  MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+  MUSE_DATA_DIR: workDir,
+});
+const temporal = createTemporalClient('127.0.0.1:1', 'default');
+const events = new EventBus(postgres.databaseUrl, logger);
+const server = await listen(createContentApp({ config, logger, db, temporal, events }), {
+  host: '127.0.0.1',
+  port: 0,
+  logger,
+  shutdownTimeoutMs: 1000,
+});
+
+// Codes arrive at an in-process webhook receiver; limits are raised so the bench measures work, not refusals.
+const codes = new Map<string, string>();
+const receiver = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+  req.on('end', () => {
+    const { phone, code } = JSON.parse(body) as { phone: string; code: string };
+    codes.set(phone, code);
+    res.end('{}');
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+const signingSecret = randomBytes(16).toString('hex');
+await db.query(
+  `INSERT INTO content.verification_code_providers (name, type, config, secrets) VALUES ('bench', 'webhook', CAST(:config AS jsonb), CAST(:secrets AS jsonb));
+   UPDATE content.server_config SET settings = CAST(:settings AS jsonb)`,
+  {
+    replacements: {
+      config: JSON.stringify({ url: receiverUrl }),
+      secrets: JSON.stringify({ signing_secret: signingSecret }),
+      settings: JSON.stringify({
+        code_cooldown_seconds: 0,
+        codes_per_phone_per_day: 1e5,
+        codes_per_ip_per_day: 1e7,
+        login_attempts_per_phone_per_hour: 1e5,
+        login_attempts_per_ip_per_hour: 1e7,
+      }),
+    },
+  },
+);
+
+const phones: string[] = [];
+let next = 0;
+const newPhone = () =>
+  `139${String(phones.push(`139${String(phones.length).padStart(8, '0')}`) - 1).padStart(8, '0')}`;
+
+function run(title: string, options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: 20, duration: seconds, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  }).then((result) => {
+    const r = result as autocannon.Result;
+    const bad = r.non2xx + r.errors;
+    console.log(
+      `${title.padEnd(44)} ${r.requests.average.toFixed(0).padStart(7)} req/s   latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms` +
+        (bad ? `   (${bad} non-2xx/errors)` : ''),
+    );
+    return r;
+  });
+}
+
+console.log(
+  `\nContent API auth bench (${seconds}s per phase, 20 connections, embedded Postgres, Node ${process.version})\n`,
+);
+await run('GET  /auth/verification-code (webhook)', {
+  url: `${server.url}/api/v1/auth/verification-code`,
+  requests: [
+    {
+      setupRequest: (req) => ({ ...req, path: `/api/v1/auth/verification-code?phone_number=${newPhone()}` }),
+    },
+  ],
+});
+await new Promise((resolve) => setTimeout(resolve, 500));
+const loginRun = await run('POST /auth/token (first login: registers)', {
+  amount: codes.size,
+  url: `${server.url}/api/v1/auth/token`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  requests: [
+    {
+      setupRequest: (req) => {
+        const phone = phones[next++ % phones.length]!;
+        return {
+          ...req,
+          body: JSON.stringify({ phone, verification_code: codes.get(phone), source: 'bench' }),
+        };
+      },
+    },
+  ],
+});
+const [user] = await db.query<{ id: string }>('SELECT id FROM content.users LIMIT 1', {
+  type: 'SELECT' as never,
+});
+const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({
+  id: user!.id,
+  isActive: true,
+  isAdmin: false,
+});
+const health = await run('GET  /healthz (no auth)', { url: `${server.url}/healthz` });
+const me = await run('GET  /api/v1/users/me (JWT verify + user lookup)', {
+  url: `${server.url}/api/v1/users/me`,
+  headers: { authorization: `Bearer ${token}` },
+});
+const unauthorized = await run('GET  /api/v1/users/me with a bad token (401)', {
+  url: `${server.url}/api/v1/users/me`,
+  headers: { authorization: `Bearer ${token}x` },
+});
+
+console.log(
+  `\ncodes sent: ${codes.size}, logins: ${loginRun.requests.total - loginRun.non2xx} (of ${loginRun.requests.total})`,
+);
+console.log(`logins/s: ${(loginRun.requests.total / (loginRun.duration || 1)).toFixed(0)}`);
+console.log(
+  `token verification + user lookup (users/me vs healthz): ${me.requests.average.toFixed(0)} vs ${health.requests.average.toFixed(0)} req/s, ` +
+    `p50 +${me.latency.p50 - health.latency.p50} ms; a refused token costs ${unauthorized.latency.p50} ms p50`,
+);
+
+receiver.close();
+await server.close();
+await events.close();
+await temporal.connection.close().catch(() => {});
+await db.close();
+await postgres.stop();
+await rm(workDir, { recursive: true, force: true });

@@ -1,0 +1,80 @@
+import { QueryTypes } from 'sequelize';
+import type { Sequelize } from '@muse/core';
+
+/**
+ * The payment provider's API configuration: one record of plain settings plus write-only
+ * secrets (keys, webhook secrets). Readers see which secrets are set, never their values.
+ */
+export interface PaymentSettings {
+  provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+  enabled?: boolean;
+  app_id?: string;
+  merchant_id?: string;
+  api_base_url?: string;
+  notify_url?: string;
+  return_url?: string;
+  currency?: string;
+  platform_public_key?: string;
+}
+
+export type PaymentApiView = PaymentSettings &
+  Required<Pick<PaymentSettings, 'provider' | 'enabled'>> & { secrets_set: string[]; updated_at: Date };
+
+export interface PaymentApiChanges extends PaymentSettings {
+  /** Merged into the stored secrets; `null` removes one. */
+  secrets?: Record<string, string | null>;
+}
+
+const DEFAULTS = { provider: 'none', enabled: false } as const;
+
+export async function readPaymentApi(db: Sequelize): Promise<PaymentApiView> {
+  const [row] = await db.query<{
+    settings: PaymentSettings;
+    secrets: Record<string, string>;
+    updated_at: Date;
+  }>('SELECT settings, secrets, updated_at FROM content.payment_api WHERE id = 1', {
+    type: QueryTypes.SELECT,
+  });
+  return {
+    ...DEFAULTS,
+    ...row!.settings,
+    secrets_set: Object.keys(row!.secrets).sort(),
+    updated_at: row!.updated_at,
+  };
+}
+
+/** Reads the secrets for the payment code that needs them (never for an API answer). */
+export async function readPaymentSecrets(db: Sequelize): Promise<Record<string, string>> {
+  const [row] = await db.query<{ secrets: Record<string, string> }>(
+    'SELECT secrets FROM content.payment_api WHERE id = 1',
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
+  return row!.secrets;
+}
+
+export async function updatePaymentApi(
+  db: Sequelize,
+  { secrets, ...settings }: PaymentApiChanges,
+): Promise<PaymentApiView> {
+  const set = Object.fromEntries(Object.entries(secrets ?? {}).filter(([, value]) => value !== null));
+  const removed = Object.entries(secrets ?? {})
+    .filter(([, value]) => value === null)
+    .map(([key]) => key);
+  await db.query(
+    `UPDATE content.payment_api
+        SET settings = settings || CAST(:settings AS jsonb),
+            secrets = (secrets || CAST(:set AS jsonb)) - CAST(:removed AS text[]),
+            updated_at = now()
+      WHERE id = 1`,
+    {
+      replacements: {
+        settings: JSON.stringify(settings),
+        set: JSON.stringify(set),
+        removed: `{${removed.join(',')}}`,
+      },
+    },
+  );
+  return readPaymentApi(db);
+}

@@ -1,0 +1,56 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ValidationError } from '@muse/core';
+import { aliyunSms, aliyunVoice } from './aliyun.ts';
+import { tencentSms, tencentVoice } from './tencent.ts';
+import { webhook } from './webhook.ts';
+import { logProvider } from './log.ts';
+import type { ProviderKind } from './types.ts';
+
+/** Every provider type an administrator can configure, by its `type` name. */
+export const PROVIDER_KINDS = {
+  aliyun_sms: aliyunSms,
+  aliyun_voice: aliyunVoice,
+  tencent_sms: tencentSms,
+  tencent_voice: tencentVoice,
+  webhook,
+  log: logProvider,
+} as unknown as Record<ProviderType, ProviderKind>;
+
+export const PROVIDER_TYPES = [
+  'aliyun_sms',
+  'aliyun_voice',
+  'tencent_sms',
+  'tencent_voice',
+  'webhook',
+  'log',
+] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export function isProviderType(value: unknown): value is ProviderType {
+  return PROVIDER_TYPES.includes(value as ProviderType);
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ useDefaults: true, allErrors: true }));
+const validators = new Map<object, ValidateFunction>();
+
+/** Validates (and fills defaults into) a provider's config or secrets; 422 naming each bad field. */
+export function checkProviderSettings(
+  type: ProviderType,
+  part: 'config' | 'secrets',
+  value: Record<string, unknown>,
+): Record<string, unknown> {
+  const schema = PROVIDER_KINDS[type][part === 'config' ? 'configSchema' : 'secretsSchema'];
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+  const copy = structuredClone(value);
+  if (!validate(copy)) {
+    const details = (validate.errors ?? []).map((error) => ({
+      path: `${part}${error.instancePath.replaceAll('/', '.')}`,
+      message: error.message ?? 'is not valid',
+    }));
+    throw new ValidationError(`The ${part} is not valid for a ${type} provider`, details);
+  }
+  return copy;
+}

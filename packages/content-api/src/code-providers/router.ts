@@ -1,0 +1,43 @@
+import express, { type Router } from 'express';
+import type { ContentContext } from '../app.ts';
+import { requireAdmin } from '../auth/authenticate.ts';
+import {
+  createProvider,
+  deleteProvider,
+  getProvider,
+  listProviders,
+  toView,
+  updateProvider,
+  type ProviderChanges,
+  type ProviderInput,
+} from './store.ts';
+
+/** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */
+export function codeProvidersRouter({ db }: ContentContext): Router {
+  const router = express.Router();
+  const base = '/api/v1/verification-code-providers';
+
+  router.get(base, async (req, res) => {
+    requireAdmin(req);
+    res.json((await listProviders(db)).map(toView));
+  });
+  router.post(base, async (req, res) => {
+    requireAdmin(req);
+    const row = await createProvider(db, req.body as ProviderInput);
+    res.status(201).location(`${base}/${row.id}`).json(toView(row));
+  });
+  router.get(`${base}/:id`, async (req, res) => {
+    requireAdmin(req);
+    res.json(toView(await getProvider(db, req.params.id)));
+  });
+  router.patch(`${base}/:id`, async (req, res) => {
+    requireAdmin(req);
+    res.json(toView(await updateProvider(db, req.params.id, req.body as ProviderChanges)));
+  });
+  router.delete(`${base}/:id`, async (req, res) => {
+    requireAdmin(req);
+    await deleteProvider(db, req.params.id);
+    res.status(204).end();
+  });
+  return router;
+}

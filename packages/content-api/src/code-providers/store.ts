@@ -1,0 +1,150 @@
+import { QueryTypes } from 'sequelize';
+import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
+import type { CodeType } from '../login/codes.ts';
+
+export interface ProviderRow {
+  id: string;
+  name: string;
+  type: ProviderType;
+  enabled: boolean;
+  priority: number;
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What the API shows: everything but the secrets, of which only the names that are set. */
+export interface ProviderView extends Omit<ProviderRow, 'secrets'> {
+  code_types: readonly CodeType[];
+  secrets_set: string[];
+}
+
+export interface ProviderInput {
+  name: string;
+  type: string;
+  enabled?: boolean;
+  priority?: number;
+  config?: Record<string, unknown>;
+  secrets?: Record<string, string>;
+}
+
+export interface ProviderChanges {
+  name?: string;
+  enabled?: boolean;
+  priority?: number;
+  /** Merged into the stored config. */
+  config?: Record<string, unknown>;
+  /** Merged into the stored secrets; `null` removes one. */
+  secrets?: Record<string, string | null>;
+}
+
+export function toView({ secrets, ...row }: ProviderRow): ProviderView {
+  return { ...row, code_types: PROVIDER_KINDS[row.type].codeTypes, secrets_set: Object.keys(secrets).sort() };
+}
+
+export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
+  return db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers ORDER BY priority, created_at, id',
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
+}
+
+export async function getProvider(db: Sequelize, id: string): Promise<ProviderRow> {
+  const [row] = await db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers WHERE id = :id',
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
+  if (!row) throw new NotFoundError('No such verification-code provider');
+  return row;
+}
+
+export async function createProvider(db: Sequelize, input: ProviderInput): Promise<ProviderRow> {
+  if (!isProviderType(input.type))
+    throw new ValidationError('Unknown provider type', [{ path: 'type', message: 'unknown' }]);
+  const config = checkProviderSettings(input.type, 'config', input.config ?? {});
+  const secrets = checkProviderSettings(input.type, 'secrets', input.secrets ?? {});
+  return saveRow(
+    db,
+    `INSERT INTO content.verification_code_providers (name, type, enabled, priority, config, secrets)
+     VALUES (:name, :type, :enabled, :priority, CAST(:config AS jsonb), CAST(:secrets AS jsonb)) RETURNING *`,
+    {
+      name: input.name,
+      type: input.type,
+      enabled: input.enabled ?? true,
+      priority: input.priority ?? 100,
+      config: JSON.stringify(config),
+      secrets: JSON.stringify(secrets),
+    },
+  );
+}
+
+export async function updateProvider(
+  db: Sequelize,
+  id: string,
+  changes: ProviderChanges,
+): Promise<ProviderRow> {
+  const current = await getProvider(db, id);
+  const config = checkProviderSettings(current.type, 'config', { ...current.config, ...changes.config });
+  const mergedSecrets: Record<string, unknown> = { ...current.secrets, ...changes.secrets };
+  for (const [key, value] of Object.entries(mergedSecrets)) if (value === null) delete mergedSecrets[key];
+  const secrets = checkProviderSettings(current.type, 'secrets', mergedSecrets);
+  return saveRow(
+    db,
+    `UPDATE content.verification_code_providers
+        SET name = :name, enabled = :enabled, priority = :priority, config = CAST(:config AS jsonb),
+            secrets = CAST(:secrets AS jsonb), updated_at = now()
+      WHERE id = :id RETURNING *`,
+    {
+      id,
+      name: changes.name ?? current.name,
+      enabled: changes.enabled ?? current.enabled,
+      priority: changes.priority ?? current.priority,
+      config: JSON.stringify(config),
+      secrets: JSON.stringify(secrets),
+    },
+  );
+}
+
+export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
+  const [rows] = await db.query(
+    'DELETE FROM content.verification_code_providers WHERE id = :id RETURNING id',
+    {
+      replacements: { id },
+    },
+  );
+  if ((rows as unknown[]).length === 0) throw new NotFoundError('No such verification-code provider');
+}
+
+/** The enabled providers able to deliver `codeType`, in the order they are tried. */
+export async function enabledProvidersFor(db: Sequelize, codeType: CodeType): Promise<ProviderRow[]> {
+  const rows = await db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
+    { type: QueryTypes.SELECT },
+  );
+  return rows.filter(
+    (row) => isProviderType(row.type) && PROVIDER_KINDS[row.type].codeTypes.includes(codeType),
+  );
+}
+
+async function saveRow(
+  db: Sequelize,
+  sql: string,
+  replacements: Record<string, unknown>,
+): Promise<ProviderRow> {
+  try {
+    const [row] = await db.query<ProviderRow>(sql, { replacements, type: QueryTypes.SELECT });
+    return row!;
+  } catch (error) {
+    if ((error as { parent?: { code?: string } }).parent?.code === '23505') {
+      throw new ConflictError(`A provider named "${String(replacements.name)}" already exists`);
+    }
+    throw error;
+  }
+}

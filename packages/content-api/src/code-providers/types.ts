@@ -1,0 +1,58 @@
+import type { Logger } from '@muse/core';
+import type { CodeType } from '../login/codes.ts';
+
+export interface CodeMessage {
+  /** 11-digit mainland number, without country code. */
+  phone: string;
+  code: string;
+  codeType: CodeType;
+}
+
+/** One way of delivering a code; throws when the provider did not accept it. */
+export interface CodeSender {
+  send(message: CodeMessage): Promise<void>;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A kind of provider: what it can deliver, its configuration, its write-only secrets, its adapter. */
+export interface ProviderKind<C = Record<string, unknown>, S = Record<string, unknown>> {
+  codeTypes: readonly CodeType[];
+  /** JSON Schema of the non-secret settings (defaults filled in by ajv). */
+  configSchema: JsonSchema;
+  /** JSON Schema of the secrets; they are stored but never returned. */
+  secretsSchema: JsonSchema;
+  create(settings: { config: C; secrets: S; logger: Logger }): CodeSender;
+}
+
+/** A provider refused or failed a delivery; the dispatcher then tries the next one. */
+export class DeliveryError extends Error {
+  override name = 'DeliveryError';
+}
+
+/** Every adapter waits this long for a provider before trying the next. */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+/** POSTs and returns the parsed JSON answer; a non-2xx status or unparsable body is a DeliveryError. */
+export async function postJson(
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      ...init,
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new DeliveryError(`${url} unreachable: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) throw new DeliveryError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch {
+    throw new DeliveryError(`${url} answered a body that is not JSON`);
+  }
+}

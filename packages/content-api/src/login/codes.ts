@@ -1,0 +1,137 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { RateLimitedError, type Sequelize } from '@muse/core';
+import type { ServerSettings } from '../server-config/server-config.ts';
+import { hitRateLimit } from './rate-limits.ts';
+import type { CodeHasher } from './code-hasher.ts';
+
+export type CodeType = 'sms' | 'voice';
+
+const DAY = 24 * 3600;
+
+/**
+ * Stores a new code for `phone`, replacing the previous one, unless the number is inside its
+ * cool-down (429 with Retry-After) or the number or client IP used up its daily codes (429).
+ * All in one transaction: a refused request leaves the previous code and the counters as they were.
+ */
+export async function storeNewCode(
+  db: Sequelize,
+  hasher: CodeHasher,
+  request: { phone: string; codeType: CodeType; ip: string },
+  settings: ServerSettings,
+): Promise<{ code: string; codeHash: string }> {
+  const code = hasher.generate();
+  const codeHash = hasher.hash(request.phone, code);
+  await db.transaction(async (transaction) => {
+    const [stored] = await db.query<{ phone: string }>(
+      `INSERT INTO content.verification_codes AS c (phone, code_hash, code_type, sent_at, expires_at)
+       VALUES (:phone, :codeHash, :codeType, now(), now() + make_interval(secs => :ttl))
+       ON CONFLICT (phone) DO UPDATE
+         SET code_hash = EXCLUDED.code_hash, code_type = EXCLUDED.code_type, sent_at = now(),
+             expires_at = EXCLUDED.expires_at, failed_attempts = 0
+         WHERE c.sent_at <= now() - make_interval(secs => :cooldown)
+       RETURNING phone`,
+      {
+        replacements: {
+          phone: request.phone,
+          codeHash,
+          codeType: request.codeType,
+          ttl: settings.code_ttl_seconds,
+          cooldown: settings.code_cooldown_seconds,
+        },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    if (!stored) await refuseInsideCooldown(db, transaction, request.phone, settings.code_cooldown_seconds);
+    await hitRateLimit(
+      db,
+      {
+        bucket: 'code:phone',
+        key: request.phone,
+        windowSeconds: DAY,
+        max: settings.codes_per_phone_per_day,
+        describe: 'This number requested too many codes today',
+      },
+      transaction,
+    );
+    await hitRateLimit(
+      db,
+      {
+        bucket: 'code:ip',
+        key: request.ip,
+        windowSeconds: DAY,
+        max: settings.codes_per_ip_per_day,
+        describe: 'Too many codes were requested from this address today',
+      },
+      transaction,
+    );
+  });
+  return { code, codeHash };
+}
+
+async function refuseInsideCooldown(
+  db: Sequelize,
+  transaction: Transaction,
+  phone: string,
+  cooldown: number,
+): Promise<never> {
+  const [row] = await db.query<{ wait: number }>(
+    `SELECT extract(epoch FROM (sent_at + make_interval(secs => :cooldown) - now()))::float AS wait
+       FROM content.verification_codes WHERE phone = :phone`,
+    { replacements: { phone, cooldown }, type: QueryTypes.SELECT, transaction },
+  );
+  throw new RateLimitedError('A code was sent to this number moments ago', row?.wait ?? cooldown);
+}
+
+/** Withdraws a code that could not be delivered, so the cool-down does not block a retry. */
+export async function withdrawCode(db: Sequelize, phone: string, codeHash: string): Promise<void> {
+  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone AND code_hash = :codeHash', {
+    replacements: { phone, codeHash },
+  });
+}
+
+export type CodeCheck = 'accepted' | 'wrong' | 'missing_or_expired';
+
+/**
+ * Checks a typed code inside `transaction` (the row stays locked until it ends, so two
+ * concurrent logins cannot both use one code). A right code is consumed; a wrong one counts
+ * an attempt, and the code is invalidated after `maxAttempts` wrong tries.
+ */
+export async function consumeCode(
+  db: Sequelize,
+  transaction: Transaction,
+  hasher: CodeHasher,
+  phone: string,
+  code: string,
+  maxAttempts: number,
+): Promise<CodeCheck> {
+  const [row] = await db.query<{ code_hash: string; failed_attempts: number; live: boolean }>(
+    `SELECT code_hash, failed_attempts, expires_at > now() AS live
+       FROM content.verification_codes WHERE phone = :phone FOR UPDATE`,
+    { replacements: { phone }, type: QueryTypes.SELECT, transaction },
+  );
+  if (!row || !row.live) return 'missing_or_expired';
+  if (hasher.matches(phone, code, row.code_hash)) {
+    await deleteCode(db, transaction, phone);
+    return 'accepted';
+  }
+  if (row.failed_attempts + 1 >= maxAttempts) {
+    await deleteCode(db, transaction, phone);
+  } else {
+    await db.query(
+      'UPDATE content.verification_codes SET failed_attempts = failed_attempts + 1 WHERE phone = :phone',
+      {
+        replacements: { phone },
+        transaction,
+      },
+    );
+  }
+  return 'wrong';
+}
+
+async function deleteCode(db: Sequelize, transaction: Transaction, phone: string): Promise<void> {
+  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone', {
+    replacements: { phone },
+    transaction,
+  });
+}

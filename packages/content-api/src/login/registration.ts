@@ -1,0 +1,45 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import type { Sequelize } from '@muse/core';
+import { postEntry } from '../ledger/ledger.ts';
+
+export interface LoggedInAccount {
+  id: string;
+  isActive: boolean;
+  isAdmin: boolean;
+  registered: boolean;
+}
+
+/**
+ * Finds the account of `phone`, registering it on first login with the default credit quota,
+ * granted through the ledger in the same transaction, and records the login's source and time.
+ */
+export async function loginAccount(
+  db: Sequelize,
+  transaction: Transaction,
+  login: { phone: string; source: string | null; creditQuota: number },
+): Promise<LoggedInAccount> {
+  const [created] = await db.query<{ id: string }>(
+    `INSERT INTO content.users (phone) VALUES (:phone) ON CONFLICT (phone) DO NOTHING RETURNING id`,
+    { replacements: { phone: login.phone }, type: QueryTypes.SELECT, transaction },
+  );
+  if (created && login.creditQuota > 0) {
+    await postEntry(db, transaction, {
+      userId: created.id,
+      amount: login.creditQuota,
+      kind: 'grant',
+      reference: `signup:${created.id}`,
+      description: 'Credits for a new account',
+    });
+  }
+  const [account] = await db.query<{ id: string; is_active: boolean; is_admin: boolean }>(
+    `UPDATE content.users SET last_login_at = now(), last_login_source = :source
+      WHERE phone = :phone RETURNING id, is_active, is_admin`,
+    { replacements: { phone: login.phone, source: login.source }, type: QueryTypes.SELECT, transaction },
+  );
+  return {
+    id: account!.id,
+    isActive: account!.is_active,
+    isAdmin: account!.is_admin,
+    registered: Boolean(created),
+  };
+}

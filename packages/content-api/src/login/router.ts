@@ -1,0 +1,104 @@
+import express, { type Router } from 'express';
+import { BadRequestError, ForbiddenError, type Sequelize } from '@muse/core';
+import type { ContentContext } from '../app.ts';
+import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
+import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
+import { enabledProvidersFor } from '../code-providers/store.ts';
+import { createCodeHasher } from './code-hasher.ts';
+import { consumeCode, storeNewCode, withdrawCode, type CodeType } from './codes.ts';
+import { hitRateLimit, pruneRateLimits } from './rate-limits.ts';
+import { loginAccount } from './registration.ts';
+
+const HOUR = 3600;
+
+/**
+ * Phone login: `GET /auth/verification-code` sends a one-time code, `POST /auth/token`
+ * exchanges it for a bearer token, registering the number on first login. Shapes are checked
+ * by the OpenAPI validator (422) before these handlers run.
+ */
+export function loginRouter(context: ContentContext): Router {
+  const router = express.Router();
+  const hasher = createCodeHasher(context.config.MUSE_JWT_SECRET ?? '');
+  const { db, logger } = context;
+
+  router.get('/api/v1/auth/verification-code', async (req, res) => {
+    const phone = String(req.query.phone_number);
+    const codeType = (req.query.code_type ?? 'sms') as CodeType;
+    const providers = requireProviders(await enabledProvidersFor(db, codeType), codeType);
+    const settings = await readServerSettings(db);
+    const { code, codeHash } = await storeNewCode(
+      db,
+      hasher,
+      { phone, codeType, ip: clientIp(req.ip) },
+      settings,
+    );
+    try {
+      await deliverCode(providers, { phone, code, codeType }, logger);
+    } catch (error) {
+      await withdrawCode(db, phone, codeHash);
+      throw error;
+    }
+    if (Math.random() < 0.01)
+      void pruneRateLimits(db).catch((error: unknown) => logger.warn({ err: error }, 'prune failed'));
+    res.status(204).end();
+  });
+
+  router.post('/api/v1/auth/token', async (req, res) => {
+    const {
+      phone,
+      verification_code: code,
+      source,
+    } = req.body as { phone: string; verification_code: string; source?: string };
+    const settings = await readServerSettings(db);
+    await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
+    const outcome = await db.transaction(async (transaction) => {
+      const check = await consumeCode(db, transaction, hasher, phone, code, settings.code_max_attempts);
+      if (check !== 'accepted') return { check } as const;
+      const account = await loginAccount(db, transaction, {
+        phone,
+        source: source ?? null,
+        creditQuota: settings.default_credit_quota,
+      });
+      return { check, account } as const;
+    });
+    if (!outcome.account) {
+      throw new BadRequestError(
+        outcome.check === 'wrong'
+          ? 'The verification code is wrong'
+          : 'No valid code for this number; it expired or was used',
+      );
+    }
+    if (!outcome.account.isActive) throw new ForbiddenError('This account is disabled');
+    if (outcome.account.registered) logger.info({ userId: outcome.account.id, source }, 'account registered');
+    res.json({ token: await context.tokens.sign(outcome.account) });
+  });
+
+  return router;
+}
+
+async function limitLoginAttempts(
+  db: Sequelize,
+  phone: string,
+  ip: string,
+  settings: ServerSettings,
+): Promise<void> {
+  await hitRateLimit(db, {
+    bucket: 'login:phone',
+    key: phone,
+    windowSeconds: HOUR,
+    max: settings.login_attempts_per_phone_per_hour,
+    describe: 'Too many login attempts for this number',
+  });
+  await hitRateLimit(db, {
+    bucket: 'login:ip',
+    key: ip,
+    windowSeconds: HOUR,
+    max: settings.login_attempts_per_ip_per_hour,
+    describe: 'Too many login attempts from this address',
+  });
+}
+
+/** The client address behind the trusted proxy; IPv4-mapped IPv6 counts as the IPv4 address. */
+function clientIp(ip: string | undefined): string {
+  return (ip ?? 'unknown').replace(/^::ffff:/, '');
+}

@@ -1,0 +1,66 @@
+import express, { type Router } from 'express';
+import type { ContentContext } from '../app.ts';
+import { currentUser, requireAdmin } from '../auth/authenticate.ts';
+import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
+import {
+  changePermissions,
+  deleteUser,
+  findUser,
+  toUserView,
+  updateUser,
+  userStats,
+  type AdminUserChanges,
+  type PermissionChanges,
+  type ProfileChanges,
+  type UserRow,
+} from './users.ts';
+
+/**
+ * Accounts: everyone reads and edits their own profile at `/users/me`; administrators list,
+ * count, change, ban, promote and delete any account. A user's "own" row is the account itself.
+ */
+export function usersRouter({ db }: ContentContext): Router {
+  const router = express.Router();
+
+  router.get('/api/v1/users', async (req, res) => {
+    const query = parseListQuery(req.query as Record<string, unknown>);
+    const user = authorizeListScope(req, 'user', query.scope);
+    const rows = await listRows<UserRow>(
+      db,
+      { from: 'content.users', hasVisibility: false, ownerColumn: 'id' },
+      query,
+      user,
+    );
+    res.json(rows.map(toUserView));
+  });
+  router.get('/api/v1/users/stats', async (req, res) => {
+    requireAdmin(req);
+    res.json(await userStats(db));
+  });
+  router.get('/api/v1/users/me', async (req, res) => {
+    res.json(toUserView(await findUser(db, currentUser(req).id)));
+  });
+  router.patch('/api/v1/users/me', async (req, res) => {
+    const { nickname, bio, avatar_file_id } = req.body as ProfileChanges;
+    res.json(toUserView(await updateUser(db, currentUser(req).id, { nickname, bio, avatar_file_id })));
+  });
+  router.get('/api/v1/users/:id', async (req, res) => {
+    const caller = currentUser(req);
+    if (caller.id !== req.params.id) requireAdmin(req);
+    res.json(toUserView(await findUser(db, req.params.id)));
+  });
+  router.patch('/api/v1/users/:id', async (req, res) => {
+    requireAdmin(req);
+    res.json(toUserView(await updateUser(db, req.params.id, req.body as AdminUserChanges)));
+  });
+  router.patch('/api/v1/users/:id/permission', async (req, res) => {
+    requireAdmin(req);
+    res.json(toUserView(await changePermissions(db, req.params.id, req.body as PermissionChanges)));
+  });
+  router.delete('/api/v1/users/:id', async (req, res) => {
+    requireAdmin(req);
+    await deleteUser(db, req.params.id);
+    res.status(204).end();
+  });
+  return router;
+}

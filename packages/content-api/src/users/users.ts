@@ -1,0 +1,197 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
+import { postEntry } from '../ledger/ledger.ts';
+
+export interface UserRow {
+  id: string;
+  phone: string;
+  nickname: string;
+  avatar_file_id: string | null;
+  bio: string;
+  is_active: boolean;
+  is_admin: boolean;
+  permissions_granted: string[];
+  permissions_revoked: string[];
+  balance: string | number;
+  last_login_at: Date | null;
+  last_login_source: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The account as the API shows it, with its effective permissions spelled out. */
+export function toUserView(row: UserRow) {
+  return {
+    id: row.id,
+    phone: row.phone,
+    nickname: row.nickname,
+    avatar_file_id: row.avatar_file_id,
+    bio: row.bio,
+    is_active: row.is_active,
+    is_admin: row.is_admin,
+    balance: Number(row.balance),
+    permissions: {
+      granted: row.permissions_granted,
+      revoked: row.permissions_revoked,
+      effective: row.is_admin
+        ? ['*']
+        : [
+            ...effectivePermissions({
+              isAdmin: false,
+              granted: row.permissions_granted,
+              revoked: row.permissions_revoked,
+            }),
+          ].sort(),
+    },
+    last_login_at: row.last_login_at,
+    last_login_source: row.last_login_source,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
+  const [row] = await db.query<UserRow>(
+    `SELECT * FROM content.users WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      ...(transaction ? { transaction } : {}),
+    },
+  );
+  if (!row) throw new NotFoundError('No such user');
+  return row;
+}
+
+export interface ProfileChanges {
+  nickname?: string;
+  bio?: string;
+  avatar_file_id?: string | null;
+}
+
+export interface AdminUserChanges extends ProfileChanges {
+  is_active?: boolean;
+  credit_adjustment?: { amount: number; reason: string; reference?: string };
+}
+
+const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as const;
+
+/**
+ * Applies profile fields, the active flag and a credit adjustment in one transaction: a refused
+ * adjustment (it would take the balance below zero: 422) leaves the profile unchanged too.
+ */
+export async function updateUser(db: Sequelize, id: string, changes: AdminUserChanges): Promise<UserRow> {
+  return db.transaction(async (transaction) => {
+    await findUser(db, id, transaction);
+    const columns = PROFILE_COLUMNS.filter((column) => changes[column] !== undefined);
+    if (columns.length) {
+      await db.query(
+        `UPDATE content.users SET ${columns.map((c) => `${c} = :${c}`).join(', ')}, updated_at = now() WHERE id = :id`,
+        { replacements: { id, ...Object.fromEntries(columns.map((c) => [c, changes[c]])) }, transaction },
+      );
+    }
+    if (changes.credit_adjustment) await adjustCredits(db, transaction, id, changes.credit_adjustment);
+    return findUser(db, id, transaction);
+  });
+}
+
+async function adjustCredits(
+  db: Sequelize,
+  transaction: Transaction,
+  userId: string,
+  adjustment: { amount: number; reason: string; reference?: string },
+): Promise<void> {
+  try {
+    await postEntry(db, transaction, {
+      userId,
+      amount: adjustment.amount,
+      kind: 'adjustment',
+      description: adjustment.reason,
+      ...(adjustment.reference ? { reference: `admin:${adjustment.reference}` } : {}),
+    });
+  } catch (error) {
+    if ((error as { status?: number }).status !== 402) throw error;
+    throw new ValidationError('The adjustment would take the balance below zero', [
+      { path: 'credit_adjustment.amount', message: (error as Error).message },
+    ]);
+  }
+}
+
+export interface PermissionChanges {
+  is_admin?: boolean;
+  grant?: string[];
+  revoke?: string[];
+  /** Back to the default for these triples: neither granted nor revoked. */
+  reset?: string[];
+}
+
+/** Grants or revokes administrator rights and individual permission triples. */
+export async function changePermissions(
+  db: Sequelize,
+  id: string,
+  changes: PermissionChanges,
+): Promise<UserRow> {
+  const named = [...(changes.grant ?? []), ...(changes.revoke ?? []), ...(changes.reset ?? [])];
+  const unknown = named.filter((triple) => !isPermissionTriple(triple));
+  if (unknown.length) {
+    throw new ValidationError(
+      'Not a permission triple (resource:operation:scope)',
+      unknown.map((triple) => ({ path: 'permissions', message: `${triple} is not a known permission` })),
+    );
+  }
+  return db.transaction(async (transaction) => {
+    const user = await findUser(db, id, transaction);
+    const granted = new Set(user.permissions_granted);
+    const revoked = new Set(user.permissions_revoked);
+    const move = (triple: string, into: Set<string> | null, outOf: Set<string>[]) => {
+      outOf.forEach((set) => set.delete(triple));
+      into?.add(triple);
+    };
+    for (const triple of changes.reset ?? []) move(triple, null, [granted, revoked]);
+    for (const triple of changes.grant ?? []) move(triple, granted, [revoked]);
+    for (const triple of changes.revoke ?? []) move(triple, revoked, [granted]);
+    await db.query(
+      `UPDATE content.users SET is_admin = :isAdmin, permissions_granted = CAST(:granted AS text[]),
+              permissions_revoked = CAST(:revoked AS text[]), updated_at = now() WHERE id = :id`,
+      {
+        replacements: {
+          id,
+          isAdmin: changes.is_admin ?? user.is_admin,
+          granted: toPgArray([...granted].sort()),
+          revoked: toPgArray([...revoked].sort()),
+        },
+        transaction,
+      },
+    );
+    return findUser(db, id, transaction);
+  });
+}
+
+/** Triples are `[a-z_]+:[a-z]+:[a-z]+`, so a plain `{a,b}` literal needs no quoting. */
+function toPgArray(values: string[]): string {
+  return `{${values.join(',')}}`;
+}
+
+export async function deleteUser(db: Sequelize, id: string): Promise<void> {
+  const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
+    replacements: { id },
+  });
+  if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
+}
+
+export async function userStats(db: Sequelize) {
+  const [row] = await db.query<Record<string, string>>(
+    `SELECT count(*) AS total,
+            count(*) FILTER (WHERE is_active) AS active,
+            count(*) FILTER (WHERE NOT is_active) AS banned,
+            count(*) FILTER (WHERE is_admin) AS administrators,
+            count(*) FILTER (WHERE created_at > now() - interval '1 day') AS new_last_day,
+            count(*) FILTER (WHERE created_at > now() - interval '7 days') AS new_last_week,
+            count(*) FILTER (WHERE created_at > now() - interval '30 days') AS new_last_month,
+            count(*) FILTER (WHERE last_login_at > now() - interval '1 day') AS logged_in_last_day
+       FROM content.users`,
+    { type: QueryTypes.SELECT },
+  );
+  return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, Number(value)]));
+}

@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
+import { api, clientAddress, exchangeCode, requestCode } from '../../../test/support/login.ts';
+import {
+  startAliyunFake,
+  startTencentFake,
+  type CodeReceiver,
+} from '../../../test/support/fakes/code-receivers.ts';
+
+describe('verification-code providers', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  const fakes: CodeReceiver[] = [];
+  beforeAll(async () => {
+    stack = await startTestStack();
+    admin = await createTestUser(stack, { admin: true });
+  });
+  afterAll(async () => {
+    for (const fake of fakes) await fake.close();
+    await stack.stop();
+  });
+
+  const base = '/api/v1/verification-code-providers';
+  const asAdmin = (path: string, method = 'GET', body?: unknown) =>
+    api(stack, path, { method, headers: admin.headers, body });
+  const only = async (id: string) => {
+    const providers = (await asAdmin(base)).body as { id: string }[];
+    for (const provider of providers.filter((p) => p.id !== id))
+      await asAdmin(`${base}/${provider.id}`, 'DELETE');
+  };
+
+  it('creates, reads, lists, changes and deletes a provider, never returning secrets', async () => {
+    const created = await asAdmin(base, 'POST', {
+      name: 'tencent main',
+      type: 'tencent_sms',
+      priority: 5,
+      config: { secret_id: 'AKIDexample', sdk_app_id: '1400000000', sign_name: 'Muse', template_id: '100' },
+      secrets: { secret_key: 'very-secret-key-value' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`${base}/${created.body.id}`);
+    expect(created.body).toMatchObject({
+      name: 'tencent main',
+      type: 'tencent_sms',
+      enabled: true,
+      priority: 5,
+      secrets_set: ['secret_key'],
+      code_types: ['sms'],
+      config: { region: 'ap-guangzhou', endpoint: 'https://sms.tencentcloudapi.com/' },
+    });
+    const id = created.body.id as string;
+    for (const response of [created, await asAdmin(`${base}/${id}`), await asAdmin(base)]) {
+      expect(response.status).toBe(200 + (response === created ? 1 : 0));
+      expect(JSON.stringify(response.body)).not.toContain('very-secret-key-value');
+    }
+    const changed = await asAdmin(`${base}/${id}`, 'PATCH', {
+      enabled: false,
+      config: { template_id: '200' },
+      secrets: { secret_key: 'rotated' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      enabled: false,
+      config: { template_id: '200', secret_id: 'AKIDexample' },
+      secrets_set: ['secret_key'],
+    });
+    expect(JSON.stringify(changed.body)).not.toContain('rotated');
+    const removingRequired = await asAdmin(`${base}/${id}`, 'PATCH', { secrets: { secret_key: null } });
+    expect(removingRequired.status).toBe(422);
+    expect((await asAdmin(`${base}/${id}`, 'DELETE')).status).toBe(204);
+    expect((await asAdmin(`${base}/${id}`)).status).toBe(404);
+    expect((await asAdmin(`${base}/${id}`, 'PATCH', { enabled: true })).status).toBe(404);
+    expect((await asAdmin(`${base}/${id}`, 'DELETE')).status).toBe(404);
+  });
+
+  it('answers 422 to a configuration the type does not accept, and 409 to a duplicate name', async () => {
+    const missing = await asAdmin(base, 'POST', {
+      name: 'a',
+      type: 'aliyun_sms',
+      config: { access_key_id: 'x' },
+      secrets: {},
+    });
+    expect(missing.status).toBe(422);
+    expect(missing.body.details.map((d: { message: string }) => d.message).join(' ')).toMatch(
+      /sign_name|template_code|access_key_secret/,
+    );
+    expect((await asAdmin(base, 'POST', { name: 'b', type: 'carrier_pigeon' })).status).toBe(422);
+    expect(
+      (
+        await asAdmin(base, 'POST', {
+          name: 'c',
+          type: 'webhook',
+          config: { url: 'http://example.com/hook' },
+          secrets: { signing_secret: 'x'.repeat(16) },
+        })
+      ).status,
+    ).toBe(422);
+    expect((await asAdmin(base, 'POST', { name: 'd', type: 'log', config: { unexpected: 1 } })).status).toBe(
+      422,
+    );
+    expect((await asAdmin(base, 'POST', { name: 'dup', type: 'log' })).status).toBe(201);
+    expect((await asAdmin(base, 'POST', { name: 'dup', type: 'log' })).status).toBe(409);
+    expect((await asAdmin(`${base}/not-a-uuid`)).status).toBe(422);
+  });
+
+  it('is for administrators only', async () => {
+    const user = await createTestUser(stack);
+    for (const [method, path] of [
+      ['GET', base],
+      ['POST', base],
+      ['GET', `${base}/00000000-0000-4000-8000-000000000000`],
+      ['DELETE', `${base}/00000000-0000-4000-8000-000000000000`],
+    ] as const) {
+      const response = await api(stack, path, {
+        method,
+        headers: user.headers,
+        ...(method === 'POST' ? { body: { name: 'x', type: 'log' } } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBe(403);
+    }
+    expect((await api(stack, base)).status).toBe(401);
+  });
+
+  const adapters = [
+    {
+      type: 'aliyun_sms',
+      codeType: 'sms',
+      start: () =>
+        startAliyunFake({ accessKeyId: 'LTAIexample', accessKeySecret: 'aliyun-secret', action: 'SendSms' }),
+      config: (url: string) => ({
+        access_key_id: 'LTAIexample',
+        sign_name: '缪斯',
+        template_code: 'SMS_1',
+        endpoint: url,
+      }),
+      secrets: { access_key_secret: 'aliyun-secret' },
+      wrongSecrets: { access_key_secret: 'wrong' },
+    },
+    {
+      type: 'aliyun_voice',
+      codeType: 'voice',
+      start: () =>
+        startAliyunFake({
+          accessKeyId: 'LTAIexample',
+          accessKeySecret: 'aliyun-secret',
+          action: 'SingleCallByTts',
+        }),
+      config: (url: string) => ({
+        access_key_id: 'LTAIexample',
+        tts_code: 'TTS_1',
+        called_show_number: '4001112222',
+        endpoint: url,
+      }),
+      secrets: { access_key_secret: 'aliyun-secret' },
+      wrongSecrets: { access_key_secret: 'wrong' },
+    },
+    {
+      type: 'tencent_sms',
+      codeType: 'sms',
+      start: () =>
+        startTencentFake({
+          secretId: 'AKIDexample',
+          secretKey: 'tencent-secret',
+          service: 'sms',
+          action: 'SendSms',
+          version: '2021-01-11',
+        }),
+      config: (url: string) => ({
+        secret_id: 'AKIDexample',
+        sdk_app_id: '1400000000',
+        sign_name: '缪斯',
+        template_id: '100',
+        endpoint: url,
+      }),
+      secrets: { secret_key: 'tencent-secret' },
+      wrongSecrets: { secret_key: 'wrong' },
+    },
+    {
+      type: 'tencent_voice',
+      codeType: 'voice',
+      start: () =>
+        startTencentFake({
+          secretId: 'AKIDexample',
+          secretKey: 'tencent-secret',
+          service: 'vms',
+          action: 'SendTtsVoice',
+          version: '2020-09-02',
+        }),
+      config: (url: string) => ({
+        secret_id: 'AKIDexample',
+        voice_sdk_app_id: '1400000001',
+        template_id: '200',
+        endpoint: url,
+      }),
+      secrets: { secret_key: 'tencent-secret' },
+      wrongSecrets: { secret_key: 'wrong' },
+    },
+  ];
+
+  for (const adapter of adapters) {
+    it(`${adapter.type}: delivers a code the provider's fake accepts, signature checked, and the code logs in`, async () => {
+      const fake = await adapter.start();
+      fakes.push(fake);
+      const created = await asAdmin(base, 'POST', {
+        name: adapter.type,
+        type: adapter.type,
+        config: adapter.config(fake.url),
+        secrets: adapter.secrets,
+      });
+      expect(created.status).toBe(201);
+      await only(created.body.id);
+
+      const phone = randomPhone();
+      expect((await requestCode(stack, phone, clientAddress(), adapter.codeType)).status).toBe(204);
+      const code = fake.codeFor(phone);
+      expect(code).toMatch(/^\d{6}$/);
+      expect((await exchangeCode(stack, phone, code!)).status).toBe(200);
+
+      await asAdmin(`${base}/${created.body.id}`, 'PATCH', { secrets: adapter.wrongSecrets });
+      const refused = await requestCode(stack, randomPhone(), clientAddress(), adapter.codeType);
+      expect(refused.status).toBe(502);
+      expect(fake.codes).toHaveLength(1);
+
+      await asAdmin(`${base}/${created.body.id}`, 'PATCH', { secrets: adapter.secrets });
+      fake.failing = true;
+      expect((await requestCode(stack, randomPhone(), clientAddress(), adapter.codeType)).status).toBe(502);
+      fake.failing = false;
+
+      const otherKind = adapter.codeType === 'sms' ? 'voice' : 'sms';
+      expect((await requestCode(stack, randomPhone(), clientAddress(), otherKind)).status).toBe(501);
+    });
+  }
+
+  it('sends the documented Aliyun and Tencent request fields', async () => {
+    const aliyun = fakes[0] as Awaited<ReturnType<typeof startAliyunFake>>;
+    expect(aliyun.params()[0]).toMatchObject({
+      Action: 'SendSms',
+      SignName: '缪斯',
+      TemplateCode: 'SMS_1',
+      Format: 'JSON',
+      Version: '2017-05-25',
+    });
+    expect(JSON.parse(aliyun.params()[0]!.TemplateParam!)).toHaveProperty('code');
+    const tencent = fakes[2] as Awaited<ReturnType<typeof startTencentFake>>;
+    expect(tencent.payloads()[0]).toMatchObject({
+      SmsSdkAppId: '1400000000',
+      SignName: '缪斯',
+      TemplateId: '100',
+    });
+    expect((tencent.payloads()[0]!.PhoneNumberSet as string[])[0]).toMatch(/^\+861\d{10}$/);
+    const voice = fakes[3] as Awaited<ReturnType<typeof startTencentFake>>;
+    expect(voice.payloads()[0]).toMatchObject({
+      VoiceSdkAppid: '1400000001',
+      TemplateId: '200',
+      PlayTimes: 2,
+    });
+  });
+});
