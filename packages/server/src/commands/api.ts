@@ -9,7 +9,11 @@ const services = {
     port: (config: Config) => config.MUSE_CONTENT_PORT,
     prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
   },
-  'chat-api': { create: createChatApp, port: (config: Config) => config.MUSE_CHAT_PORT, prepare: async () => {} },
+  'chat-api': {
+    create: createChatApp,
+    port: (config: Config) => config.MUSE_CHAT_PORT,
+    prepare: async () => {},
+  },
 } as const;
 
 export type ApiName = keyof typeof services;
