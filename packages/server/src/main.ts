@@ -5,12 +5,13 @@ import { runApi } from './commands/api.ts';
 import { runWorker } from './commands/worker.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runDev } from './commands/dev.ts';
+import { registerChatCommands } from './commands/chat.ts';
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
-function withConfig(run: (config: Config) => Promise<void>) {
-  return async () => {
+function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>) {
+  return async (options: T) => {
     try {
-      await run(loadConfig());
+      await run(loadConfig(), options);
     } catch (error) {
       if (error instanceof ConfigError) {
         console.error(error.message);
@@ -31,5 +32,6 @@ program
   .command('dev')
   .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
   .action(withConfig(runDev));
+registerChatCommands(program, withConfig);
 
 await program.parseAsync();
