@@ -70,7 +70,12 @@ function validator(path: string, method: string, status: string): ValidateFuncti
   const found = compiled.get(key);
   if (found) return found;
   doc ??= parse(readFileSync(findReference(), 'utf8')) as Doc;
-  const schema = doc.paths[path]?.[method]?.responses[status]?.content?.['application/json']?.schema;
+  let response = doc.paths[path]?.[method]?.responses[status] as { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
+  if (response?.$ref) {
+    const name = response.$ref.split('/').at(-1) ?? '';
+    response = (doc as unknown as { components: { responses: Record<string, typeof response> } }).components.responses[name];
+  }
+  const schema = response?.content?.['application/json']?.schema;
   if (!schema) throw new Error(`no ${status} schema for ${key} in the reference`);
   const ajv = new Ajv({ strict: false, allErrors: true });
   ajv.addSchema({ components: convert((doc as unknown as { components: unknown }).components) }, 'zulip');

@@ -66,7 +66,8 @@ function jsonParser<T>(schema: object): Parser<T> {
     try {
       value = JSON.parse(raw);
     } catch {
-      if (!wantsArray) throw new JsonableError(`${name} is not valid JSON`);
+      // Text that looks like JSON but is not stays an error; only a bare list gets the leniency.
+      if (!wantsArray || /^\s*[[{"]/.test(raw)) throw new JsonableError(`${name} is not valid JSON`);
       value = raw === '' ? [] : raw.split(',').map(parseListItem);
     }
     if (wantsArray && !Array.isArray(value) && (typeof value === 'number' || typeof value === 'string')) {
@@ -100,6 +101,12 @@ export const p = {
       return raw;
     }),
   int: () => new Param<number>(parseInt32),
+  /** A plain string restricted to the given values. */
+  oneOf: <T extends string>(values: readonly T[]) =>
+    new Param<T>((raw, name) => {
+      if (!(values as readonly string[]).includes(raw)) throw new JsonableError(`Invalid ${name}: must be one of ${values.join(', ')}`);
+      return raw as T;
+    }),
   bool: () => new Param<boolean>(parseBool),
   json: <T>(schema: object) => new Param<T>(jsonParser<T>(schema)),
 };
