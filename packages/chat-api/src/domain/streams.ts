@@ -284,7 +284,9 @@ function formatBasicStream(stream: Stream): Record<string, unknown> {
     first_message_id: null,
     message_retention_days: stream.message_retention_days,
     is_archived: stream.is_archived,
+    is_recently_active: true,
     stream_weekly_traffic: null,
+    topics_policy: stream.topics_policy,
   };
   for (const name of GROUP_SETTING_NAMES) formatted[name] = stream[name];
   return formatted;
