@@ -37,7 +37,9 @@ function apiRouter(runtime: ChatRuntime): Router {
   eventRoutes(router, runtime);
   messageRoutes(router, runtime);
   userRoutes(router, runtime);
-  router.use((req, _res, next) => next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })));
+  router.use((req, _res, next) =>
+    next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
+  );
   return router;
 }
 

@@ -6,19 +6,39 @@ import { createUser, type User } from './domain/users.ts';
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
   db: Sequelize,
-  input: { subdomain: string; name: string; description?: string; emailAddressVisibility?: number; spectatorAccess?: boolean },
+  input: {
+    subdomain: string;
+    name: string;
+    description?: string;
+    emailAddressVisibility?: number;
+    spectatorAccess?: boolean;
+  },
 ): Promise<Realm> {
   if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?)?$/.test(input.subdomain)) {
-    throw new Error(`Invalid subdomain '${input.subdomain}': lowercase letters, digits and inner hyphens only`);
+    throw new Error(
+      `Invalid subdomain '${input.subdomain}': lowercase letters, digits and inner hyphens only`,
+    );
   }
-  if (await realmBySubdomain(db, input.subdomain)) throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
+  if (await realmBySubdomain(db, input.subdomain))
+    throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
   return db.transaction(async (t) => {
     const realm = await createRealm(db, input, t);
     await db.query(
       'UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators WHERE id = :id',
-      { replacements: { v: input.emailAddressVisibility ?? 1, spectators: input.spectatorAccess ?? false, id: realm.id }, transaction: t },
+      {
+        replacements: {
+          v: input.emailAddressVisibility ?? 1,
+          spectators: input.spectatorAccess ?? false,
+          id: realm.id,
+        },
+        transaction: t,
+      },
     );
-    return { ...realm, email_address_visibility: input.emailAddressVisibility ?? 1, enable_spectator_access: input.spectatorAccess ?? false };
+    return {
+      ...realm,
+      email_address_visibility: input.emailAddressVisibility ?? 1,
+      enable_spectator_access: input.spectatorAccess ?? false,
+    };
   });
 }
 
@@ -49,7 +69,9 @@ export async function createChatUser(
   if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
   const user = await createUser(db, realm, input);
   if (input.canChangeUserEmails) {
-    await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', { replacements: { id: user.id } });
+    await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
+      replacements: { id: user.id },
+    });
     return { ...user, can_change_user_emails: true };
   }
   return user;

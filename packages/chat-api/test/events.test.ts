@@ -21,11 +21,20 @@ describe('event queues', () => {
   async function register(user: TestUser, params: Record<string, unknown> = {}) {
     const reply = await call(url(), 'POST', '/register', user, params);
     expect(reply.status).toBe(200);
-    return reply.body as { queue_id: string; last_event_id: number } & Record<string, unknown>;
+    return reply.body as unknown as { queue_id: string; last_event_id: number } & Record<string, unknown>;
   }
 
-  async function poll(user: TestUser, queueId: string, lastEventId: number, extra: Record<string, unknown> = {}) {
-    const reply = await call(url(), 'GET', '/events', user, { queue_id: queueId, last_event_id: lastEventId, ...extra });
+  async function poll(
+    user: TestUser,
+    queueId: string,
+    lastEventId: number,
+    extra: Record<string, unknown> = {},
+  ) {
+    const reply = await call(url(), 'GET', '/events', user, {
+      queue_id: queueId,
+      last_event_id: lastEventId,
+      ...extra,
+    });
     expect(reply.status).toBe(200);
     expectZulipSchema('/events', 'get', reply.body);
     return reply.body.events as Event[];
@@ -35,7 +44,12 @@ describe('event queues', () => {
     const body = await register(alice);
     expect(body.queue_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.last_event_id).toBe(-1);
-    expect(body).toMatchObject({ zulip_feature_level: 420, alert_words: [], subscriptions: [], user_id: alice.id });
+    expect(body).toMatchObject({
+      zulip_feature_level: 420,
+      alert_words: [],
+      subscriptions: [],
+      user_id: alice.id,
+    });
     expect((body.realm_users as { user_id: number }[]).map((u) => u.user_id)).toContain(bob.id);
     expectZulipSchema('/register', 'post', body);
     const partial = await register(alice, { fetch_event_types: ['alert_words'] });
@@ -60,7 +74,9 @@ describe('event queues', () => {
   });
 
   it('updating is_muted sends two subscription update events (in_home_view and is_muted)', async () => {
-    const created = await call(url(), 'POST', '/users/me/subscriptions', bob, { subscriptions: [{ name: 'muting' }] });
+    const created = await call(url(), 'POST', '/users/me/subscriptions', bob, {
+      subscriptions: [{ name: 'muting' }],
+    });
     expect(created.status).toBe(200);
     const { queue_id } = await register(bob, { event_types: ['subscription'] });
     const subs = await call(url(), 'GET', '/users/me/subscriptions', bob);
@@ -70,7 +86,14 @@ describe('event queues', () => {
     });
     const events = await poll(bob, queue_id, -1);
     expect(events).toEqual([
-      { id: 0, type: 'subscription', op: 'update', stream_id: streamId, property: 'in_home_view', value: false },
+      {
+        id: 0,
+        type: 'subscription',
+        op: 'update',
+        stream_id: streamId,
+        property: 'in_home_view',
+        value: false,
+      },
       { id: 1, type: 'subscription', op: 'update', stream_id: streamId, property: 'is_muted', value: true },
     ]);
   });
@@ -78,11 +101,16 @@ describe('event queues', () => {
   it('subscribing sends add to the subscriber and peer_add to others, in the reference shape', async () => {
     const aliceQueue = await register(alice, { event_types: ['subscription'] });
     const bobQueue = await register(bob, { event_types: ['subscription', 'stream'] });
-    await call(url(), 'POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'newsroom' }], principals: [bob.id] });
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'newsroom' }],
+      principals: [bob.id],
+    });
     const bobEvents = await poll(bob, bobQueue.queue_id, -1);
     expect(bobEvents.map((e) => `${e.type}/${e.op}`)).toEqual(['stream/create', 'subscription/add']);
     const aliceEvents = await poll(alice, aliceQueue.queue_id, -1);
-    expect(aliceEvents).toEqual([expect.objectContaining({ type: 'subscription', op: 'peer_add', user_ids: [bob.id] })]);
+    expect(aliceEvents).toEqual([
+      expect.objectContaining({ type: 'subscription', op: 'peer_add', user_ids: [bob.id] }),
+    ]);
     await call(url(), 'DELETE', '/users/me/subscriptions', bob, { subscriptions: ['newsroom'] });
     const removed = await poll(bob, bobQueue.queue_id, bobEvents.at(-1)?.id ?? -1);
     expect(removed).toEqual([expect.objectContaining({ type: 'subscription', op: 'remove' })]);
@@ -114,7 +142,12 @@ describe('event queues', () => {
     for (const method of ['DELETE', 'GET'] as const) {
       const again = await call(url(), method, '/events', alice, { queue_id });
       expect(again.status).toBe(400);
-      expect(again.body).toEqual({ result: 'error', code: 'BAD_EVENT_QUEUE_ID', msg: `Bad event queue ID: ${queue_id}`, queue_id });
+      expect(again.body).toEqual({
+        result: 'error',
+        code: 'BAD_EVENT_QUEUE_ID',
+        msg: `Bad event queue ID: ${queue_id}`,
+        queue_id,
+      });
       expectZulipSchema('/events', method.toLowerCase(), again.body, '400');
     }
   });

@@ -16,25 +16,52 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     await makeOrganization(stack);
     alice = await makeUser(stack);
     bob = await makeUser(stack);
-    await call(url(), 'POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'general' }], principals: [alice.id, bob.id] });
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'general' }],
+      principals: [alice.id, bob.id],
+    });
   });
   afterAll(() => stack.stop());
 
   it('POST /messages delivers a message event to subscribers; GET /messages narrows by channel and topic', async () => {
     const queue = await call(url(), 'POST', '/register', bob, { event_types: ['message'] });
-    const sent = await call(url(), 'POST', '/messages', alice, { type: 'stream', to: 'general', topic: 'hello', content: 'Hi <b>there</b>' });
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'hello',
+      content: 'Hi <b>there</b>',
+    });
     expect(sent.status).toBe(200);
     expectZulipSchema('/messages', 'post', sent.body);
-    const events = await call(url(), 'GET', '/events', bob, { queue_id: queue.body.queue_id, last_event_id: -1 });
+    const events = await call(url(), 'GET', '/events', bob, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
     expectZulipSchema('/events', 'get', events.body);
     expect(events.body.events).toEqual([
-      expect.objectContaining({ type: 'message', flags: [], message: expect.objectContaining({ id: sent.body.id, subject: 'hello', content: '<p>Hi &lt;b&gt;there&lt;/b&gt;</p>' }) }),
+      expect.objectContaining({
+        type: 'message',
+        flags: [],
+        message: expect.objectContaining({
+          id: sent.body.id,
+          subject: 'hello',
+          content: '<p>Hi &lt;b&gt;there&lt;/b&gt;</p>',
+        }),
+      }),
     ]);
-    await call(url(), 'POST', '/messages', alice, { type: 'channel', to: 'general', topic: 'other', content: 'second' });
+    await call(url(), 'POST', '/messages', alice, {
+      type: 'channel',
+      to: 'general',
+      topic: 'other',
+      content: 'second',
+    });
     const read = await call(url(), 'GET', '/messages', bob, {
       anchor: 'newest',
       num_before: 10,
-      narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'hello' }],
+      narrow: [
+        { operator: 'channel', operand: 'general' },
+        { operator: 'topic', operand: 'hello' },
+      ],
     });
     expect(read.status).toBe(200);
     expectZulipSchema('/messages', 'get', read.body);
@@ -42,7 +69,11 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
   });
 
   it('direct messages reach the recipient', async () => {
-    const sent = await call(url(), 'POST', '/messages', alice, { type: 'direct', to: [bob.id], content: 'psst' });
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'psst',
+    });
     expect(sent.status).toBe(200);
     const read = await call(url(), 'GET', '/messages', bob, { anchor: sent.body.id, narrow: [['is', 'dm']] });
     expect(read.body).toMatchObject({ found_anchor: true });
@@ -51,7 +82,12 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
   });
 
   it('an unknown channel id is STREAM_DOES_NOT_EXIST with stream_id', async () => {
-    const { status, body } = await call(url(), 'POST', '/messages', alice, { type: 'stream', to: 987654, topic: 't', content: 'x' });
+    const { status, body } = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 987654,
+      topic: 't',
+      content: 'x',
+    });
     expect(status).toBe(400);
     expect(body).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST', stream_id: 987654 });
   });
@@ -62,11 +98,32 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     const run = (args: string[]) => promisify(execFile)(process.execPath, [main, 'chat', ...args], { env });
     const org = await run(['create-organization', '--name', 'Acme', '--subdomain', 'acme']);
     expect(JSON.parse(org.stdout)).toMatchObject({ subdomain: 'acme', name: 'Acme' });
-    const created = await run(['create-user', '--organization', 'acme', '--email', 'boss@acme.test', '--full-name', 'Boss', '--password', 's3cret!', '--role', 'owner']);
+    const created = await run([
+      'create-user',
+      '--organization',
+      'acme',
+      '--email',
+      'boss@acme.test',
+      '--full-name',
+      'Boss',
+      '--password',
+      's3cret!',
+      '--role',
+      'owner',
+    ]);
     const owner = JSON.parse(created.stdout) as { user_id: number; api_key: string; role: number };
     expect(owner.role).toBe(100);
-    const key = await call(url(), 'POST', '/fetch_api_key', null, { username: 'boss@acme.test', password: 's3cret!' }, { host: 'acme.localhost' });
+    const key = await call(
+      url(),
+      'POST',
+      '/fetch_api_key',
+      null,
+      { username: 'boss@acme.test', password: 's3cret!' },
+      { host: 'acme.localhost' },
+    );
     expect(key.body).toMatchObject({ api_key: owner.api_key, user_id: owner.user_id });
-    await expect(run(['create-user', '--organization', 'nowhere', '--email', 'x@y.z', '--full-name', 'X'])).rejects.toThrow(/No organization/);
+    await expect(
+      run(['create-user', '--organization', 'nowhere', '--email', 'x@y.z', '--full-name', 'X']),
+    ).rejects.toThrow(/No organization/);
   });
 });

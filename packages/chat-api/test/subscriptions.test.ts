@@ -29,7 +29,9 @@ describe('channel subscriptions', () => {
     expect(body.already_subscribed).toEqual({});
     expectZulipSchema('/users/me/subscriptions', 'post', body);
 
-    const again = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'Design' }] });
+    const again = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'Design' }],
+    });
     expect(again.body.already_subscribed).toEqual({ [String(member.id)]: ['design'] });
     expect(again.body.subscribed).toEqual({});
   });
@@ -48,7 +50,9 @@ describe('channel subscriptions', () => {
 
     const list = await call(url(), 'GET', '/users/me/subscriptions', member, { include_subscribers: true });
     expect(list.status).toBe(200);
-    const team = (list.body.subscriptions as { name: string; subscribers: number[] }[]).find((s) => s.name === 'team');
+    const team = (list.body.subscriptions as { name: string; subscribers: number[] }[]).find(
+      (s) => s.name === 'team',
+    );
     expect(team?.subscribers.sort()).toEqual([owner.id, admin.id, member.id].sort());
     expectZulipSchema('/users/me/subscriptions', 'get', list.body);
   });
@@ -77,7 +81,10 @@ describe('channel subscriptions', () => {
       topics_policy: 'disable_empty_topic',
       can_remove_subscribers_group: { direct_members: [owner.id], direct_subgroups: [] },
     });
-    expect(subs.find((s) => s.name === 'design')).toMatchObject({ invite_only: false, description: 'Design talk' });
+    expect(subs.find((s) => s.name === 'design')).toMatchObject({
+      invite_only: false,
+      description: 'Design talk',
+    });
   });
 
   it('message_retention_days other than the default needs an owner', async () => {
@@ -99,7 +106,10 @@ describe('channel subscriptions', () => {
   });
 
   it('is_default_stream needs an administrator and a public channel', async () => {
-    const byMember = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'def1' }], is_default_stream: true });
+    const byMember = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'def1' }],
+      is_default_stream: true,
+    });
     expect(byMember.status).toBe(400);
     expect(byMember.body.msg).toBe('Insufficient permission');
     const priv = await call(url(), 'POST', '/users/me/subscriptions', admin, {
@@ -111,18 +121,26 @@ describe('channel subscriptions', () => {
   });
 
   it('an unknown or deactivated principal is 400 BAD_REQUEST', async () => {
-    const unknown = await call(url(), 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'design' }], principals: [999999] });
+    const unknown = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'design' }],
+      principals: [999999],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
     const gone = await makeUser(stack);
     await call(url(), 'DELETE', `/users/${gone.id}`, owner);
-    const deactivated = await call(url(), 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'design' }], principals: [gone.email] });
+    const deactivated = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'design' }],
+      principals: [gone.email],
+    });
     expect(deactivated.status).toBe(400);
     expect(deactivated.body.code).toBe('BAD_REQUEST');
   });
 
   it('private channel: fatal authorization error by default, the unauthorized list when not fatal', async () => {
-    const fatal = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'secret' }] });
+    const fatal = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'secret' }],
+    });
     expect(fatal.status).toBe(400);
     expect(fatal.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Unable to access channel (secret).' });
     const lenient = await call(url(), 'POST', '/users/me/subscriptions', member, {
@@ -140,7 +158,9 @@ describe('channel subscriptions', () => {
       invite_only: true,
       can_subscribe_group: { direct_members: [member.id], direct_subgroups: [] },
     });
-    const joined = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'club' }] });
+    const joined = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'club' }],
+    });
     expect(joined.status).toBe(200);
     expect(joined.body.subscribed).toEqual({ [String(member.id)]: ['club'] });
   });
@@ -155,9 +175,14 @@ describe('channel subscriptions', () => {
   });
 
   it('a guest may not create channels or subscribe others', async () => {
-    const create = await call(url(), 'POST', '/users/me/subscriptions', guest, { subscriptions: [{ name: 'guest-made' }] });
+    const create = await call(url(), 'POST', '/users/me/subscriptions', guest, {
+      subscriptions: [{ name: 'guest-made' }],
+    });
     expect(create.status).toBe(400);
-    const others = await call(url(), 'POST', '/users/me/subscriptions', guest, { subscriptions: [{ name: 'design' }], principals: [member.id] });
+    const others = await call(url(), 'POST', '/users/me/subscriptions', guest, {
+      subscriptions: [{ name: 'design' }],
+      principals: [member.id],
+    });
     expect(others.status).toBe(400);
     expect(others.body.msg).toBe('Insufficient permission');
   });
@@ -165,7 +190,9 @@ describe('channel subscriptions', () => {
   it('missing subscriptions is REQUEST_VARIABLE_MISSING; a bad name or JSON is BAD_REQUEST', async () => {
     const missing = await call(url(), 'POST', '/users/me/subscriptions', member, {});
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'subscriptions' });
-    const tooLong = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'x'.repeat(61) }] });
+    const tooLong = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'x'.repeat(61) }],
+    });
     expect(tooLong.status).toBe(400);
     const badJson = await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: '[{' });
     expect(badJson.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'subscriptions is not valid JSON' });
@@ -173,20 +200,29 @@ describe('channel subscriptions', () => {
 
   it('DELETE unsubscribes, reporting removed and not_removed', async () => {
     await call(url(), 'POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'leaving' }] });
-    const { status, body } = await call(url(), 'DELETE', '/users/me/subscriptions', member, { subscriptions: ['leaving'] });
+    const { status, body } = await call(url(), 'DELETE', '/users/me/subscriptions', member, {
+      subscriptions: ['leaving'],
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({ removed: ['leaving'], not_removed: [] });
     expectZulipSchema('/users/me/subscriptions', 'delete', body);
-    const again = await call(url(), 'DELETE', '/users/me/subscriptions', member, { subscriptions: ['leaving'] });
+    const again = await call(url(), 'DELETE', '/users/me/subscriptions', member, {
+      subscriptions: ['leaving'],
+    });
     expect(again.body).toMatchObject({ removed: [], not_removed: ['leaving'] });
-    const others = await call(url(), 'DELETE', '/users/me/subscriptions', member, { subscriptions: ['team'], principals: [admin.id] });
+    const others = await call(url(), 'DELETE', '/users/me/subscriptions', member, {
+      subscriptions: ['team'],
+      principals: [admin.id],
+    });
     expect(others.status).toBe(400);
     expect(others.body.msg).toBe('Insufficient permission');
   });
 
   it('properties: bulk and single-channel updates; validation errors', async () => {
     const list = await call(url(), 'GET', '/users/me/subscriptions', member);
-    const design = (list.body.subscriptions as { name: string; stream_id: number }[]).find((s) => s.name === 'design');
+    const design = (list.body.subscriptions as { name: string; stream_id: number }[]).find(
+      (s) => s.name === 'design',
+    );
     if (!design) throw new Error('design missing');
     const bulk = await call(url(), 'POST', '/users/me/subscriptions/properties', member, {
       subscription_data: [
@@ -197,10 +233,15 @@ describe('channel subscriptions', () => {
     });
     expect(bulk.status).toBe(200);
     expectZulipSchema('/users/me/subscriptions/properties', 'post', bulk.body);
-    const single = await call(url(), 'POST', `/users/me/subscriptions/${design.stream_id}`, member, { property: 'desktop_notifications', value: 'true' });
+    const single = await call(url(), 'POST', `/users/me/subscriptions/${design.stream_id}`, member, {
+      property: 'desktop_notifications',
+      value: 'true',
+    });
     expect(single.status).toBe(200);
     const after = await call(url(), 'GET', '/users/me/subscriptions', member);
-    expect((after.body.subscriptions as Record<string, unknown>[]).find((s) => s.name === 'design')).toMatchObject({
+    expect(
+      (after.body.subscriptions as Record<string, unknown>[]).find((s) => s.name === 'design'),
+    ).toMatchObject({
       color: '#abcdef',
       pin_to_top: true,
       is_muted: true,
@@ -216,7 +257,9 @@ describe('channel subscriptions', () => {
     });
     expect(badProperty.body.msg).toBe('Unknown subscription property: nope');
     const secret = await call(url(), 'GET', '/users/me/subscriptions', owner);
-    const secretId = (secret.body.subscriptions as { name: string; stream_id: number }[]).find((s) => s.name === 'secret')?.stream_id;
+    const secretId = (secret.body.subscriptions as { name: string; stream_id: number }[]).find(
+      (s) => s.name === 'secret',
+    )?.stream_id;
     const notSubscribed = await call(url(), 'POST', '/users/me/subscriptions/properties', member, {
       subscription_data: [{ stream_id: secretId, property: 'pin_to_top', value: true }],
     });

@@ -14,7 +14,15 @@ let counter = 0;
 /** A user created the way `muse-server chat create-user` does, with a known password. */
 export async function makeUser(
   stack: TestStack,
-  options: { role?: number; visibility?: number; subdomain?: string; isBot?: boolean; botOwnerId?: number; canChangeUserEmails?: boolean; name?: string } = {},
+  options: {
+    role?: number;
+    visibility?: number;
+    subdomain?: string;
+    isBot?: boolean;
+    botOwnerId?: number;
+    canChangeUserEmails?: boolean;
+    name?: string;
+  } = {},
 ): Promise<TestUser> {
   counter += 1;
   const email = `user${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -53,7 +61,8 @@ export async function call(
   extraHeaders: Record<string, string> = {},
 ): Promise<Reply> {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [key, value] of Object.entries(params))
+    form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
   const inQuery = method === 'GET' || method === 'DELETE';
   const url = `${baseUrl}/api/v1${path}${inQuery && [...form].length ? `?${form}` : ''}`;
   const headers: Record<string, string> = { ...extraHeaders };
@@ -71,9 +80,14 @@ function send(url: string, method: string, headers: Record<string, string>, body
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const responseHeaders = new Headers();
-        for (const [key, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(key, value);
+        for (const [key, value] of Object.entries(res.headers))
+          if (typeof value === 'string') responseHeaders.set(key, value);
         try {
-          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: JSON.parse(text) as Reply['body'] });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: responseHeaders,
+            body: JSON.parse(text) as Reply['body'],
+          });
         } catch {
           reject(new Error(`non-JSON answer ${res.statusCode}: ${text.slice(0, 200)}`));
         }

@@ -23,7 +23,14 @@ describe('users: lookup and administration', () => {
   it('GET /users/{email} by real address, in the reference shape', async () => {
     const { status, body } = await call(url(), 'GET', `/users/${member.email}`, admin);
     expect(status).toBe(200);
-    expect(body.user).toMatchObject({ user_id: member.id, email: member.email, delivery_email: member.email, role: 400, is_active: true, avatar_url: null });
+    expect(body.user).toMatchObject({
+      user_id: member.id,
+      email: member.email,
+      delivery_email: member.email,
+      role: 400,
+      is_active: true,
+      avatar_url: null,
+    });
     expectZulipSchema('/users/{email}', 'get', body);
   });
 
@@ -45,22 +52,33 @@ describe('users: lookup and administration', () => {
   it('include_custom_profile_fields adds profile_data', async () => {
     const field = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Team', field_type: 1 });
     expect(field.status).toBe(200);
-    await call(url(), 'PATCH', '/users/me/profile_data', member, { data: [{ id: field.body.id, value: 'Platform' }] });
-    const { body } = await call(url(), 'GET', `/users/${member.email}`, admin, { include_custom_profile_fields: true });
-    expect((body.user as { profile_data: unknown }).profile_data).toEqual({ [String(field.body.id)]: { value: 'Platform', rendered_value: 'Platform' } });
+    await call(url(), 'PATCH', '/users/me/profile_data', member, {
+      data: [{ id: field.body.id, value: 'Platform' }],
+    });
+    const { body } = await call(url(), 'GET', `/users/${member.email}`, admin, {
+      include_custom_profile_fields: true,
+    });
+    expect((body.user as { profile_data: unknown }).profile_data).toEqual({
+      [String(field.body.id)]: { value: 'Platform', rendered_value: 'Platform' },
+    });
     expectZulipSchema('/users/{email}', 'get', body);
   });
 
   it('GET /users lists members in the reference shape', async () => {
     const { status, body } = await call(url(), 'GET', '/users', member);
     expect(status).toBe(200);
-    expect((body.members as { user_id: number }[]).map((m) => m.user_id)).toEqual(expect.arrayContaining([owner.id, member.id]));
+    expect((body.members as { user_id: number }[]).map((m) => m.user_id)).toEqual(
+      expect.arrayContaining([owner.id, member.id]),
+    );
     expectZulipSchema('/users', 'get', body);
   });
 
   it('PATCH /users/{user_id}: an administrator changes name and role', async () => {
     const target = await makeUser(stack);
-    const { status, body } = await call(url(), 'PATCH', `/users/${target.id}`, admin, { full_name: 'Renamed', role: 300 });
+    const { status, body } = await call(url(), 'PATCH', `/users/${target.id}`, admin, {
+      full_name: 'Renamed',
+      role: 300,
+    });
     expect(status).toBe(200);
     expectZulipSchema('/users/{user_id}', 'patch', body);
     const after = await call(url(), 'GET', `/users/${target.email}`, admin);
@@ -78,12 +96,17 @@ describe('users: lookup and administration', () => {
   it('role rules: members cannot administer, only owners touch the owner role, the only owner keeps it, guests are not made admins in one step', async () => {
     const target = await makeUser(stack);
     const byMember = await call(url(), 'PATCH', `/users/${target.id}`, member, { role: 300 });
-    expect(byMember.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
+    expect(byMember.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Must be an organization administrator',
+    });
     const promoteByAdmin = await call(url(), 'PATCH', `/users/${target.id}`, admin, { role: 100 });
     expect(promoteByAdmin.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization owner' });
     const lastOwner = await call(url(), 'PATCH', `/users/${owner.id}`, owner, { role: 200 });
     expect(lastOwner.status).toBe(400);
-    expect(lastOwner.body.msg).toBe('The owner permission cannot be removed from the only organization owner.');
+    expect(lastOwner.body.msg).toBe(
+      'The owner permission cannot be removed from the only organization owner.',
+    );
     const guest = await makeUser(stack, { role: 600 });
     const guestToAdmin = await call(url(), 'PATCH', `/users/${guest.id}`, owner, { role: 200 });
     expect(guestToAdmin.status).toBe(400);
@@ -94,19 +117,28 @@ describe('users: lookup and administration', () => {
     expect(guestToMember.status).toBe(200);
     const ownerByOwner = await call(url(), 'PATCH', `/users/${target.id}`, owner, { role: 100 });
     expect(ownerByOwner.status).toBe(200);
-    const demoted = await call(url(), 'PATCH', `/users/${owner.id}`, target, { role: 100, full_name: 'Still Owner' });
+    const demoted = await call(url(), 'PATCH', `/users/${owner.id}`, target, {
+      role: 100,
+      full_name: 'Still Owner',
+    });
     expect(demoted.status).toBe(200);
   });
 
   it('new_email needs an owner with the email-change permission', async () => {
     const target = await makeUser(stack);
-    const byAdmin = await call(url(), 'PATCH', `/users/${target.id}`, admin, { new_email: 'changed@example.com' });
+    const byAdmin = await call(url(), 'PATCH', `/users/${target.id}`, admin, {
+      new_email: 'changed@example.com',
+    });
     expect(byAdmin.status).toBe(400);
     expect(byAdmin.body.msg).toBe('User not authorized to change email addresses');
-    const byOwner = await call(url(), 'PATCH', `/users/${target.id}`, owner, { new_email: `changed-${target.id}@example.com` });
+    const byOwner = await call(url(), 'PATCH', `/users/${target.id}`, owner, {
+      new_email: `changed-${target.id}@example.com`,
+    });
     expect(byOwner.status).toBe(200);
     const after = await call(url(), 'GET', `/users/${target.id}`, owner);
-    expect((after.body.user as { delivery_email: string }).delivery_email).toBe(`changed-${target.id}@example.com`);
+    expect((after.body.user as { delivery_email: string }).delivery_email).toBe(
+      `changed-${target.id}@example.com`,
+    );
   });
 
   it('an unknown user is 400 No such user', async () => {
@@ -119,7 +151,12 @@ describe('users: lookup and administration', () => {
     const target = await makeUser(stack);
     const bot = await makeUser(stack, { isBot: true, botOwnerId: target.id });
     await call(url(), 'POST', '/users/me/subscriptions', target, { subscriptions: [{ name: 'to-clean' }] });
-    await call(url(), 'POST', '/messages', target, { type: 'stream', to: 'to-clean', topic: 't', content: 'bye' });
+    await call(url(), 'POST', '/messages', target, {
+      type: 'stream',
+      to: 'to-clean',
+      topic: 't',
+      content: 'bye',
+    });
     const narrow = { narrow: [{ operator: 'channel', operand: 'to-clean' }], num_before: 10 };
     expect((await call(url(), 'GET', '/messages', target, narrow)).body.messages).toHaveLength(1);
     const { status, body } = await call(url(), 'DELETE', `/users/${target.id}`, admin, {
@@ -136,7 +173,9 @@ describe('users: lookup and administration', () => {
     expect(reactivated.status).toBe(200);
     expect((await call(url(), 'GET', '/messages', target, narrow)).body.messages).toEqual([]);
     expectZulipSchema('/users/{user_id}/reactivate', 'post', reactivated.body);
-    expect((await call(url(), 'GET', `/users/${target.id}`, admin)).body.user).toMatchObject({ is_active: true });
+    expect((await call(url(), 'GET', `/users/${target.id}`, admin)).body.user).toMatchObject({
+      is_active: true,
+    });
     const again = await call(url(), 'POST', `/users/${target.id}/reactivate`, admin);
     expect(again.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already active' });
   });
@@ -149,12 +188,19 @@ describe('users: lookup and administration', () => {
     const host = { host: 'solo.localhost' };
     const onlyOwner = await call(url(), 'DELETE', `/users/${solo.id}`, solo, {}, host);
     expect(onlyOwner.status).toBe(400);
-    expect(onlyOwner.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Cannot deactivate the only organization owner' });
+    expect(onlyOwner.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Cannot deactivate the only organization owner',
+    });
     const byMember = await call(url(), 'DELETE', `/users/${admin.id}`, member);
     expect(byMember.body.msg).toBe('Must be an organization administrator');
-    const badActions = await call(url(), 'DELETE', `/users/${member.id}`, admin, { actions: { explode: true } });
+    const badActions = await call(url(), 'DELETE', `/users/${member.id}`, admin, {
+      actions: { explode: true },
+    });
     expect(badActions.status).toBe(400);
-    const tooLong = await call(url(), 'DELETE', `/users/${member.id}`, admin, { deactivation_notification_comment: 'x'.repeat(2001) });
+    const tooLong = await call(url(), 'DELETE', `/users/${member.id}`, admin, {
+      deactivation_notification_comment: 'x'.repeat(2001),
+    });
     expect(tooLong.status).toBe(400);
   });
 });
@@ -173,7 +219,9 @@ describe('alert words and profile data', () => {
   afterAll(() => stack.stop());
 
   it('alert words: add ignores duplicates in any case, remove is case-insensitive', async () => {
-    const added = await call(url(), 'POST', '/users/me/alert_words', member, { alert_words: ['Deploy', 'outage', 'deploy'] });
+    const added = await call(url(), 'POST', '/users/me/alert_words', member, {
+      alert_words: ['Deploy', 'outage', 'deploy'],
+    });
     expect(added.status).toBe(200);
     expect(added.body.alert_words).toEqual(['Deploy', 'outage']);
     expectZulipSchema('/users/me/alert_words', 'post', added.body);
@@ -187,32 +235,58 @@ describe('alert words and profile data', () => {
   });
 
   it('alert words longer than 100 characters are 400; missing alert_words is REQUEST_VARIABLE_MISSING', async () => {
-    const long = await call(url(), 'POST', '/users/me/alert_words', member, { alert_words: ['ok', 'x'.repeat(101)] });
+    const long = await call(url(), 'POST', '/users/me/alert_words', member, {
+      alert_words: ['ok', 'x'.repeat(101)],
+    });
     expect(long.status).toBe(400);
-    expect(long.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'alert_words[1] is too long (limit: 100 characters)' });
-    const exact = await call(url(), 'POST', '/users/me/alert_words', member, { alert_words: ['y'.repeat(100)] });
+    expect(long.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'alert_words[1] is too long (limit: 100 characters)',
+    });
+    const exact = await call(url(), 'POST', '/users/me/alert_words', member, {
+      alert_words: ['y'.repeat(100)],
+    });
     expect(exact.status).toBe(200);
     const missing = await call(url(), 'POST', '/users/me/alert_words', member);
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'alert_words' });
   });
 
   it('profile data: set, remove, unknown field and restricted field errors', async () => {
-    const open = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Pronouns', field_type: 8 });
-    const locked = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Employee id', field_type: 1, editable_by_user: false });
-    const set = await call(url(), 'PATCH', '/users/me/profile_data', member, { data: [{ id: open.body.id, value: 'they/them' }] });
+    const open = await call(url(), 'POST', '/realm/profile_fields', admin, {
+      name: 'Pronouns',
+      field_type: 8,
+    });
+    const locked = await call(url(), 'POST', '/realm/profile_fields', admin, {
+      name: 'Employee id',
+      field_type: 1,
+      editable_by_user: false,
+    });
+    const set = await call(url(), 'PATCH', '/users/me/profile_data', member, {
+      data: [{ id: open.body.id, value: 'they/them' }],
+    });
     expect(set.status).toBe(200);
-    let user = await call(url(), 'GET', `/users/${member.id}`, admin, { include_custom_profile_fields: true });
-    expect((user.body.user as { profile_data: Record<string, unknown> }).profile_data).toHaveProperty(String(open.body.id));
+    let user = await call(url(), 'GET', `/users/${member.id}`, admin, {
+      include_custom_profile_fields: true,
+    });
+    expect((user.body.user as { profile_data: Record<string, unknown> }).profile_data).toHaveProperty(
+      String(open.body.id),
+    );
     const removed = await call(url(), 'DELETE', '/users/me/profile_data', member, { data: [open.body.id] });
     expect(removed.status).toBe(200);
     user = await call(url(), 'GET', `/users/${member.id}`, admin, { include_custom_profile_fields: true });
     expect((user.body.user as { profile_data: Record<string, unknown> }).profile_data).toEqual({});
     const unknown = await call(url(), 'DELETE', '/users/me/profile_data', member, { data: [424242] });
     expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Field id 424242 not found.' });
-    const restricted = await call(url(), 'PATCH', '/users/me/profile_data', member, { data: [{ id: locked.body.id, value: 'E-1' }] });
+    const restricted = await call(url(), 'PATCH', '/users/me/profile_data', member, {
+      data: [{ id: locked.body.id, value: 'E-1' }],
+    });
     expect(restricted.status).toBe(400);
-    expect(restricted.body.msg).toBe('You are not allowed to change this field. Contact an administrator to update it.');
-    const byAdmin = await call(url(), 'PATCH', `/users/${member.id}`, admin, { profile_data: [{ id: locked.body.id, value: 'E-1' }] });
+    expect(restricted.body.msg).toBe(
+      'You are not allowed to change this field. Contact an administrator to update it.',
+    );
+    const byAdmin = await call(url(), 'PATCH', `/users/${member.id}`, admin, {
+      profile_data: [{ id: locked.body.id, value: 'E-1' }],
+    });
     expect(byAdmin.status).toBe(200);
   });
 });

@@ -19,14 +19,24 @@ describe('the zulip-js client library against a running server', () => {
   afterAll(() => stack.stop());
 
   it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, and follows callOnEachEvent', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [script, stack.chatUrl, user.email, user.password], {
-      timeout: 30_000,
-    });
-    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, Record<string, unknown>>;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [script, stack.chatUrl, user.email, user.password],
+      {
+        timeout: 30_000,
+      },
+    );
+    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(report.error).toBeUndefined();
     expect(report.apiKey).toBe(user.apiKey);
 
-    expect(report.subscribe).toMatchObject({ result: 'success', subscribed: { [String(user.id)]: ['zulip-js', 'zulip-js-2'] } });
+    expect(report.subscribe).toMatchObject({
+      result: 'success',
+      subscribed: { [String(user.id)]: ['zulip-js', 'zulip-js-2'] },
+    });
     expectZulipSchema('/users/me/subscriptions', 'post', report.subscribe);
     expect(report.alertWords).toEqual({ result: 'success', msg: '', alert_words: [] });
     expectZulipSchema('/register', 'post', report.register);

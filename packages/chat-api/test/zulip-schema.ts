@@ -11,13 +11,22 @@ import { parse } from 'yaml';
 function findReference(): string {
   const relative = 'shared/reference/zulip-openapi.yaml';
   // `shared/` sits beside the repository (a clone, or a worktree one level deeper): look upwards.
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+  for (
+    let dir = path.dirname(fileURLToPath(import.meta.url));
+    dir !== path.dirname(dir);
+    dir = path.dirname(dir)
+  ) {
     const candidate = path.join(dir, relative);
     if (existsSync(candidate)) return candidate;
   }
   throw new Error(`${relative} not found beside the repository`);
 }
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
+};
 let doc: Doc | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
@@ -45,7 +54,10 @@ function convert(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'example' || key === 'examples' || key === 'description') continue;
-    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, convert(v)])) : convert(value);
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, convert(v)]))
+        : convert(value);
   }
   if (out.nullable === true) {
     delete out.nullable;
@@ -70,16 +82,20 @@ function validator(path: string, method: string, status: string): ValidateFuncti
   const found = compiled.get(key);
   if (found) return found;
   doc ??= parse(readFileSync(findReference(), 'utf8')) as Doc;
-  let response = doc.paths[path]?.[method]?.responses[status] as { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
+  let response = doc.paths[path]?.[method]?.responses[status] as
+    { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
   if (response?.$ref) {
     const name = response.$ref.split('/').at(-1) ?? '';
-    response = (doc as unknown as { components: { responses: Record<string, typeof response> } }).components.responses[name];
+    response = (doc as unknown as { components: { responses: Record<string, typeof response> } }).components
+      .responses[name];
   }
   const schema = response?.content?.['application/json']?.schema;
   if (!schema) throw new Error(`no ${status} schema for ${key} in the reference`);
   const ajv = new Ajv({ strict: false, allErrors: true });
   ajv.addSchema({ components: convert((doc as unknown as { components: unknown }).components) }, 'zulip');
-  const rewritten = JSON.parse(JSON.stringify(convert(schema)).replace(/"#\/components\//g, '"zulip#/components/'));
+  const rewritten = JSON.parse(
+    JSON.stringify(convert(schema)).replace(/"#\/components\//g, '"zulip#/components/'),
+  );
   const validate = ajv.compile(rewritten as object);
   compiled.set(key, validate);
   return validate;
@@ -89,6 +105,8 @@ function validator(path: string, method: string, status: string): ValidateFuncti
 export function expectZulipSchema(path: string, method: string, body: unknown, status = '200'): void {
   const validate = validator(path, method, status);
   if (!validate(strip(body, KEEP_LIMITS.has(path)))) {
-    throw new Error(`${method.toUpperCase()} ${path} does not match Zulip's schema: ${JSON.stringify(validate.errors?.slice(0, 5), null, 1)}`);
+    throw new Error(
+      `${method.toUpperCase()} ${path} does not match Zulip's schema: ${JSON.stringify(validate.errors?.slice(0, 5), null, 1)}`,
+    );
   }
 }

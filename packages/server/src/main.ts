@@ -24,8 +24,14 @@ function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>
 }
 
 const program = new Command('muse-server').description('Muse platform server');
-program.command('content-api').description('serve the content API').action(withConfig((c) => runApi('content-api', c)));
-program.command('chat-api').description('serve the messaging API').action(withConfig((c) => runApi('chat-api', c)));
+program
+  .command('content-api')
+  .description('serve the content API')
+  .action(withConfig((c) => runApi('content-api', c)));
+program
+  .command('chat-api')
+  .description('serve the messaging API')
+  .action(withConfig((c) => runApi('chat-api', c)));
 program.command('worker').description('run the Temporal worker').action(withConfig(runWorker));
 program.command('migrate').description('apply database migrations').action(withConfig(runMigrate));
 program

@@ -15,7 +15,9 @@ export interface Runtime {
 export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS'): string {
   const value = config[name];
   if (!value) {
-    throw new Error(`${name} is not set. Set it, or run \`muse-server dev\` (npm start), which starts embedded services.`);
+    throw new Error(
+      `${name} is not set. Set it, or run \`muse-server dev\` (npm start), which starts embedded services.`,
+    );
   }
   return value;
 }
@@ -24,7 +26,10 @@ export function createRuntime(config: Config, name: string): Runtime {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
   const db = createDatabase(databaseUrl, logger);
-  const temporal = createTemporalClient(requireSetting(config, 'TEMPORAL_ADDRESS'), config.TEMPORAL_NAMESPACE);
+  const temporal = createTemporalClient(
+    requireSetting(config, 'TEMPORAL_ADDRESS'),
+    config.TEMPORAL_NAMESPACE,
+  );
   const events = new EventBus(databaseUrl, logger);
   return {
     config,

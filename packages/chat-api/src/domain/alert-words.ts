@@ -19,7 +19,9 @@ function clean(words: string[]): string[] {
   const cleaned = words.map((w) => w.trim()).filter((w) => w !== '');
   const tooLong = cleaned.find((w) => [...w].length > MAX_ALERT_WORD_LENGTH);
   if (tooLong !== undefined) {
-    throw new JsonableError(`alert_words[${words.indexOf(tooLong)}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`);
+    throw new JsonableError(
+      `alert_words[${words.indexOf(tooLong)}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`,
+    );
   }
   return cleaned;
 }
@@ -49,7 +51,12 @@ export async function removeAlertWords(db: Sequelize, userId: number, words: str
   const lowered = words.map((w) => w.trim().toLowerCase());
   return db.transaction(async (t) => {
     if (lowered.length) {
-      await exec(db, 'DELETE FROM chat.alert_words WHERE user_id = :userId AND lower(word) IN (:lowered)', { userId, lowered }, t);
+      await exec(
+        db,
+        'DELETE FROM chat.alert_words WHERE user_id = :userId AND lower(word) IN (:lowered)',
+        { userId, lowered },
+        t,
+      );
     }
     return changed(db, userId, t);
   });

@@ -46,7 +46,11 @@ export async function sendEvent(
     { users, type: event.type, event: JSON.stringify(event) },
     transaction,
   );
-  await announce(db, touched.map((row) => row.queue_id), transaction);
+  await announce(
+    db,
+    touched.map((row) => row.queue_id),
+    transaction,
+  );
 }
 
 /** Variant for events whose payload differs per recipient (e.g. what each may see). */
@@ -71,7 +75,11 @@ export interface RegisterOptions {
   allPublicStreams: boolean;
 }
 
-export async function createQueue(db: Sequelize, userId: number, options: RegisterOptions): Promise<EventQueue> {
+export async function createQueue(
+  db: Sequelize,
+  userId: number,
+  options: RegisterOptions,
+): Promise<EventQueue> {
   const queue = await one<EventQueue>(
     db,
     `INSERT INTO chat.event_queues (id, user_id, event_types, client_gravatar, apply_markdown, all_public_streams)
@@ -90,7 +98,10 @@ export async function createQueue(db: Sequelize, userId: number, options: Regist
 }
 
 export const badQueue = (queueId: string) =>
-  new JsonableError(`Bad event queue ID: ${queueId}`, { code: 'BAD_EVENT_QUEUE_ID', extra: { queue_id: queueId } });
+  new JsonableError(`Bad event queue ID: ${queueId}`, {
+    code: 'BAD_EVENT_QUEUE_ID',
+    extra: { queue_id: queueId },
+  });
 
 /** Waiters of this process, woken by NOTIFY from any process. */
 export class QueueNotifier {
@@ -148,7 +159,12 @@ export interface EventQueueSettings {
 }
 
 /** The queue, if it exists, belongs to the user and has not expired. */
-async function liveQueue(db: Sequelize, queueId: string, userId: number, idleMs: number): Promise<EventQueue> {
+async function liveQueue(
+  db: Sequelize,
+  queueId: string,
+  userId: number,
+  idleMs: number,
+): Promise<EventQueue> {
   const queue = await one<EventQueue>(
     db,
     `SELECT * FROM chat.event_queues WHERE id = :queueId AND user_id = :userId
@@ -177,7 +193,13 @@ export async function getEvents(
   db: Sequelize,
   notifier: QueueNotifier,
   settings: EventQueueSettings,
-  request: { queueId: string; userId: number; lastEventId: number | undefined; dontBlock: boolean; signal: AbortSignal },
+  request: {
+    queueId: string;
+    userId: number;
+    lastEventId: number | undefined;
+    dontBlock: boolean;
+    signal: AbortSignal;
+  },
 ): Promise<ChatEvent[]> {
   const { queueId, userId } = request;
   const queue = await liveQueue(db, queueId, userId, settings.idleMs);
@@ -192,7 +214,9 @@ export async function getEvents(
   const deadline = Date.now() + settings.heartbeatMs;
   for (;;) {
     // Listen before reading, so an event committed in between still wakes us.
-    const waiting = request.dontBlock ? undefined : notifier.wait(queueId, deadline - Date.now(), request.signal);
+    const waiting = request.dontBlock
+      ? undefined
+      : notifier.wait(queueId, deadline - Date.now(), request.signal);
     const events = await readEvents(db, queue.id, after);
     if (events.length > 0 || !waiting) return events;
     await waiting.ready;
@@ -227,7 +251,11 @@ export async function deleteQueue(db: Sequelize, queueId: string, userId: number
   if (deleted.length === 0) throw badQueue(queueId);
 }
 
-export async function deleteQueuesOfUser(db: Sequelize, userId: number, transaction: Transaction): Promise<void> {
+export async function deleteQueuesOfUser(
+  db: Sequelize,
+  userId: number,
+  transaction: Transaction,
+): Promise<void> {
   await exec(db, 'DELETE FROM chat.event_queues WHERE user_id = :userId', { userId }, transaction);
 }
 

@@ -42,29 +42,47 @@ interface GroupRow {
 }
 
 /** Whether the user belongs to the group, directly, through a subgroup, or by role. */
-async function isMemberOfGroup(db: Sequelize, user: User, groupId: number, seen = new Set<number>()): Promise<boolean> {
+async function isMemberOfGroup(
+  db: Sequelize,
+  user: User,
+  groupId: number,
+  seen = new Set<number>(),
+): Promise<boolean> {
   if (seen.has(groupId)) return false;
   seen.add(groupId);
-  const group = await one<GroupRow>(db, 'SELECT id, name, is_system_group FROM chat.user_groups WHERE id = :groupId', {
-    groupId,
-  });
+  const group = await one<GroupRow>(
+    db,
+    'SELECT id, name, is_system_group FROM chat.user_groups WHERE id = :groupId',
+    {
+      groupId,
+    },
+  );
   if (!group) return false;
   if (group.is_system_group) return user.role <= SYSTEM_GROUP_MAX_ROLE[group.name as SystemGroupName];
-  const direct = await one(db, 'SELECT 1 FROM chat.user_group_members WHERE group_id = :groupId AND user_id = :userId', {
-    groupId,
-    userId: user.id,
-  });
+  const direct = await one(
+    db,
+    'SELECT 1 FROM chat.user_group_members WHERE group_id = :groupId AND user_id = :userId',
+    {
+      groupId,
+      userId: user.id,
+    },
+  );
   if (direct) return true;
   const subgroups = await rows<{ subgroup_id: number }>(
     db,
     'SELECT subgroup_id FROM chat.user_group_subgroups WHERE group_id = :groupId',
     { groupId },
   );
-  for (const { subgroup_id } of subgroups) if (await isMemberOfGroup(db, user, subgroup_id, seen)) return true;
+  for (const { subgroup_id } of subgroups)
+    if (await isMemberOfGroup(db, user, subgroup_id, seen)) return true;
   return false;
 }
 
-export async function userHasGroupSetting(db: Sequelize, user: User, setting: GroupSetting): Promise<boolean> {
+export async function userHasGroupSetting(
+  db: Sequelize,
+  user: User,
+  setting: GroupSetting,
+): Promise<boolean> {
   if (!user.is_active) return false;
   if (typeof setting === 'number') return isMemberOfGroup(db, user, setting);
   if (setting.direct_members.includes(user.id)) return true;
@@ -82,10 +100,14 @@ export async function validateGroupSetting(
   const groupIds = typeof setting === 'number' ? [setting] : setting.direct_subgroups;
   const userIds = typeof setting === 'number' ? [] : setting.direct_members;
   if (groupIds.length) {
-    const found = await rows(db, 'SELECT id FROM chat.user_groups WHERE realm_id = :realmId AND id IN (:groupIds)', {
-      realmId,
-      groupIds,
-    });
+    const found = await rows(
+      db,
+      'SELECT id FROM chat.user_groups WHERE realm_id = :realmId AND id IN (:groupIds)',
+      {
+        realmId,
+        groupIds,
+      },
+    );
     if (found.length !== new Set(groupIds).size) throw new JsonableError(`Invalid user group ID in ${name}`);
   }
   if (userIds.length) {

@@ -13,7 +13,16 @@ import { listProfileFields } from './profile-fields.ts';
 import { realmHost } from './realms.ts';
 import { one } from './sql.ts';
 import { listSubscriptions } from './streams.ts';
-import { apiEmail, formatUser, gravatarUrl, isAdmin, isGuest, isOwner, profileValues, usersInRealm } from './users.ts';
+import {
+  apiEmail,
+  formatUser,
+  gravatarUrl,
+  isAdmin,
+  isGuest,
+  isOwner,
+  profileValues,
+  usersInRealm,
+} from './users.ts';
 
 /**
  * The state part of POST /register, for the requested event types (all of them when null).
@@ -47,9 +56,15 @@ export async function fetchInitialState(
   }
   if (wants('realm_user')) {
     const users = await usersInRealm(db, realm.id);
-    const profiles = await profileValues(db, users.map((u) => u.id));
+    const profiles = await profileValues(
+      db,
+      users.map((u) => u.id),
+    );
     const format = (u: (typeof users)[number]) =>
-      formatUser(u, user, realm, config, { clientGravatar: options.clientGravatar, profile: profiles.get(u.id) ?? new Map() });
+      formatUser(u, user, realm, config, {
+        clientGravatar: options.clientGravatar,
+        profile: profiles.get(u.id) ?? new Map(),
+      });
     state.realm_users = users.filter((u) => u.is_active).map(format);
     state.realm_non_active_users = users.filter((u) => !u.is_active).map(format);
     state.cross_realm_bots = [];

@@ -19,15 +19,25 @@ interface MessageRow {
   date_sent: Date;
 }
 
-export type Destination = { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
+export type Destination =
+  { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
 
 async function resolveStream(actor: Actor, to: string | number): Promise<Stream> {
-  const stream = typeof to === 'number' ? await streamById(actor.db, actor.realm.id, to) : await streamByName(actor.db, actor.realm.id, to);
+  const stream =
+    typeof to === 'number'
+      ? await streamById(actor.db, actor.realm.id, to)
+      : await streamByName(actor.db, actor.realm.id, to);
   if (!stream) {
     if (typeof to === 'number') {
-      throw new JsonableError(`Channel with ID '${to}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', extra: { stream_id: to } });
+      throw new JsonableError(`Channel with ID '${to}' does not exist`, {
+        code: 'STREAM_DOES_NOT_EXIST',
+        extra: { stream_id: to },
+      });
     }
-    throw new JsonableError(`Channel '${to}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', extra: { stream: to } });
+    throw new JsonableError(`Channel '${to}' does not exist`, {
+      code: 'STREAM_DOES_NOT_EXIST',
+      extra: { stream: to },
+    });
   }
   return stream;
 }
@@ -36,17 +46,21 @@ async function resolveStream(actor: Actor, to: string | number): Promise<Stream>
 export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
   const { db, user, realm } = actor;
   if (content.trim() === '') throw new JsonableError('Message must not be empty');
-  if ([...content].length > MAX_MESSAGE_LENGTH) throw new JsonableError(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
+  if ([...content].length > MAX_MESSAGE_LENGTH)
+    throw new JsonableError(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
   let stream: Stream | undefined;
   let recipients: number[];
   let topic = '';
   if (destination.kind === 'stream') {
     stream = await resolveStream(actor, destination.to);
     topic = destination.topic.trim() === '(no topic)' ? '' : destination.topic.trim();
-    if ([...topic].length > MAX_TOPIC_LENGTH) throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
-    if (topic === '' && ['disable_empty_topic'].includes(stream.topics_policy)) throw new JsonableError('Sending messages to the general chat is not allowed in this channel.');
+    if ([...topic].length > MAX_TOPIC_LENGTH)
+      throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
+    if (topic === '' && ['disable_empty_topic'].includes(stream.topics_policy))
+      throw new JsonableError('Sending messages to the general chat is not allowed in this channel.');
     const subs = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
-    if (stream.invite_only && !subs.includes(user.id)) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+    if (stream.invite_only && !subs.includes(user.id))
+      throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
     if (!(await userHasGroupSetting(db, user, stream.can_send_message_group))) {
       throw new JsonableError('You do not have permission to post in this channel.');
     }
@@ -54,7 +68,10 @@ export async function sendMessage(actor: Actor, destination: Destination, conten
   } else {
     const ids: number[] = [];
     for (const to of destination.to) {
-      const target = typeof to === 'number' ? await userById(db, realm.id, to) : await userByAnyEmail(db, realm, actor.config, to);
+      const target =
+        typeof to === 'number'
+          ? await userById(db, realm.id, to)
+          : await userByAnyEmail(db, realm, actor.config, to);
       if (!target) throw new JsonableError(`Invalid user ID ${to}`);
       ids.push(target.id);
     }
@@ -88,13 +105,22 @@ export async function sendMessage(actor: Actor, destination: Destination, conten
     const users = await usersInRealm(db, realm.id);
     const message = formatMessage(actor, row, users, stream);
     for (const recipient of recipients) {
-      await sendEvent(db, t, [recipient], { type: 'message', message, flags: recipient === user.id ? ['read'] : [] });
+      await sendEvent(db, t, [recipient], {
+        type: 'message',
+        message,
+        flags: recipient === user.id ? ['read'] : [],
+      });
     }
     return Number(row.id);
   });
 }
 
-function formatMessage(actor: Actor, row: MessageRow, users: User[], stream: Stream | undefined): Record<string, unknown> {
+function formatMessage(
+  actor: Actor,
+  row: MessageRow,
+  users: User[],
+  stream: Stream | undefined,
+): Record<string, unknown> {
   const byId = new Map(users.map((u) => [u.id, u]));
   const sender = byId.get(row.sender_id);
   const formatted: Record<string, unknown> = {
@@ -122,7 +148,12 @@ function formatMessage(actor: Actor, row: MessageRow, users: User[], stream: Str
       type: 'private',
       display_recipient: (row.recipient_ids ?? []).map((id) => {
         const u = byId.get(id);
-        return { id, email: u ? apiEmail(u, actor.realm, actor.config) : '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
+        return {
+          id,
+          email: u ? apiEmail(u, actor.realm, actor.config) : '',
+          full_name: u?.full_name ?? '',
+          is_mirror_dummy: false,
+        };
       }),
     });
   }
@@ -159,7 +190,10 @@ export async function getMessages(
         repl[key] = String(term.operand);
         break;
       case 'sender': {
-        const sender = typeof term.operand === 'number' ? await userById(db, realm.id, term.operand) : await userByAnyEmail(db, realm, actor.config, String(term.operand));
+        const sender =
+          typeof term.operand === 'number'
+            ? await userById(db, realm.id, term.operand)
+            : await userByAnyEmail(db, realm, actor.config, String(term.operand));
         where.push(`${not}(m.sender_id = :${key})`);
         repl[key] = sender?.id ?? -1;
         break;
@@ -173,11 +207,23 @@ export async function getMessages(
     }
   }
   const newest = query.anchor === 'newest';
-  const anchorId = newest ? Number.MAX_SAFE_INTEGER : query.anchor === 'oldest' || query.anchor === 'first_unread' ? 0 : Number(query.anchor);
+  const anchorId = newest
+    ? Number.MAX_SAFE_INTEGER
+    : query.anchor === 'oldest' || query.anchor === 'first_unread'
+      ? 0
+      : Number(query.anchor);
   if (!Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
   const base = `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id WHERE ${where.join(' AND ')}`;
-  const before = await rows<MessageRow & { flags: string[] }>(db, `SELECT m.*, um.flags ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`, { ...repl, anchor: anchorId, n: query.numBefore + 1 });
-  const after = await rows<MessageRow & { flags: string[] }>(db, `SELECT m.*, um.flags ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`, { ...repl, anchor: anchorId, n: query.numAfter + 2 });
+  const before = await rows<MessageRow & { flags: string[] }>(
+    db,
+    `SELECT m.*, um.flags ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
+    { ...repl, anchor: anchorId, n: query.numBefore + 1 },
+  );
+  const after = await rows<MessageRow & { flags: string[] }>(
+    db,
+    `SELECT m.*, um.flags ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`,
+    { ...repl, anchor: anchorId, n: query.numAfter + 2 },
+  );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
@@ -185,8 +231,12 @@ export async function getMessages(
   const streams = new Map<number, Stream | undefined>();
   const messages = [];
   for (const row of [...beforeKept, ...afterKept]) {
-    if (row.stream_id !== null && !streams.has(row.stream_id)) streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
-    messages.push({ ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id)), flags: row.flags });
+    if (row.stream_id !== null && !streams.has(row.stream_id))
+      streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
+    messages.push({
+      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id)),
+      flags: row.flags,
+    });
   }
   return {
     messages,

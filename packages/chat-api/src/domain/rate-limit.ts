@@ -6,7 +6,12 @@ import { one } from './sql.ts';
  * A fixed-window counter in Postgres, so every API process shares it. Throws 429 with the
  * seconds left in the window once `limit` hits were counted.
  */
-export async function hitRateLimit(db: Sequelize, key: string, limit: number, windowSeconds: number): Promise<void> {
+export async function hitRateLimit(
+  db: Sequelize,
+  key: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<void> {
   const row = await one<{ count: number; retry: number }>(
     db,
     `INSERT INTO chat.rate_limits (key, window_start, count) VALUES (:key, now(), 1)
@@ -23,7 +28,12 @@ export async function hitRateLimit(db: Sequelize, key: string, limit: number, wi
 }
 
 /** Throws 429 when the key already used up its window, without counting this call. */
-export async function assertNotRateLimited(db: Sequelize, key: string, limit: number, windowSeconds: number): Promise<void> {
+export async function assertNotRateLimited(
+  db: Sequelize,
+  key: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<void> {
   const row = await one<{ count: number; retry: number }>(
     db,
     `SELECT count, CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => :window) - now())))::int AS retry

@@ -74,7 +74,10 @@ export async function createRealm(
   return realm;
 }
 
-export async function systemGroupIds(db: Sequelize, realmId: number): Promise<Record<SystemGroupName, number>> {
+export async function systemGroupIds(
+  db: Sequelize,
+  realmId: number,
+): Promise<Record<SystemGroupName, number>> {
   const found = await rows<{ id: number; name: SystemGroupName }>(
     db,
     'SELECT id, name FROM chat.user_groups WHERE realm_id = :realmId AND is_system_group',

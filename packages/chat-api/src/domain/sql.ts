@@ -8,7 +8,11 @@ export async function rows<T>(
   replacements: Record<string, unknown> = {},
   transaction?: Transaction,
 ): Promise<T[]> {
-  const found: unknown = await db.query(sql, { replacements, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) });
+  const found: unknown = await db.query(sql, {
+    replacements,
+    type: QueryTypes.SELECT,
+    ...(transaction ? { transaction } : {}),
+  });
   return found as T[];
 }
 

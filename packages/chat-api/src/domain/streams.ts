@@ -19,7 +19,12 @@ export const GROUP_SETTING_NAMES = [
 ] as const;
 export type GroupSettingName = (typeof GROUP_SETTING_NAMES)[number];
 
-export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
+export const TOPICS_POLICIES = [
+  'inherit',
+  'allow_empty_topic',
+  'disable_empty_topic',
+  'empty_topic_only',
+] as const;
 
 export interface Stream extends Record<GroupSettingName, GroupSetting> {
   id: number;
@@ -51,27 +56,56 @@ export interface SubscriptionRow {
   wildcard_mentions_notify: boolean | null;
 }
 
-const COLORS = ['#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e'];
+const COLORS = [
+  '#76ce90',
+  '#fae589',
+  '#a6c7e5',
+  '#e79ab5',
+  '#bfd56f',
+  '#f4ae55',
+  '#b0a5fd',
+  '#addfe5',
+  '#f5ce6e',
+];
 
 /** Minimal Markdown: escaped text in a paragraph, which is what clients need to display it. */
 export function renderMarkdown(text: string): string {
   if (text === '') return '';
-  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const escaped = text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
   return `<p>${escaped.replace(/\n/g, '<br>\n')}</p>`;
 }
 
 export async function streamById(db: Sequelize, realmId: number, id: number): Promise<Stream | undefined> {
-  return one<Stream>(db, 'SELECT * FROM chat.streams WHERE realm_id = :realmId AND id = :id', { realmId, id });
-}
-
-export async function streamByName(db: Sequelize, realmId: number, name: string): Promise<Stream | undefined> {
-  return one<Stream>(db, 'SELECT * FROM chat.streams WHERE realm_id = :realmId AND lower(name) = lower(:name)', {
+  return one<Stream>(db, 'SELECT * FROM chat.streams WHERE realm_id = :realmId AND id = :id', {
     realmId,
-    name,
+    id,
   });
 }
 
-export async function subscriberIds(db: Sequelize, streamIds: number[], t?: Transaction): Promise<Map<number, number[]>> {
+export async function streamByName(
+  db: Sequelize,
+  realmId: number,
+  name: string,
+): Promise<Stream | undefined> {
+  return one<Stream>(
+    db,
+    'SELECT * FROM chat.streams WHERE realm_id = :realmId AND lower(name) = lower(:name)',
+    {
+      realmId,
+      name,
+    },
+  );
+}
+
+export async function subscriberIds(
+  db: Sequelize,
+  streamIds: number[],
+  t?: Transaction,
+): Promise<Map<number, number[]>> {
   const found = streamIds.length
     ? await rows<{ stream_id: number; user_id: number }>(
         db,
@@ -185,7 +219,10 @@ export interface CreationSettings {
 }
 
 /** Checks the creation settings once per request, before anything is written. */
-export async function validateCreationSettings(actor: Actor, settings: CreationSettings): Promise<number | null> {
+export async function validateCreationSettings(
+  actor: Actor,
+  settings: CreationSettings,
+): Promise<number | null> {
   const { user, realm, config, db } = actor;
   if (settings.is_web_public) {
     if (!config.MUSE_CHAT_WEB_PUBLIC_STREAMS || !realm.enable_spectator_access) {
@@ -294,7 +331,7 @@ function formatBasicStream(stream: Stream): Record<string, unknown> {
 
 export function validateStreamName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === '') throw new JsonableError('Channel name can\'t be empty.');
+  if (trimmed === '') throw new JsonableError("Channel name can't be empty.");
   if ([...trimmed].length > MAX_STREAM_NAME_LENGTH) {
     throw new JsonableError(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
   }
@@ -304,23 +341,34 @@ export function validateStreamName(name: string): string {
 
 export function validateStreamDescription(description: string): string {
   if ([...description].length > MAX_STREAM_DESCRIPTION_LENGTH) {
-    throw new JsonableError(`Channel description too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters).`);
+    throw new JsonableError(
+      `Channel description too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters).`,
+    );
   }
   return description;
 }
 
 async function isSubscribed(db: Sequelize, userId: number, streamId: number): Promise<boolean> {
-  return !!(await one(db, 'SELECT 1 FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId AND active', {
-    userId,
-    streamId,
-  }));
+  return !!(await one(
+    db,
+    'SELECT 1 FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId AND active',
+    {
+      userId,
+      streamId,
+    },
+  ));
 }
 
 /**
  * Whether `actor` may subscribe `targets` to an existing channel (Zulip's rules at level 349+):
  * guests never join on their own; private channels need existing access or a group permission.
  */
-export async function maySubscribe(db: Sequelize, actor: User, stream: Stream, others: boolean): Promise<boolean> {
+export async function maySubscribe(
+  db: Sequelize,
+  actor: User,
+  stream: Stream,
+  others: boolean,
+): Promise<boolean> {
   if (stream.is_archived) return false;
   if (isAdmin(actor)) return true;
   if (await userHasGroupSetting(db, actor, stream.can_administer_channel_group)) return true;
@@ -358,7 +406,12 @@ export async function subscribeUsers(
       already.push(target);
       continue;
     }
-    const count = await one<{ n: string }>(db, 'SELECT count(*) AS n FROM chat.subscriptions WHERE user_id = :u', { u: target.id }, t);
+    const count = await one<{ n: string }>(
+      db,
+      'SELECT count(*) AS n FROM chat.subscriptions WHERE user_id = :u',
+      { u: target.id },
+      t,
+    );
     const color = COLORS[Number(count?.n ?? 0) % COLORS.length];
     await exec(
       db,
@@ -388,7 +441,12 @@ export async function subscribeUsers(
   }
   const addedIds = new Set(added.map((u) => u.id));
   const peers = (await peerAudience(db, stream, t)).filter((id) => !addedIds.has(id));
-  await sendEvent(db, t, peers, { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: [...addedIds] });
+  await sendEvent(db, t, peers, {
+    type: 'subscription',
+    op: 'peer_add',
+    stream_ids: [stream.id],
+    user_ids: [...addedIds],
+  });
   return { added, already };
 }
 
@@ -420,7 +478,12 @@ export async function unsubscribeUsers(
   if (removed.length) {
     const removedIds = removed.map((u) => u.id);
     const peers = (await peerAudience(db, stream, t)).filter((id) => !removedIds.includes(id));
-    await sendEvent(db, t, peers, { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: removedIds });
+    await sendEvent(db, t, peers, {
+      type: 'subscription',
+      op: 'peer_remove',
+      stream_ids: [stream.id],
+      user_ids: removedIds,
+    });
   }
   return { removed, notSubscribed };
 }
@@ -454,10 +517,15 @@ export async function updateSubscriptionProperty(
   }
   const stream = await streamById(db, realmId, streamId);
   if (!stream) throw new JsonableError('Invalid channel ID');
-  const sub = await one(db, 'SELECT 1 FROM chat.subscriptions WHERE user_id = :u AND stream_id = :s AND active', {
-    u: user.id,
-    s: streamId,
-  }, t);
+  const sub = await one(
+    db,
+    'SELECT 1 FROM chat.subscriptions WHERE user_id = :u AND stream_id = :s AND active',
+    {
+      u: user.id,
+      s: streamId,
+    },
+    t,
+  );
   if (!sub) throw new JsonableError(`Not subscribed to channel ID ${streamId}`);
   if (property === 'color') {
     if (typeof value !== 'string' || !/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(value)) {
@@ -468,12 +536,23 @@ export async function updateSubscriptionProperty(
   }
   const column = property === 'in_home_view' ? 'is_muted' : property;
   const stored = property === 'in_home_view' ? !value : value;
-  await exec(db, `UPDATE chat.subscriptions SET "${column}" = :stored WHERE user_id = :u AND stream_id = :s`, {
-    stored,
-    u: user.id,
-    s: streamId,
-  }, t);
-  const event = (p: string, v: unknown) => ({ type: 'subscription', op: 'update', stream_id: streamId, property: p, value: v });
+  await exec(
+    db,
+    `UPDATE chat.subscriptions SET "${column}" = :stored WHERE user_id = :u AND stream_id = :s`,
+    {
+      stored,
+      u: user.id,
+      s: streamId,
+    },
+    t,
+  );
+  const event = (p: string, v: unknown) => ({
+    type: 'subscription',
+    op: 'update',
+    stream_id: streamId,
+    property: p,
+    value: v,
+  });
   if (column === 'is_muted') {
     await sendEvent(db, t, [user.id], event('in_home_view', !stored));
     await sendEvent(db, t, [user.id], event('is_muted', stored));

@@ -31,15 +31,29 @@ async function activeOwnerCount(actor: Actor, t: Transaction): Promise<number> {
 }
 
 /** Everyone in the organization hears about a user change; only some may see a new real email. */
-async function announce(actor: Actor, person: Record<string, unknown>, t: Transaction, target?: User): Promise<void> {
+async function announce(
+  actor: Actor,
+  person: Record<string, unknown>,
+  t: Transaction,
+  target?: User,
+): Promise<void> {
   const users = (await usersInRealm(actor.db, actor.realm.id)).filter((u) => u.is_active);
   if (target && 'delivery_email' in person) {
     const visible = users.filter((u) => canSeeRealEmail(u, target));
     const event: ChatEvent = { type: 'realm_user', op: 'update', person };
-    await sendEventsPerUser(actor.db, t, visible.map((u) => [u.id, event]));
+    await sendEventsPerUser(
+      actor.db,
+      t,
+      visible.map((u) => [u.id, event]),
+    );
     return;
   }
-  await sendEvent(actor.db, t, users.map((u) => u.id), { type: 'realm_user', op: 'update', person });
+  await sendEvent(
+    actor.db,
+    t,
+    users.map((u) => u.id),
+    { type: 'realm_user', op: 'update', person },
+  );
 }
 
 /** Checks the role rules before anything is written. */
@@ -51,7 +65,9 @@ async function checkRoleChange(actor: Actor, target: User, role: number, t: Tran
   }
   // Our spec's rule: a guest becomes a member (or moderator) before becoming an administrator.
   if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) {
-    throw new JsonableError('A guest cannot be made an administrator directly; change the role to member first.');
+    throw new JsonableError(
+      'A guest cannot be made an administrator directly; change the role to member first.',
+    );
   }
 }
 
@@ -60,7 +76,8 @@ export async function updateUser(actor: Actor, target: User, changes: UserChange
   if (!isAdmin(actor.user)) throw adminRequired();
   const { db } = actor;
   await db.transaction(async (t) => {
-    if (changes.role !== undefined && changes.role !== target.role) await checkRoleChange(actor, target, changes.role, t);
+    if (changes.role !== undefined && changes.role !== target.role)
+      await checkRoleChange(actor, target, changes.role, t);
     const fullName = changes.full_name?.trim();
     if (fullName !== undefined) {
       if (fullName.length === 0) throw new JsonableError('Name too short!');
@@ -70,7 +87,8 @@ export async function updateUser(actor: Actor, target: User, changes: UserChange
       if (!isOwner(actor.user) || !actor.user.can_change_user_emails) {
         throw new JsonableError('User not authorized to change email addresses');
       }
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(changes.new_email)) throw new JsonableError('Invalid email address.');
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(changes.new_email))
+        throw new JsonableError('Invalid email address.');
       const taken = await one(
         db,
         'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email) AND id <> :id',
@@ -80,22 +98,42 @@ export async function updateUser(actor: Actor, target: User, changes: UserChange
       if (taken) throw new JsonableError('Email is already in use.');
     }
     if (changes.role !== undefined && changes.role !== target.role) {
-      await exec(db, 'UPDATE chat.users SET role = :role WHERE id = :id', { role: changes.role, id: target.id }, t);
+      await exec(
+        db,
+        'UPDATE chat.users SET role = :role WHERE id = :id',
+        { role: changes.role, id: target.id },
+        t,
+      );
       await announce(actor, { user_id: target.id, role: changes.role }, t);
     }
     if (fullName !== undefined && fullName !== target.full_name) {
-      await exec(db, 'UPDATE chat.users SET full_name = :fullName WHERE id = :id', { fullName, id: target.id }, t);
+      await exec(
+        db,
+        'UPDATE chat.users SET full_name = :fullName WHERE id = :id',
+        { fullName, id: target.id },
+        t,
+      );
       await announce(actor, { user_id: target.id, full_name: fullName }, t);
     }
     if (changes.new_email !== undefined) {
-      await exec(db, 'UPDATE chat.users SET delivery_email = :email WHERE id = :id', { email: changes.new_email, id: target.id }, t);
+      await exec(
+        db,
+        'UPDATE chat.users SET delivery_email = :email WHERE id = :id',
+        { email: changes.new_email, id: target.id },
+        t,
+      );
       await announce(actor, { user_id: target.id, delivery_email: changes.new_email }, t, target);
     }
     if (changes.profile_data) await updateProfileData(db, actor.user, target, changes.profile_data, t);
   });
 }
 
-async function deleteMessages(actor: Actor, userId: number, actions: DeactivationActions, t: Transaction): Promise<void> {
+async function deleteMessages(
+  actor: Actor,
+  userId: number,
+  actions: DeactivationActions,
+  t: Transaction,
+): Promise<void> {
   const kinds: string[] = [];
   if (actions.delete_public_channel_messages) kinds.push('(m.stream_id IS NOT NULL AND NOT s.invite_only)');
   if (actions.delete_private_channel_messages) kinds.push('(m.stream_id IS NOT NULL AND s.invite_only)');
@@ -110,7 +148,12 @@ async function deleteMessages(actor: Actor, userId: number, actions: Deactivatio
   );
 }
 
-async function deactivateOne(actor: Actor, target: User, actions: DeactivationActions, t: Transaction): Promise<void> {
+async function deactivateOne(
+  actor: Actor,
+  target: User,
+  actions: DeactivationActions,
+  t: Transaction,
+): Promise<void> {
   await deleteMessages(actor, target.id, actions, t);
   if (actions.delete_profile) {
     await exec(
@@ -142,14 +185,21 @@ export async function deactivateUser(
   if (!isAdmin(actor.user)) throw adminRequired();
   if (target.role === ROLE.OWNER && !isOwner(actor.user)) throw ownerRequired();
   if (comment !== undefined && [...comment].length > MAX_DEACTIVATION_COMMENT_LENGTH) {
-    throw new JsonableError(`deactivation_notification_comment is too long (limit: ${MAX_DEACTIVATION_COMMENT_LENGTH} characters)`);
+    throw new JsonableError(
+      `deactivation_notification_comment is too long (limit: ${MAX_DEACTIVATION_COMMENT_LENGTH} characters)`,
+    );
   }
   await actor.db.transaction(async (t) => {
     if (!target.is_active) throw new JsonableError('User is already deactivated');
     if (target.role === ROLE.OWNER && !target.is_bot && (await activeOwnerCount(actor, t)) <= 1) {
       throw new JsonableError('Cannot deactivate the only organization owner');
     }
-    const bots = await rows<User>(actor.db, 'SELECT * FROM chat.users WHERE bot_owner_id = :id AND is_active', { id: target.id }, t);
+    const bots = await rows<User>(
+      actor.db,
+      'SELECT * FROM chat.users WHERE bot_owner_id = :id AND is_active',
+      { id: target.id },
+      t,
+    );
     for (const bot of bots) await deactivateOne(actor, bot, actions, t);
     await deactivateOne(actor, target, actions, t);
   });

@@ -87,7 +87,12 @@ export function gravatarUrl(user: User): string {
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
 
-export async function userById(db: Sequelize, realmId: number, id: number, t?: Transaction): Promise<User | undefined> {
+export async function userById(
+  db: Sequelize,
+  realmId: number,
+  id: number,
+  t?: Transaction,
+): Promise<User | undefined> {
   return one<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId AND id = :id', { realmId, id }, t);
 }
 
@@ -107,10 +112,14 @@ export async function userByAnyEmail(
     const byId = await userById(db, realm.id, Number(dummy[1]));
     if (byId) return byId;
   }
-  return one<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realm AND lower(delivery_email) = lower(:email)', {
-    realm: realm.id,
-    email,
-  });
+  return one<User>(
+    db,
+    'SELECT * FROM chat.users WHERE realm_id = :realm AND lower(delivery_email) = lower(:email)',
+    {
+      realm: realm.id,
+      email,
+    },
+  );
 }
 
 function escapeRegExp(text: string): string {
@@ -157,7 +166,10 @@ export async function createUser(
 }
 
 /** Custom profile values of the given users: user id → field id → value. */
-export async function profileValues(db: Sequelize, userIds: number[]): Promise<Map<number, Map<number, string>>> {
+export async function profileValues(
+  db: Sequelize,
+  userIds: number[],
+): Promise<Map<number, Map<number, string>>> {
   const found = userIds.length
     ? await rows<{ user_id: number; field_id: number; value: string }>(
         db,

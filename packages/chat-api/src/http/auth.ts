@@ -7,7 +7,11 @@ import { apiEmail, type User } from '../domain/users.ts';
 import { unauthorized } from './errors.ts';
 
 /** The organization addressed by the Host header, or undefined when none exists there. */
-export async function requestRealm(db: Sequelize, config: Config, host: string | undefined): Promise<Realm | undefined> {
+export async function requestRealm(
+  db: Sequelize,
+  config: Config,
+  host: string | undefined,
+): Promise<Realm | undefined> {
   return realmBySubdomain(db, subdomainForHost(host, config));
 }
 
@@ -36,7 +40,9 @@ export function authenticate(db: Sequelize, config: Config): RequestHandler {
       if (!realm) throw unauthorized('Account is not associated with this subdomain');
       const user = await one<User>(db, 'SELECT * FROM chat.users WHERE api_key = :key', { key });
       if (!user || user.realm_id !== realm.id) throw unauthorized('Invalid API key');
-      const matches = [apiEmail(user, realm, config), user.delivery_email].some((e) => e.toLowerCase() === email.toLowerCase());
+      const matches = [apiEmail(user, realm, config), user.delivery_email].some(
+        (e) => e.toLowerCase() === email.toLowerCase(),
+      );
       if (!matches) throw unauthorized(`Invalid API key for user '${email}'`);
       if (realm.deactivated) throw unauthorized('This organization has been deactivated');
       if (!user.is_active) throw unauthorized('Account is deactivated');

@@ -10,7 +10,12 @@ export class JsonableError extends AppError {
 
   constructor(
     msg: string,
-    options: { code?: string; status?: number; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    options: {
+      code?: string;
+      status?: number;
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(options.status ?? 400, options.code ?? 'BAD_REQUEST', msg, { headers: options.headers ?? {} });
     this.extra = options.extra ?? {};
@@ -24,7 +29,10 @@ export const unauthorized = (msg: string, code = 'UNAUTHORIZED') =>
   new JsonableError(msg, { status: 401, code, headers: CHALLENGE });
 
 export const missingArgument = (name: string) =>
-  new JsonableError(`Missing '${name}' argument`, { code: 'REQUEST_VARIABLE_MISSING', extra: { var_name: name } });
+  new JsonableError(`Missing '${name}' argument`, {
+    code: 'REQUEST_VARIABLE_MISSING',
+    extra: { var_name: name },
+  });
 
 export const notFound = (msg: string) => new JsonableError(msg, { status: 404 });
 
@@ -43,7 +51,10 @@ export const ownerRequired = () => new JsonableError('Must be an organization ow
 function sendError(res: Response, error: JsonableError | AppError): void {
   const extra = error instanceof JsonableError ? error.extra : {};
   const code = error instanceof JsonableError ? error.code : error.code.toUpperCase();
-  res.set(error.headers).status(error.status).json({ result: 'error', msg: error.message, code, ...extra });
+  res
+    .set(error.headers)
+    .status(error.status)
+    .json({ result: 'error', msg: error.message, code, ...extra });
 }
 
 /** Maps every failure to the envelope; anything unexpected is logged and becomes a 500. */
@@ -56,6 +67,9 @@ export function errorHandler(log: (error: unknown) => void): ErrorRequestHandler
       return sendError(res, new JsonableError('Malformed request body', { status }));
     }
     log(error);
-    sendError(res, new JsonableError('Internal server error', { status: 500, code: 'INTERNAL_SERVER_ERROR' }));
+    sendError(
+      res,
+      new JsonableError('Internal server error', { status: 500, code: 'INTERNAL_SERVER_ERROR' }),
+    );
   };
 }

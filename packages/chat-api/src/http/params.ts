@@ -75,7 +75,9 @@ function jsonParser<T>(schema: object): Parser<T> {
     }
     if (!validate(value)) {
       const error = validate.errors?.[0];
-      const where = error?.instancePath ? `${name}${error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}` : name;
+      const where = error?.instancePath
+        ? `${name}${error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`
+        : name;
       throw new JsonableError(`Invalid ${where}: ${error?.message ?? 'bad value'}`);
     }
     return value as T;
@@ -104,7 +106,8 @@ export const p = {
   /** A plain string restricted to the given values. */
   oneOf: <T extends string>(values: readonly T[]) =>
     new Param<T>((raw, name) => {
-      if (!(values as readonly string[]).includes(raw)) throw new JsonableError(`Invalid ${name}: must be one of ${values.join(', ')}`);
+      if (!(values as readonly string[]).includes(raw))
+        throw new JsonableError(`Invalid ${name}: must be one of ${values.join(', ')}`);
       return raw as T;
     }),
   bool: () => new Param<boolean>(parseBool),
@@ -122,12 +125,14 @@ function requestValues(req: Request): Map<string, string> {
   const values = new Map<string, string>();
   for (const [key, value] of Object.entries(req.query)) {
     if (typeof value === 'string') values.set(key, value);
-    else if (Array.isArray(value) && typeof value.at(-1) === 'string') values.set(key, value.at(-1) as string);
+    else if (Array.isArray(value) && typeof value.at(-1) === 'string')
+      values.set(key, value.at(-1) as string);
   }
   const body = (req.body ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(body)) {
     if (typeof value === 'string') values.set(key, value);
-    else if (Array.isArray(value) && typeof value.at(-1) === 'string') values.set(key, value.at(-1) as string);
+    else if (Array.isArray(value) && typeof value.at(-1) === 'string')
+      values.set(key, value.at(-1) as string);
   }
   return values;
 }

@@ -9,7 +9,10 @@ const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 /** POST /register, GET /events (long-poll) and DELETE /events. */
 export function eventRoutes(router: Router, runtime: ChatRuntime): void {
   const ctx = authed(runtime);
-  const settings = () => ({ heartbeatMs: runtime.config.MUSE_CHAT_HEARTBEAT_MS, idleMs: runtime.config.MUSE_CHAT_QUEUE_IDLE_MS });
+  const settings = () => ({
+    heartbeatMs: runtime.config.MUSE_CHAT_HEARTBEAT_MS,
+    idleMs: runtime.config.MUSE_CHAT_QUEUE_IDLE_MS,
+  });
   let lastExpiry = 0;
   // Expired queues are removed lazily, at most every few seconds per process, by whoever registers next.
   const expireNow = async () => {

@@ -9,7 +9,8 @@ function parseTo(raw: string): string | number | (string | number)[] {
   try {
     const value: unknown = JSON.parse(raw);
     if (typeof value === 'number' || typeof value === 'string') return value;
-    if (Array.isArray(value) && value.every((v) => typeof v === 'number' || typeof v === 'string')) return value;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'number' || typeof v === 'string'))
+      return value;
   } catch {
     // a bare channel name, or a comma-separated list of emails
   }
@@ -20,7 +21,8 @@ function parseTo(raw: string): string | number | (string | number)[] {
 function normalizeNarrow(narrow: unknown[]): NarrowTerm[] {
   return narrow.map((term) => {
     if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
-    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term) return term as NarrowTerm;
+    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
+      return term as NarrowTerm;
     throw new JsonableError('Invalid narrow');
   });
 }
@@ -30,7 +32,12 @@ export function messageRoutes(router: Router, runtime: ChatRuntime): void {
   router.post(
     '/messages',
     endpoint(
-      { type: p.string(), to: p.string(), topic: p.string().aliased('subject').default(''), content: p.string() },
+      {
+        type: p.string(),
+        to: p.string(),
+        topic: p.string().aliased('subject').default(''),
+        content: p.string(),
+      },
       ctx,
       async (params, actor) => {
         const to = parseTo(params.to);
@@ -42,7 +49,11 @@ export function messageRoutes(router: Router, runtime: ChatRuntime): void {
             id = await sendMessage(actor, { kind: 'stream', to: to[0], topic: params.topic }, params.content);
           } else id = await sendMessage(actor, { kind: 'stream', to, topic: params.topic }, params.content);
         } else if (kind === 'direct' || kind === 'private') {
-          id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
+          id = await sendMessage(
+            actor,
+            { kind: 'direct', to: Array.isArray(to) ? to : [to] },
+            params.content,
+          );
         } else throw new JsonableError('Invalid message type');
         return { id };
       },
@@ -61,8 +72,10 @@ export function messageRoutes(router: Router, runtime: ChatRuntime): void {
       },
       ctx,
       async (params, actor) => {
-        if (params.num_before < 0 || params.num_after < 0) throw new JsonableError('Invalid num_before or num_after');
-        if (params.num_before + params.num_after > 5000) throw new JsonableError('Too many messages requested (maximum 5000).');
+        if (params.num_before < 0 || params.num_after < 0)
+          throw new JsonableError('Invalid num_before or num_after');
+        if (params.num_before + params.num_after > 5000)
+          throw new JsonableError('Too many messages requested (maximum 5000).');
         return getMessages(actor, {
           anchor: params.anchor,
           numBefore: params.num_before,

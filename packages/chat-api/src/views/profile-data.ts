@@ -1,5 +1,11 @@
 import type { Router } from 'express';
-import { createProfileField, listProfileFields, removeProfileData, updateProfileData, type ProfileValue } from '../domain/profile-fields.ts';
+import {
+  createProfileField,
+  listProfileFields,
+  removeProfileData,
+  updateProfileData,
+  type ProfileValue,
+} from '../domain/profile-fields.ts';
 import { adminRequired } from '../http/errors.ts';
 import { endpoint, p } from '../http/params.ts';
 import { isAdmin } from '../domain/users.ts';
@@ -22,19 +28,29 @@ export function profileDataRoutes(router: Router, runtime: ChatRuntime): void {
   const ctx = authed(runtime);
   router.patch(
     '/users/me/profile_data',
-    endpoint({ data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) }, ctx, async ({ data }, actor) => {
-      await actor.db.transaction((t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
-    }),
+    endpoint(
+      { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
+      ctx,
+      async ({ data }, actor) => {
+        await actor.db.transaction((t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
+      },
+    ),
   );
   router.delete(
     '/users/me/profile_data',
-    endpoint({ data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) }, ctx, async ({ data }, actor) => {
-      await removeProfileData(actor.db, actor.user, data);
-    }),
+    endpoint(
+      { data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
+      ctx,
+      async ({ data }, actor) => {
+        await removeProfileData(actor.db, actor.user, data);
+      },
+    ),
   );
   router.get(
     '/realm/profile_fields',
-    endpoint({}, ctx, async (_params, actor) => ({ custom_fields: await listProfileFields(actor.db, actor.realm.id) })),
+    endpoint({}, ctx, async (_params, actor) => ({
+      custom_fields: await listProfileFields(actor.db, actor.realm.id),
+    })),
   );
   router.post(
     '/realm/profile_fields',

@@ -68,9 +68,13 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
 
   router.get(
     '/users/me/subscriptions',
-    endpoint({ include_subscribers: p.bool().default(false) }, ctx, async ({ include_subscribers }, actor) => ({
-      subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
-    })),
+    endpoint(
+      { include_subscribers: p.bool().default(false) },
+      ctx,
+      async ({ include_subscribers }, actor) => ({
+        subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
+      }),
+    ),
   );
 
   router.post(
@@ -154,7 +158,10 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
             for (const u of result.already) already.push([u, stream.name]);
           }
         });
-        const response: Record<string, unknown> = { subscribed: byUserId(subscribed), already_subscribed: byUserId(already) };
+        const response: Record<string, unknown> = {
+          subscribed: byUserId(subscribed),
+          already_subscribed: byUserId(already),
+        };
         if (unauthorized.length) response.unauthorized = unauthorized;
         return response;
       },
@@ -176,7 +183,8 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
         for (const name of params.subscriptions) {
           const stream = await streamByName(actor.db, actor.realm.id, name);
           if (!stream) throw new JsonableError(`Channel(s) (${name}) do not exist`);
-          if (others && !(await mayUnsubscribeOthers(actor.db, actor.user, stream))) throw insufficientPermission();
+          if (others && !(await mayUnsubscribeOthers(actor.db, actor.user, stream)))
+            throw insufficientPermission();
           streams.push(stream);
         }
         const removed: string[] = [];
@@ -202,7 +210,11 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
           items: {
             type: 'object',
             required: ['stream_id', 'property', 'value'],
-            properties: { stream_id: { type: 'integer' }, property: { type: 'string' }, value: { type: ['boolean', 'string'] } },
+            properties: {
+              stream_id: { type: 'integer' },
+              property: { type: 'string' },
+              value: { type: ['boolean', 'string'] },
+            },
           },
         }),
       },
@@ -223,9 +235,16 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
     ctx,
     async ({ property, value }, actor, req) => {
       const streamId = pathInt(req, 'stream_id');
-      if (!(await streamById(actor.db, actor.realm.id, streamId))) throw new JsonableError('Invalid channel ID');
+      if (!(await streamById(actor.db, actor.realm.id, streamId)))
+        throw new JsonableError('Invalid channel ID');
       await actor.db.transaction((t) =>
-        updateSubscriptionProperty(actor.db, actor.user, actor.realm.id, { stream_id: streamId, property, value }, t),
+        updateSubscriptionProperty(
+          actor.db,
+          actor.user,
+          actor.realm.id,
+          { stream_id: streamId, property, value },
+          t,
+        ),
       );
     },
   );

@@ -1,7 +1,21 @@
 import type { Request, Router } from 'express';
 import type { Actor } from '../domain/context.ts';
-import { deactivateUser, reactivateUser, updateUser, type DeactivationActions } from '../domain/user-admin.ts';
-import { canSeeRealEmail, dummyEmail, formatUser, profileValues, userByAnyEmail, userById, usersInRealm, type User } from '../domain/users.ts';
+import {
+  deactivateUser,
+  reactivateUser,
+  updateUser,
+  type DeactivationActions,
+} from '../domain/user-admin.ts';
+import {
+  canSeeRealEmail,
+  dummyEmail,
+  formatUser,
+  profileValues,
+  userByAnyEmail,
+  userById,
+  usersInRealm,
+  type User,
+} from '../domain/users.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint, p, pathInt } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
@@ -33,7 +47,10 @@ async function targetOf(actor: Actor, req: Request): Promise<User> {
   return userByEmailFor(actor, raw);
 }
 
-const formatOptions = { client_gravatar: p.bool().default(true), include_custom_profile_fields: p.bool().default(false) };
+const formatOptions = {
+  client_gravatar: p.bool().default(true),
+  include_custom_profile_fields: p.bool().default(false),
+};
 
 /** User lookup and administration. */
 export function userRoutes(router: Router, runtime: ChatRuntime): void {
@@ -43,7 +60,12 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
     '/users',
     endpoint(formatOptions, ctx, async (params, actor) => {
       const users = await usersInRealm(actor.db, actor.realm.id);
-      const profiles = params.include_custom_profile_fields ? await profileValues(actor.db, users.map((u) => u.id)) : undefined;
+      const profiles = params.include_custom_profile_fields
+        ? await profileValues(
+            actor.db,
+            users.map((u) => u.id),
+          )
+        : undefined;
       return {
         members: users.map((u) =>
           formatUser(u, actor.user, actor.realm, actor.config, {
@@ -62,7 +84,12 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
       const profile = params.include_custom_profile_fields
         ? ((await profileValues(actor.db, [target.id])).get(target.id) ?? new Map())
         : undefined;
-      return { user: formatUser(target, actor.user, actor.realm, actor.config, { clientGravatar: params.client_gravatar, profile }) };
+      return {
+        user: formatUser(target, actor.user, actor.realm, actor.config, {
+          clientGravatar: params.client_gravatar,
+          profile,
+        }),
+      };
     }),
   );
 
@@ -104,8 +131,12 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
       async (params, actor, req) => {
         const target = await userById(actor.db, actor.realm.id, pathInt(req, 'user'));
         if (!target) throw noSuchUser();
-        await deactivateUser(actor, target, params.actions, params.deactivation_notification_comment, (msg, data) =>
-          runtime.logger.info(data, msg),
+        await deactivateUser(
+          actor,
+          target,
+          params.actions,
+          params.deactivation_notification_comment,
+          (msg, data) => runtime.logger.info(data, msg),
         );
       },
     ),

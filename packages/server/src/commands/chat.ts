@@ -3,8 +3,13 @@ import { createDatabase, createLogger, type Config } from '@muse/core';
 import { createChatUser, createOrganization, ROLE_NAMES } from '@muse/chat-api';
 import { requireSetting } from '../runtime.ts';
 
-async function withDatabase<T>(config: Config, run: (db: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> {
-  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), createLogger(config, 'chat-admin'), { poolMax: 2 });
+async function withDatabase<T>(
+  config: Config,
+  run: (db: ReturnType<typeof createDatabase>) => Promise<T>,
+): Promise<T> {
+  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), createLogger(config, 'chat-admin'), {
+    poolMax: 2,
+  });
   try {
     return await run(db);
   } finally {
@@ -18,7 +23,10 @@ export interface CreateOrganizationOptions {
   description?: string;
 }
 
-export async function runCreateOrganization(config: Config, options: CreateOrganizationOptions): Promise<void> {
+export async function runCreateOrganization(
+  config: Config,
+  options: CreateOrganizationOptions,
+): Promise<void> {
   const realm = await withDatabase(config, (db) => createOrganization(db, options));
   console.log(JSON.stringify({ realm_id: realm.id, subdomain: realm.string_id, name: realm.name }));
 }
@@ -34,7 +42,8 @@ export interface CreateUserOptions {
 /** Prints the new user's id and API key as JSON, so scripts can bootstrap an owner. */
 export async function runCreateUser(config: Config, options: CreateUserOptions): Promise<void> {
   const role = ROLE_NAMES[options.role];
-  if (role === undefined) throw new Error(`Unknown role '${options.role}': one of ${Object.keys(ROLE_NAMES).join(', ')}`);
+  if (role === undefined)
+    throw new Error(`Unknown role '${options.role}': one of ${Object.keys(ROLE_NAMES).join(', ')}`);
   const user = await withDatabase(config, (db) =>
     createChatUser(db, {
       subdomain: options.organization,
@@ -44,11 +53,16 @@ export async function runCreateUser(config: Config, options: CreateUserOptions):
       ...(options.password ? { password: options.password } : {}),
     }),
   );
-  console.log(JSON.stringify({ user_id: user.id, email: user.delivery_email, role: user.role, api_key: user.api_key }));
+  console.log(
+    JSON.stringify({ user_id: user.id, email: user.delivery_email, role: user.role, api_key: user.api_key }),
+  );
 }
 
 /** `muse-server chat <create-organization|create-user>`. */
-export function registerChatCommands(program: Command, withConfig: <T>(run: (config: Config, options: T) => Promise<void>) => (options: T) => Promise<void>): void {
+export function registerChatCommands(
+  program: Command,
+  withConfig: <T>(run: (config: Config, options: T) => Promise<void>) => (options: T) => Promise<void>,
+): void {
   const chat = program.command('chat').description('administer the messaging API');
   chat
     .command('create-organization')

@@ -25,7 +25,8 @@ export async function runDev(config: Config): Promise<void> {
   const dataDir = path.resolve(config.MUSE_DATA_DIR);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
+    for (const stop of stops.reverse())
+      await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
@@ -33,7 +34,11 @@ export async function runDev(config: Config): Promise<void> {
   try {
     const env: Record<string, string> = {};
     if (!config.DATABASE_URL) {
-      const postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: await freePort(), logger });
+      const postgres = await startEmbeddedPostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        port: await freePort(),
+        logger,
+      });
       stops.push(postgres.stop);
       env.DATABASE_URL = postgres.databaseUrl;
       logger.info('embedded Postgres started (data in %s)', path.join(dataDir, 'postgres'));
@@ -72,11 +77,24 @@ export async function runDev(config: Config): Promise<void> {
 
 async function startTemporal(config: Config, dataDir: string, logger: Logger) {
   const cliPath = findTemporalCli(config.TEMPORAL_CLI_PATH);
-  return startDevTemporal({ cliPath, port: await freePort(), dbFile: path.join(dataDir, 'temporal.db'), logger });
+  return startDevTemporal({
+    cliPath,
+    port: await freePort(),
+    dbFile: path.join(dataDir, 'temporal.db'),
+    logger,
+  });
 }
 
-function spawnService(name: string, env: Record<string, string>, logger: Logger, stopAll: () => Promise<void>): ChildProcess {
-  const child = spawn(process.execPath, [mainPath, name], { env: { ...process.env, ...env }, stdio: 'inherit' });
+function spawnService(
+  name: string,
+  env: Record<string, string>,
+  logger: Logger,
+  stopAll: () => Promise<void>,
+): ChildProcess {
+  const child = spawn(process.execPath, [mainPath, name], {
+    env: { ...process.env, ...env },
+    stdio: 'inherit',
+  });
   child.once('exit', (code, signal) => {
     if (code === 0 || signal === 'SIGTERM') return;
     logger.error({ code, signal }, `${name} exited; stopping the platform`);
