@@ -81,6 +81,12 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     expectZulipSchema('/messages', 'get', read.body);
   });
 
+  it('an unknown API path is 404 in the error envelope', async () => {
+    const { status, body } = await call(url(), 'GET', '/nothing-here', alice);
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+  });
+
   it('an unknown channel id is STREAM_DOES_NOT_EXIST with stream_id', async () => {
     const { status, body } = await call(url(), 'POST', '/messages', alice, {
       type: 'stream',
@@ -125,5 +131,39 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     await expect(
       run(['create-user', '--organization', 'nowhere', '--email', 'x@y.z', '--full-name', 'X']),
     ).rejects.toThrow(/No organization/);
+  });
+});
+
+describe('the messaging API contract', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.stop());
+
+  it('/openapi.json documents every endpoint the service answers', async () => {
+    const document = (await (await fetch(`${stack.chatUrl}/openapi.json`)).json()) as {
+      paths: Record<string, object>;
+    };
+    const expected: Record<string, string[]> = {
+      '/api/v1/server_settings': ['get'],
+      '/api/v1/fetch_api_key': ['post'],
+      '/api/v1/dev_fetch_api_key': ['post'],
+      '/api/v1/users/me/subscriptions': ['get', 'post', 'delete'],
+      '/api/v1/users/me/subscriptions/properties': ['post'],
+      '/api/v1/users/me/subscriptions/{stream_id}': ['post'],
+      '/api/v1/register': ['post'],
+      '/api/v1/events': ['get', 'delete'],
+      '/api/v1/messages': ['get', 'post'],
+      '/api/v1/users': ['get'],
+      '/api/v1/users/{user}': ['get', 'patch', 'delete'],
+      '/api/v1/users/{user_id}/reactivate': ['post'],
+      '/api/v1/users/me/profile_data': ['patch', 'delete'],
+      '/api/v1/realm/profile_fields': ['get', 'post'],
+      '/api/v1/users/me/alert_words': ['get', 'post', 'delete'],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      expect(Object.keys(document.paths[path] ?? {}), path).toEqual(expect.arrayContaining(methods));
+    }
   });
 });
