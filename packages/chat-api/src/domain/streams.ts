@@ -396,9 +396,10 @@ export async function subscribeUsers(
   const added: User[] = [];
   const already: User[] = [];
   for (const target of users) {
-    const existing = await one<SubscriptionRow>(
+    // A plain read first: re-subscribing is common and must not write (a write costs a WAL flush).
+    const existing = await one<{ active: boolean }>(
       db,
-      'SELECT * FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId FOR UPDATE',
+      'SELECT active FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId',
       { userId: target.id, streamId: stream.id },
       t,
     );
@@ -412,15 +413,16 @@ export async function subscribeUsers(
       { u: target.id },
       t,
     );
-    const color = COLORS[Number(count?.n ?? 0) % COLORS.length];
-    await exec(
+    // The upsert decides under a row lock, so two concurrent calls cannot both report "added".
+    const activated = await rows(
       db,
       `INSERT INTO chat.subscriptions (user_id, stream_id, color) VALUES (:userId, :streamId, :color)
-       ON CONFLICT (user_id, stream_id) DO UPDATE SET active = true`,
-      { userId: target.id, streamId: stream.id, color },
+       ON CONFLICT (user_id, stream_id) DO UPDATE SET active = true WHERE NOT chat.subscriptions.active
+       RETURNING user_id`,
+      { userId: target.id, streamId: stream.id, color: COLORS[Number(count?.n ?? 0) % COLORS.length] },
       t,
     );
-    added.push(target);
+    (activated.length ? added : already).push(target);
   }
   if (added.length === 0) return { added, already };
   const subscribers = (await subscriberIds(db, [stream.id], t)).get(stream.id) ?? [];
