@@ -141,6 +141,23 @@ describe('users: lookup and administration', () => {
     );
   });
 
+  it('user changes reach every queue as realm_user and custom_profile_fields events in the reference shape', async () => {
+    const target = await makeUser(stack);
+    const queue = await call(url(), 'POST', '/register', member, { event_types: ['realm_user', 'custom_profile_fields'] });
+    const queueId = queue.body.queue_id as string;
+    await call(url(), 'PATCH', `/users/${target.id}`, admin, { role: 300, full_name: 'Evented' });
+    const field = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Desk', field_type: 1 });
+    await call(url(), 'PATCH', '/users/me/profile_data', target, { data: [{ id: field.body.id, value: 'B2' }] });
+    await call(url(), 'DELETE', `/users/${target.id}`, admin);
+    await call(url(), 'POST', `/users/${target.id}/reactivate`, admin);
+    const { body } = await call(url(), 'GET', '/events', member, { queue_id: queueId, last_event_id: -1 });
+    expectZulipSchema('/events', 'get', body);
+    const people = (body.events as { type: string; person?: Record<string, unknown> }[]).map((e) =>
+      e.type === 'realm_user' ? Object.keys(e.person ?? {}).filter((k) => k !== 'user_id')[0] : e.type,
+    );
+    expect(people).toEqual(['role', 'full_name', 'custom_profile_fields', 'custom_profile_field', 'is_active', 'is_active']);
+  });
+
   it('an unknown user is 400 No such user', async () => {
     const { status, body } = await call(url(), 'PATCH', '/users/999999', admin, { full_name: 'x' });
     expect(status).toBe(400);
