@@ -2,6 +2,7 @@ import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
+import { createStream, PUBLIC_CHANNEL } from './domain/streams.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -22,23 +23,45 @@ export async function createOrganization(
   if (await realmBySubdomain(db, input.subdomain))
     throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
   return db.transaction(async (t) => {
-    const realm = await createRealm(db, input, t);
+    const created = await createRealm(db, input, t);
+    const realm: Realm = {
+      ...created,
+      email_address_visibility: input.emailAddressVisibility ?? 1,
+      enable_spectator_access: input.spectatorAccess ?? false,
+    };
+    // The bot that announces new channels, and the channel it announces them in.
+    const bot = await createUser(
+      db,
+      realm,
+      {
+        email: `notification-bot@${input.subdomain || 'root'}.muse.invalid`,
+        fullName: 'Notification Bot',
+        isBot: true,
+      },
+      t,
+    );
+    const general = await createStream(
+      { db, realm, user: bot },
+      { name: 'general', description: '' },
+      PUBLIC_CHANNEL,
+      null,
+      t,
+    );
     await db.query(
-      'UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators WHERE id = :id',
+      `UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators,
+         notification_bot_id = :bot, new_stream_announcements_stream_id = :general WHERE id = :id`,
       {
         replacements: {
-          v: input.emailAddressVisibility ?? 1,
-          spectators: input.spectatorAccess ?? false,
+          v: realm.email_address_visibility,
+          spectators: realm.enable_spectator_access,
+          bot: bot.id,
+          general: general.id,
           id: realm.id,
         },
         transaction: t,
       },
     );
-    return {
-      ...realm,
-      email_address_visibility: input.emailAddressVisibility ?? 1,
-      enable_spectator_access: input.spectatorAccess ?? false,
-    };
+    return { ...realm, notification_bot_id: bot.id, new_stream_announcements_stream_id: general.id };
   });
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
-import { expectZulipSchema } from './zulip-schema.ts';
+import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 describe('channel subscriptions', () => {
   let stack: TestStack;
@@ -85,6 +85,29 @@ describe('channel subscriptions', () => {
       invite_only: false,
       description: 'Design talk',
     });
+  });
+
+  it('announce posts new public channels to the announcements channel from the notification bot', async () => {
+    await call(url(), 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'general' }] });
+    const narrow = {
+      anchor: 'newest',
+      num_before: 50,
+      narrow: [{ operator: 'channel', operand: 'general' }],
+    };
+    await call(url(), 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'quiet-one' }] });
+    expect((await call(url(), 'GET', '/messages', owner, narrow)).body.messages).toEqual([]);
+    const loud = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'loud-one' }],
+      announce: true,
+    });
+    expect(loud.status).toBe(200);
+    const messages = (await call(url(), 'GET', '/messages', owner, narrow)).body.messages as Record<
+      string,
+      unknown
+    >[];
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ sender_full_name: 'Notification Bot', subject: 'new channels' });
+    expect(messages[0]?.content).toContain('#**loud-one**');
   });
 
   it('message_retention_days other than the default needs an owner', async () => {
@@ -238,6 +261,7 @@ describe('channel subscriptions', () => {
       value: 'true',
     });
     expect(single.status).toBe(200);
+    expectZulipSuccess(single.body);
     const after = await call(url(), 'GET', '/users/me/subscriptions', member);
     expect(
       (after.body.subscriptions as Record<string, unknown>[]).find((s) => s.name === 'design'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
-import { expectZulipSchema } from './zulip-schema.ts';
+import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 describe('users: lookup and administration', () => {
   let stack: TestStack;
@@ -87,8 +87,11 @@ describe('users: lookup and administration', () => {
 
   it('PATCH /users/{email} targets by email', async () => {
     const target = await makeUser(stack);
-    const { status } = await call(url(), 'PATCH', `/users/${target.email}`, admin, { full_name: 'By Email' });
+    const { status, body } = await call(url(), 'PATCH', `/users/${target.email}`, admin, {
+      full_name: 'By Email',
+    });
     expect(status).toBe(200);
+    expectZulipSchema('/users/{email}', 'patch', body);
     const after = await call(url(), 'GET', `/users/${target.email}`, admin);
     expect((after.body.user as { full_name: string }).full_name).toBe('By Email');
   });
@@ -143,11 +146,15 @@ describe('users: lookup and administration', () => {
 
   it('user changes reach every queue as realm_user and custom_profile_fields events in the reference shape', async () => {
     const target = await makeUser(stack);
-    const queue = await call(url(), 'POST', '/register', member, { event_types: ['realm_user', 'custom_profile_fields'] });
+    const queue = await call(url(), 'POST', '/register', member, {
+      event_types: ['realm_user', 'custom_profile_fields'],
+    });
     const queueId = queue.body.queue_id as string;
     await call(url(), 'PATCH', `/users/${target.id}`, admin, { role: 300, full_name: 'Evented' });
     const field = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Desk', field_type: 1 });
-    await call(url(), 'PATCH', '/users/me/profile_data', target, { data: [{ id: field.body.id, value: 'B2' }] });
+    await call(url(), 'PATCH', '/users/me/profile_data', target, {
+      data: [{ id: field.body.id, value: 'B2' }],
+    });
     await call(url(), 'DELETE', `/users/${target.id}`, admin);
     await call(url(), 'POST', `/users/${target.id}/reactivate`, admin);
     const { body } = await call(url(), 'GET', '/events', member, { queue_id: queueId, last_event_id: -1 });
@@ -155,7 +162,14 @@ describe('users: lookup and administration', () => {
     const people = (body.events as { type: string; person?: Record<string, unknown> }[]).map((e) =>
       e.type === 'realm_user' ? Object.keys(e.person ?? {}).filter((k) => k !== 'user_id')[0] : e.type,
     );
-    expect(people).toEqual(['role', 'full_name', 'custom_profile_fields', 'custom_profile_field', 'is_active', 'is_active']);
+    expect(people).toEqual([
+      'role',
+      'full_name',
+      'custom_profile_fields',
+      'custom_profile_field',
+      'is_active',
+      'is_active',
+    ]);
   });
 
   it('an unknown user is 400 No such user', async () => {
@@ -282,6 +296,7 @@ describe('alert words and profile data', () => {
       data: [{ id: open.body.id, value: 'they/them' }],
     });
     expect(set.status).toBe(200);
+    expectZulipSuccess(set.body);
     let user = await call(url(), 'GET', `/users/${member.id}`, admin, {
       include_custom_profile_fields: true,
     });
@@ -290,6 +305,7 @@ describe('alert words and profile data', () => {
     );
     const removed = await call(url(), 'DELETE', '/users/me/profile_data', member, { data: [open.body.id] });
     expect(removed.status).toBe(200);
+    expectZulipSuccess(removed.body);
     user = await call(url(), 'GET', `/users/${member.id}`, admin, { include_custom_profile_fields: true });
     expect((user.body.user as { profile_data: Record<string, unknown> }).profile_data).toEqual({});
     const unknown = await call(url(), 'DELETE', '/users/me/profile_data', member, { data: [424242] });

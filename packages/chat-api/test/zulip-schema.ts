@@ -110,3 +110,18 @@ export function expectZulipSchema(path: string, method: string, body: unknown, s
     );
   }
 }
+
+/** For endpoints the reference does not describe (they are in our spec only): Zulip's plain success object. */
+export function expectZulipSuccess(body: unknown): void {
+  doc ??= parse(readFileSync(findReference(), 'utf8')) as Doc;
+  const key = 'JsonSuccess';
+  let validate = compiled.get(key);
+  if (!validate) {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema({ components: convert((doc as unknown as { components: unknown }).components) }, 'zulip');
+    validate = ajv.compile({ $ref: 'zulip#/components/schemas/JsonSuccess' });
+    compiled.set(key, validate);
+  }
+  if (!validate(body))
+    throw new Error(`not Zulip's success object: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+}

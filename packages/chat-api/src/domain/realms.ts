@@ -77,11 +77,13 @@ export async function createRealm(
 export async function systemGroupIds(
   db: Sequelize,
   realmId: number,
+  transaction?: Transaction,
 ): Promise<Record<SystemGroupName, number>> {
   const found = await rows<{ id: number; name: SystemGroupName }>(
     db,
     'SELECT id, name FROM chat.user_groups WHERE realm_id = :realmId AND is_system_group',
     { realmId },
+    transaction,
   );
   return Object.fromEntries(found.map((g) => [g.name, g.id])) as Record<SystemGroupName, number>;
 }

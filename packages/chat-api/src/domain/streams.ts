@@ -253,14 +253,14 @@ function retentionDays(value: string | number | undefined, user: User): number |
 }
 
 export async function createStream(
-  actor: Actor,
+  actor: Pick<Actor, 'db' | 'realm' | 'user'>,
   input: { name: string; description: string },
   settings: CreationSettings,
   retention: number | null,
   t: Transaction,
 ): Promise<Stream> {
   const { db, realm, user } = actor;
-  const groups = await systemGroupIds(db, realm.id);
+  const groups = await systemGroupIds(db, realm.id, t);
   const defaults: Record<GroupSettingName, GroupSetting> = {
     can_add_subscribers_group: groups['role:nobody'],
     can_remove_subscribers_group: groups['role:administrators'],
@@ -562,3 +562,14 @@ export async function updateSubscriptionProperty(
     await sendEvent(db, t, [user.id], event(property, value));
   }
 }
+
+/** Settings of a plain public channel, for channels the server creates itself. */
+export const PUBLIC_CHANNEL: CreationSettings = {
+  invite_only: false,
+  is_web_public: false,
+  is_default_stream: false,
+  history_public_to_subscribers: undefined,
+  message_retention_days: undefined,
+  topics_policy: undefined,
+  groupSettings: {},
+};

@@ -21,6 +21,7 @@ import {
 } from '../domain/streams.ts';
 import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
+import { sendMessage } from '../domain/messages.ts';
 import { endpoint, p, Param, pathInt } from '../http/params.ts';
 import { authed, type ChatRuntime } from './context.ts';
 
@@ -52,6 +53,22 @@ const byUserId = (entries: [User, string][]) => {
   for (const [user, name] of entries) (result[String(user.id)] ??= []).push(name);
   return result;
 };
+
+/** The notification bot posts new public channels to the organization's announcements channel. */
+async function announceNewChannels(actor: Actor, created: Stream[]): Promise<void> {
+  const { realm, db } = actor;
+  const visible = created.filter((s) => !s.invite_only);
+  if (!visible.length || !realm.notification_bot_id || !realm.new_stream_announcements_stream_id) return;
+  const bot = await userById(db, realm.id, realm.notification_bot_id);
+  if (!bot?.is_active) return;
+  for (const stream of visible) {
+    await sendMessage(
+      { ...actor, user: bot },
+      { kind: 'stream', to: realm.new_stream_announcements_stream_id, topic: 'new channels' },
+      `@_**${actor.user.full_name}|${actor.user.id}** created a new channel #**${stream.name}**.`,
+    );
+  }
+}
 
 /** A JSON value, or (leniently, for a bare color like #abcdef) the text itself. */
 function jsonOrText(raw: string): unknown {
@@ -149,15 +166,18 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
 
         const subscribed: [User, string][] = [];
         const already: [User, string][] = [];
+        const created: Stream[] = [];
         await db.transaction(async (t) => {
           const streams = [...existing.values()];
-          for (const item of toCreate) streams.push(await createStream(actor, item, settings, retention, t));
+          for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
+          streams.push(...created);
           for (const stream of streams) {
             const result = await subscribeUsers(db, stream, targets, t);
             for (const u of result.added) subscribed.push([u, stream.name]);
             for (const u of result.already) already.push([u, stream.name]);
           }
         });
+        if (params.announce) await announceNewChannels(actor, created);
         const response: Record<string, unknown> = {
           subscribed: byUserId(subscribed),
           already_subscribed: byUserId(already),
