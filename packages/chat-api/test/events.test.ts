@@ -160,6 +160,16 @@ describe('event queues', () => {
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'queue_id' });
   });
 
+  it('a poll waiting on a queue that gets deleted answers BAD_EVENT_QUEUE_ID at once', async () => {
+    const { queue_id } = await register(bob, { event_types: ['alert_words'] });
+    const waiting = call(url(), 'GET', '/events', bob, { queue_id, last_event_id: -1 });
+    await new Promise((r) => setTimeout(r, 100));
+    await call(url(), 'DELETE', '/events', bob, { queue_id });
+    const { status, body } = await waiting;
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', queue_id });
+  });
+
   it('an idle queue expires', async () => {
     const { queue_id } = await register(bob);
     await new Promise((r) => setTimeout(r, 1700));

@@ -221,6 +221,9 @@ export async function getEvents(
     if (events.length > 0 || !waiting) return events;
     await waiting.ready;
     if (request.signal.aborted) return [];
+    // Deleted (DELETE /events, deactivation) while we waited: tell the client, as Zulip does.
+    if (!(await one(db, 'SELECT 1 FROM chat.event_queues WHERE id = :queueId', { queueId })))
+      throw badQueue(queueId);
     if (Date.now() >= deadline) {
       const late = await readEvents(db, queue.id, after);
       if (late.length > 0) return late;
@@ -249,6 +252,7 @@ export async function deleteQueue(db: Sequelize, queueId: string, userId: number
     { queueId, userId },
   );
   if (deleted.length === 0) throw badQueue(queueId);
+  await announce(db, [queueId]);
 }
 
 export async function deleteQueuesOfUser(
