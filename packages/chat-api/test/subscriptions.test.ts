@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { createOrganization } from '@muse/chat-api';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
@@ -288,5 +289,46 @@ describe('channel subscriptions', () => {
       subscription_data: [{ stream_id: secretId, property: 'pin_to_top', value: true }],
     });
     expect(notSubscribed.body.msg).toBe(`Not subscribed to channel ID ${secretId}`);
+  });
+});
+
+describe('web-public channels', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ MUSE_CHAT_WEB_PUBLIC_STREAMS: 'true' });
+    await createOrganization(stack.database.db, { subdomain: '', name: 'Open', spectatorAccess: true });
+    await createOrganization(stack.database.db, { subdomain: 'closed', name: 'Closed' });
+  });
+  afterAll(() => stack.stop());
+
+  it('need the server setting, spectator access in the organization, and an administrator', async () => {
+    const admin = await makeUser(stack, { role: 200 });
+    const member = await makeUser(stack);
+    const created = await call(stack.chatUrl, 'POST', '/users/me/subscriptions', admin, {
+      subscriptions: [{ name: 'open-web' }],
+      is_web_public: true,
+    });
+    expect(created.status).toBe(200);
+    const list = await call(stack.chatUrl, 'GET', '/users/me/subscriptions', admin);
+    expect(
+      (list.body.subscriptions as Record<string, unknown>[]).find((s) => s.name === 'open-web'),
+    ).toMatchObject({
+      is_web_public: true,
+    });
+    const byMember = await call(stack.chatUrl, 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'member-web' }],
+      is_web_public: true,
+    });
+    expect(byMember.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+    const closedAdmin = await makeUser(stack, { role: 200, subdomain: 'closed' });
+    const closed = await call(
+      stack.chatUrl,
+      'POST',
+      '/users/me/subscriptions',
+      closedAdmin,
+      { subscriptions: [{ name: 'closed-web' }], is_web_public: true },
+      { host: 'closed.localhost' },
+    );
+    expect(closed.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Web-public channels are not enabled.' });
   });
 });
