@@ -3,6 +3,7 @@ import type { Actor } from '../domain/context.ts';
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
 import {
   createStream,
+  GROUP_SETTING_NAMES,
   listSubscriptions,
   maySubscribe,
   mayUnsubscribeOthers,
@@ -134,15 +135,7 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
         const others = targets.some((t) => t.id !== user.id);
         if (others && isGuest(user)) throw insufficientPermission();
         const groupSettings: Partial<Record<GroupSettingName, GroupSetting>> = {};
-        for (const name of [
-          'can_add_subscribers_group',
-          'can_remove_subscribers_group',
-          'can_administer_channel_group',
-          'can_delete_any_message_group',
-          'can_delete_own_message_group',
-          'can_send_message_group',
-          'can_subscribe_group',
-        ] as const) {
+        for (const name of GROUP_SETTING_NAMES) {
           if (params[name] !== undefined) groupSettings[name] = params[name];
         }
         const settings: CreationSettings = { ...params, groupSettings };
