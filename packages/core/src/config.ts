@@ -29,6 +29,21 @@ export interface Config {
   MUSE_STORAGE_DIR?: string;
   /** YAML file applied idempotently when the content API starts: administrators, code providers, server-config values. */
   MUSE_BOOTSTRAP_FILE?: string;
+  /** Messaging API: answer POST /dev_fetch_api_key (never in production, whatever this says). */
+  MUSE_CHAT_DEV_ENDPOINTS: boolean;
+  /** Messaging API: the root host; `<subdomain>.<root>` selects an organization, as in Zulip. */
+  MUSE_CHAT_REALM_HOST: string;
+  /** Messaging API: the organization (subdomain, '' for the root one) served on an IP address or localhost. */
+  MUSE_CHAT_DEFAULT_REALM: string;
+  /** Messaging API: how long GET /events waits before answering with a heartbeat. */
+  MUSE_CHAT_HEARTBEAT_MS: number;
+  /** Messaging API: an event queue not polled for this long is deleted. */
+  MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** Messaging API: failed password logins allowed per user and window before 429. */
+  MUSE_CHAT_AUTH_ATTEMPTS: number;
+  MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
+  /** Messaging API: whether the server allows web-public channels at all. */
+  MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -54,6 +69,14 @@ const schema: JSONSchemaType<Config> = {
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
     MUSE_STORAGE_DIR: { type: 'string', minLength: 1, nullable: true },
     MUSE_BOOTSTRAP_FILE: { type: 'string', minLength: 1, nullable: true },
+    MUSE_CHAT_DEV_ENDPOINTS: { type: 'boolean', default: false },
+    MUSE_CHAT_REALM_HOST: { type: 'string', minLength: 1, default: 'localhost' },
+    MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
+    MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
+    MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
+    MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
+    MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
   },
   required: [],
   additionalProperties: false,

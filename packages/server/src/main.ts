@@ -6,12 +6,13 @@ import { runWorker } from './commands/worker.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runDev } from './commands/dev.ts';
 import { runAdminGrant } from './commands/admin.ts';
+import { registerChatCommands } from './commands/chat.ts';
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
-function withConfig(run: (config: Config) => Promise<void>) {
-  return async () => {
+function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>) {
+  return async (options: T) => {
     try {
-      await run(loadConfig());
+      await run(loadConfig(), options);
     } catch (error) {
       if (error instanceof ConfigError) {
         console.error(error.message);
@@ -41,12 +42,13 @@ program
   .command('dev')
   .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
   .action(withConfig(runDev));
+registerChatCommands(program, withConfig);
 
 const admin = program.command('admin').description('administer accounts from the shell');
 admin
   .command('grant')
   .description('make the account of a phone number an administrator (registering it if needed)')
   .requiredOption('--phone <number>', '11-digit mainland mobile number')
-  .action((options: { phone: string }) => withConfig((config) => runAdminGrant(config, options.phone))());
+  .action(withConfig<{ phone: string }>((config, options) => runAdminGrant(config, options.phone)));
 
 await program.parseAsync();

@@ -1,0 +1,101 @@
+import type { Sequelize } from '@muse/core';
+import { ROLE } from './domain/limits.ts';
+import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
+import { createUser, type User } from './domain/users.ts';
+import { createStream, PUBLIC_CHANNEL } from './domain/streams.ts';
+
+/** What `muse-server chat create-organization` runs: an organization with its system groups. */
+export async function createOrganization(
+  db: Sequelize,
+  input: {
+    subdomain: string;
+    name: string;
+    description?: string;
+    emailAddressVisibility?: number;
+    spectatorAccess?: boolean;
+  },
+): Promise<Realm> {
+  if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?)?$/.test(input.subdomain)) {
+    throw new Error(
+      `Invalid subdomain '${input.subdomain}': lowercase letters, digits and inner hyphens only`,
+    );
+  }
+  if (await realmBySubdomain(db, input.subdomain))
+    throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
+  return db.transaction(async (t) => {
+    const created = await createRealm(db, input, t);
+    const realm: Realm = {
+      ...created,
+      email_address_visibility: input.emailAddressVisibility ?? 1,
+      enable_spectator_access: input.spectatorAccess ?? false,
+    };
+    // The bot that announces new channels, and the channel it announces them in.
+    const bot = await createUser(
+      db,
+      realm,
+      {
+        email: `notification-bot@${input.subdomain || 'root'}.muse.invalid`,
+        fullName: 'Notification Bot',
+        isBot: true,
+      },
+      t,
+    );
+    const general = await createStream(
+      { db, realm, user: bot },
+      { name: 'general', description: '' },
+      PUBLIC_CHANNEL,
+      null,
+      t,
+    );
+    await db.query(
+      `UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators,
+         notification_bot_id = :bot, new_stream_announcements_stream_id = :general WHERE id = :id`,
+      {
+        replacements: {
+          v: realm.email_address_visibility,
+          spectators: realm.enable_spectator_access,
+          bot: bot.id,
+          general: general.id,
+          id: realm.id,
+        },
+        transaction: t,
+      },
+    );
+    return { ...realm, notification_bot_id: bot.id, new_stream_announcements_stream_id: general.id };
+  });
+}
+
+export const ROLE_NAMES: Record<string, number> = {
+  owner: ROLE.OWNER,
+  administrator: ROLE.ADMINISTRATOR,
+  moderator: ROLE.MODERATOR,
+  member: ROLE.MEMBER,
+  guest: ROLE.GUEST,
+};
+
+/** What `muse-server chat create-user` runs; returns the user with its API key. */
+export async function createChatUser(
+  db: Sequelize,
+  input: {
+    subdomain: string;
+    email: string;
+    fullName: string;
+    password?: string;
+    role?: number;
+    isBot?: boolean;
+    botOwnerId?: number;
+    emailAddressVisibility?: number;
+    canChangeUserEmails?: boolean;
+  },
+): Promise<User> {
+  const realm = await realmBySubdomain(db, input.subdomain);
+  if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
+  const user = await createUser(db, realm, input);
+  if (input.canChangeUserEmails) {
+    await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
+      replacements: { id: user.id },
+    });
+    return { ...user, can_change_user_emails: true };
+  }
+  return user;
+}

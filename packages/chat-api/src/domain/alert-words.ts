@@ -1,0 +1,63 @@
+import type { Sequelize } from '@muse/core';
+import { JsonableError } from '../http/errors.ts';
+import { sendEvent } from './events.ts';
+import { MAX_ALERT_WORD_LENGTH } from './limits.ts';
+import { exec, rows, type Transaction } from './sql.ts';
+
+export async function alertWords(db: Sequelize, userId: number, t?: Transaction): Promise<string[]> {
+  const found = await rows<{ word: string }>(
+    db,
+    'SELECT word FROM chat.alert_words WHERE user_id = :userId ORDER BY created_at, word',
+    { userId },
+    t,
+  );
+  return found.map((row) => row.word);
+}
+
+/** Words are trimmed; empty ones dropped; one already present (in any case) is ignored. */
+function clean(words: string[]): string[] {
+  const cleaned = words.map((w) => w.trim()).filter((w) => w !== '');
+  const tooLong = cleaned.find((w) => [...w].length > MAX_ALERT_WORD_LENGTH);
+  if (tooLong !== undefined) {
+    throw new JsonableError(
+      `alert_words[${words.indexOf(tooLong)}] is too long (limit: ${MAX_ALERT_WORD_LENGTH} characters)`,
+    );
+  }
+  return cleaned;
+}
+
+async function changed(db: Sequelize, userId: number, t: Transaction): Promise<string[]> {
+  const words = await alertWords(db, userId, t);
+  await sendEvent(db, t, [userId], { type: 'alert_words', alert_words: words });
+  return words;
+}
+
+export async function addAlertWords(db: Sequelize, userId: number, words: string[]): Promise<string[]> {
+  const cleaned = clean(words);
+  return db.transaction(async (t) => {
+    for (const word of cleaned) {
+      await exec(
+        db,
+        'INSERT INTO chat.alert_words (user_id, word) VALUES (:userId, :word) ON CONFLICT DO NOTHING',
+        { userId, word },
+        t,
+      );
+    }
+    return changed(db, userId, t);
+  });
+}
+
+export async function removeAlertWords(db: Sequelize, userId: number, words: string[]): Promise<string[]> {
+  const lowered = words.map((w) => w.trim().toLowerCase());
+  return db.transaction(async (t) => {
+    if (lowered.length) {
+      await exec(
+        db,
+        'DELETE FROM chat.alert_words WHERE user_id = :userId AND lower(word) IN (:lowered)',
+        { userId, lowered },
+        t,
+      );
+    }
+    return changed(db, userId, t);
+  });
+}

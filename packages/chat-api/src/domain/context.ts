@@ -1,0 +1,11 @@
+import type { Config, Sequelize } from '@muse/core';
+import type { Realm } from './realms.ts';
+import type { User } from './users.ts';
+
+/** Who acts, where: what every domain operation on behalf of an authenticated user needs. */
+export interface Actor {
+  db: Sequelize;
+  config: Config;
+  realm: Realm;
+  user: User;
+}

@@ -1,0 +1,249 @@
+import { JsonableError } from '../http/errors.ts';
+import type { Actor } from './context.ts';
+import { sendEvent } from './events.ts';
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
+import { exec, one, rows } from './sql.ts';
+import { renderMarkdown, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { userHasGroupSetting } from './groups.ts';
+import { apiEmail, gravatarUrl, userByAnyEmail, userById, usersInRealm, type User } from './users.ts';
+
+interface MessageRow {
+  id: string;
+  sender_id: number;
+  stream_id: number | null;
+  recipient_ids: number[] | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  client: string;
+  date_sent: Date;
+}
+
+export type Destination =
+  { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
+
+async function resolveStream(actor: Actor, to: string | number): Promise<Stream> {
+  const stream =
+    typeof to === 'number'
+      ? await streamById(actor.db, actor.realm.id, to)
+      : await streamByName(actor.db, actor.realm.id, to);
+  if (!stream) {
+    if (typeof to === 'number') {
+      throw new JsonableError(`Channel with ID '${to}' does not exist`, {
+        code: 'STREAM_DOES_NOT_EXIST',
+        extra: { stream_id: to },
+      });
+    }
+    throw new JsonableError(`Channel '${to}' does not exist`, {
+      code: 'STREAM_DOES_NOT_EXIST',
+      extra: { stream: to },
+    });
+  }
+  return stream;
+}
+
+/** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
+export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
+  const { db, user, realm } = actor;
+  if (content.trim() === '') throw new JsonableError('Message must not be empty');
+  if ([...content].length > MAX_MESSAGE_LENGTH)
+    throw new JsonableError(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
+  let stream: Stream | undefined;
+  let recipients: number[];
+  let topic = '';
+  if (destination.kind === 'stream') {
+    stream = await resolveStream(actor, destination.to);
+    topic = destination.topic.trim() === '(no topic)' ? '' : destination.topic.trim();
+    if ([...topic].length > MAX_TOPIC_LENGTH)
+      throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
+    if (topic === '' && ['disable_empty_topic'].includes(stream.topics_policy))
+      throw new JsonableError('Sending messages to the general chat is not allowed in this channel.');
+    const subs = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
+    if (stream.invite_only && !subs.includes(user.id))
+      throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+    if (!(await userHasGroupSetting(db, user, stream.can_send_message_group))) {
+      throw new JsonableError('You do not have permission to post in this channel.');
+    }
+    recipients = [...new Set([...subs, user.id])];
+  } else {
+    const ids: number[] = [];
+    for (const to of destination.to) {
+      const target =
+        typeof to === 'number'
+          ? await userById(db, realm.id, to)
+          : await userByAnyEmail(db, realm, actor.config, to);
+      if (!target) throw new JsonableError(`Invalid user ID ${to}`);
+      ids.push(target.id);
+    }
+    recipients = [...new Set([...ids, user.id])];
+  }
+  const rendered = renderMarkdown(content);
+  return db.transaction(async (t) => {
+    const row = await one<MessageRow>(
+      db,
+      `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content)
+       VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered) RETURNING *`,
+      {
+        realmId: realm.id,
+        senderId: user.id,
+        streamId: stream?.id ?? null,
+        recipientIds: stream ? null : `{${recipients.join(',')}}`,
+        topic,
+        content,
+        rendered,
+      },
+      t,
+    );
+    if (!row) throw new Error('message insert returned nothing');
+    await exec(
+      db,
+      `INSERT INTO chat.user_messages (user_id, message_id, flags)
+       SELECT u, :id, CASE WHEN u = :sender THEN ARRAY['read'] ELSE '{}'::text[] END FROM unnest(CAST(:users AS int[])) AS u`,
+      { id: row.id, sender: user.id, users: `{${recipients.join(',')}}` },
+      t,
+    );
+    const users = await usersInRealm(db, realm.id);
+    const message = formatMessage(actor, row, users, stream);
+    for (const recipient of recipients) {
+      await sendEvent(db, t, [recipient], {
+        type: 'message',
+        message,
+        flags: recipient === user.id ? ['read'] : [],
+      });
+    }
+    return Number(row.id);
+  });
+}
+
+function formatMessage(
+  actor: Actor,
+  row: MessageRow,
+  users: User[],
+  stream: Stream | undefined,
+): Record<string, unknown> {
+  const byId = new Map(users.map((u) => [u.id, u]));
+  const sender = byId.get(row.sender_id);
+  const formatted: Record<string, unknown> = {
+    id: Number(row.id),
+    sender_id: row.sender_id,
+    sender_full_name: sender?.full_name ?? '',
+    sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
+    sender_realm_str: actor.realm.string_id,
+    avatar_url: sender ? gravatarUrl(sender) : null,
+    client: row.client,
+    content: row.rendered_content,
+    content_type: 'text/html',
+    is_me_message: false,
+    reactions: [],
+    submessages: [],
+    subject: row.topic,
+    topic_links: [],
+    timestamp: Math.floor(new Date(row.date_sent).getTime() / 1000),
+    recipient_id: stream ? stream.id : row.sender_id,
+  };
+  if (stream) {
+    Object.assign(formatted, { type: 'stream', stream_id: stream.id, display_recipient: stream.name });
+  } else {
+    Object.assign(formatted, {
+      type: 'private',
+      display_recipient: (row.recipient_ids ?? []).map((id) => {
+        const u = byId.get(id);
+        return {
+          id,
+          email: u ? apiEmail(u, actor.realm, actor.config) : '',
+          full_name: u?.full_name ?? '',
+          is_mirror_dummy: false,
+        };
+      }),
+    });
+  }
+  return formatted;
+}
+
+export interface NarrowTerm {
+  operator: string;
+  operand: unknown;
+  negated?: boolean;
+}
+
+/** GET /messages: the caller's messages around an anchor, filtered by the basic narrow operators. */
+export async function getMessages(
+  actor: Actor,
+  query: { anchor: string; numBefore: number; numAfter: number; narrow: NarrowTerm[] },
+): Promise<Record<string, unknown>> {
+  const { db, user, realm } = actor;
+  const where: string[] = ['um.user_id = :userId'];
+  const repl: Record<string, unknown> = { userId: user.id };
+  for (const [i, term] of query.narrow.entries()) {
+    const key = `o${i}`;
+    const not = term.negated ? 'NOT ' : '';
+    switch (term.operator) {
+      case 'channel':
+      case 'stream': {
+        const stream = await resolveStream(actor, term.operand as string | number);
+        where.push(`${not}(m.stream_id = :${key})`);
+        repl[key] = stream.id;
+        break;
+      }
+      case 'topic':
+        where.push(`${not}(lower(m.topic) = lower(:${key}))`);
+        repl[key] = String(term.operand);
+        break;
+      case 'sender': {
+        const sender =
+          typeof term.operand === 'number'
+            ? await userById(db, realm.id, term.operand)
+            : await userByAnyEmail(db, realm, actor.config, String(term.operand));
+        where.push(`${not}(m.sender_id = :${key})`);
+        repl[key] = sender?.id ?? -1;
+        break;
+      }
+      case 'is':
+        if (term.operand === 'dm' || term.operand === 'private') where.push(`${not}(m.stream_id IS NULL)`);
+        else throw new JsonableError(`Invalid narrow operator: unknown 'is' operand`);
+        break;
+      default:
+        throw new JsonableError(`Invalid narrow operator: unknown operator`);
+    }
+  }
+  const newest = query.anchor === 'newest';
+  const anchorId = newest
+    ? Number.MAX_SAFE_INTEGER
+    : query.anchor === 'oldest' || query.anchor === 'first_unread'
+      ? 0
+      : Number(query.anchor);
+  if (!Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
+  const base = `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id WHERE ${where.join(' AND ')}`;
+  const before = await rows<MessageRow & { flags: string[] }>(
+    db,
+    `SELECT m.*, um.flags ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
+    { ...repl, anchor: anchorId, n: query.numBefore + 1 },
+  );
+  const after = await rows<MessageRow & { flags: string[] }>(
+    db,
+    `SELECT m.*, um.flags ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`,
+    { ...repl, anchor: anchorId, n: query.numAfter + 2 },
+  );
+  const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;
+  const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
+  const beforeKept = before.slice(0, query.numBefore).reverse();
+  const users = await usersInRealm(db, realm.id);
+  const streams = new Map<number, Stream | undefined>();
+  const messages = [];
+  for (const row of [...beforeKept, ...afterKept]) {
+    if (row.stream_id !== null && !streams.has(row.stream_id))
+      streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
+    messages.push({
+      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id)),
+      flags: row.flags,
+    });
+  }
+  return {
+    messages,
+    anchor: newest ? Number(after.at(-1)?.id ?? before[0]?.id ?? -1) : anchorId,
+    found_anchor: foundAnchor,
+    found_oldest: before.length <= query.numBefore,
+    found_newest: after.length <= afterKept.length,
+    history_limited: false,
+  };
+}

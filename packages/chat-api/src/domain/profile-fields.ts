@@ -1,0 +1,204 @@
+import type { Sequelize } from '@muse/core';
+import { JsonableError } from '../http/errors.ts';
+import { sendEvent } from './events.ts';
+import { exec, one, rows, type Transaction } from './sql.ts';
+import { isAdmin, type User } from './users.ts';
+
+/** Field types as Zulip numbers them. */
+export const FIELD_TYPE = {
+  SHORT_TEXT: 1,
+  LONG_TEXT: 2,
+  SELECT: 3,
+  DATE: 4,
+  URL: 5,
+  USER: 6,
+  EXTERNAL_ACCOUNT: 7,
+  PRONOUNS: 8,
+};
+
+export interface ProfileField {
+  id: number;
+  realm_id: number;
+  name: string;
+  hint: string;
+  type: number;
+  field_data: string;
+  order: number;
+  display_in_profile_summary: boolean;
+  required: boolean;
+  editable_by_user: boolean;
+}
+
+export type ProfileValue = string | number[] | null;
+
+export async function listProfileFields(db: Sequelize, realmId: number): Promise<Record<string, unknown>[]> {
+  const fields = await rows<ProfileField>(
+    db,
+    'SELECT * FROM chat.custom_profile_fields WHERE realm_id = :realmId ORDER BY "order", id',
+    {
+      realmId,
+    },
+  );
+  return fields.map(({ realm_id: _realm, ...field }) => field);
+}
+
+async function realmUserIds(db: Sequelize, realmId: number, t: Transaction): Promise<number[]> {
+  return (
+    await rows<{ id: number }>(
+      db,
+      'SELECT id FROM chat.users WHERE realm_id = :realmId AND is_active',
+      { realmId },
+      t,
+    )
+  ).map((r) => r.id);
+}
+
+export async function createProfileField(
+  db: Sequelize,
+  realmId: number,
+  input: {
+    name: string;
+    hint: string;
+    field_type: number;
+    field_data: string;
+    editable_by_user: boolean;
+    required: boolean;
+  },
+): Promise<number> {
+  if (!Object.values(FIELD_TYPE).includes(input.field_type)) throw new JsonableError('Invalid field type.');
+  if (input.name.trim() === '') throw new JsonableError('Label cannot be blank.');
+  return db.transaction(async (t) => {
+    const created = await one<{ id: number }>(
+      db,
+      `INSERT INTO chat.custom_profile_fields (realm_id, name, hint, type, field_data, editable_by_user, required, "order")
+       VALUES (:realmId, :name, :hint, :type, :fieldData, :editable, :required,
+         (SELECT coalesce(max("order"), 0) + 1 FROM chat.custom_profile_fields WHERE realm_id = :realmId))
+       RETURNING id`,
+      {
+        realmId,
+        name: input.name.trim(),
+        hint: input.hint,
+        type: input.field_type,
+        fieldData: input.field_data,
+        editable: input.editable_by_user,
+        required: input.required,
+      },
+      t,
+    );
+    await sendEvent(db, t, await realmUserIds(db, realmId, t), {
+      type: 'custom_profile_fields',
+      fields: await listProfileFields(db, realmId),
+    });
+    return created?.id ?? 0;
+  });
+}
+
+/** Validates a value for its field's type; returns the stored text. */
+async function storedValue(
+  db: Sequelize,
+  field: ProfileField,
+  value: Exclude<ProfileValue, null>,
+): Promise<string> {
+  if (field.type === FIELD_TYPE.USER) {
+    if (!Array.isArray(value)) throw new JsonableError(`${field.name} is not a list`);
+    const found = value.length
+      ? await rows(db, 'SELECT id FROM chat.users WHERE realm_id = :realmId AND id IN (:ids)', {
+          realmId: field.realm_id,
+          ids: value,
+        })
+      : [];
+    if (found.length !== new Set(value).size) throw new JsonableError('Invalid user ID');
+    return JSON.stringify(value);
+  }
+  if (typeof value !== 'string') throw new JsonableError(`${field.name} is not a string`);
+  if (field.type === FIELD_TYPE.SHORT_TEXT && [...value].length > 50)
+    throw new JsonableError(`${field.name} is too long (limit: 50 characters)`);
+  if (field.type === FIELD_TYPE.SELECT) {
+    const options = field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {};
+    if (!(value in options)) throw new JsonableError(`'${value}' is not a valid choice for '${field.name}'.`);
+  }
+  if (field.type === FIELD_TYPE.URL && !/^https?:\/\/\S+$/.test(value))
+    throw new JsonableError(`${field.name} is not a URL`);
+  if (field.type === FIELD_TYPE.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw new JsonableError(`${field.name} is not a date`);
+  return value;
+}
+
+async function fieldFor(
+  db: Sequelize,
+  realmId: number,
+  id: number,
+  actor: User,
+  target: User,
+): Promise<ProfileField> {
+  const field = await one<ProfileField>(
+    db,
+    'SELECT * FROM chat.custom_profile_fields WHERE realm_id = :realmId AND id = :id',
+    {
+      realmId,
+      id,
+    },
+  );
+  if (!field) throw new JsonableError(`Field id ${id} not found.`);
+  // Administrators edit anyone's fields; users only their own, and only editable ones.
+  if (!isAdmin(actor) && (actor.id !== target.id || !field.editable_by_user)) {
+    throw new JsonableError(
+      'You are not allowed to change this field. Contact an administrator to update it.',
+    );
+  }
+  return field;
+}
+
+/** Sets (or with null, removes) values; every change is announced to the organization. */
+export async function updateProfileData(
+  db: Sequelize,
+  actor: User,
+  target: User,
+  changes: { id: number; value: ProfileValue }[],
+  t: Transaction,
+): Promise<void> {
+  for (const change of changes) {
+    const field = await fieldFor(db, target.realm_id, change.id, actor, target);
+    const isEmpty =
+      change.value === null ||
+      change.value === '' ||
+      (Array.isArray(change.value) && change.value.length === 0);
+    const stored = isEmpty ? null : await storedValue(db, field, change.value as Exclude<ProfileValue, null>);
+    if (stored === null) {
+      await exec(
+        db,
+        'DELETE FROM chat.custom_profile_values WHERE user_id = :u AND field_id = :f',
+        { u: target.id, f: field.id },
+        t,
+      );
+    } else {
+      await exec(
+        db,
+        `INSERT INTO chat.custom_profile_values (user_id, field_id, value) VALUES (:u, :f, :value)
+         ON CONFLICT (user_id, field_id) DO UPDATE SET value = EXCLUDED.value`,
+        { u: target.id, f: field.id, value: stored },
+        t,
+      );
+    }
+    const custom: Record<string, unknown> = { id: field.id, value: stored };
+    if (stored !== null && (field.type === FIELD_TYPE.SHORT_TEXT || field.type === FIELD_TYPE.LONG_TEXT))
+      custom.rendered_value = stored;
+    await sendEvent(db, t, await realmUserIds(db, target.realm_id, t), {
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: target.id, custom_profile_field: custom },
+    });
+  }
+}
+
+export async function removeProfileData(db: Sequelize, user: User, fieldIds: number[]): Promise<void> {
+  await db.transaction((t) =>
+    updateProfileData(
+      db,
+      user,
+      user,
+      fieldIds.map((id) => ({ id, value: null })),
+      t,
+    ),
+  );
+}

@@ -1,0 +1,223 @@
+import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Config, Sequelize } from '@muse/core';
+import { EMAIL_VISIBILITY, ROLE } from './limits.ts';
+import { realmHost, type Realm } from './realms.ts';
+import { one, rows, type Transaction } from './sql.ts';
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+
+export interface User {
+  id: number;
+  realm_id: number;
+  delivery_email: string;
+  full_name: string;
+  password_hash: string | null;
+  api_key: string;
+  role: number;
+  is_active: boolean;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  timezone: string;
+  avatar_version: number;
+  date_joined: Date;
+  is_imported_stub: boolean;
+  can_change_user_emails: boolean;
+  email_address_visibility: number;
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 32 random alphanumeric characters, the shape of a Zulip API key. */
+export function generateApiKey(): string {
+  let key = '';
+  for (let i = 0; i < 32; i++) key += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return key;
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, 64);
+  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export async function checkPassword(password: string, stored: string | null): Promise<boolean> {
+  const [kind, salt, hash] = (stored ?? '').split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length);
+  return timingSafeEqual(actual, expected);
+}
+
+export const isAdmin = (user: Pick<User, 'role'>) => user.role <= ROLE.ADMINISTRATOR;
+export const isOwner = (user: Pick<User, 'role'>) => user.role === ROLE.OWNER;
+export const isGuest = (user: Pick<User, 'role'>) => user.role === ROLE.GUEST;
+
+export function dummyEmail(userId: number, realm: Realm, config: Config): string {
+  return `user${userId}@${realmHost(realm, config)}`;
+}
+
+/** The address clients use for the user: the real one only when everyone may see it. */
+export function apiEmail(user: User, realm: Realm, config: Config): string {
+  return user.email_address_visibility === EMAIL_VISIBILITY.EVERYONE || user.is_bot
+    ? user.delivery_email
+    : dummyEmail(user.id, realm, config);
+}
+
+/** Whether `viewer` may see `target`'s real address, following the target's visibility setting. */
+export function canSeeRealEmail(viewer: User, target: User): boolean {
+  if (viewer.id === target.id || target.is_bot) return true;
+  switch (target.email_address_visibility) {
+    case EMAIL_VISIBILITY.EVERYONE:
+      return true;
+    case EMAIL_VISIBILITY.MEMBERS:
+      return viewer.role <= ROLE.MEMBER;
+    case EMAIL_VISIBILITY.MODERATORS:
+      return viewer.role <= ROLE.MODERATOR;
+    case EMAIL_VISIBILITY.ADMINS:
+      return viewer.role <= ROLE.ADMINISTRATOR;
+    default:
+      return false;
+  }
+}
+
+export function gravatarUrl(user: User): string {
+  const hash = createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
+}
+
+export async function userById(
+  db: Sequelize,
+  realmId: number,
+  id: number,
+  t?: Transaction,
+): Promise<User | undefined> {
+  return one<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId AND id = :id', { realmId, id }, t);
+}
+
+export async function usersInRealm(db: Sequelize, realmId: number): Promise<User[]> {
+  return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId });
+}
+
+/** By real address, API address or dummy `user<id>@<host>` address, case-insensitively. */
+export async function userByAnyEmail(
+  db: Sequelize,
+  realm: Realm,
+  config: Config,
+  email: string,
+): Promise<User | undefined> {
+  const dummy = new RegExp(`^user(\\d+)@${escapeRegExp(realmHost(realm, config))}$`, 'i').exec(email);
+  if (dummy) {
+    const byId = await userById(db, realm.id, Number(dummy[1]));
+    if (byId) return byId;
+  }
+  return one<User>(
+    db,
+    'SELECT * FROM chat.users WHERE realm_id = :realm AND lower(delivery_email) = lower(:email)',
+    {
+      realm: realm.id,
+      email,
+    },
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export async function createUser(
+  db: Sequelize,
+  realm: Realm,
+  input: {
+    email: string;
+    fullName: string;
+    password?: string;
+    role?: number;
+    isBot?: boolean;
+    botType?: number;
+    botOwnerId?: number;
+    emailAddressVisibility?: number;
+  },
+  transaction?: Transaction,
+): Promise<User> {
+  const user = await one<User>(
+    db,
+    `INSERT INTO chat.users (realm_id, delivery_email, full_name, password_hash, api_key, role, is_bot, bot_type,
+       bot_owner_id, email_address_visibility)
+     VALUES (:realm, :email, :fullName, :hash, :apiKey, :role, :isBot, :botType, :botOwnerId, :visibility)
+     RETURNING *`,
+    {
+      realm: realm.id,
+      email: input.email,
+      fullName: input.fullName,
+      hash: input.password ? await hashPassword(input.password) : null,
+      apiKey: generateApiKey(),
+      role: input.role ?? ROLE.MEMBER,
+      isBot: input.isBot ?? false,
+      botType: input.isBot ? (input.botType ?? 1) : null,
+      botOwnerId: input.botOwnerId ?? null,
+      visibility: input.emailAddressVisibility ?? realm.email_address_visibility,
+    },
+    transaction,
+  );
+  if (!user) throw new Error('user insert returned nothing');
+  return user;
+}
+
+/** Custom profile values of the given users: user id → field id → value. */
+export async function profileValues(
+  db: Sequelize,
+  userIds: number[],
+): Promise<Map<number, Map<number, string>>> {
+  const found = userIds.length
+    ? await rows<{ user_id: number; field_id: number; value: string }>(
+        db,
+        'SELECT user_id, field_id, value FROM chat.custom_profile_values WHERE user_id IN (:userIds)',
+        { userIds },
+      )
+    : [];
+  const byUser = new Map<number, Map<number, string>>();
+  for (const row of found) {
+    if (!byUser.has(row.user_id)) byUser.set(row.user_id, new Map());
+    byUser.get(row.user_id)?.set(row.field_id, row.value);
+  }
+  return byUser;
+}
+
+/** A user as Zulip's API presents it to `viewer`. */
+export function formatUser(
+  target: User,
+  viewer: User,
+  realm: Realm,
+  config: Config,
+  options: { clientGravatar: boolean; profile?: Map<number, string> | undefined },
+): Record<string, unknown> {
+  const visible = canSeeRealEmail(viewer, target);
+  const formatted: Record<string, unknown> = {
+    user_id: target.id,
+    delivery_email: visible ? target.delivery_email : null,
+    email: apiEmail(target, realm, config),
+    full_name: target.full_name,
+    date_joined: target.date_joined.toISOString(),
+    is_active: target.is_active,
+    is_owner: target.role === ROLE.OWNER,
+    is_admin: target.role <= ROLE.ADMINISTRATOR,
+    is_guest: target.role === ROLE.GUEST,
+    is_bot: target.is_bot,
+    bot_type: target.bot_type,
+    role: target.role,
+    timezone: target.timezone,
+    // Avatars are always the external provider's; a client that can compute it is told so by null.
+    avatar_url: options.clientGravatar && visible ? null : gravatarUrl(target),
+    avatar_version: target.avatar_version,
+    is_imported_stub: target.is_imported_stub,
+  };
+  if (target.is_bot) formatted.bot_owner_id = target.bot_owner_id;
+  if (options.profile && !target.is_bot) {
+    formatted.profile_data = Object.fromEntries(
+      [...options.profile].map(([fieldId, value]) => [String(fieldId), { value, rendered_value: value }]),
+    );
+  }
+  return formatted;
+}

@@ -1,0 +1,56 @@
+import type { RequestHandler } from 'express';
+import type { Config, Sequelize } from '@muse/core';
+import type { Actor } from '../domain/context.ts';
+import { realmBySubdomain, subdomainForHost, type Realm } from '../domain/realms.ts';
+import { one } from '../domain/sql.ts';
+import { apiEmail, type User } from '../domain/users.ts';
+import { unauthorized } from './errors.ts';
+
+/** The organization addressed by the Host header, or undefined when none exists there. */
+export async function requestRealm(
+  db: Sequelize,
+  config: Config,
+  host: string | undefined,
+): Promise<Realm | undefined> {
+  return realmBySubdomain(db, subdomainForHost(host, config));
+}
+
+function parseBasic(header: string | undefined): { email: string; key: string } {
+  if (!header) throw unauthorized("Missing 'Authorization' header.");
+  const [scheme, encoded] = header.split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) {
+    throw unauthorized('This endpoint requires HTTP basic authentication.');
+  }
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw unauthorized('Invalid authorization header for basic auth');
+  return { email: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
+}
+
+/**
+ * HTTP Basic with the API email (or, leniently, the real email) and the 32-character API key.
+ * Every failure is 401 UNAUTHORIZED with the Basic challenge; `res.locals.actor` is set on success.
+ */
+export function authenticate(db: Sequelize, config: Config): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const { email, key } = parseBasic(req.headers.authorization);
+      if (!/^[A-Za-z0-9]{32}$/.test(key)) throw unauthorized('Invalid API key');
+      const realm = await requestRealm(db, config, req.headers.host);
+      if (!realm) throw unauthorized('Account is not associated with this subdomain');
+      const user = await one<User>(db, 'SELECT * FROM chat.users WHERE api_key = :key', { key });
+      if (!user || user.realm_id !== realm.id) throw unauthorized('Invalid API key');
+      const matches = [apiEmail(user, realm, config), user.delivery_email].some(
+        (e) => e.toLowerCase() === email.toLowerCase(),
+      );
+      if (!matches) throw unauthorized(`Invalid API key for user '${email}'`);
+      if (realm.deactivated) throw unauthorized('This organization has been deactivated');
+      if (!user.is_active) throw unauthorized('Account is deactivated');
+      const actor: Actor = { db, config, realm, user };
+      res.locals.actor = actor;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

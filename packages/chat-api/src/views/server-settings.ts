@@ -1,0 +1,52 @@
+import type { Router } from 'express';
+import {
+  MAX_MESSAGE_LENGTH,
+  MAX_STREAM_DESCRIPTION_LENGTH,
+  MAX_STREAM_NAME_LENGTH,
+  MAX_TOPIC_LENGTH,
+  ZULIP_FEATURE_LEVEL,
+  ZULIP_MERGE_BASE,
+  ZULIP_VERSION,
+} from '../domain/limits.ts';
+import { realmHost } from '../domain/realms.ts';
+import { requestRealm } from '../http/auth.ts';
+import { endpoint } from '../http/params.ts';
+import { anonymous, type ChatRuntime } from './context.ts';
+
+/** GET /server_settings: what a client reads before logging in. */
+export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void {
+  router.get(
+    '/server_settings',
+    endpoint({}, anonymous(runtime), async (_params, rt, req) => {
+      const realm = await requestRealm(rt.db, rt.config, req.headers.host);
+      const devEnabled = rt.config.MUSE_CHAT_DEV_ENDPOINTS && rt.config.NODE_ENV !== 'production';
+      const settings: Record<string, unknown> = {
+        authentication_methods: { password: true, dev: devEnabled },
+        external_authentication_methods: [],
+        zulip_feature_level: ZULIP_FEATURE_LEVEL,
+        zulip_version: ZULIP_VERSION,
+        zulip_merge_base: ZULIP_MERGE_BASE,
+        push_notifications_enabled: false,
+        is_incompatible: false,
+        email_auth_enabled: true,
+        require_email_format_usernames: true,
+        max_stream_name_length: MAX_STREAM_NAME_LENGTH,
+        max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
+        max_message_length: MAX_MESSAGE_LENGTH,
+        max_topic_length: MAX_TOPIC_LENGTH,
+      };
+      if (realm) {
+        const url = `${req.protocol}://${req.headers.host ?? realmHost(realm, rt.config)}`;
+        Object.assign(settings, {
+          realm_uri: url,
+          realm_url: url,
+          realm_name: realm.name,
+          realm_icon: `${url}/static/images/logo/zulip-icon-128x128.png`,
+          realm_description: realm.description,
+          realm_web_public_access_enabled: realm.enable_spectator_access,
+        });
+      }
+      return settings;
+    }),
+  );
+}

@@ -1,0 +1,266 @@
+import type { Router } from 'express';
+import type { Actor } from '../domain/context.ts';
+import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
+import {
+  createStream,
+  GROUP_SETTING_NAMES,
+  listSubscriptions,
+  maySubscribe,
+  mayUnsubscribeOthers,
+  streamByName,
+  streamById,
+  subscribeUsers,
+  TOPICS_POLICIES,
+  unsubscribeUsers,
+  updateSubscriptionProperty,
+  validateCreationSettings,
+  validateStreamDescription,
+  validateStreamName,
+  type CreationSettings,
+  type GroupSettingName,
+  type Stream,
+} from '../domain/streams.ts';
+import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
+import { insufficientPermission, JsonableError } from '../http/errors.ts';
+import { sendMessage } from '../domain/messages.ts';
+import { endpoint, p, Param, pathInt } from '../http/params.ts';
+import { authed, type ChatRuntime } from './context.ts';
+
+const principalsSchema = {
+  anyOf: [
+    { type: 'array', items: { type: 'integer' } },
+    { type: 'array', items: { type: 'string' } },
+  ],
+};
+const groupSetting = () => p.json<GroupSetting>(groupSettingSchema).optional();
+
+/** Principals by id or API/real email; an unknown or deactivated one is a 400 (level 208+). */
+async function resolvePrincipals(actor: Actor, principals: (number | string)[] | undefined): Promise<User[]> {
+  if (!principals || principals.length === 0) return [actor.user];
+  const users: User[] = [];
+  for (const principal of principals) {
+    const user =
+      typeof principal === 'number'
+        ? await userById(actor.db, actor.realm.id, principal)
+        : await userByAnyEmail(actor.db, actor.realm, actor.config, principal);
+    if (!user || !user.is_active) throw new JsonableError('No such user');
+    if (!users.some((u) => u.id === user.id)) users.push(user);
+  }
+  return users;
+}
+
+const byUserId = (entries: [User, string][]) => {
+  const result: Record<string, string[]> = {};
+  for (const [user, name] of entries) (result[String(user.id)] ??= []).push(name);
+  return result;
+};
+
+/** The notification bot posts new public channels to the organization's announcements channel. */
+async function announceNewChannels(actor: Actor, created: Stream[]): Promise<void> {
+  const { realm, db } = actor;
+  const visible = created.filter((s) => !s.invite_only);
+  if (!visible.length || !realm.notification_bot_id || !realm.new_stream_announcements_stream_id) return;
+  const bot = await userById(db, realm.id, realm.notification_bot_id);
+  if (!bot?.is_active) return;
+  for (const stream of visible) {
+    await sendMessage(
+      { ...actor, user: bot },
+      { kind: 'stream', to: realm.new_stream_announcements_stream_id, topic: 'new channels' },
+      `@_**${actor.user.full_name}|${actor.user.id}** created a new channel #**${stream.name}**.`,
+    );
+  }
+}
+
+/** A JSON value, or (leniently, for a bare color like #abcdef) the text itself. */
+function jsonOrText(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The channel subscription endpoints of `users/me/subscriptions`. */
+export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
+  const ctx = authed(runtime);
+
+  router.get(
+    '/users/me/subscriptions',
+    endpoint(
+      { include_subscribers: p.bool().default(false) },
+      ctx,
+      async ({ include_subscribers }, actor) => ({
+        subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
+      }),
+    ),
+  );
+
+  router.post(
+    '/users/me/subscriptions',
+    endpoint(
+      {
+        subscriptions: p.json<{ name: string; description?: string }[]>({
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, description: { type: 'string' } },
+          },
+        }),
+        principals: p.json<(number | string)[]>(principalsSchema).optional(),
+        authorization_errors_fatal: p.bool().default(true),
+        announce: p.bool().default(false),
+        invite_only: p.bool().default(false),
+        is_web_public: p.bool().default(false),
+        is_default_stream: p.bool().default(false),
+        history_public_to_subscribers: p.bool().optional(),
+        message_retention_days: p.string().optional(),
+        topics_policy: p.oneOf(TOPICS_POLICIES).optional(),
+        can_add_subscribers_group: groupSetting(),
+        can_remove_subscribers_group: groupSetting(),
+        can_administer_channel_group: groupSetting(),
+        can_delete_any_message_group: groupSetting(),
+        can_delete_own_message_group: groupSetting(),
+        can_send_message_group: groupSetting(),
+        can_subscribe_group: groupSetting(),
+      },
+      ctx,
+      async (params, actor) => {
+        const { db, user } = actor;
+        const requested = params.subscriptions.map((s) => ({
+          name: validateStreamName(s.name),
+          description: validateStreamDescription(s.description ?? ''),
+        }));
+        const targets = await resolvePrincipals(actor, params.principals);
+        const others = targets.some((t) => t.id !== user.id);
+        if (others && isGuest(user)) throw insufficientPermission();
+        const groupSettings: Partial<Record<GroupSettingName, GroupSetting>> = {};
+        for (const name of GROUP_SETTING_NAMES) {
+          if (params[name] !== undefined) groupSettings[name] = params[name];
+        }
+        const settings: CreationSettings = { ...params, groupSettings };
+
+        // Sort out what exists, what must be created, and what the caller may not touch, before writing.
+        const existing = new Map<string, NonNullable<Awaited<ReturnType<typeof streamByName>>>>();
+        const toCreate: typeof requested = [];
+        const unauthorized: string[] = [];
+        for (const item of requested) {
+          const stream = await streamByName(db, actor.realm.id, item.name);
+          if (!stream) {
+            if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase())) toCreate.push(item);
+          } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
+          else unauthorized.push(stream.name);
+        }
+        if (unauthorized.length && params.authorization_errors_fatal) {
+          throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
+        }
+        if (toCreate.length && isGuest(user)) throw insufficientPermission();
+        const retention = toCreate.length ? await validateCreationSettings(actor, settings) : null;
+
+        const subscribed: [User, string][] = [];
+        const already: [User, string][] = [];
+        const created: Stream[] = [];
+        await db.transaction(async (t) => {
+          const streams = [...existing.values()];
+          for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
+          streams.push(...created);
+          for (const stream of streams) {
+            const result = await subscribeUsers(db, stream, targets, t);
+            for (const u of result.added) subscribed.push([u, stream.name]);
+            for (const u of result.already) already.push([u, stream.name]);
+          }
+        });
+        if (params.announce) await announceNewChannels(actor, created);
+        const response: Record<string, unknown> = {
+          subscribed: byUserId(subscribed),
+          already_subscribed: byUserId(already),
+        };
+        if (unauthorized.length) response.unauthorized = unauthorized;
+        return response;
+      },
+    ),
+  );
+
+  router.delete(
+    '/users/me/subscriptions',
+    endpoint(
+      {
+        subscriptions: p.json<string[]>({ type: 'array', items: { type: 'string' } }),
+        principals: p.json<(number | string)[]>(principalsSchema).optional(),
+      },
+      ctx,
+      async (params, actor) => {
+        const targets = await resolvePrincipals(actor, params.principals);
+        const others = targets.some((t) => t.id !== actor.user.id);
+        const streams: Stream[] = [];
+        for (const name of params.subscriptions) {
+          const stream = await streamByName(actor.db, actor.realm.id, name);
+          if (!stream) throw new JsonableError(`Channel(s) (${name}) do not exist`);
+          if (others && !(await mayUnsubscribeOthers(actor.db, actor.user, stream)))
+            throw insufficientPermission();
+          streams.push(stream);
+        }
+        const removed: string[] = [];
+        const notRemoved: string[] = [];
+        await actor.db.transaction(async (t) => {
+          for (const stream of streams) {
+            const result = await unsubscribeUsers(actor.db, stream, targets, t);
+            if (result.removed.length) removed.push(stream.name);
+            if (result.notSubscribed.length) notRemoved.push(stream.name);
+          }
+        });
+        return { removed, not_removed: notRemoved };
+      },
+    ),
+  );
+
+  router.post(
+    '/users/me/subscriptions/properties',
+    endpoint(
+      {
+        subscription_data: p.json<{ stream_id: number; property: string; value: unknown }[]>({
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['stream_id', 'property', 'value'],
+            properties: {
+              stream_id: { type: 'integer' },
+              property: { type: 'string' },
+              value: { type: ['boolean', 'string'] },
+            },
+          },
+        }),
+      },
+      ctx,
+      async ({ subscription_data }, actor) => {
+        await actor.db.transaction(async (t) => {
+          for (const change of subscription_data) {
+            await updateSubscriptionProperty(actor.db, actor.user, actor.realm.id, change, t);
+          }
+        });
+      },
+    ),
+  );
+
+  // The single-channel variant; Zulip routes it as PATCH, the spec as POST: both are served.
+  const single = endpoint(
+    { property: p.string(), value: new Param<unknown>(jsonOrText) },
+    ctx,
+    async ({ property, value }, actor, req) => {
+      const streamId = pathInt(req, 'stream_id');
+      if (!(await streamById(actor.db, actor.realm.id, streamId)))
+        throw new JsonableError('Invalid channel ID');
+      await actor.db.transaction((t) =>
+        updateSubscriptionProperty(
+          actor.db,
+          actor.user,
+          actor.realm.id,
+          { stream_id: streamId, property, value },
+          t,
+        ),
+      );
+    },
+  );
+  router.post('/users/me/subscriptions/:stream_id', single);
+  router.patch('/users/me/subscriptions/:stream_id', single);
+}

@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { expectZulipSchema } from './zulip-schema.ts';
+
+describe('messages (send, read, receive) and the bootstrap commands', () => {
+  let stack: TestStack;
+  let alice: TestUser;
+  let bob: TestUser;
+  const url = () => stack.chatUrl;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await makeOrganization(stack);
+    alice = await makeUser(stack);
+    bob = await makeUser(stack);
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'general' }],
+      principals: [alice.id, bob.id],
+    });
+  });
+  afterAll(() => stack.stop());
+
+  it('POST /messages delivers a message event to subscribers; GET /messages narrows by channel and topic', async () => {
+    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['message'] });
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'hello',
+      content: 'Hi <b>there</b>',
+    });
+    expect(sent.status).toBe(200);
+    expectZulipSchema('/messages', 'post', sent.body);
+    const events = await call(url(), 'GET', '/events', bob, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
+    expectZulipSchema('/events', 'get', events.body);
+    expect(events.body.events).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        flags: [],
+        message: expect.objectContaining({
+          id: sent.body.id,
+          subject: 'hello',
+          content: '<p>Hi &lt;b&gt;there&lt;/b&gt;</p>',
+        }),
+      }),
+    ]);
+    await call(url(), 'POST', '/messages', alice, {
+      type: 'channel',
+      to: 'general',
+      topic: 'other',
+      content: 'second',
+    });
+    const read = await call(url(), 'GET', '/messages', bob, {
+      anchor: 'newest',
+      num_before: 10,
+      narrow: [
+        { operator: 'channel', operand: 'general' },
+        { operator: 'topic', operand: 'hello' },
+      ],
+    });
+    expect(read.status).toBe(200);
+    expectZulipSchema('/messages', 'get', read.body);
+    expect((read.body.messages as { id: number }[]).map((m) => m.id)).toEqual([sent.body.id]);
+  });
+
+  it('direct messages reach the recipient', async () => {
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'psst',
+    });
+    expect(sent.status).toBe(200);
+    const read = await call(url(), 'GET', '/messages', bob, { anchor: sent.body.id, narrow: [['is', 'dm']] });
+    expect(read.body).toMatchObject({ found_anchor: true });
+    expect((read.body.messages as { content: string }[])[0]?.content).toBe('<p>psst</p>');
+    expectZulipSchema('/messages', 'get', read.body);
+  });
+
+  it('an unknown API path is 404 in the error envelope', async () => {
+    const { status, body } = await call(url(), 'GET', '/nothing-here', alice);
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+  });
+
+  it('an unknown channel id is STREAM_DOES_NOT_EXIST with stream_id', async () => {
+    const { status, body } = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 987654,
+      topic: 't',
+      content: 'x',
+    });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST', stream_id: 987654 });
+  });
+
+  it('muse-server chat create-organization and create-user bootstrap an owner who can log in', async () => {
+    const main = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
+    const env = { ...process.env, DATABASE_URL: stack.database.url, LOG_LEVEL: 'silent' };
+    const run = (args: string[]) => promisify(execFile)(process.execPath, [main, 'chat', ...args], { env });
+    const org = await run(['create-organization', '--name', 'Acme', '--subdomain', 'acme']);
+    expect(JSON.parse(org.stdout)).toMatchObject({ subdomain: 'acme', name: 'Acme' });
+    const created = await run([
+      'create-user',
+      '--organization',
+      'acme',
+      '--email',
+      'boss@acme.test',
+      '--full-name',
+      'Boss',
+      '--password',
+      's3cret!',
+      '--role',
+      'owner',
+    ]);
+    const owner = JSON.parse(created.stdout) as { user_id: number; api_key: string; role: number };
+    expect(owner.role).toBe(100);
+    const key = await call(
+      url(),
+      'POST',
+      '/fetch_api_key',
+      null,
+      { username: 'boss@acme.test', password: 's3cret!' },
+      { host: 'acme.localhost' },
+    );
+    expect(key.body).toMatchObject({ api_key: owner.api_key, user_id: owner.user_id });
+    await expect(
+      run(['create-user', '--organization', 'nowhere', '--email', 'x@y.z', '--full-name', 'X']),
+    ).rejects.toThrow(/No organization/);
+  });
+});
+
+describe('the messaging API contract', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.stop());
+
+  it('/openapi.json documents every endpoint the service answers', async () => {
+    const document = (await (await fetch(`${stack.chatUrl}/openapi.json`)).json()) as {
+      paths: Record<string, object>;
+    };
+    const expected: Record<string, string[]> = {
+      '/api/v1/server_settings': ['get'],
+      '/api/v1/fetch_api_key': ['post'],
+      '/api/v1/dev_fetch_api_key': ['post'],
+      '/api/v1/users/me/subscriptions': ['get', 'post', 'delete'],
+      '/api/v1/users/me/subscriptions/properties': ['post'],
+      '/api/v1/users/me/subscriptions/{stream_id}': ['post'],
+      '/api/v1/register': ['post'],
+      '/api/v1/events': ['get', 'delete'],
+      '/api/v1/messages': ['get', 'post'],
+      '/api/v1/users': ['get'],
+      '/api/v1/users/{user}': ['get', 'patch', 'delete'],
+      '/api/v1/users/{user_id}/reactivate': ['post'],
+      '/api/v1/users/me/profile_data': ['patch', 'delete'],
+      '/api/v1/realm/profile_fields': ['get', 'post'],
+      '/api/v1/users/me/alert_words': ['get', 'post', 'delete'],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      expect(Object.keys(document.paths[path] ?? {}), path).toEqual(expect.arrayContaining(methods));
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { request } from 'node:http';
+import { createChatUser, createOrganization } from '@muse/chat-api';
+import type { TestStack } from '../../../test/support/stack.ts';
+
+export interface TestUser {
+  id: number;
+  email: string;
+  apiKey: string;
+  password: string;
+}
+
+let counter = 0;
+
+/** A user created the way `muse-server chat create-user` does, with a known password. */
+export async function makeUser(
+  stack: TestStack,
+  options: {
+    role?: number;
+    visibility?: number;
+    subdomain?: string;
+    isBot?: boolean;
+    botOwnerId?: number;
+    canChangeUserEmails?: boolean;
+    name?: string;
+  } = {},
+): Promise<TestUser> {
+  counter += 1;
+  const email = `user${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = `pw-${counter}-secret`;
+  const user = await createChatUser(stack.database.db, {
+    subdomain: options.subdomain ?? '',
+    email,
+    fullName: options.name ?? `Test User ${counter}`,
+    password,
+    role: options.role ?? 400,
+    ...(options.visibility ? { emailAddressVisibility: options.visibility } : {}),
+    ...(options.isBot ? { isBot: true } : {}),
+    ...(options.botOwnerId ? { botOwnerId: options.botOwnerId } : {}),
+    ...(options.canChangeUserEmails ? { canChangeUserEmails: true } : {}),
+  });
+  return { id: user.id, email, apiKey: user.api_key, password };
+}
+
+export async function makeOrganization(stack: TestStack, subdomain = ''): Promise<void> {
+  await createOrganization(stack.database.db, { subdomain, name: `Org ${subdomain || 'root'}` });
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown> & { result: string; msg: string; code?: string };
+}
+
+/** One API call over real HTTP: form-encoded body for POST/PATCH, query string for GET/DELETE. */
+export async function call(
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  user: TestUser | { email: string; apiKey: string } | null,
+  params: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
+): Promise<Reply> {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  const inQuery = method === 'GET' || method === 'DELETE';
+  const url = `${baseUrl}/api/v1${path}${inQuery && [...form].length ? `?${form}` : ''}`;
+  const headers: Record<string, string> = { ...extraHeaders };
+  if (user) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+  if (!inQuery) headers['content-type'] = 'application/x-www-form-urlencoded';
+  return send(url, method, headers, inQuery ? undefined : form.toString());
+}
+
+/** node:http rather than fetch, because tests set the Host header to pick an organization. */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const responseHeaders = new Headers();
+        for (const [key, value] of Object.entries(res.headers))
+          if (typeof value === 'string') responseHeaders.set(key, value);
+        try {
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: responseHeaders,
+            body: JSON.parse(text) as Reply['body'],
+          });
+        } catch {
+          reject(new Error(`non-JSON answer ${res.statusCode}: ${text.slice(0, 200)}`));
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { makeOrganization, makeUser, type TestUser } from './support.ts';
+import { expectZulipSchema } from './zulip-schema.ts';
+
+const script = fileURLToPath(new URL('./fixtures/zulip-js-client.mjs', import.meta.url));
+
+describe('the zulip-js client library against a running server', () => {
+  let stack: TestStack;
+  let user: TestUser;
+  beforeAll(async () => {
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
+    await makeOrganization(stack);
+    user = await makeUser(stack);
+  });
+  afterAll(() => stack.stop());
+
+  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, and follows callOnEachEvent', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [script, stack.chatUrl, user.email, user.password],
+      {
+        timeout: 30_000,
+      },
+    );
+    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect(report.error).toBeUndefined();
+    expect(report.apiKey).toBe(user.apiKey);
+
+    expect(report.subscribe).toMatchObject({
+      result: 'success',
+      subscribed: { [String(user.id)]: ['zulip-js', 'zulip-js-2'] },
+    });
+    expectZulipSchema('/users/me/subscriptions', 'post', report.subscribe);
+    expect(report.alertWords).toEqual({ result: 'success', msg: '', alert_words: [] });
+    expectZulipSchema('/register', 'post', report.register);
+    // DELETE parameters arrive comma-joined in the query string.
+    expect(report.unsubscribe).toMatchObject({ result: 'success', removed: ['zulip-js', 'zulip-js-2'] });
+    const events = report.events?.events as { type: string; op: string }[];
+    expect(events.map((e) => `${e.type}/${e.op}`)).toEqual(['subscription/remove', 'subscription/remove']);
+    expect(report.deregister).toEqual({ result: 'success', msg: '' });
+    expect(report.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
+    const followed = report.callOnEachEvent as unknown as { type: string; op?: string }[];
+    expect(followed.at(-1)).toMatchObject({ type: 'subscription', op: 'add' });
+  }, 40_000);
+});
