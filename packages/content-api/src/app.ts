@@ -6,6 +6,9 @@ import { createAccessResolver, openapiDocument } from './openapi.ts';
 import { errorHandler } from './http/errors.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices, type ContentServices } from './services.ts';
+import { generatorsRouter } from './generators/routes.ts';
+import { generationsRouter } from './generations/routes.ts';
+import { filesRouter } from './files/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps extends Partial<ContentServices> {
@@ -44,6 +47,7 @@ export function createContentApp(deps: ContentDeps): Express {
   );
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
+  app.use(generatorsRouter(context), generationsRouter(context), filesRouter(context));
 
   app.use(errorHandler(deps.logger));
   return app;

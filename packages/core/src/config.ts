@@ -27,6 +27,19 @@ export interface Config {
   MUSE_JWT_TTL_SECONDS: number;
   /** Where uploaded and generated file contents are kept (local-disk storage). Default: MUSE_DATA_DIR/files. */
   MUSE_STORAGE_DIR?: string;
+  /** Base URL clients reach the content API at, for absolute download links; unset: taken from each request's Host. */
+  MUSE_PUBLIC_URL?: string;
+  /** How long a file's signed download link stays valid. */
+  MUSE_DOWNLOAD_URL_TTL_SECONDS: number;
+  /** S3-compatible object storage (MinIO, R2, AWS...): set endpoint and bucket to keep file contents there instead of on local disk. */
+  MUSE_S3_ENDPOINT?: string;
+  MUSE_S3_BUCKET?: string;
+  /** Region used in the request signature (SigV4); most S3-compatible stores accept us-east-1. */
+  MUSE_S3_REGION: string;
+  MUSE_S3_ACCESS_KEY_ID?: string;
+  MUSE_S3_SECRET_ACCESS_KEY?: string;
+  /** Optional key prefix inside the bucket, so several installations can share one. */
+  MUSE_S3_PREFIX?: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -51,6 +64,14 @@ const schema: JSONSchemaType<Config> = {
     MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
     MUSE_STORAGE_DIR: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
+    MUSE_S3_ENDPOINT: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_S3_BUCKET: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_REGION: { type: 'string', minLength: 1, default: 'us-east-1' },
+    MUSE_S3_ACCESS_KEY_ID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_SECRET_ACCESS_KEY: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_PREFIX: { type: 'string', nullable: true },
   },
   required: [],
   additionalProperties: false,
