@@ -65,3 +65,15 @@ export async function ledgerOf(stack: TestStack, id: string): Promise<{ kind: st
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
 }
+
+/** Creates a generator through the admin API and returns its id. */
+export async function createGenerator(stack: TestStack, admin: TestUser, spec: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${stack.contentUrl}/api/v1/generators`, {
+    method: 'POST',
+    headers: { ...admin.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `gen-${Math.random().toString(36).slice(2)}`, ...spec }),
+  });
+  const body = (await response.json()) as { id: string };
+  if (response.status !== 201) throw new Error(`createGenerator: ${response.status} ${JSON.stringify(body)}`);
+  return body.id;
+}

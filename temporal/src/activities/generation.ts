@@ -170,20 +170,19 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       });
     },
 
-    /** Marks the task and its unfinished files failed with the reason (once). */
-    async failGeneration(taskId: string, message: string): Promise<void> {
+    /**
+     * The compensation of the charge: marks the task and its unfinished files failed with the
+     * reason and refunds the charge, in one transaction, so nobody ever reads a failed task that
+     * is not refunded. Once only: a repeated call finds the task failed, and the ledger refuses
+     * a second refund of the same charge anyway.
+     */
+    async failAndRefundGeneration(taskId: string, message: string): Promise<void> {
       await db.transaction(async (transaction) => {
         const task = await loadTask(taskId, transaction);
         if (task.status === 'completed' || task.status === 'failed') return;
         await moveTo(db, transaction, task, 'failed', message);
+        if (task.charge_id) await ledger.refundCharge(db, transaction, task.charge_id, 'Refund: the generation failed');
       });
-    },
-
-    /** Gives the charge back; the ledger makes a second refund of the same charge a no-op. */
-    async refundGeneration(taskId: string): Promise<void> {
-      const task = await loadTask(taskId);
-      if (!task.charge_id) return;
-      await db.transaction((transaction) => ledger.refundCharge(db, transaction, task.charge_id!, 'Refund: the generation failed'));
     },
   };
 }

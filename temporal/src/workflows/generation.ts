@@ -15,7 +15,7 @@ export interface GenerationOutcome {
 /**
  * One generation task (the charge was made at submission): processing → upstream submit →
  * poll with durable timers → store the results → completed. Any failure marks the task failed
- * with a readable reason, then runs the compensation: the refund of its charge.
+ * with a readable reason and runs the compensation, the refund of its charge.
  */
 export async function generationWorkflow(taskId: string): Promise<GenerationOutcome> {
   const plan = await bookkeeping.beginGeneration(taskId);
@@ -31,7 +31,6 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
       maximumAttempts: plan.maxAttempts,
     },
   });
-  const compensations = [() => bookkeeping.refundGeneration(taskId)];
   try {
     const deadline = Date.now() + plan.timeoutSeconds * 1000;
     let step: StepResult = await upstream.submitUpstream(taskId);
@@ -45,9 +44,9 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
     await upstream.completeGeneration(taskId, step.outputs);
     return { status: 'completed' };
   } catch (error) {
+    // The compensation of the charge made at submission: failed + refunded, atomically.
     const message = failureMessage(error);
-    await bookkeeping.failGeneration(taskId, message);
-    for (const compensate of compensations.reverse()) await compensate();
+    await bookkeeping.failAndRefundGeneration(taskId, message);
     return { status: 'failed', error_message: message };
   }
 }
