@@ -23,7 +23,7 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
 
   // Upstream calls: a request may take requestTimeoutSeconds; transient errors back off and retry.
   const upstream = proxyActivities<GenerationActivities>({
-    startToCloseTimeout: `${(plan.requestTimeoutSeconds * (plan.files + 1) + 30) * 1000} ms`,
+    startToCloseTimeout: `${(plan.requestTimeoutSeconds * (plan.files + 1) + 10) * 1000} ms`,
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,
