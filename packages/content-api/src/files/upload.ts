@@ -37,6 +37,8 @@ export async function receiveUpload(req: Request, storage: FileStorage, maxBytes
     if (field !== 'file' || stored) return void stream.resume();
     const id = randomUUID();
     const body = new PassThrough();
+    // Storage may attach its reader only later (after creating folders); an early abort must not go unheard.
+    body.on('error', () => {});
     let size = 0;
     stream.on('data', (chunk: Buffer) => (size += chunk.length));
     stream.on('limit', () => {
