@@ -94,10 +94,14 @@ describe('a worker killed mid-task', () => {
     replicate.processingMs = 5000;
     const user = await createTestUser(stack, { balance: 10 });
     const first = await startWorkerProcess();
-    const { status, body } = await submit(stack, user, 'videos', { generator_id: generatorId, prompt: 'slow' });
+    const { status, body } = await submit(stack, user, 'videos', {
+      generator_id: generatorId,
+      prompt: 'slow',
+    });
     expect(status).toBe(202);
     const fileId = body.file_ids[0]!;
-    while (replicate.predictionsCreated() === 0 || (await generationStatus(fileId)) !== 'processing') await sleep(50);
+    while (replicate.predictionsCreated() === 0 || (await generationStatus(fileId)) !== 'processing')
+      await sleep(50);
     await sleep(500);
     await kill(first);
 

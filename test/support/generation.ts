@@ -26,22 +26,37 @@ export async function submit(
   kind: 'images' | 'videos' | 'texts',
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: { file_ids: string[]; status: string; code?: string; details?: unknown } }> {
+): Promise<{
+  status: number;
+  body: { file_ids: string[]; status: string; code?: string; details?: unknown };
+}> {
   const response = await fetch(`${stack.contentUrl}/api/v1/generations/${kind}`, {
     method: 'POST',
     headers: { ...user.headers, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  return {
+    status: response.status,
+    body: (await response.json()) as { file_ids: string[]; status: string; code?: string; details?: unknown },
+  };
 }
 
-export async function getFile(stack: TestStack, user: TestUser, id: string): Promise<{ status: number; body: FileRecord }> {
+export async function getFile(
+  stack: TestStack,
+  user: TestUser,
+  id: string,
+): Promise<{ status: number; body: FileRecord }> {
   const response = await fetch(`${stack.contentUrl}/api/v1/files/${id}`, { headers: user.headers });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as FileRecord };
 }
 
 /** Polls the file record until it reaches a final status (or the time runs out). */
-export async function waitForFile(stack: TestStack, user: TestUser, id: string, timeoutMs = 30_000): Promise<FileRecord> {
+export async function waitForFile(
+  stack: TestStack,
+  user: TestUser,
+  id: string,
+  timeoutMs = 30_000,
+): Promise<FileRecord> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await getFile(stack, user, id);
@@ -51,14 +66,20 @@ export async function waitForFile(stack: TestStack, user: TestUser, id: string, 
 }
 
 export async function balanceOf(stack: TestStack, id: string): Promise<number> {
-  const [row] = await stack.database.db.query<{ balance: string }>('SELECT balance FROM content.users WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
+  const [row] = await stack.database.db.query<{ balance: string }>(
+    'SELECT balance FROM content.users WHERE id = :id',
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
   return Number(row!.balance);
 }
 
-export async function ledgerOf(stack: TestStack, id: string): Promise<{ kind: string; amount: number; reference: string }[]> {
+export async function ledgerOf(
+  stack: TestStack,
+  id: string,
+): Promise<{ kind: string; amount: number; reference: string }[]> {
   const rows = await stack.database.db.query<{ kind: string; amount: string; reference: string }>(
     'SELECT kind, amount, reference FROM content.transaction_logs WHERE owner_id = :id ORDER BY created_at, kind',
     { replacements: { id }, type: QueryTypes.SELECT },
@@ -67,7 +88,11 @@ export async function ledgerOf(stack: TestStack, id: string): Promise<{ kind: st
 }
 
 /** Creates a generator through the admin API and returns its id. */
-export async function createGenerator(stack: TestStack, admin: TestUser, spec: Record<string, unknown>): Promise<string> {
+export async function createGenerator(
+  stack: TestStack,
+  admin: TestUser,
+  spec: Record<string, unknown>,
+): Promise<string> {
   const response = await fetch(`${stack.contentUrl}/api/v1/generators`, {
     method: 'POST',
     headers: { ...admin.headers, 'content-type': 'application/json' },

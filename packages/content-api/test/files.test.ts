@@ -7,6 +7,10 @@ import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { BUILTIN, submit, getFile } from '../../../test/support/generation.ts';
 
+/** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 describe('the files API', () => {
   let stack: TestStack;
   let owner: TestUser;
@@ -24,8 +28,12 @@ describe('the files API', () => {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append('file', new Blob([content], { type: 'text/plain' }), 'notes.txt');
-    const response = await fetch(`${stack.contentUrl}/api/v1/files`, { method: 'POST', headers: user.headers, body: form });
-    return { status: response.status, body: await response.json() };
+    const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
+      method: 'POST',
+      headers: user.headers,
+      body: form,
+    });
+    return { status: response.status, body: (await response.json()) as Json };
   }
 
   const call = async (method: string, url: string, user?: TestUser, body?: unknown) => {
@@ -35,26 +43,45 @@ describe('the files API', () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await response.text();
-    return { status: response.status, text, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : undefined };
+    return {
+      status: response.status,
+      text,
+      body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : undefined,
+    };
   };
 
   const storedFiles = async () =>
-    (await readdir(path.join(stack.config.MUSE_DATA_DIR, 'files'), { recursive: true, withFileTypes: true }).catch(() => []))
+    (
+      await readdir(path.join(stack.config.MUSE_DATA_DIR, 'files'), {
+        recursive: true,
+        withFileTypes: true,
+      }).catch(() => [])
+    )
       .filter((entry) => entry.isFile())
       .map((entry) => entry.name);
 
   const rowCount = async (ownerId: string) => {
-    const [row] = await stack.database.db.query<{ n: string }>('SELECT count(*) AS n FROM content.files WHERE owner_id = :ownerId', {
-      replacements: { ownerId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await stack.database.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM content.files WHERE owner_id = :ownerId',
+      {
+        replacements: { ownerId },
+        type: QueryTypes.SELECT,
+      },
+    );
     return Number(row!.n);
   };
 
   it('uploads a file (201) and serves its content through the signed download_url', async () => {
     const { status, body } = await upload(owner, 'hello muse', { name: 'greeting.txt' });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ name: 'greeting.txt', visibility: 'private', status: 'completed', source: 'upload', size: 10, owner_id: owner.id });
+    expect(body).toMatchObject({
+      name: 'greeting.txt',
+      visibility: 'private',
+      status: 'completed',
+      source: 'upload',
+      size: 10,
+      owner_id: owner.id,
+    });
     const content = await fetch(body.download_url);
     expect(content.status).toBe(200);
     expect(await content.text()).toBe('hello muse');
@@ -81,7 +108,11 @@ describe('the files API', () => {
   it('answers 422 for an upload without a file part, and 401 without a token', async () => {
     const form = new FormData();
     form.append('name', 'nothing');
-    const response = await fetch(`${stack.contentUrl}/api/v1/files`, { method: 'POST', headers: owner.headers, body: form });
+    const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
+      method: 'POST',
+      headers: owner.headers,
+      body: form,
+    });
     expect(response.status).toBe(422);
     const anonymous = await fetch(`${stack.contentUrl}/api/v1/files`, { method: 'POST', body: form });
     expect(anonymous.status).toBe(401);
@@ -99,7 +130,8 @@ describe('the files API', () => {
 
   it('lists files by scope with pagination: own, public, all (administrators only)', async () => {
     const lister = await createTestUser(stack);
-    for (let i = 0; i < 3; i++) await upload(lister, `n${i}`, { name: `f${i}`, visibility: i === 0 ? 'public' : 'private' });
+    for (let i = 0; i < 3; i++)
+      await upload(lister, `n${i}`, { name: `f${i}`, visibility: i === 0 ? 'public' : 'private' });
     const own = await call('GET', '/api/v1/files?limit=2&desc=false', lister);
     expect(own.body.map((f: { name: string }) => f.name)).toEqual(['f0', 'f1']);
     expect((await call('GET', '/api/v1/files?offset=2', lister)).body).toHaveLength(1);
@@ -108,20 +140,29 @@ describe('the files API', () => {
     expect(publicFiles.body.every((f: { visibility: string }) => f.visibility === 'public')).toBe(true);
     expect(publicFiles.body.map((f: { name: string }) => f.name)).toContain('f0');
     expect((await call('GET', '/api/v1/files?scope=all', lister)).status).toBe(403);
-    expect((await call('GET', '/api/v1/files?scope=all&limit=100', admin)).body.length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await call('GET', '/api/v1/files?scope=all&limit=100', admin)).body.length,
+    ).toBeGreaterThanOrEqual(3);
     expect((await call('GET', '/api/v1/files?limit=101', lister)).status).toBe(422);
   });
 
   it('lets the owner rename and publish; another user’s public file is 403, private 404; administrators may', async () => {
     const file = (await upload(owner, 'x')).body;
-    const renamed = await call('PATCH', `/api/v1/files/${file.id}`, owner, { name: 'renamed', visibility: 'public' });
+    const renamed = await call('PATCH', `/api/v1/files/${file.id}`, owner, {
+      name: 'renamed',
+      visibility: 'public',
+    });
     expect(renamed.body).toMatchObject({ name: 'renamed', visibility: 'public' });
     expect((await call('PATCH', `/api/v1/files/${file.id}`, other, { name: 'stolen' })).status).toBe(403);
     expect((await call('DELETE', `/api/v1/files/${file.id}`, other)).status).toBe(403);
     await call('PATCH', `/api/v1/files/${file.id}`, owner, { visibility: 'private' });
     expect((await call('PATCH', `/api/v1/files/${file.id}`, other, { name: 'stolen' })).status).toBe(404);
-    expect((await call('PATCH', `/api/v1/files/${file.id}`, admin, { name: 'by admin' })).body.name).toBe('by admin');
-    expect((await call('PATCH', `/api/v1/files/${file.id}`, owner, { visibility: 'everyone' })).status).toBe(422);
+    expect((await call('PATCH', `/api/v1/files/${file.id}`, admin, { name: 'by admin' })).body.name).toBe(
+      'by admin',
+    );
+    expect((await call('PATCH', `/api/v1/files/${file.id}`, owner, { visibility: 'everyone' })).status).toBe(
+      422,
+    );
   });
 
   it('deletes a file and its content; the old link then answers 404', async () => {
@@ -134,8 +175,14 @@ describe('the files API', () => {
   });
 
   it('refuses to delete a file whose generation is still running (409)', async () => {
-    const { body } = await submit(stack, owner, 'texts', { generator_id: BUILTIN.text, prompt: 'no worker runs here' });
-    expect((await getFile(stack, owner, body.file_ids[0]!)).body).toMatchObject({ status: 'pending', download_url: null });
+    const { body } = await submit(stack, owner, 'texts', {
+      generator_id: BUILTIN.text,
+      prompt: 'no worker runs here',
+    });
+    expect((await getFile(stack, owner, body.file_ids[0]!)).body).toMatchObject({
+      status: 'pending',
+      download_url: null,
+    });
     expect((await call('DELETE', `/api/v1/files/${body.file_ids[0]}`, owner)).status).toBe(409);
   });
 

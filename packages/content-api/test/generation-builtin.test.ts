@@ -13,7 +13,12 @@ describe('generation with the built-in generators', () => {
 
   it('makes real PNG images, charges base_cost × count once, and serves them through the signed link', async () => {
     const user = await createTestUser(stack, { balance: 10 });
-    const { status, body } = await submit(stack, user, 'images', { generator_id: BUILTIN.image, prompt: 'a red fox', count: 2, aspect_ratio: '16:9' });
+    const { status, body } = await submit(stack, user, 'images', {
+      generator_id: BUILTIN.image,
+      prompt: 'a red fox',
+      count: 2,
+      aspect_ratio: '16:9',
+    });
     expect(status).toBe(202);
     expect(body.status).toBe('pending');
     expect(body.file_ids).toHaveLength(2);
@@ -36,7 +41,11 @@ describe('generation with the built-in generators', () => {
 
   it('makes an animated GIF video costing base_cost per started 5 seconds', async () => {
     const user = await createTestUser(stack, { balance: 10 });
-    const { status, body } = await submit(stack, user, 'videos', { generator_id: BUILTIN.video, prompt: 'waves', duration: 6 });
+    const { status, body } = await submit(stack, user, 'videos', {
+      generator_id: BUILTIN.video,
+      prompt: 'waves',
+      duration: 6,
+    });
     expect(status).toBe(202);
     expect(await balanceOf(stack, user.id)).toBe(6); // base_cost 2 × ceil(6 / 5)
     const file = await waitForFile(stack, user, body.file_ids[0]!);
@@ -51,7 +60,10 @@ describe('generation with the built-in generators', () => {
 
   it('makes a text containing the prompt', async () => {
     const user = await createTestUser(stack, { balance: 1 });
-    const { body } = await submit(stack, user, 'texts', { generator_id: BUILTIN.text, prompt: 'Write about the sea' });
+    const { body } = await submit(stack, user, 'texts', {
+      generator_id: BUILTIN.text,
+      prompt: 'Write about the sea',
+    });
     const file = await waitForFile(stack, user, body.file_ids[0]!);
     expect(file.status).toBe('completed');
     const text = await (await fetch(file.download_url!)).text();

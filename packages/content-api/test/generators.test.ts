@@ -4,6 +4,10 @@ import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { BUILTIN } from '../../../test/support/generation.ts';
 
+/** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 describe('generators', () => {
   let stack: TestStack;
   let admin: TestUser;
@@ -21,7 +25,10 @@ describe('generators', () => {
       headers: { ...caller?.headers, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
+    return {
+      status: response.status,
+      body: (response.status === 204 ? undefined : await response.json()) as Json,
+    };
   };
 
   it('lists the seeded built-in generators per kind with the spec fields', async () => {
@@ -32,7 +39,16 @@ describe('generators', () => {
     ] as const) {
       const { status, body } = await call('GET', `/api/v1/generators/${path}`, user);
       expect(status).toBe(200);
-      expect(body).toContainEqual(expect.objectContaining({ id, type: 'builtin', is_active: true, base_cost: expect.any(Number), name: expect.any(String), description: expect.any(String) }));
+      expect(body).toContainEqual(
+        expect.objectContaining({
+          id,
+          type: 'builtin',
+          is_active: true,
+          base_cost: expect.any(Number),
+          name: expect.any(String),
+          description: expect.any(String),
+        }),
+      );
       expect(body[0]).not.toHaveProperty('config');
     }
     expect((await call('GET', '/api/v1/generators/images', undefined)).status).toBe(401);
@@ -43,7 +59,15 @@ describe('generators', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.properties).toHaveProperty('duration');
     expect(ok.body.properties).toHaveProperty('reference_file_ids');
-    expect((await call('GET', '/api/v1/generations/schemas?generator_id=3f2c4a9e-1111-4222-8333-944455556666', user)).status).toBe(404);
+    expect(
+      (
+        await call(
+          'GET',
+          '/api/v1/generations/schemas?generator_id=3f2c4a9e-1111-4222-8333-944455556666',
+          user,
+        )
+      ).status,
+    ).toBe(404);
     expect((await call('GET', '/api/v1/generations/schemas?generator_id=zzz', user)).status).toBe(422);
   });
 
@@ -64,8 +88,14 @@ describe('generators', () => {
     expect((await call('POST', '/api/v1/generators', admin, spec)).status).toBe(409);
 
     const id = created.body.id as string;
-    const patched = await call('PATCH', `/api/v1/generators/${id}`, admin, { base_cost: 7, description: 'changed' });
-    expect(patched).toMatchObject({ status: 200, body: { base_cost: 7, description: 'changed', secret_names: ['api_key'] } });
+    const patched = await call('PATCH', `/api/v1/generators/${id}`, admin, {
+      base_cost: 7,
+      description: 'changed',
+    });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { base_cost: 7, description: 'changed', secret_names: ['api_key'] },
+    });
     expect((await call('PATCH', `/api/v1/generators/${id}`, user, { base_cost: 1 })).status).toBe(403);
     expect((await call('GET', `/api/v1/generators/${id}`, user)).body).not.toHaveProperty('config');
 
@@ -74,11 +104,22 @@ describe('generators', () => {
     expect(listed.body.map((g: { id: string }) => g.id)).not.toContain(id);
     expect((await call('GET', `/api/v1/generators/${id}`, user)).status).toBe(404);
     expect((await call('GET', `/api/v1/generators/${id}`, admin)).body.is_active).toBe(false);
-    expect((await call('PATCH', '/api/v1/generators/3f2c4a9e-1111-4222-8333-944455556666', admin, { base_cost: 1 })).status).toBe(404);
+    expect(
+      (
+        await call('PATCH', '/api/v1/generators/3f2c4a9e-1111-4222-8333-944455556666', admin, {
+          base_cost: 1,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('refuses generators the platform could not run (422 naming the field)', async () => {
-    const noUrl = await call('POST', '/api/v1/generators', admin, { name: 'x', kind: 'video', type: 'replicate', base_cost: 1 });
+    const noUrl = await call('POST', '/api/v1/generators', admin, {
+      name: 'x',
+      kind: 'video',
+      type: 'replicate',
+      base_cost: 1,
+    });
     expect(noUrl.status).toBe(422);
     expect(noUrl.body.details).toContainEqual(expect.objectContaining({ path: '/config/base_url' }));
     const openaiVideo = await call('POST', '/api/v1/generators', admin, {
@@ -102,7 +143,13 @@ describe('generators', () => {
 
   it('upsertGenerator (the bootstrap file) is idempotent and keeps stored secrets', async () => {
     const db = stack.database.db;
-    const spec = { name: 'Bootstrap texts', kind: 'text' as const, type: 'builtin', base_cost: 2, secrets: { api_key: 'k' } };
+    const spec = {
+      name: 'Bootstrap texts',
+      kind: 'text' as const,
+      type: 'builtin',
+      base_cost: 2,
+      secrets: { api_key: 'k' },
+    };
     const first = await upsertGenerator(db, spec);
     const second = await upsertGenerator(db, { ...spec, secrets: {} });
     expect(second.id).toBe(first.id);

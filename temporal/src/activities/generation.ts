@@ -38,8 +38,10 @@ export type TaskPlan =
     };
 
 /** A result as it travels through workflow history: bytes are already stored, only URLs remain to fetch. */
-export type StoredOutput = { stored: true; contentType: string; size: number } | { url: string; contentType?: string };
-export type StepResult = { state: 'running'; upstreamId: string } | { state: 'succeeded'; outputs: StoredOutput[] };
+export type StoredOutput =
+  { stored: true; contentType: string; size: number } | { url: string; contentType?: string };
+export type StepResult =
+  { state: 'running'; upstreamId: string } | { state: 'succeeded'; outputs: StoredOutput[] };
 
 interface TaskRow {
   id: string;
@@ -80,7 +82,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
   const upstreamTask = (task: TaskRow): UpstreamTask => {
     const { generator_id: _generator, ...params } = task.params;
     const base = deps.config.MUSE_PUBLIC_URL?.replace(/\/+$/, '');
-    const references = Array.isArray(params.reference_file_ids) ? (params.reference_file_ids as string[]) : [];
+    const references = Array.isArray(params.reference_file_ids)
+      ? (params.reference_file_ids as string[])
+      : [];
     return {
       taskId: task.id,
       kind: task.kind,
@@ -122,7 +126,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     async beginGeneration(taskId: string): Promise<TaskPlan> {
       return db.transaction(async (transaction) => {
         const task = await loadTask(taskId, transaction);
-        if (task.status === 'completed' || task.status === 'failed') return { finished: true, status: task.status };
+        if (task.status === 'completed' || task.status === 'failed')
+          return { finished: true, status: task.status };
         if (task.status === 'pending') await moveTo(db, transaction, task, 'processing');
         return { finished: false, files: task.file_ids.length, ...executionSettings(task.config) };
       });
@@ -130,15 +135,20 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
     async submitUpstream(taskId: string): Promise<StepResult> {
       const task = await loadTask(taskId);
-      const result = await callUpstream(() => adapterFor(task.type).start(upstreamTask(task), adapterContext(task)));
+      const result = await callUpstream(() =>
+        adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
+      );
       return storeBytes(task, result);
     },
 
     async pollUpstream(taskId: string, upstreamId: string): Promise<StepResult> {
       const task = await loadTask(taskId);
       const adapter = adapterFor(task.type);
-      if (!adapter.poll) throw ApplicationFailure.nonRetryable(`The ${task.type} adapter does not poll`, 'UpstreamFailed');
-      const result = await callUpstream(() => adapter.poll!(upstreamTask(task), upstreamId, adapterContext(task)));
+      if (!adapter.poll)
+        throw ApplicationFailure.nonRetryable(`The ${task.type} adapter does not poll`, 'UpstreamFailed');
+      const result = await callUpstream(() =>
+        adapter.poll!(upstreamTask(task), upstreamId, adapterContext(task)),
+      );
       return storeBytes(task, result);
     },
 
@@ -181,7 +191,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = await loadTask(taskId, transaction);
         if (task.status === 'completed' || task.status === 'failed') return;
         await moveTo(db, transaction, task, 'failed', message);
-        if (task.charge_id) await ledger.refundCharge(db, transaction, task.charge_id, 'Refund: the generation failed');
+        if (task.charge_id)
+          await ledger.refundCharge(db, transaction, task.charge_id, 'Refund: the generation failed');
       });
     },
   };

@@ -36,7 +36,10 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
     let step: StepResult = await upstream.submitUpstream(taskId);
     while (step.state === 'running') {
       if (Date.now() >= deadline) {
-        throw ApplicationFailure.create({ message: `it did not finish within ${plan.timeoutSeconds} s`, type: 'UpstreamTimeout' });
+        throw ApplicationFailure.create({
+          message: `it did not finish within ${plan.timeoutSeconds} s`,
+          type: 'UpstreamTimeout',
+        });
       }
       await sleep(plan.pollIntervalSeconds * 1000);
       step = await upstream.pollUpstream(taskId, step.upstreamId);
@@ -56,7 +59,8 @@ function failureMessage(error: unknown): string {
   let failure = error as { type?: string; message?: string; cause?: unknown } | undefined;
   while (failure?.cause && !failure.type) failure = failure.cause as typeof failure;
   const detail = failure?.message ?? 'unknown error';
-  const kind = (failure as { name?: string } | undefined)?.name === 'TimeoutFailure' ? 'UpstreamTimeout' : failure?.type;
+  const kind =
+    (failure as { name?: string } | undefined)?.name === 'TimeoutFailure' ? 'UpstreamTimeout' : failure?.type;
   switch (kind) {
     case 'UpstreamTimeout':
       return `The upstream generation service timed out: ${detail}`;

@@ -13,7 +13,9 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
         return void res.end(TINY_PNG);
       }
       if (request.headers.authorization !== `Bearer ${apiKey}`) {
-        return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+        return json(res, 401, {
+          error: { message: 'Incorrect API key provided', type: 'invalid_request_error' },
+        });
       }
       const body = JSON.parse(request.body || '{}') as Record<string, unknown>;
       if (request.method === 'POST' && request.path === '/v1/images/generations') {
@@ -22,7 +24,9 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
         }
         const n = Number(body.n ?? 1);
         const data = Array.from({ length: n }, (_, i) =>
-          body.response_format === 'url' ? { url: `${fakeUrl(request.headers.host)}/images/${i}.png` } : { b64_json: TINY_PNG.toString('base64') },
+          body.response_format === 'url'
+            ? { url: `${fakeUrl(request.headers.host)}/images/${i}.png` }
+            : { b64_json: TINY_PNG.toString('base64') },
         );
         return json(res, 200, { created: Math.floor(Date.now() / 1000), data });
       }
@@ -33,7 +37,13 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: `Echo: ${messages.at(-1)?.content}` }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: `Echo: ${messages.at(-1)?.content}` },
+              finish_reason: 'stop',
+            },
+          ],
         });
       }
       json(res, 404, { error: { message: 'Unknown endpoint' } });

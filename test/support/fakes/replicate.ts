@@ -15,14 +15,18 @@ export interface FakeReplicate extends FakeServer {
  * this server) or failed (with `error`). Requires `Authorization: Bearer <token>`.
  */
 export async function startFakeReplicate(token: string): Promise<FakeReplicate> {
-  const predictions = new Map<string, { createdAt: number; outcome: FakeReplicate['outcome']; input: unknown }>();
+  const predictions = new Map<
+    string,
+    { createdAt: number; outcome: FakeReplicate['outcome']; input: unknown }
+  >();
   const fake = (await startFakeServer(
     (request, res) => {
       if (request.method === 'GET' && request.path.startsWith('/outputs/')) {
         res.writeHead(200, { 'content-type': 'image/gif' });
         return void res.end(TINY_GIF);
       }
-      if (request.headers.authorization !== `Bearer ${token}`) return json(res, 401, { detail: 'Invalid token.' });
+      if (request.headers.authorization !== `Bearer ${token}`)
+        return json(res, 401, { detail: 'Invalid token.' });
       if (request.method === 'POST' && request.path === '/v1/predictions') {
         const body = JSON.parse(request.body || '{}') as { version?: string; input?: unknown };
         if (!body.version || !body.input) return json(res, 422, { detail: 'version and input are required' });
@@ -37,12 +41,22 @@ export async function startFakeReplicate(token: string): Promise<FakeReplicate> 
         const age = Date.now() - prediction.createdAt;
         const base = { id: match[1], input: prediction.input };
         if (age < fake.processingMs || prediction.outcome === 'never') {
-          return json(res, 200, { ...base, status: age < 200 ? 'starting' : 'processing', output: null, error: null });
+          return json(res, 200, {
+            ...base,
+            status: age < 200 ? 'starting' : 'processing',
+            output: null,
+            error: null,
+          });
         }
         if (prediction.outcome === 'failed') {
           return json(res, 200, { ...base, status: 'failed', output: null, error: 'CUDA out of memory' });
         }
-        return json(res, 200, { ...base, status: 'succeeded', output: [`http://${request.headers.host}/outputs/${match[1]}.gif`], error: null });
+        return json(res, 200, {
+          ...base,
+          status: 'succeeded',
+          output: [`http://${request.headers.host}/outputs/${match[1]}.gif`],
+          error: null,
+        });
       }
       json(res, 404, { detail: 'Not found.' });
     },

@@ -6,18 +6,16 @@ import type { AddressInfo } from 'node:net';
  * with Retry-After, or not at all (hang: the connection stays open until the server closes).
  */
 export type Behaviour =
-  | 'ok'
-  | 'fail'
-  | 'reject'
-  | 'hang'
-  | { slowMs: number }
-  | { rateLimit: { retryAfterSeconds: number } };
+  'ok' | 'fail' | 'reject' | 'hang' | { slowMs: number } | { rateLimit: { retryAfterSeconds: number } };
 
 export interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
+  rawBody: Buffer;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface FakeServer {
@@ -32,7 +30,10 @@ export interface FakeServer {
 export type Route = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
 
 /** A node:http server on 127.0.0.1 and a free port that plays behaviours before routing. */
-export async function startFakeServer(route: Route, scripted: (request: RecordedRequest) => boolean = () => true): Promise<FakeServer> {
+export async function startFakeServer(
+  route: Route,
+  scripted: (request: RecordedRequest) => boolean = () => true,
+): Promise<FakeServer> {
   const queue: Behaviour[] = [];
   const hanging = new Set<ServerResponse>();
   const fake: FakeServer = {
@@ -49,17 +50,27 @@ export async function startFakeServer(route: Route, scripted: (request: Recorded
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const rawBody = Buffer.concat(chunks);
+    const request = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: rawBody.toString(),
+      rawBody,
+      at: Date.now(),
+    };
     fake.requests.push(request);
     const behaviour = scripted(request) ? (queue.shift() ?? fake.fallback) : 'ok';
     if (behaviour === 'hang') return void hanging.add(res);
     if (behaviour === 'fail') return json(res, 500, { error: { message: 'internal upstream error' } });
-    if (behaviour === 'reject') return json(res, 400, { error: { message: 'the prompt violates the content policy' } });
+    if (behaviour === 'reject')
+      return json(res, 400, { error: { message: 'the prompt violates the content policy' } });
     if (typeof behaviour === 'object' && 'rateLimit' in behaviour) {
       res.setHeader('retry-after', String(behaviour.rateLimit.retryAfterSeconds));
       return json(res, 429, { error: { message: 'rate limit reached' } });
     }
-    if (typeof behaviour === 'object' && 'slowMs' in behaviour) await new Promise((resolve) => setTimeout(resolve, behaviour.slowMs));
+    if (typeof behaviour === 'object' && 'slowMs' in behaviour)
+      await new Promise((resolve) => setTimeout(resolve, behaviour.slowMs));
     await route(request, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -57,7 +57,10 @@ export function filesRouter(context: ContentContext): Router {
     const [row] = await db.query<FileRow>(
       `UPDATE content.files SET name = COALESCE(:name, name), visibility = COALESCE(:visibility, visibility), updated_at = now()
         WHERE id = :id RETURNING *`,
-      { replacements: { id: file.id, name: body.name ?? null, visibility: body.visibility ?? null }, type: QueryTypes.SELECT },
+      {
+        replacements: { id: file.id, name: body.name ?? null, visibility: body.visibility ?? null },
+        type: QueryTypes.SELECT,
+      },
     );
     if (!row) throw new NotFoundError('No such file');
     res.json(present(req, row));
@@ -78,7 +81,9 @@ export function filesRouter(context: ContentContext): Router {
   router.get('/api/v1/files/:id/content', async (req, res) => {
     const { expires, signature } = req.query as { expires: string; signature: string };
     if (!links.verify(req.params.id, String(expires), String(signature))) {
-      throw new ForbiddenError('The download link is invalid or has expired; read the file record for a fresh one');
+      throw new ForbiddenError(
+        'The download link is invalid or has expired; read the file record for a fresh one',
+      );
     }
     const file = await findFile(db, req.params.id);
     if (!file?.storage_key || file.status !== 'completed') throw new NotFoundError('No such file');
@@ -100,14 +105,21 @@ export function filesRouter(context: ContentContext): Router {
  * The owner changes their file with the matching own permission; administrators change any.
  * Another user's public file answers 403 (it is visible); their private one the usual 404.
  */
-async function modifiableFile(db: Sequelize, user: CurrentUser, id: string, operation: 'update' | 'delete'): Promise<FileRow> {
+async function modifiableFile(
+  db: Sequelize,
+  user: CurrentUser,
+  id: string,
+  operation: 'update' | 'delete',
+): Promise<FileRow> {
   const file = await findFile(db, id);
   if (!file) throw new NotFoundError('No such file');
   if (user.isAdmin) return file;
   if (file.owner_id === user.id) {
-    if (!can(user, 'file', operation, 'own')) throw new ForbiddenError(`Missing permission file:${operation}:own`);
+    if (!can(user, 'file', operation, 'own'))
+      throw new ForbiddenError(`Missing permission file:${operation}:own`);
     return file;
   }
-  if (file.visibility === 'public') throw new ForbiddenError("Only the owner may change another user's public file");
+  if (file.visibility === 'public')
+    throw new ForbiddenError("Only the owner may change another user's public file");
   throw new NotFoundError('No such file');
 }

@@ -14,7 +14,8 @@ export interface LinkSigner {
 
 export function createLinkSigner(tokenSecret: string, ttlSeconds: number): LinkSigner {
   const key = createHmac('sha256', tokenSecret).update('muse file download links').digest();
-  const mac = (fileId: string, expires: string) => createHmac('sha256', key).update(`${fileId}\n${expires}`).digest('base64url');
+  const mac = (fileId: string, expires: string) =>
+    createHmac('sha256', key).update(`${fileId}\n${expires}`).digest('base64url');
   return {
     sign(fileId, now = Date.now()) {
       const expires = String(Math.floor(now / 1000) + ttlSeconds);

@@ -18,7 +18,11 @@ export interface ReceivedUpload {
  * the way. Above `maxBytes` the stored part is removed and 413 is thrown, so no half-written
  * content survives; the database row is the caller's, written only after this succeeds.
  */
-export async function receiveUpload(req: Request, storage: FileStorage, maxBytes: number): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  req: Request,
+  storage: FileStorage,
+  maxBytes: number,
+): Promise<ReceivedUpload> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
 
@@ -49,7 +53,13 @@ export async function receiveUpload(req: Request, storage: FileStorage, maxBytes
     stream.pipe(body);
     stored = storage
       .put(id, body)
-      .then(() => ({ id, size, name: info.filename || 'upload', contentType: info.mimeType || 'application/octet-stream', visibility: 'private' as const }))
+      .then(() => ({
+        id,
+        size,
+        name: info.filename || 'upload',
+        contentType: info.mimeType || 'application/octet-stream',
+        visibility: 'private' as const,
+      }))
       .catch(async (error: unknown) => {
         await storage.delete(id).catch(() => {});
         throw error;
@@ -62,7 +72,8 @@ export async function receiveUpload(req: Request, storage: FileStorage, maxBytes
     parser.on('error', () => reject(new BadRequestError('The multipart body is malformed')));
     req.pipe(parser);
   });
-  if (!stored) throw new ValidationError('The upload has no file', [{ path: '/file', message: 'is required' }]);
+  if (!stored)
+    throw new ValidationError('The upload has no file', [{ path: '/file', message: 'is required' }]);
   const upload = await stored.catch((error: unknown) => {
     if (exceeded) throw tooLarge(maxBytes);
     throw error;
@@ -74,7 +85,9 @@ export async function receiveUpload(req: Request, storage: FileStorage, maxBytes
   const visibility = fields.visibility ?? 'private';
   if (visibility !== 'private' && visibility !== 'public') {
     await storage.delete(upload.id);
-    throw new ValidationError('The upload is not valid', [{ path: '/visibility', message: 'must be private or public' }]);
+    throw new ValidationError('The upload is not valid', [
+      { path: '/visibility', message: 'must be private or public' },
+    ]);
   }
   return { ...upload, visibility, name: (fields.name ?? upload.name).slice(0, 255) };
 }

@@ -16,6 +16,10 @@ export interface FileStatusEvent {
   error_message?: string;
 }
 
-export async function publishFileStatus(db: Sequelize, events: FileStatusEvent[], transaction: Transaction): Promise<void> {
+export async function publishFileStatus(
+  db: Sequelize,
+  events: FileStatusEvent[],
+  transaction: Transaction,
+): Promise<void> {
   for (const event of events) await EventBus.publish(db, FILE_STATUS_CHANNEL, event, transaction);
 }

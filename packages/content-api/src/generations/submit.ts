@@ -12,7 +12,12 @@ import {
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { findGenerator } from '../generators/generators.ts';
-import { generationCost, resultCount, validateParameters, type GenerationKind } from '../generators/parameters.ts';
+import {
+  generationCost,
+  resultCount,
+  validateParameters,
+  type GenerationKind,
+} from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { postEntry, refundCharge } from '../ledger/ledger.ts';
 import { publishFileStatus } from './events.ts';
@@ -32,7 +37,11 @@ export interface SubmitDeps {
 export const GENERATION_WORKFLOW = 'generationWorkflow';
 export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
 
-const CONTENT_TYPES: Record<GenerationKind, string> = { image: 'image/png', video: 'image/gif', text: 'text/plain' };
+const CONTENT_TYPES: Record<GenerationKind, string> = {
+  image: 'image/png',
+  video: 'image/gif',
+  text: 'text/plain',
+};
 
 /**
  * Accepts a generation task. The charge, its ledger entry, the task and its pending result
@@ -47,15 +56,22 @@ export async function submitGeneration(
   body: Record<string, unknown>,
   idempotencyKey: string | undefined,
 ): Promise<SubmitAnswer> {
-  const requestHash = createHash('sha256').update(`${kind}\n${JSON.stringify(body)}`).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(`${kind}\n${JSON.stringify(body)}`)
+    .digest('hex');
   if (idempotencyKey) {
     const earlier = await findByKey(deps.db, user.id, idempotencyKey);
     if (earlier) return answerRepeat(deps, earlier, requestHash);
   }
 
   const generator = await findGenerator(deps.db, String(body.generator_id));
-  if (!generator || !generator.is_active || generator.kind !== kind) throw new NotFoundError('No such generator');
-  const params = validateParameters(`${generator.id}@${new Date(generator.updated_at).getTime()}`, generator.parameters_schema, body);
+  if (!generator || !generator.is_active || generator.kind !== kind)
+    throw new NotFoundError('No such generator');
+  const params = validateParameters(
+    `${generator.id}@${new Date(generator.updated_at).getTime()}`,
+    generator.parameters_schema,
+    body,
+  );
   await checkReferences(deps.db, user, params.reference_file_ids);
 
   const taskId = randomUUID();
@@ -63,7 +79,17 @@ export async function submitGeneration(
   const cost = generationCost(kind, generator.base_cost, params);
   try {
     await deps.db.transaction(async (transaction) => {
-      await insertTask(deps.db, transaction, { taskId, user, generatorId: generator.id, kind, params, cost, idempotencyKey, requestHash, fileIds });
+      await insertTask(deps.db, transaction, {
+        taskId,
+        user,
+        generatorId: generator.id,
+        kind,
+        params,
+        cost,
+        idempotencyKey,
+        requestHash,
+        fileIds,
+      });
       if (cost > 0) {
         const charge = await postEntry(deps.db, transaction, {
           userId: user.id,
@@ -77,7 +103,13 @@ export async function submitGeneration(
           transaction,
         });
       }
-      await insertFiles(deps.db, transaction, { taskId, user, kind, fileIds, prompt: String(params.prompt ?? '') });
+      await insertFiles(deps.db, transaction, {
+        taskId,
+        user,
+        kind,
+        fileIds,
+        prompt: String(params.prompt ?? ''),
+      });
     });
   } catch (error) {
     // A concurrent submit with the same key committed first: answer its task instead.
@@ -124,8 +156,10 @@ async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): 
   const problems: { path: string; message: string }[] = [];
   for (const [index, id] of ids.entries()) {
     const file = await findFile(db, String(id));
-    if (!file || !canRead(user, file)) problems.push({ path: `/reference_file_ids/${index}`, message: 'no such file' });
-    else if (file.status !== 'completed') problems.push({ path: `/reference_file_ids/${index}`, message: 'the file has no content yet' });
+    if (!file || !canRead(user, file))
+      problems.push({ path: `/reference_file_ids/${index}`, message: 'no such file' });
+    else if (file.status !== 'completed')
+      problems.push({ path: `/reference_file_ids/${index}`, message: 'the file has no content yet' });
   }
   if (problems.length) throw new ValidationError('A referenced file cannot be used', problems);
 }
@@ -174,18 +208,36 @@ async function insertFiles(
   task: { taskId: string; user: CurrentUser; kind: GenerationKind; fileIds: string[]; prompt: string },
 ): Promise<void> {
   const extension = { image: 'png', video: 'gif', text: 'txt' }[task.kind];
-  const base = task.prompt.replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 40) || task.kind;
+  const base =
+    task.prompt
+      .replace(/[^\p{L}\p{N} _-]+/gu, '')
+      .trim()
+      .slice(0, 40) || task.kind;
   for (const [index, fileId] of task.fileIds.entries()) {
     const name = task.fileIds.length > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`;
     await db.query(
       `INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
        VALUES (:fileId, :ownerId, :name, :contentType, 'generation', 'pending', :taskId)`,
-      { replacements: { fileId, ownerId: task.user.id, name, contentType: CONTENT_TYPES[task.kind], taskId: task.taskId }, transaction },
+      {
+        replacements: {
+          fileId,
+          ownerId: task.user.id,
+          name,
+          contentType: CONTENT_TYPES[task.kind],
+          taskId: task.taskId,
+        },
+        transaction,
+      },
     );
   }
   await publishFileStatus(
     db,
-    task.fileIds.map((fileId) => ({ file_id: fileId, generation_id: task.taskId, owner_id: task.user.id, status: 'pending' as const })),
+    task.fileIds.map((fileId) => ({
+      file_id: fileId,
+      generation_id: task.taskId,
+      owner_id: task.user.id,
+      status: 'pending' as const,
+    })),
     transaction,
   );
 }
@@ -206,7 +258,11 @@ async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string):
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
     await failAndRefund(deps.db, taskId, ownerId, 'The task could not be queued; it was refunded');
-    throw new AppError(503, 'unavailable', 'The generation engine is unavailable; the task was refunded, try again');
+    throw new AppError(
+      503,
+      'unavailable',
+      'The generation engine is unavailable; the task was refunded, try again',
+    );
   }
 }
 
@@ -223,10 +279,17 @@ async function failAndRefund(db: Sequelize, taskId: string, ownerId: string, mes
         WHERE generation_id = :taskId AND status <> 'completed'`,
       { replacements: { taskId, message }, transaction },
     );
-    if (task.charge_id) await refundCharge(db, transaction, task.charge_id, 'Refund: the task could not be queued');
+    if (task.charge_id)
+      await refundCharge(db, transaction, task.charge_id, 'Refund: the task could not be queued');
     await publishFileStatus(
       db,
-      task.file_ids.map((fileId) => ({ file_id: fileId, generation_id: taskId, owner_id: ownerId, status: 'failed' as const, error_message: message })),
+      task.file_ids.map((fileId) => ({
+        file_id: fileId,
+        generation_id: taskId,
+        owner_id: ownerId,
+        status: 'failed' as const,
+        error_message: message,
+      })),
       transaction,
     );
   });

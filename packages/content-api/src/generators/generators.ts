@@ -1,7 +1,12 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
 import { ADAPTER_TYPES, adapterFor } from './adapters/registry.ts';
-import { assertValidSchema, defaultParametersSchema, GENERATION_KINDS, type GenerationKind } from './parameters.ts';
+import {
+  assertValidSchema,
+  defaultParametersSchema,
+  GENERATION_KINDS,
+  type GenerationKind,
+} from './parameters.ts';
 
 export interface GeneratorRow {
   id: string;
@@ -43,7 +48,8 @@ export interface ExecutionSettings {
 }
 
 export function executionSettings(config: Record<string, unknown>): ExecutionSettings {
-  const number = (key: string, fallback: number) => (typeof config[key] === 'number' ? (config[key] as number) : fallback);
+  const number = (key: string, fallback: number) =>
+    typeof config[key] === 'number' ? (config[key] as number) : fallback;
   return {
     requestTimeoutSeconds: number('request_timeout_seconds', 60),
     maxAttempts: number('max_attempts', 4),
@@ -52,7 +58,13 @@ export function executionSettings(config: Record<string, unknown>): ExecutionSet
   };
 }
 
-const SETTINGS_KEYS = ['request_timeout_seconds', 'max_attempts', 'poll_interval_seconds', 'timeout_seconds', 'delay_ms'];
+const SETTINGS_KEYS = [
+  'request_timeout_seconds',
+  'max_attempts',
+  'poll_interval_seconds',
+  'timeout_seconds',
+  'delay_ms',
+];
 
 /** The fields every user sees (the spec's Generator, plus the kind it makes). */
 export function publicGenerator(row: GeneratorRow) {
@@ -79,7 +91,11 @@ export function adminGenerator(row: GeneratorRow) {
   };
 }
 
-export async function findGenerator(db: Sequelize, id: string, transaction?: Transaction): Promise<GeneratorRow | undefined> {
+export async function findGenerator(
+  db: Sequelize,
+  id: string,
+  transaction?: Transaction,
+): Promise<GeneratorRow | undefined> {
   const [row] = await db.query<GeneratorRow>('SELECT * FROM content.generators WHERE id = :id', {
     replacements: { id },
     type: QueryTypes.SELECT,
@@ -104,7 +120,8 @@ export async function listActiveGenerators(db: Sequelize, kind: GenerationKind):
 /** 422 naming each problem of a spec that the platform could not run. */
 export function checkSpec(spec: GeneratorSpec): void {
   const problems: { path: string; message: string }[] = [];
-  if (!GENERATION_KINDS.includes(spec.kind)) problems.push({ path: '/kind', message: 'must be image, video or text' });
+  if (!GENERATION_KINDS.includes(spec.kind))
+    problems.push({ path: '/kind', message: 'must be image, video or text' });
   if (!ADAPTER_TYPES.includes(spec.type as never)) {
     problems.push({ path: '/type', message: `must be one of ${ADAPTER_TYPES.join(', ')}` });
   } else if (!adapterFor(spec.type).kinds.includes(spec.kind)) {
@@ -119,7 +136,8 @@ export function checkSpec(spec: GeneratorSpec): void {
       problems.push({ path: `/config/${key}`, message: 'must be a positive number' });
     }
   }
-  if (!Number.isInteger(spec.base_cost) || spec.base_cost < 0) problems.push({ path: '/base_cost', message: 'must be an integer >= 0' });
+  if (!Number.isInteger(spec.base_cost) || spec.base_cost < 0)
+    problems.push({ path: '/base_cost', message: 'must be an integer >= 0' });
   if (problems.length) throw new ValidationError('The generator is not valid', problems);
   if (spec.parameters_schema) assertValidSchema(spec.parameters_schema);
 }
@@ -129,7 +147,11 @@ export function checkSpec(spec: GeneratorSpec): void {
  * name). Idempotent: applying the same spec twice changes nothing the second time. This is
  * what the bootstrap file's `generators` section calls.
  */
-export async function upsertGenerator(db: Sequelize, spec: GeneratorSpec, transaction?: Transaction): Promise<GeneratorRow> {
+export async function upsertGenerator(
+  db: Sequelize,
+  spec: GeneratorSpec,
+  transaction?: Transaction,
+): Promise<GeneratorRow> {
   checkSpec(spec);
   const replacements = {
     id: spec.id ?? null,
@@ -146,7 +168,7 @@ export async function upsertGenerator(db: Sequelize, spec: GeneratorSpec, transa
   const conflictTarget = spec.id ? '(id)' : '(name)';
   const rows = await db
     .query<GeneratorRow>(
-    `INSERT INTO content.generators (id, name, kind, type, description, base_cost, is_active, config, secrets, parameters_schema)
+      `INSERT INTO content.generators (id, name, kind, type, description, base_cost, is_active, config, secrets, parameters_schema)
      VALUES (COALESCE(CAST(:id AS uuid), gen_random_uuid()), :name, :kind, :type, :description, :base_cost, :is_active,
              CAST(:config AS jsonb), jsonb_strip_nulls(CAST(:secrets AS jsonb)), CAST(:schema AS jsonb))
      ON CONFLICT ${conflictTarget} DO UPDATE SET
@@ -161,7 +183,7 @@ export async function upsertGenerator(db: Sequelize, spec: GeneratorSpec, transa
                                EXCLUDED.base_cost, EXCLUDED.is_active, EXCLUDED.config, EXCLUDED.parameters_schema)
                           THEN content.generators.updated_at ELSE now() END
      RETURNING *`,
-    { replacements, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+      { replacements, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
     )
     .catch((error: { parent?: { code?: string } }) => {
       if (error.parent?.code === '23505') throw new ConflictError('Another generator has this name');
@@ -171,7 +193,11 @@ export async function upsertGenerator(db: Sequelize, spec: GeneratorSpec, transa
 }
 
 /** Applies a partial change (PATCH): the merged spec is checked as a whole. */
-export async function updateGenerator(db: Sequelize, id: string, changes: Partial<GeneratorSpec>): Promise<GeneratorRow> {
+export async function updateGenerator(
+  db: Sequelize,
+  id: string,
+  changes: Partial<GeneratorSpec>,
+): Promise<GeneratorRow> {
   return db.transaction(async (transaction) => {
     const current = await findGenerator(db, id, transaction);
     if (!current) throw new NotFoundError('No such generator');
@@ -187,7 +213,10 @@ export async function updateGenerator(db: Sequelize, id: string, changes: Partia
       config: changes.config ?? current.config,
       secrets: changes.secrets ?? {},
       parameters_schema:
-        changes.parameters_schema ?? (changes.kind && changes.kind !== current.kind ? defaultParametersSchema(kind) : current.parameters_schema),
+        changes.parameters_schema ??
+        (changes.kind && changes.kind !== current.kind
+          ? defaultParametersSchema(kind)
+          : current.parameters_schema),
     };
     return upsertGenerator(db, spec, transaction);
   });

@@ -44,7 +44,11 @@ export function defaultParametersSchema(kind: GenerationKind): Record<string, un
  * base_cost per started VIDEO_COST_UNIT_SECONDS of `duration` (default 5 s, so one unit);
  * texts cost base_cost.
  */
-export function generationCost(kind: GenerationKind, baseCost: number, params: Record<string, unknown>): number {
+export function generationCost(
+  kind: GenerationKind,
+  baseCost: number,
+  params: Record<string, unknown>,
+): number {
   if (kind === 'image') return baseCost * resultCount(kind, params);
   if (kind === 'video') {
     const duration = typeof params.duration === 'number' ? params.duration : VIDEO_COST_UNIT_SECONDS;
@@ -93,7 +97,9 @@ export function validateParameters(cacheKey: string, schema: object, body: unkno
       path: error.instancePath || '/',
       message: error.message ?? 'is not valid',
       ...(error.keyword === 'additionalProperties'
-        ? { path: `${error.instancePath}/${(error.params as { additionalProperty: string }).additionalProperty}` }
+        ? {
+            path: `${error.instancePath}/${(error.params as { additionalProperty: string }).additionalProperty}`,
+          }
         : {}),
     })),
   );

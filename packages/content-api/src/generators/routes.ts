@@ -35,7 +35,8 @@ export function generatorsRouter(context: ContentContext): Router {
   router.get('/api/v1/generations/schemas', async (req, res) => {
     requirePermission(req, 'generator', 'read', 'public');
     const generator = await findGenerator(db, String(req.query.generator_id));
-    if (!generator || (!generator.is_active && !req.user!.isAdmin)) throw new NotFoundError('No such generator');
+    if (!generator || (!generator.is_active && !req.user!.isAdmin))
+      throw new NotFoundError('No such generator');
     res.json(generator.parameters_schema);
   });
 

@@ -64,7 +64,10 @@ async function expectOk(response: Response, key: string): Promise<void> {
 }
 
 function encodeRfc3986(segment: string): string {
-  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -76,7 +79,10 @@ export function signV4(
   request: { method: string; url: URL; body: Buffer },
   now = new Date(),
 ): Record<string, string> {
-  const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amzDate = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const payloadHash = sha256(request.body);
   const headers: Record<string, string> = {
@@ -100,7 +106,10 @@ export function signV4(
   ].join('\n');
   const scope = `${day}/${credentials.region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, day), credentials.region), 's3'), 'aws4_request');
+  const signingKey = hmac(
+    hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, day), credentials.region), 's3'),
+    'aws4_request',
+  );
   const signature = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
   const { host: _host, ...sent } = headers;
   return {

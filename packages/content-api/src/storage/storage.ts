@@ -63,7 +63,9 @@ export class LocalDiskStorage implements FileStorage {
 export function createFileStorage(config: Config): FileStorage {
   if (config.MUSE_S3_ENDPOINT && config.MUSE_S3_BUCKET) {
     if (!config.MUSE_S3_ACCESS_KEY_ID || !config.MUSE_S3_SECRET_ACCESS_KEY) {
-      throw new Error('MUSE_S3_ACCESS_KEY_ID and MUSE_S3_SECRET_ACCESS_KEY are required with MUSE_S3_ENDPOINT');
+      throw new Error(
+        'MUSE_S3_ACCESS_KEY_ID and MUSE_S3_SECRET_ACCESS_KEY are required with MUSE_S3_ENDPOINT',
+      );
     }
     return new S3Storage({
       endpoint: config.MUSE_S3_ENDPOINT,

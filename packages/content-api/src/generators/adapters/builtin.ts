@@ -94,12 +94,16 @@ export function makeGif(width: number, height: number, frames: number, seed: Buf
   screen.set([0xf3, 0, 0], 4); // global colour table of 2^(3+1) entries
   parts.push(screen, palette);
   // NETSCAPE2.0 application extension: loop forever.
-  parts.push(Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'ascii'), 0x03, 0x01, 0x00, 0x00, 0x00]));
+  parts.push(
+    Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'ascii'), 0x03, 0x01, 0x00, 0x00, 0x00]),
+  );
   const pixels = new Uint8Array(width * height);
   for (let frame = 0; frame < frames; frame++) {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
-        const wave = Math.sin((x + frame * 4) / (6 + (seed[9]! % 10))) + Math.cos((y - frame * 2) / (5 + (seed[10]! % 10)));
+        const wave =
+          Math.sin((x + frame * 4) / (6 + (seed[9]! % 10))) +
+          Math.cos((y - frame * 2) / (5 + (seed[10]! % 10)));
         pixels[y * width + x] = Math.min(15, Math.max(0, Math.round((wave + 2) * 3.75)));
       }
     }
@@ -171,7 +175,20 @@ function subBlocks(data: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-const WORDS = ['light', 'river', 'stone', 'quiet', 'ember', 'north', 'glass', 'field', 'hollow', 'bright', 'drift', 'cedar'];
+const WORDS = [
+  'light',
+  'river',
+  'stone',
+  'quiet',
+  'ember',
+  'north',
+  'glass',
+  'field',
+  'hollow',
+  'bright',
+  'drift',
+  'cedar',
+];
 
 function makeText(prompt: string, seed: Buffer): string {
   const words = Array.from(seed.subarray(0, 24), (byte) => WORDS[byte % WORDS.length]);

@@ -14,7 +14,11 @@ export async function requestJson<T>(
   try {
     response = await context.fetch(url, {
       method: init.method,
-      headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      headers: {
+        accept: 'application/json',
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: AbortSignal.timeout(context.requestTimeoutMs),
     });
@@ -28,12 +32,18 @@ export async function requestJson<T>(
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new UpstreamError('transient', `The upstream answered ${response.status} with a body that is not JSON`);
+    throw new UpstreamError(
+      'transient',
+      `The upstream answered ${response.status} with a body that is not JSON`,
+    );
   }
 }
 
 /** Downloads a result file an upstream points to. */
-export async function downloadBytes(context: AdapterContext, url: string): Promise<{ bytes: Buffer; contentType: string }> {
+export async function downloadBytes(
+  context: AdapterContext,
+  url: string,
+): Promise<{ bytes: Buffer; contentType: string }> {
   let response: Response;
   try {
     response = await context.fetch(url, { signal: AbortSignal.timeout(context.requestTimeoutMs) });
@@ -51,7 +61,10 @@ function networkError(error: unknown, url: string, context: AdapterContext): Ups
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new UpstreamError('timeout', `The upstream did not answer within ${context.requestTimeoutMs} ms`);
   }
-  return new UpstreamError('transient', `The upstream at ${new URL(url).host} is unreachable: ${(error as Error).message}`);
+  return new UpstreamError(
+    'transient',
+    `The upstream at ${new URL(url).host} is unreachable: ${(error as Error).message}`,
+  );
 }
 
 function statusError(response: Response, body: string): UpstreamError {
@@ -67,7 +80,8 @@ function statusError(response: Response, body: string): UpstreamError {
   if (response.status === 408 || response.status === 504) {
     return new UpstreamError('timeout', `The upstream timed out (${response.status})${detail}`);
   }
-  if (response.status >= 500) return new UpstreamError('transient', `The upstream failed (${response.status})${detail}`);
+  if (response.status >= 500)
+    return new UpstreamError('transient', `The upstream failed (${response.status})${detail}`);
   return new UpstreamError('permanent', `The upstream rejected the task (${response.status})${detail}`);
 }
 
@@ -75,7 +89,8 @@ function statusError(response: Response, body: string): UpstreamError {
 function upstreamMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: string } | string; detail?: string };
-    const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
+    const message =
+      typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
     return message ? `: ${String(message).slice(0, 300)}` : '';
   } catch {
     return body ? `: ${body.slice(0, 200)}` : '';

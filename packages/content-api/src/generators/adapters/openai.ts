@@ -53,7 +53,8 @@ async function completeText(task: UpstreamTask, context: AdapterContext) {
     body: { model: task.config.model, messages: [{ role: 'user', content: task.params.prompt }] },
   });
   const content = response.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new UpstreamError('permanent', 'The upstream returned no message content');
+  if (typeof content !== 'string')
+    throw new UpstreamError('permanent', 'The upstream returned no message content');
   return { bytes: Buffer.from(content, 'utf8'), contentType: 'text/plain; charset=utf-8' };
 }
 

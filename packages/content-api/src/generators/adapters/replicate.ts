@@ -14,13 +14,21 @@ export const replicateAdapter: GenerationAdapter = {
     const prediction = await requestJson<Prediction>(context, endpoint(task, '/v1/predictions'), {
       method: 'POST',
       headers: authorization(task),
-      body: { ...(task.config.version ? { version: task.config.version } : { model: task.config.model }), input: input(task) },
+      body: {
+        ...(task.config.version ? { version: task.config.version } : { model: task.config.model }),
+        input: input(task),
+      },
     });
     return interpret(prediction);
   },
   async poll(task, upstreamId, context) {
     const path = `/v1/predictions/${encodeURIComponent(upstreamId)}`;
-    return interpret(await requestJson<Prediction>(context, endpoint(task, path), { method: 'GET', headers: authorization(task) }));
+    return interpret(
+      await requestJson<Prediction>(context, endpoint(task, path), {
+        method: 'GET',
+        headers: authorization(task),
+      }),
+    );
   },
 };
 
@@ -44,17 +52,25 @@ function interpret(prediction: Prediction): UpstreamResult {
   switch (prediction.status) {
     case 'starting':
     case 'processing':
-      if (!prediction.id) throw new UpstreamError('permanent', 'The upstream answered a prediction without an id');
+      if (!prediction.id)
+        throw new UpstreamError('permanent', 'The upstream answered a prediction without an id');
       return { state: 'running', upstreamId: prediction.id };
     case 'succeeded': {
       const urls = [prediction.output ?? []].flat().filter((url): url is string => typeof url === 'string');
-      if (!urls.length) throw new UpstreamError('permanent', 'The upstream prediction succeeded without output');
+      if (!urls.length)
+        throw new UpstreamError('permanent', 'The upstream prediction succeeded without output');
       return { state: 'succeeded', outputs: urls.map((url) => ({ url })) };
     }
     case 'failed':
     case 'canceled':
-      throw new UpstreamError('permanent', `The upstream prediction ${prediction.status}: ${prediction.error ?? 'no reason given'}`);
+      throw new UpstreamError(
+        'permanent',
+        `The upstream prediction ${prediction.status}: ${prediction.error ?? 'no reason given'}`,
+      );
     default:
-      throw new UpstreamError('transient', `The upstream answered an unknown prediction status ${String(prediction.status)}`);
+      throw new UpstreamError(
+        'transient',
+        `The upstream answered an unknown prediction status ${String(prediction.status)}`,
+      );
   }
 }

@@ -18,8 +18,7 @@ export interface UpstreamTask {
 export type UpstreamOutput = { bytes: Buffer; contentType: string } | { url: string; contentType?: string };
 
 export type UpstreamResult =
-  | { state: 'running'; upstreamId: string }
-  | { state: 'succeeded'; outputs: UpstreamOutput[] };
+  { state: 'running'; upstreamId: string } | { state: 'succeeded'; outputs: UpstreamOutput[] };
 
 export interface AdapterContext {
   fetch: typeof fetch;
