@@ -105,7 +105,7 @@ describe('the files API', () => {
     }
   });
 
-  it('answers 422 for an upload without a file part, and 401 without a token', async () => {
+  it('answers 422 without a file part, 400 for a malformed body, 401 without a token', async () => {
     const form = new FormData();
     form.append('name', 'nothing');
     const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
@@ -116,6 +116,12 @@ describe('the files API', () => {
     expect(response.status).toBe(422);
     const anonymous = await fetch(`${stack.contentUrl}/api/v1/files`, { method: 'POST', body: form });
     expect(anonymous.status).toBe(401);
+    const malformed = await fetch(`${stack.contentUrl}/api/v1/files`, {
+      method: 'POST',
+      headers: { ...owner.headers, 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nunterminated',
+    });
+    expect(malformed.status).toBe(400);
   });
 
   it('shows own and public files, hides another user’s private file behind the same 404 as a missing one', async () => {

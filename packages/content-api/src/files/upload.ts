@@ -45,6 +45,7 @@ export async function receiveUpload(
     body.on('error', () => {});
     let size = 0;
     stream.on('data', (chunk: Buffer) => (size += chunk.length));
+    stream.on('error', (error) => body.destroy(error));
     stream.on('limit', () => {
       exceeded = true;
       body.destroy(tooLarge(maxBytes));

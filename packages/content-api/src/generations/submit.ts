@@ -36,6 +36,7 @@ export interface SubmitDeps {
 
 export const GENERATION_WORKFLOW = 'generationWorkflow';
 export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
+const START_DEADLINE_MS = 10_000;
 
 const CONTENT_TYPES: Record<GenerationKind, string> = {
   image: 'image/png',
@@ -249,11 +250,15 @@ async function insertFiles(
  */
 async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string): Promise<void> {
   try {
-    await deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: workflowIdOf(taskId),
-      args: [taskId],
-    });
+    // A bounded wait: if the start did reach Temporal after all, the workflow finds its task
+    // failed and stops, so the refund below can never pay for a generation that also runs.
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(GENERATION_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: workflowIdOf(taskId),
+        args: [taskId],
+      }),
+    );
   } catch (error) {
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
@@ -269,7 +274,8 @@ async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string):
 async function failAndRefund(db: Sequelize, taskId: string, ownerId: string, message: string): Promise<void> {
   await db.transaction(async (transaction) => {
     const [task] = await db.query<{ charge_id: string | null; file_ids: string[] }>(
-      `UPDATE content.generations SET status = 'failed', error_message = :message, updated_at = now()
+      // The key is released: the client got 503, so its retry with the same key is a new task.
+      `UPDATE content.generations SET status = 'failed', error_message = :message, idempotency_key = NULL, updated_at = now()
         WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING charge_id, file_ids`,
       { replacements: { taskId, message }, type: QueryTypes.SELECT, transaction },
     );
