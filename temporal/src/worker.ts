@@ -17,13 +17,7 @@ export interface WorkerOptions {
   workflowBundle?: WorkflowBundleOption;
 }
 
-export async function createWorker({
-  address,
-  namespace,
-  taskQueue,
-  deps,
-  workflowBundle,
-}: WorkerOptions): Promise<Worker> {
+export async function createWorker({ address, namespace, taskQueue, deps, workflowBundle }: WorkerOptions): Promise<Worker> {
   const connection = await NativeConnection.connect({ address });
   return Worker.create({
     connection,

@@ -2,15 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import {
-  EventBus,
-  createLogger,
-  listen,
-  loadConfig,
-  type Config,
-  type Logger,
-  type RunningServer,
-} from '@muse/core';
+import { EventBus, createLogger, listen, loadConfig, type Config, type Logger, type RunningServer } from '@muse/core';
 import { createContentApp } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createTemporalClient, createWorker } from '@muse/temporal';

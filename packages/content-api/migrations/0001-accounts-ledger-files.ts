@@ -62,7 +62,5 @@ export async function up({ sequelize }: MigrationContext): Promise<void> {
 }
 
 export async function down({ sequelize }: MigrationContext): Promise<void> {
-  await sequelize.query(
-    'DROP TABLE content.files; DROP TABLE content.transaction_logs; DROP TABLE content.users;',
-  );
+  await sequelize.query('DROP TABLE content.files; DROP TABLE content.transaction_logs; DROP TABLE content.users;');
 }

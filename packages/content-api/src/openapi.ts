@@ -3,10 +3,7 @@ import { parse } from 'yaml';
 
 const folder = new URL('../openapi/', import.meta.url);
 
-type Document = Record<string, unknown> & {
-  paths: Record<string, unknown>;
-  components: Record<string, Record<string, unknown>>;
-};
+type Document = Record<string, unknown> & { paths: Record<string, unknown>; components: Record<string, Record<string, unknown>> };
 
 /**
  * The content service's contract. `openapi/openapi.yaml` holds the document's frame and shared
@@ -49,15 +46,10 @@ type Access = 'public' | 'secured' | 'undocumented';
  */
 export function createAccessResolver(document: Document): (method: string, path: string) => Access {
   const rules = Object.entries(document.paths).map(([template, item]) => {
-    const pattern = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
-    );
+    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const operations = new Map<string, Access>();
     for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[] }>)) {
-      operations.set(
-        method.toUpperCase(),
-        Array.isArray(operation.security) && operation.security.length === 0 ? 'public' : 'secured',
-      );
+      operations.set(method.toUpperCase(), Array.isArray(operation.security) && operation.security.length === 0 ? 'public' : 'secured');
     }
     return { pattern, operations, literal: !template.includes('{') };
   });

@@ -10,9 +10,7 @@ export interface ContentServices {
 
 export function createContentServices(config: Config): ContentServices {
   if (!config.MUSE_JWT_SECRET) {
-    throw new Error(
-      'MUSE_JWT_SECRET is not set (at least 32 characters); `npm start` generates one for development.',
-    );
+    throw new Error('MUSE_JWT_SECRET is not set (at least 32 characters); `npm start` generates one for development.');
   }
   return {
     tokens: createTokenSigner(config.MUSE_JWT_SECRET, config.MUSE_JWT_TTL_SECONDS),

@@ -27,18 +27,14 @@ describe('the credit ledger', () => {
 
   it('moves the balance and writes the entry together', async () => {
     const user = await createTestUser(stack);
-    const entry = await db().transaction((t) =>
-      ledger.postEntry(db(), t, { userId: user.id, amount: 100, kind: 'grant' }),
-    );
+    const entry = await db().transaction((t) => ledger.postEntry(db(), t, { userId: user.id, amount: 100, kind: 'grant' }));
     expect(entry).toMatchObject({ amount: 100, balance_after: 100, kind: 'grant' });
     expect(await balanceOf(user.id)).toBe(100);
   });
 
   it('refuses a debit larger than the balance with 402 and moves nothing', async () => {
     const user = await createTestUser(stack, { balance: 5 });
-    const attempt = db().transaction((t) =>
-      ledger.postEntry(db(), t, { userId: user.id, amount: -6, kind: 'charge' }),
-    );
+    const attempt = db().transaction((t) => ledger.postEntry(db(), t, { userId: user.id, amount: -6, kind: 'charge' }));
     await expect(attempt).rejects.toMatchObject({ status: 402 });
     expect(await balanceOf(user.id)).toBe(5);
     expect(await entriesOf(user.id)).toEqual([]);
@@ -47,9 +43,7 @@ describe('the credit ledger', () => {
   it('posts an entry with the same reference once', async () => {
     const user = await createTestUser(stack, { balance: 50 });
     const post = () =>
-      db().transaction((t) =>
-        ledger.postEntry(db(), t, { userId: user.id, amount: -10, kind: 'charge', reference: 'task-1' }),
-      );
+      db().transaction((t) => ledger.postEntry(db(), t, { userId: user.id, amount: -10, kind: 'charge', reference: 'task-1' }));
     const first = await post();
     const second = await post();
     expect(second.id).toBe(first.id);
@@ -81,11 +75,7 @@ describe('the credit ledger', () => {
     );
     const accepted = results.filter((r) => r.status === 'fulfilled').length;
     expect(accepted).toBe(10);
-    expect(
-      results
-        .filter((r) => r.status === 'rejected')
-        .every((r) => (r.reason as { status: number }).status === 402),
-    ).toBe(true);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r.reason as { status: number }).status === 402)).toBe(true);
     expect(await balanceOf(user.id)).toBe(0);
     expect((await entriesOf(user.id)).length).toBe(10);
   });

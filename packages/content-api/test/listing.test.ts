@@ -3,13 +3,7 @@ import { parseListQuery } from '../src/listing/listing.ts';
 
 describe('parseListQuery', () => {
   it('applies the defaults', () => {
-    expect(parseListQuery({})).toEqual({
-      scope: 'own',
-      offset: 0,
-      limit: 50,
-      desc: true,
-      order: 'created_at',
-    });
+    expect(parseListQuery({})).toEqual({ scope: 'own', offset: 0, limit: 50, desc: true, order: 'created_at' });
   });
 
   it.each([
@@ -41,13 +35,7 @@ describe('parseListQuery', () => {
       order: 'updated_at',
       created_after_datetime: '2026-01-01T00:00:00Z',
     });
-    expect(query).toMatchObject({
-      scope: 'public',
-      offset: 10,
-      limit: 100,
-      desc: false,
-      order: 'updated_at',
-    });
+    expect(query).toMatchObject({ scope: 'public', offset: 10, limit: 100, desc: false, order: 'updated_at' });
     expect(query.createdAfter?.toISOString()).toBe('2026-01-01T00:00:00.000Z');
   });
 });

@@ -33,9 +33,11 @@ export interface Config {
   MUSE_DOWNLOAD_URL_TTL_SECONDS: number;
   /** S3-compatible object storage (MinIO, R2, AWS...): set endpoint and bucket to keep file contents there instead of on local disk. */
   MUSE_S3_ENDPOINT?: string;
+  /** The bucket that holds the file contents (objects are named by file id). */
   MUSE_S3_BUCKET?: string;
   /** Region used in the request signature (SigV4); most S3-compatible stores accept us-east-1. */
   MUSE_S3_REGION: string;
+  /** Credentials of the bucket; required when MUSE_S3_ENDPOINT is set. */
   MUSE_S3_ACCESS_KEY_ID?: string;
   MUSE_S3_SECRET_ACCESS_KEY?: string;
   /** Optional key prefix inside the bucket, so several installations can share one. */

@@ -35,8 +35,7 @@ export function authenticate(
       const claims = await tokens.verify(token).catch(() => {
         throw new UnauthorizedError('The token is invalid or expired; log in again');
       });
-      if (!UUID.test(claims.sub))
-        throw new UnauthorizedError('The token is invalid or expired; log in again');
+      if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
       req.user = await loadUser(db, claims.sub);
       next();
     } catch (error) {
@@ -82,12 +81,7 @@ export function currentUser(req: Request): CurrentUser {
 }
 
 /** 403 unless the caller holds `resource:operation:scope` (administrators hold everything). */
-export function requirePermission(
-  req: Request,
-  resource: string,
-  operation: Operation,
-  scope: Scope,
-): CurrentUser {
+export function requirePermission(req: Request, resource: string, operation: Operation, scope: Scope): CurrentUser {
   const user = currentUser(req);
   if (!can(user, resource, operation, scope)) {
     throw new ForbiddenError(`Missing permission ${resource}:${operation}:${scope}`);

@@ -27,8 +27,7 @@ export function createTokenSigner(secret: string, ttlSeconds: number): TokenSign
         .sign(key),
     async verify(token) {
       const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number')
-        throw new Error('incomplete claims');
+      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('incomplete claims');
       return payload as unknown as TokenClaims;
     },
   };

@@ -5,8 +5,7 @@ import { AppError, type Logger } from '@muse/core';
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const appError = toAppError(error);
-    if (appError.status >= 500 && !(error instanceof AppError))
-      logger.error({ err: error }, 'unhandled error');
+    if (appError.status >= 500 && !(error instanceof AppError)) logger.error({ err: error }, 'unhandled error');
     res.set(appError.headers);
     const body: Record<string, unknown> = { code: appError.code, message: appError.message };
     if (appError.details !== undefined) body.details = appError.details;
@@ -24,19 +23,15 @@ interface ValidatorError {
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const e = error as Partial<ValidatorError> & { type?: string };
-  if (e.type === 'entity.parse.failed')
-    return new AppError(400, 'bad_request', 'The request body is not valid JSON');
-  if (e.type === 'entity.too.large')
-    return new AppError(413, 'payload_too_large', 'The request body is too large');
+  if (e.type === 'entity.parse.failed') return new AppError(400, 'bad_request', 'The request body is not valid JSON');
+  if (e.type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large');
   switch (e.status) {
     case 400:
       return new AppError(422, 'validation_error', 'The request is not valid', {
         details: (e.errors ?? []).map(({ path, message }) => ({ path, message })),
       });
     case 401:
-      return new AppError(401, 'unauthorized', 'Authentication required', {
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      });
+      return new AppError(401, 'unauthorized', 'Authentication required', { headers: { 'WWW-Authenticate': 'Bearer' } });
     case 404:
       return new AppError(404, 'not_found', 'Not found');
     case 405:

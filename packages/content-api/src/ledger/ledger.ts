@@ -34,13 +34,8 @@ export interface PostEntry {
  * Applies one entry inside `transaction`. Posting the same kind + reference again returns the
  * first entry and moves nothing. A debit larger than the balance throws 402 and moves nothing.
  */
-export async function postEntry(
-  db: Sequelize,
-  transaction: Transaction,
-  entry: PostEntry,
-): Promise<LedgerEntry> {
-  if (!Number.isSafeInteger(entry.amount) || entry.amount === 0)
-    throw new Error('ledger amounts are non-zero integers');
+export async function postEntry(db: Sequelize, transaction: Transaction, entry: PostEntry): Promise<LedgerEntry> {
+  if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) throw new Error('ledger amounts are non-zero integers');
   if (entry.reference) {
     const existing = await findByReference(db, transaction, entry.kind, entry.reference);
     if (existing) return existing;
@@ -61,14 +56,11 @@ export async function refundCharge(
     { replacements: { chargeId }, type: QueryTypes.SELECT, transaction },
   );
   if (!charge || charge.kind !== 'charge') throw new NotFoundError('No such charge');
-  const [previous] = await db.query<LedgerEntry>(
-    `SELECT * FROM content.transaction_logs WHERE reverses_id = :chargeId`,
-    {
-      replacements: { chargeId },
-      type: QueryTypes.SELECT,
-      transaction,
-    },
-  );
+  const [previous] = await db.query<LedgerEntry>(`SELECT * FROM content.transaction_logs WHERE reverses_id = :chargeId`, {
+    replacements: { chargeId },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
   if (previous) return normalise(previous);
   const amount = -Number(charge.amount);
   const balance = await moveBalance(db, transaction, charge.owner_id, amount);
@@ -83,12 +75,7 @@ export async function refundCharge(
   });
 }
 
-async function moveBalance(
-  db: Sequelize,
-  transaction: Transaction,
-  userId: string,
-  amount: number,
-): Promise<number> {
+async function moveBalance(db: Sequelize, transaction: Transaction, userId: string, amount: number): Promise<number> {
   const [row] = await db.query<{ balance: string }>(
     `UPDATE content.users SET balance = balance + :amount, updated_at = now()
       WHERE id = :userId AND balance + :amount >= 0 RETURNING balance`,

@@ -45,8 +45,7 @@ export function parseListQuery(query: Record<string, unknown>, defaultScope: Sco
   };
 
   const scope = (text('scope') ?? defaultScope) as Scope;
-  if (!SCOPES.includes(scope))
-    problems.push({ path: 'scope', message: `must be one of ${SCOPES.join(', ')}` });
+  if (!SCOPES.includes(scope)) problems.push({ path: 'scope', message: `must be one of ${SCOPES.join(', ')}` });
   const order = (text('order') ?? 'created_at') as ListQuery['order'];
   if (order !== 'created_at' && order !== 'updated_at') {
     problems.push({ path: 'order', message: 'must be created_at or updated_at' });
@@ -82,8 +81,7 @@ export function parseListQuery(query: Record<string, unknown>, defaultScope: Sco
 export function authorizeListScope(req: Request, resource: string, scope: Scope): CurrentUser {
   const user = currentUser(req);
   if (scope === 'all' && !user.isAdmin) throw new ForbiddenError('scope=all is for administrators only');
-  if (!can(user, resource, 'read', scope))
-    throw new ForbiddenError(`Missing permission ${resource}:read:${scope}`);
+  if (!can(user, resource, 'read', scope)) throw new ForbiddenError(`Missing permission ${resource}:read:${scope}`);
   return user;
 }
 
@@ -108,11 +106,7 @@ export async function listRows<T extends object>(
   user: CurrentUser,
 ): Promise<T[]> {
   const where = [...(source.where ?? [])];
-  const replacements: Record<string, unknown> = {
-    ...source.replacements,
-    offset: query.offset,
-    limit: query.limit,
-  };
+  const replacements: Record<string, unknown> = { ...source.replacements, offset: query.offset, limit: query.limit };
   if (query.scope === 'own') {
     where.push(`${source.ownerColumn ?? 'owner_id'} = :callerId`);
     replacements.callerId = user.id;

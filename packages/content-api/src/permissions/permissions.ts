@@ -24,13 +24,7 @@ export const USER_RESOURCES = [
 ] as const;
 
 /** Resources users may read (their own or public ones) but only administrators manage. */
-export const READ_ONLY_RESOURCES = [
-  'generator',
-  'bundle',
-  'payment',
-  'transaction_log',
-  'invite_code',
-] as const;
+export const READ_ONLY_RESOURCES = ['generator', 'bundle', 'payment', 'transaction_log', 'invite_code'] as const;
 
 export const RESOURCES = ['user', ...USER_RESOURCES, ...READ_ONLY_RESOURCES] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -48,10 +42,7 @@ export const DEFAULT_PERMISSIONS: readonly PermissionTriple[] = [
     ...OPERATIONS.map((operation) => `${resource}:${operation}:own` as const),
     `${resource}:read:public` as const,
   ]),
-  ...READ_ONLY_RESOURCES.flatMap((resource) => [
-    `${resource}:read:own` as const,
-    `${resource}:read:public` as const,
-  ]),
+  ...READ_ONLY_RESOURCES.flatMap((resource) => [`${resource}:read:own` as const, `${resource}:read:public` as const]),
   'user:read:own',
   'user:update:own',
 ];
