@@ -25,3 +25,4 @@ export const contentMigrations: ServiceMigrations = {
 export * from './server-config/server-config.ts';
 export * from './listing/listing.ts';
 export { authenticate, currentUser, requireAdmin, requirePermission, loadUser, type CurrentUser } from './auth/authenticate.ts';
+export { startStrandedGenerations } from './generations/reconcile.ts';

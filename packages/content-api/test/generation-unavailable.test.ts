@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '@muse/core';
-import { createContentApp } from '@muse/content-api';
+import { QueryTypes } from 'sequelize';
+import { createContentApp, startStrandedGenerations, workflowIdOf } from '@muse/content-api';
 import { createTemporalClient } from '@muse/temporal';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser } from '../../../test/support/content.ts';
-import { BUILTIN, balanceOf, getFile, ledgerOf } from '../../../test/support/generation.ts';
+import {
+  BUILTIN,
+  balanceOf,
+  getFile,
+  ledgerOf,
+  submit,
+  waitForFile,
+} from '../../../test/support/generation.ts';
 
 /** A content API whose Temporal address answers nothing: the task must not stay charged. */
 describe('submitting while Temporal is unreachable', () => {
@@ -42,7 +50,7 @@ describe('submitting while Temporal is unreachable', () => {
       'SELECT id FROM content.files WHERE owner_id = :id',
       {
         replacements: { id: user.id },
-        type: (await import('sequelize')).QueryTypes.SELECT,
+        type: QueryTypes.SELECT,
       },
     );
     const record = await getFile(stack, user, file!.id);
@@ -51,4 +59,34 @@ describe('submitting while Temporal is unreachable', () => {
       error_message: expect.stringMatching(/could not be queued/),
     });
   }, 60_000);
+});
+
+describe('a task whose workflow never started', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.stop());
+
+  const reconcilerDeps = () => ({ ...stack, db: stack.database.db });
+
+  it('is started by the reconciler and completes with its one charge', async () => {
+    const user = await createTestUser(stack, { balance: 5 });
+    const { body } = await submit(stack, user, 'texts', { generator_id: BUILTIN.text, prompt: 'stranded' });
+    // Imitate an API process that died between the commit and the start: the run disappears.
+    const [task] = await stack.database.db.query<{ id: string }>(
+      'SELECT id FROM content.generations WHERE owner_id = :id',
+      {
+        replacements: { id: user.id },
+        type: QueryTypes.SELECT,
+      },
+    );
+    await stack.temporal.workflow.getHandle(workflowIdOf(task!.id)).terminate('simulated lost start');
+    await stack.startWorker();
+    expect(await startStrandedGenerations(reconcilerDeps(), 60)).toBe(0); // too recent to count as stranded
+    expect(await startStrandedGenerations(reconcilerDeps(), 0)).toBe(1);
+    expect((await waitForFile(stack, user, body.file_ids[0]!)).status).toBe('completed');
+    expect(await startStrandedGenerations(reconcilerDeps(), 0)).toBe(0);
+    expect((await ledgerOf(stack, user.id)).map((e) => [e.kind, e.amount])).toEqual([['charge', -1]]);
+  });
 });
