@@ -11,6 +11,9 @@ import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
 import { usersRouter } from './users/router.ts';
 import { adminRouter } from './admin/router.ts';
+import { generatorsRouter } from './generators/routes.ts';
+import { generationsRouter } from './generations/routes.ts';
+import { filesRouter } from './files/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps extends Partial<ContentServices> {
@@ -51,6 +54,7 @@ export function createContentApp(deps: ContentDeps): Express {
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
   app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
   app.use(resourcesRouter(context));
+  app.use(generatorsRouter(context), generationsRouter(context), filesRouter(context));
 
   app.use(errorHandler(deps.logger));
   return app;

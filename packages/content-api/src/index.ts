@@ -7,7 +7,16 @@ export { createContentServices, type ContentServices } from './services.ts';
 export { createTokenSigner, type TokenSigner, type TokenClaims } from './auth/tokens.ts';
 export * as ledger from './ledger/ledger.ts';
 export * from './permissions/permissions.ts';
-export { LocalDiskStorage, type FileStorage } from './storage/storage.ts';
+export { LocalDiskStorage, createFileStorage, type FileStorage } from './storage/storage.ts';
+export { S3Storage, type S3Options } from './storage/s3.ts';
+export * from './generators/generators.ts';
+export * from './generators/parameters.ts';
+export * from './generators/adapters/types.ts';
+export { adapterFor, ADAPTER_TYPES, type AdapterType } from './generators/adapters/registry.ts';
+export { downloadBytes } from './generators/adapters/http.ts';
+export { FILE_STATUS_CHANNEL, publishFileStatus, type FileStatusEvent } from './generations/events.ts';
+export { GENERATION_WORKFLOW, workflowIdOf } from './generations/submit.ts';
+export { createLinkSigner, type LinkSigner } from './files/signed-links.ts';
 
 export const contentMigrations: ServiceMigrations = {
   schema: 'content',
@@ -42,3 +51,4 @@ export {
 } from './bootstrap/bootstrap.ts';
 export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from './bootstrap/sections.ts';
 export { grantAdministrator } from './bootstrap/admins.ts';
+export { startStrandedGenerations } from './generations/reconcile.ts';

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { Config } from '@muse/core';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
-import { LocalDiskStorage, type FileStorage } from './storage/storage.ts';
+import { createFileStorage, type FileStorage } from './storage/storage.ts';
 
 /** The content service's own collaborators, built from configuration (tests build their own). */
 export interface ContentServices {
@@ -17,6 +16,6 @@ export function createContentServices(config: Config): ContentServices {
   }
   return {
     tokens: createTokenSigner(config.MUSE_JWT_SECRET, config.MUSE_JWT_TTL_SECONDS),
-    storage: new LocalDiskStorage(config.MUSE_STORAGE_DIR ?? path.join(config.MUSE_DATA_DIR, 'files')),
+    storage: createFileStorage(config),
   };
 }

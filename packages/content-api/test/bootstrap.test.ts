@@ -236,6 +236,37 @@ describe('bootstrap file and the black-box login journey', () => {
     expect(await query("SELECT 1 FROM content.verification_code_providers WHERE name = 'half'")).toEqual([]);
   });
 
+  it('declares generators, matched by name, idempotently; secrets are merged, never listed', async () => {
+    const file = path.join(workDir, 'generators.yaml');
+    const declare = (cost: number) =>
+      writeFile(
+        file,
+        [
+          'generators:',
+          '  - name: studio images',
+          '    kind: image',
+          '    type: openai',
+          `    base_cost: ${cost}`,
+          '    config: { base_url: "https://api.example.com/v1", model: "gpt-image-1" }',
+          '    secrets: { api_key: sk-test }',
+        ].join('\n'),
+      );
+    const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+    await declare(7);
+    await applyBootstrapFile({ db: database.db, logger }, file);
+    await declare(9);
+    await applyBootstrapFile({ db: database.db, logger }, file);
+    const rows = await query<{ base_cost: number; secrets: Record<string, string> }>(
+      "SELECT base_cost, secrets FROM content.generators WHERE name = 'studio images'",
+    );
+    expect(rows).toEqual([{ base_cost: 9, secrets: { api_key: 'sk-test' } }]);
+    await writeFile(
+      file,
+      'generators:\n  - name: broken\n    kind: image\n    type: nobody\n    base_cost: 1\n',
+    );
+    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(/generators/);
+  });
+
   it('adds a log provider in development when none exists, so a fresh start can log in', async () => {
     const fresh = await createTestDatabase();
     try {

@@ -44,6 +44,21 @@ export interface Config {
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
+  /** Base URL clients reach the content API at, for absolute download links; unset: taken from each request's Host. */
+  MUSE_PUBLIC_URL?: string;
+  /** How long a file's signed download link stays valid. */
+  MUSE_DOWNLOAD_URL_TTL_SECONDS: number;
+  /** S3-compatible object storage (MinIO, R2, AWS...): set endpoint and bucket to keep file contents there instead of on local disk. */
+  MUSE_S3_ENDPOINT?: string;
+  /** The bucket that holds the file contents (objects are named by file id). */
+  MUSE_S3_BUCKET?: string;
+  /** Region used in the request signature (SigV4); most S3-compatible stores accept us-east-1. */
+  MUSE_S3_REGION: string;
+  /** Credentials of the bucket; required when MUSE_S3_ENDPOINT is set. */
+  MUSE_S3_ACCESS_KEY_ID?: string;
+  MUSE_S3_SECRET_ACCESS_KEY?: string;
+  /** Optional key prefix inside the bucket, so several installations can share one. */
+  MUSE_S3_PREFIX?: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -77,6 +92,14 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
+    MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
+    MUSE_S3_ENDPOINT: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_S3_BUCKET: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_REGION: { type: 'string', minLength: 1, default: 'us-east-1' },
+    MUSE_S3_ACCESS_KEY_ID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_SECRET_ACCESS_KEY: { type: 'string', minLength: 1, nullable: true },
+    MUSE_S3_PREFIX: { type: 'string', nullable: true },
   },
   required: [],
   additionalProperties: false,

@@ -1,9 +1,16 @@
-import type { Logger, Sequelize } from '@muse/core';
+import type { Config, Logger, Sequelize } from '@muse/core';
+import { createFileStorage, type FileStorage } from '@muse/content-api';
+import { createGenerationActivities } from './generation.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
   db: Sequelize;
   logger: Logger;
+  config: Config;
+  /** Where generated contents go; default: the configured storage (local disk or S3). */
+  storage?: FileStorage;
+  /** How upstreams are called; default: the global fetch. */
+  fetch?: typeof fetch;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -12,6 +19,13 @@ export function createActivities(deps: ActivityDeps) {
       const [rows] = await deps.db.query('SELECT now() AS now');
       return new Date((rows as { now: Date }[])[0]!.now).toISOString();
     },
+    ...createGenerationActivities({
+      db: deps.db,
+      logger: deps.logger,
+      config: deps.config,
+      storage: deps.storage ?? createFileStorage(deps.config),
+      fetch: deps.fetch ?? fetch,
+    }),
   };
 }
 

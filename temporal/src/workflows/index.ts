@@ -1,3 +1,4 @@
 // Every workflow the worker runs. This file is bundled for Temporal's deterministic sandbox:
 // import only workflow code and types here, never Node or database modules.
 export { pingWorkflow } from './ping.ts';
+export { generationWorkflow } from './generation.ts';

@@ -9,6 +9,7 @@ import {
 } from '../code-providers/store.ts';
 import { MAINLAND_MOBILE } from '../login/phone.ts';
 import { grantAdministrator } from './admins.ts';
+import { upsertGenerator, type GeneratorSpec } from '../generators/generators.ts';
 
 export interface BootstrapContext {
   db: Sequelize;
@@ -68,6 +69,17 @@ const codeProviders: BootstrapSection<ProviderInput[]> = {
   },
 };
 
+/** Generators are matched by name: created when missing, otherwise updated (secrets merged). */
+const generators: BootstrapSection<GeneratorSpec[]> = {
+  schema: { type: 'array', items: componentSchema('GeneratorInput') },
+  async apply({ db, logger }, specs) {
+    for (const spec of specs) {
+      const generator = await upsertGenerator(db, spec);
+      logger.info({ generator: generator.name, id: generator.id }, 'bootstrap: generator applied');
+    }
+  },
+};
+
 const serverConfig: BootstrapSection<Partial<ServerSettings>> = {
   schema: componentSchema('ServerConfigUpdate'),
   async apply({ db }, settings) {
@@ -80,6 +92,7 @@ export const BOOTSTRAP_SECTIONS: Record<string, BootstrapSection<never>> = {
   server_config: serverConfig,
   admins,
   code_providers: codeProviders,
+  generators,
 };
 
 /** A schema of the API document (references inlined), so the file accepts exactly what the API accepts. */

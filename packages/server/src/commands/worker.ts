@@ -1,5 +1,6 @@
 import { onShutdownSignal, type Config } from '@muse/core';
 import { createWorker } from '@muse/temporal';
+import { startStrandedGenerations } from '@muse/content-api';
 import { createRuntime, requireSetting } from '../runtime.ts';
 
 /** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
@@ -11,7 +12,14 @@ export async function runWorker(config: Config): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     deps: runtime,
   });
+  // Rescues tasks charged by an API process that died before starting their workflow.
+  const reconciler = setInterval(() => {
+    startStrandedGenerations(runtime).catch((error: unknown) =>
+      runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
+    );
+  }, 60_000);
   onShutdownSignal(runtime.logger, async () => {
+    clearInterval(reconciler);
     worker.shutdown();
   });
   runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { BadRequestError, PayloadTooLargeError, ValidationError } from '@muse/core';
+import type { FileStorage } from '../storage/storage.ts';
+
+export interface ReceivedUpload {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  visibility: 'private' | 'public';
+}
+
+/**
+ * Streams the `file` part of a multipart body into storage under a new id, counting bytes on
+ * the way. Above `maxBytes` the stored part is removed and 413 is thrown, so no half-written
+ * content survives; the database row is the caller's, written only after this succeeds.
+ */
+export async function receiveUpload(
+  req: Request,
+  storage: FileStorage,
+  maxBytes: number,
+): Promise<ReceivedUpload> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
+
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10 } });
+  } catch {
+    throw new BadRequestError('Send the file as multipart/form-data');
+  }
+  const fields: Record<string, string> = {};
+  let stored: Promise<ReceivedUpload> | undefined;
+  let exceeded = false;
+
+  parser.on('field', (name, value) => (fields[name] = value));
+  parser.on('file', (field, stream, info) => {
+    if (field !== 'file' || stored) return void stream.resume();
+    const id = randomUUID();
+    const body = new PassThrough();
+    // Storage may attach its reader only later (after creating folders); an early abort must not go unheard.
+    body.on('error', () => {});
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => (size += chunk.length));
+    stream.on('error', (error) => body.destroy(error));
+    stream.on('limit', () => {
+      exceeded = true;
+      body.destroy(tooLarge(maxBytes));
+      stream.resume();
+    });
+    stream.pipe(body);
+    stored = storage
+      .put(id, body)
+      .then(() => ({
+        id,
+        size,
+        name: info.filename || 'upload',
+        contentType: info.mimeType || 'application/octet-stream',
+        visibility: 'private' as const,
+      }))
+      .catch(async (error: unknown) => {
+        await storage.delete(id).catch(() => {});
+        throw error;
+      });
+    stored.catch(() => {}); // awaited below; avoid an unhandled rejection meanwhile
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    parser.on('close', resolve);
+    parser.on('error', () => reject(new BadRequestError('The multipart body is malformed')));
+    req.pipe(parser);
+  });
+  if (!stored)
+    throw new ValidationError('The upload has no file', [{ path: '/file', message: 'is required' }]);
+  const upload = await stored.catch((error: unknown) => {
+    if (exceeded) throw tooLarge(maxBytes);
+    throw error;
+  });
+  if (exceeded) {
+    await storage.delete(upload.id);
+    throw tooLarge(maxBytes);
+  }
+  const visibility = fields.visibility ?? 'private';
+  if (visibility !== 'private' && visibility !== 'public') {
+    await storage.delete(upload.id);
+    throw new ValidationError('The upload is not valid', [
+      { path: '/visibility', message: 'must be private or public' },
+    ]);
+  }
+  return { ...upload, visibility, name: (fields.name ?? upload.name).slice(0, 255) };
+}
+
+function tooLarge(maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`The file is larger than the upload limit of ${maxBytes} bytes`);
+}

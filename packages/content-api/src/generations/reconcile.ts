@@ -1,0 +1,37 @@
+import { QueryTypes } from 'sequelize';
+import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Client as TemporalClient } from '@temporalio/client';
+import { GENERATION_WORKFLOW, workflowIdOf } from './submit.ts';
+
+/**
+ * Starts the workflow of every task still pending after `olderThanSeconds`. A task is charged
+ * before its workflow starts; if the API process died in between, this is what runs (and so
+ * refunds, if it fails) the task. Starting a workflow that already runs is a no-op, so a task
+ * that is merely waiting for a busy worker is left alone.
+ */
+export async function startStrandedGenerations(
+  deps: { db: Sequelize; temporal: TemporalClient; config: Config; logger: Logger },
+  olderThanSeconds = 60,
+): Promise<number> {
+  const stranded = await deps.db.query<{ id: string }>(
+    `SELECT id FROM content.generations
+      WHERE status = 'pending' AND created_at < now() - make_interval(secs => :olderThanSeconds)
+      ORDER BY created_at LIMIT 500`,
+    { replacements: { olderThanSeconds }, type: QueryTypes.SELECT },
+  );
+  let started = 0;
+  for (const { id } of stranded) {
+    try {
+      await deps.temporal.workflow.start(GENERATION_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: workflowIdOf(id),
+        args: [id],
+      });
+      started++;
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    }
+  }
+  if (started) deps.logger.warn({ started }, 'started the workflows of stranded generation tasks');
+  return started;
+}

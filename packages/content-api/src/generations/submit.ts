@@ -1,0 +1,302 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { QueryTypes, type Transaction } from 'sequelize';
+import {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type Config,
+  type Logger,
+  type Sequelize,
+} from '@muse/core';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { CurrentUser } from '../auth/authenticate.ts';
+import { findGenerator } from '../generators/generators.ts';
+import {
+  generationCost,
+  resultCount,
+  validateParameters,
+  type GenerationKind,
+} from '../generators/parameters.ts';
+import { canRead, findFile } from '../files/files.ts';
+import { postEntry, refundCharge } from '../ledger/ledger.ts';
+import { publishFileStatus } from './events.ts';
+
+export interface SubmitAnswer {
+  file_ids: string[];
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+}
+
+export interface SubmitDeps {
+  db: Sequelize;
+  temporal: TemporalClient;
+  config: Config;
+  logger: Logger;
+}
+
+export const GENERATION_WORKFLOW = 'generationWorkflow';
+export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
+const START_DEADLINE_MS = 10_000;
+
+const CONTENT_TYPES: Record<GenerationKind, string> = {
+  image: 'image/png',
+  video: 'image/gif',
+  text: 'text/plain',
+};
+
+/**
+ * Accepts a generation task. The charge, its ledger entry, the task and its pending result
+ * files are written in one transaction; the workflow starts after it commits. With an
+ * idempotency key, a repeated submit (even a concurrent one) answers the first task's files
+ * and charges nothing more.
+ */
+export async function submitGeneration(
+  deps: SubmitDeps,
+  user: CurrentUser,
+  kind: GenerationKind,
+  body: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+): Promise<SubmitAnswer> {
+  const requestHash = createHash('sha256')
+    .update(`${kind}\n${JSON.stringify(body)}`)
+    .digest('hex');
+  if (idempotencyKey) {
+    const earlier = await findByKey(deps.db, user.id, idempotencyKey);
+    if (earlier) return answerRepeat(deps, earlier, requestHash);
+  }
+
+  const generator = await findGenerator(deps.db, String(body.generator_id));
+  if (!generator || !generator.is_active || generator.kind !== kind)
+    throw new NotFoundError('No such generator');
+  const params = validateParameters(
+    `${generator.id}@${new Date(generator.updated_at).getTime()}`,
+    generator.parameters_schema,
+    body,
+  );
+  await checkReferences(deps.db, user, params.reference_file_ids);
+
+  const taskId = randomUUID();
+  const fileIds = Array.from({ length: resultCount(kind, params) }, () => randomUUID());
+  const cost = generationCost(kind, generator.base_cost, params);
+  try {
+    await deps.db.transaction(async (transaction) => {
+      await insertTask(deps.db, transaction, {
+        taskId,
+        user,
+        generatorId: generator.id,
+        kind,
+        params,
+        cost,
+        idempotencyKey,
+        requestHash,
+        fileIds,
+      });
+      if (cost > 0) {
+        const charge = await postEntry(deps.db, transaction, {
+          userId: user.id,
+          amount: -cost,
+          kind: 'charge',
+          reference: `generation:${taskId}`,
+          description: `${generator.name}: ${kind} generation`,
+        });
+        await deps.db.query('UPDATE content.generations SET charge_id = :chargeId WHERE id = :taskId', {
+          replacements: { chargeId: charge.id, taskId },
+          transaction,
+        });
+      }
+      await insertFiles(deps.db, transaction, {
+        taskId,
+        user,
+        kind,
+        fileIds,
+        prompt: String(params.prompt ?? ''),
+      });
+    });
+  } catch (error) {
+    // A concurrent submit with the same key committed first: answer its task instead.
+    if (idempotencyKey && (error as { parent?: { code?: string } }).parent?.code === '23505') {
+      const earlier = await findByKey(deps.db, user.id, idempotencyKey);
+      if (earlier) return answerRepeat(deps, earlier, requestHash);
+    }
+    throw error;
+  }
+  await startWorkflow(deps, taskId, user.id);
+  return { file_ids: fileIds, status: 'pending' };
+}
+
+interface TaskRow {
+  id: string;
+  status: SubmitAnswer['status'];
+  file_ids: string[];
+  request_hash: string;
+  owner_id: string;
+}
+
+async function findByKey(db: Sequelize, ownerId: string, key: string): Promise<TaskRow | undefined> {
+  const [row] = await db.query<TaskRow>(
+    'SELECT id, status, file_ids, request_hash, owner_id FROM content.generations WHERE owner_id = :ownerId AND idempotency_key = :key',
+    { replacements: { ownerId, key }, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
+/**
+ * The first answer again. A pending task's workflow is (re)started, which is a no-op when it
+ * runs: this also rescues a task whose API process died between commit and start.
+ */
+async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: string): Promise<SubmitAnswer> {
+  if (earlier.request_hash !== requestHash) {
+    throw new ConflictError('This Idempotency-Key was already used for a different request');
+  }
+  if (earlier.status === 'pending') await startWorkflow(deps, earlier.id, earlier.owner_id);
+  return { file_ids: earlier.file_ids, status: 'pending' };
+}
+
+async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): Promise<void> {
+  if (!Array.isArray(ids)) return;
+  const problems: { path: string; message: string }[] = [];
+  for (const [index, id] of ids.entries()) {
+    const file = await findFile(db, String(id));
+    if (!file || !canRead(user, file))
+      problems.push({ path: `/reference_file_ids/${index}`, message: 'no such file' });
+    else if (file.status !== 'completed')
+      problems.push({ path: `/reference_file_ids/${index}`, message: 'the file has no content yet' });
+  }
+  if (problems.length) throw new ValidationError('A referenced file cannot be used', problems);
+}
+
+async function insertTask(
+  db: Sequelize,
+  transaction: Transaction,
+  task: {
+    taskId: string;
+    user: CurrentUser;
+    generatorId: string;
+    kind: GenerationKind;
+    params: Record<string, unknown>;
+    cost: number;
+    idempotencyKey: string | undefined;
+    requestHash: string;
+    fileIds: string[];
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO content.generations
+       (id, owner_id, generator_id, kind, params, cost, idempotency_key, request_hash, file_ids, workflow_id)
+     VALUES (:taskId, :ownerId, :generatorId, :kind, CAST(:params AS jsonb), :cost, :key, :requestHash,
+             CAST(:fileIds AS uuid[]), :workflowId)`,
+    {
+      replacements: {
+        taskId: task.taskId,
+        ownerId: task.user.id,
+        generatorId: task.generatorId,
+        kind: task.kind,
+        params: JSON.stringify(task.params),
+        cost: task.cost,
+        key: task.idempotencyKey ?? null,
+        requestHash: task.requestHash,
+        fileIds: `{${task.fileIds.join(',')}}`,
+        workflowId: workflowIdOf(task.taskId),
+      },
+      transaction,
+    },
+  );
+}
+
+async function insertFiles(
+  db: Sequelize,
+  transaction: Transaction,
+  task: { taskId: string; user: CurrentUser; kind: GenerationKind; fileIds: string[]; prompt: string },
+): Promise<void> {
+  const extension = { image: 'png', video: 'gif', text: 'txt' }[task.kind];
+  const base =
+    task.prompt
+      .replace(/[^\p{L}\p{N} _-]+/gu, '')
+      .trim()
+      .slice(0, 40) || task.kind;
+  for (const [index, fileId] of task.fileIds.entries()) {
+    const name = task.fileIds.length > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`;
+    await db.query(
+      `INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
+       VALUES (:fileId, :ownerId, :name, :contentType, 'generation', 'pending', :taskId)`,
+      {
+        replacements: {
+          fileId,
+          ownerId: task.user.id,
+          name,
+          contentType: CONTENT_TYPES[task.kind],
+          taskId: task.taskId,
+        },
+        transaction,
+      },
+    );
+  }
+  await publishFileStatus(
+    db,
+    task.fileIds.map((fileId) => ({
+      file_id: fileId,
+      generation_id: task.taskId,
+      owner_id: task.user.id,
+      status: 'pending' as const,
+    })),
+    transaction,
+  );
+}
+
+/**
+ * Starts the task's workflow; its id is derived from the task, so starting twice is harmless.
+ * When Temporal cannot be reached the task must not stay charged: it is failed and refunded
+ * at once, and the caller gets 503 (submitting again is safe).
+ */
+async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string): Promise<void> {
+  try {
+    // A bounded wait: if the start did reach Temporal after all, the workflow finds its task
+    // failed and stops, so the refund below can never pay for a generation that also runs.
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(GENERATION_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: workflowIdOf(taskId),
+        args: [taskId],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+    deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
+    await failAndRefund(deps.db, taskId, ownerId, 'The task could not be queued; it was refunded');
+    throw new AppError(
+      503,
+      'unavailable',
+      'The generation engine is unavailable; the task was refunded, try again',
+    );
+  }
+}
+
+async function failAndRefund(db: Sequelize, taskId: string, ownerId: string, message: string): Promise<void> {
+  await db.transaction(async (transaction) => {
+    const [task] = await db.query<{ charge_id: string | null; file_ids: string[] }>(
+      // The key is released: the client got 503, so its retry with the same key is a new task.
+      `UPDATE content.generations SET status = 'failed', error_message = :message, idempotency_key = NULL, updated_at = now()
+        WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING charge_id, file_ids`,
+      { replacements: { taskId, message }, type: QueryTypes.SELECT, transaction },
+    );
+    if (!task) return;
+    await db.query(
+      `UPDATE content.files SET status = 'failed', error_message = :message, updated_at = now()
+        WHERE generation_id = :taskId AND status <> 'completed'`,
+      { replacements: { taskId, message }, transaction },
+    );
+    if (task.charge_id)
+      await refundCharge(db, transaction, task.charge_id, 'Refund: the task could not be queued');
+    await publishFileStatus(
+      db,
+      task.file_ids.map((fileId) => ({
+        file_id: fileId,
+        generation_id: taskId,
+        owner_id: ownerId,
+        status: 'failed' as const,
+        error_message: message,
+      })),
+      transaction,
+    );
+  });
+}

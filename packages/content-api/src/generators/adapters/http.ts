@@ -1,0 +1,98 @@
+import { UpstreamError, type AdapterContext } from './types.ts';
+
+/**
+ * One JSON request to an upstream, with the error classification every adapter shares:
+ * a request that outlives `requestTimeoutMs` is a timeout, 429 is rate limiting (with the
+ * upstream's Retry-After), 5xx and network errors are transient, other 4xx are permanent.
+ */
+export async function requestJson<T>(
+  context: AdapterContext,
+  url: string,
+  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown },
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await context.fetch(url, {
+      method: init.method,
+      headers: {
+        accept: 'application/json',
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: AbortSignal.timeout(context.requestTimeoutMs),
+    });
+  } catch (error) {
+    throw networkError(error, url, context);
+  }
+  const text = await response.text().catch((error: unknown) => {
+    throw networkError(error, url, context);
+  });
+  if (!response.ok) throw statusError(response, text);
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new UpstreamError(
+      'transient',
+      `The upstream answered ${response.status} with a body that is not JSON`,
+    );
+  }
+}
+
+/** Downloads a result file an upstream points to. */
+export async function downloadBytes(
+  context: AdapterContext,
+  url: string,
+): Promise<{ bytes: Buffer; contentType: string }> {
+  let response: Response;
+  try {
+    response = await context.fetch(url, { signal: AbortSignal.timeout(context.requestTimeoutMs) });
+    if (!response.ok) throw statusError(response, await response.text());
+    const bytes = Buffer.from(await response.arrayBuffer());
+    return { bytes, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    throw networkError(error, url, context);
+  }
+}
+
+function networkError(error: unknown, url: string, context: AdapterContext): UpstreamError {
+  const name = (error as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new UpstreamError('timeout', `The upstream did not answer within ${context.requestTimeoutMs} ms`);
+  }
+  return new UpstreamError(
+    'transient',
+    `The upstream at ${new URL(url).host} is unreachable: ${(error as Error).message}`,
+  );
+}
+
+function statusError(response: Response, body: string): UpstreamError {
+  const detail = upstreamMessage(body);
+  if (response.status === 429) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    return new UpstreamError(
+      'rate_limited',
+      `The upstream is rate limiting (429)${detail}`,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    );
+  }
+  if (response.status === 408 || response.status === 504) {
+    return new UpstreamError('timeout', `The upstream timed out (${response.status})${detail}`);
+  }
+  if (response.status >= 500)
+    return new UpstreamError('transient', `The upstream failed (${response.status})${detail}`);
+  return new UpstreamError('permanent', `The upstream rejected the task (${response.status})${detail}`);
+}
+
+/** The upstream's own explanation, shortened: OpenAI puts it in error.message, Replicate in detail. */
+function upstreamMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string } | string; detail?: string };
+    const message =
+      typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
+    return message ? `: ${String(message).slice(0, 300)}` : '';
+  } catch {
+    return body ? `: ${body.slice(0, 200)}` : '';
+  }
+}

@@ -1,0 +1,223 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { ADAPTER_TYPES, adapterFor } from './adapters/registry.ts';
+import {
+  assertValidSchema,
+  defaultParametersSchema,
+  GENERATION_KINDS,
+  type GenerationKind,
+} from './parameters.ts';
+
+export interface GeneratorRow {
+  id: string;
+  name: string;
+  kind: GenerationKind;
+  type: string;
+  description: string;
+  base_cost: number;
+  is_active: boolean;
+  config: Record<string, unknown>;
+  secrets: Record<string, unknown>;
+  parameters_schema: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What an administrator (or the bootstrap file) states about a generator. */
+export interface GeneratorSpec {
+  id?: string;
+  name: string;
+  kind: GenerationKind;
+  type: string;
+  description?: string;
+  base_cost: number;
+  is_active?: boolean;
+  config?: Record<string, unknown>;
+  /** Write-only (API keys); merged into the stored secrets, a null value removes one. */
+  secrets?: Record<string, unknown>;
+  /** Defaults to the generic fields of `kind` (see parameters.ts). */
+  parameters_schema?: Record<string, unknown>;
+}
+
+/** Execution settings every adapter honours, read from `config` with these defaults. */
+export interface ExecutionSettings {
+  requestTimeoutSeconds: number;
+  maxAttempts: number;
+  pollIntervalSeconds: number;
+  timeoutSeconds: number;
+}
+
+export function executionSettings(config: Record<string, unknown>): ExecutionSettings {
+  const number = (key: string, fallback: number) =>
+    typeof config[key] === 'number' ? (config[key] as number) : fallback;
+  return {
+    requestTimeoutSeconds: number('request_timeout_seconds', 60),
+    maxAttempts: number('max_attempts', 4),
+    pollIntervalSeconds: number('poll_interval_seconds', 2),
+    timeoutSeconds: number('timeout_seconds', 900),
+  };
+}
+
+const SETTINGS_KEYS = [
+  'request_timeout_seconds',
+  'max_attempts',
+  'poll_interval_seconds',
+  'timeout_seconds',
+  'delay_ms',
+];
+
+/** The fields every user sees (the spec's Generator, plus the kind it makes). */
+export function publicGenerator(row: GeneratorRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    kind: row.kind,
+    description: row.description,
+    base_cost: row.base_cost,
+    is_active: row.is_active,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** What administrators see: configuration too, but of the secrets only their names. */
+export function adminGenerator(row: GeneratorRow) {
+  return {
+    ...publicGenerator(row),
+    config: row.config,
+    secret_names: Object.keys(row.secrets).sort(),
+    parameters_schema: row.parameters_schema,
+  };
+}
+
+export async function findGenerator(
+  db: Sequelize,
+  id: string,
+  transaction?: Transaction,
+): Promise<GeneratorRow | undefined> {
+  const [row] = await db.query<GeneratorRow>('SELECT * FROM content.generators WHERE id = :id', {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    ...(transaction ? { transaction } : {}),
+  });
+  return row;
+}
+
+export async function requireGenerator(db: Sequelize, id: string): Promise<GeneratorRow> {
+  const row = await findGenerator(db, id);
+  if (!row) throw new NotFoundError('No such generator');
+  return row;
+}
+
+export async function listActiveGenerators(db: Sequelize, kind: GenerationKind): Promise<GeneratorRow[]> {
+  return db.query<GeneratorRow>(
+    `SELECT * FROM content.generators WHERE kind = :kind AND is_active ORDER BY created_at, id`,
+    { replacements: { kind }, type: QueryTypes.SELECT },
+  );
+}
+
+/** 422 naming each problem of a spec that the platform could not run. */
+export function checkSpec(spec: GeneratorSpec): void {
+  const problems: { path: string; message: string }[] = [];
+  if (!GENERATION_KINDS.includes(spec.kind))
+    problems.push({ path: '/kind', message: 'must be image, video or text' });
+  if (!ADAPTER_TYPES.includes(spec.type as never)) {
+    problems.push({ path: '/type', message: `must be one of ${ADAPTER_TYPES.join(', ')}` });
+  } else if (!adapterFor(spec.type).kinds.includes(spec.kind)) {
+    problems.push({ path: '/type', message: `a ${spec.type} generator cannot make ${spec.kind}s` });
+  }
+  if (spec.type !== 'builtin' && typeof spec.config?.base_url !== 'string') {
+    problems.push({ path: '/config/base_url', message: 'is required for an upstream generator' });
+  }
+  for (const key of SETTINGS_KEYS) {
+    const value = spec.config?.[key];
+    if (value !== undefined && (typeof value !== 'number' || !(value > 0))) {
+      problems.push({ path: `/config/${key}`, message: 'must be a positive number' });
+    }
+  }
+  if (!Number.isInteger(spec.base_cost) || spec.base_cost < 0)
+    problems.push({ path: '/base_cost', message: 'must be an integer >= 0' });
+  if (problems.length) throw new ValidationError('The generator is not valid', problems);
+  if (spec.parameters_schema) assertValidSchema(spec.parameters_schema);
+}
+
+/**
+ * Creates the generator, or updates the one with the same id (or, without an id, the same
+ * name). Idempotent: applying the same spec twice changes nothing the second time. This is
+ * what the bootstrap file's `generators` section calls.
+ */
+export async function upsertGenerator(
+  db: Sequelize,
+  spec: GeneratorSpec,
+  transaction?: Transaction,
+): Promise<GeneratorRow> {
+  checkSpec(spec);
+  const replacements = {
+    id: spec.id ?? null,
+    name: spec.name,
+    kind: spec.kind,
+    type: spec.type,
+    description: spec.description ?? '',
+    base_cost: spec.base_cost,
+    is_active: spec.is_active ?? true,
+    config: JSON.stringify(spec.config ?? {}),
+    secrets: JSON.stringify(spec.secrets ?? {}),
+    schema: JSON.stringify(spec.parameters_schema ?? defaultParametersSchema(spec.kind)),
+  };
+  const conflictTarget = spec.id ? '(id)' : '(name)';
+  const rows = await db
+    .query<GeneratorRow>(
+      `INSERT INTO content.generators (id, name, kind, type, description, base_cost, is_active, config, secrets, parameters_schema)
+     VALUES (COALESCE(CAST(:id AS uuid), gen_random_uuid()), :name, :kind, :type, :description, :base_cost, :is_active,
+             CAST(:config AS jsonb), jsonb_strip_nulls(CAST(:secrets AS jsonb)), CAST(:schema AS jsonb))
+     ON CONFLICT ${conflictTarget} DO UPDATE SET
+       name = EXCLUDED.name, kind = EXCLUDED.kind, type = EXCLUDED.type, description = EXCLUDED.description,
+       base_cost = EXCLUDED.base_cost, is_active = EXCLUDED.is_active, config = EXCLUDED.config,
+       secrets = jsonb_strip_nulls(content.generators.secrets || CAST(:secrets AS jsonb)),
+       parameters_schema = EXCLUDED.parameters_schema,
+       updated_at = CASE WHEN (content.generators.name, content.generators.kind, content.generators.type,
+                               content.generators.description, content.generators.base_cost, content.generators.is_active,
+                               content.generators.config, content.generators.parameters_schema)
+                           IS NOT DISTINCT FROM (EXCLUDED.name, EXCLUDED.kind, EXCLUDED.type, EXCLUDED.description,
+                               EXCLUDED.base_cost, EXCLUDED.is_active, EXCLUDED.config, EXCLUDED.parameters_schema)
+                          THEN content.generators.updated_at ELSE now() END
+     RETURNING *`,
+      { replacements, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    )
+    .catch((error: { parent?: { code?: string } }) => {
+      if (error.parent?.code === '23505') throw new ConflictError('Another generator has this name');
+      throw error;
+    });
+  return rows[0]!;
+}
+
+/** Applies a partial change (PATCH): the merged spec is checked as a whole. */
+export async function updateGenerator(
+  db: Sequelize,
+  id: string,
+  changes: Partial<GeneratorSpec>,
+): Promise<GeneratorRow> {
+  return db.transaction(async (transaction) => {
+    const current = await findGenerator(db, id, transaction);
+    if (!current) throw new NotFoundError('No such generator');
+    const kind = changes.kind ?? current.kind;
+    const spec: GeneratorSpec = {
+      id,
+      name: changes.name ?? current.name,
+      kind,
+      type: changes.type ?? current.type,
+      description: changes.description ?? current.description,
+      base_cost: changes.base_cost ?? current.base_cost,
+      is_active: changes.is_active ?? current.is_active,
+      config: changes.config ?? current.config,
+      secrets: changes.secrets ?? {},
+      parameters_schema:
+        changes.parameters_schema ??
+        (changes.kind && changes.kind !== current.kind
+          ? defaultParametersSchema(kind)
+          : current.parameters_schema),
+    };
+    return upsertGenerator(db, spec, transaction);
+  });
+}

@@ -1,0 +1,106 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ValidationError } from '@muse/core';
+
+export type GenerationKind = 'image' | 'video' | 'text';
+export const GENERATION_KINDS: readonly GenerationKind[] = ['image', 'video', 'text'];
+
+/** Seconds of video one `base_cost` pays for: a video costs base_cost per started unit. */
+export const VIDEO_COST_UNIT_SECONDS = 5;
+
+const uuid = { type: 'string', format: 'uuid' };
+const prompt = { type: 'string', minLength: 1, maxLength: 4000 };
+
+/**
+ * The parameters a generator accepts when an administrator gives none: the spec's generic
+ * fields per kind, with bounds that keep a task's cost and size predictable.
+ */
+export function defaultParametersSchema(kind: GenerationKind): Record<string, unknown> {
+  const common = { generator_id: uuid, prompt };
+  const properties: Record<GenerationKind, Record<string, unknown>> = {
+    image: {
+      ...common,
+      aspect_ratio: { type: 'string', pattern: '^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$', default: '1:1' },
+      count: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
+    },
+    video: {
+      ...common,
+      duration: { type: 'integer', minimum: 1, maximum: 30, default: 5 },
+      reference_file_ids: { type: 'array', items: uuid, maxItems: 4, uniqueItems: true, default: [] },
+    },
+    text: common,
+  };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    required: ['generator_id', 'prompt'],
+    properties: properties[kind],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * Credits a task costs: images cost base_cost per image (`count`, default 1); videos cost
+ * base_cost per started VIDEO_COST_UNIT_SECONDS of `duration` (default 5 s, so one unit);
+ * texts cost base_cost.
+ */
+export function generationCost(
+  kind: GenerationKind,
+  baseCost: number,
+  params: Record<string, unknown>,
+): number {
+  if (kind === 'image') return baseCost * resultCount(kind, params);
+  if (kind === 'video') {
+    const duration = typeof params.duration === 'number' ? params.duration : VIDEO_COST_UNIT_SECONDS;
+    return baseCost * Math.max(1, Math.ceil(duration / VIDEO_COST_UNIT_SECONDS));
+  }
+  return baseCost;
+}
+
+/** How many result files a task makes. */
+export function resultCount(kind: GenerationKind, params: Record<string, unknown>): number {
+  return kind === 'image' && typeof params.count === 'number' ? params.count : 1;
+}
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+addFormats.default(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+/** Throws a 422 naming the problem when `schema` is not a usable JSON Schema. */
+export function assertValidSchema(schema: unknown): void {
+  try {
+    ajv.compile(schema as object);
+  } catch (error) {
+    throw new ValidationError('parameters_schema is not a valid JSON Schema', [
+      { path: '/parameters_schema', message: (error as Error).message },
+    ]);
+  }
+}
+
+/**
+ * Validates a request body against a generator's schema and returns it with the schema's
+ * defaults filled in; 422 lists every failing path. Compiled schemas are cached by `cacheKey`
+ * (the generator id and its update time), so an edited schema takes effect at once.
+ */
+export function validateParameters(cacheKey: string, schema: object, body: unknown): Record<string, unknown> {
+  let validate = compiled.get(cacheKey);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (compiled.size > 500) compiled.clear();
+    compiled.set(cacheKey, validate);
+  }
+  const copy = structuredClone(body);
+  if (validate(copy)) return copy as Record<string, unknown>;
+  throw new ValidationError(
+    'The parameters do not match the generator schema',
+    (validate.errors ?? []).map((error) => ({
+      path: error.instancePath || '/',
+      message: error.message ?? 'is not valid',
+      ...(error.keyword === 'additionalProperties'
+        ? {
+            path: `${error.instancePath}/${(error.params as { additionalProperty: string }).additionalProperty}`,
+          }
+        : {}),
+    })),
+  );
+}

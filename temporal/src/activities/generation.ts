@@ -1,0 +1,254 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { QueryTypes, type Transaction } from 'sequelize';
+import type { Config, Logger, Sequelize } from '@muse/core';
+import {
+  adapterFor,
+  createLinkSigner,
+  downloadBytes,
+  executionSettings,
+  ledger,
+  publishFileStatus,
+  UpstreamError,
+  type AdapterContext,
+  type FileStorage,
+  type GenerationKind,
+  type UpstreamOutput,
+  type UpstreamResult,
+  type UpstreamTask,
+} from '@muse/content-api';
+
+export interface GenerationActivityDeps {
+  db: Sequelize;
+  logger: Logger;
+  config: Config;
+  storage: FileStorage;
+  fetch: typeof fetch;
+}
+
+/** What the workflow needs to know to drive a task; `finished` when an earlier run already ended it. */
+export type TaskPlan =
+  | { finished: true; status: 'completed' | 'failed' }
+  | {
+      finished: false;
+      requestTimeoutSeconds: number;
+      maxAttempts: number;
+      pollIntervalSeconds: number;
+      timeoutSeconds: number;
+      files: number;
+    };
+
+/** A result as it travels through workflow history: bytes are already stored, only URLs remain to fetch. */
+export type StoredOutput =
+  { stored: true; contentType: string; size: number } | { url: string; contentType?: string };
+export type StepResult =
+  { state: 'running'; upstreamId: string } | { state: 'succeeded'; outputs: StoredOutput[] };
+
+interface TaskRow {
+  id: string;
+  owner_id: string;
+  kind: GenerationKind;
+  params: Record<string, unknown>;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  charge_id: string | null;
+  file_ids: string[];
+  type: string;
+  config: Record<string, unknown>;
+  secrets: Record<string, unknown>;
+}
+
+/**
+ * The steps of a generation. Each is idempotent, keyed by the task and its file ids: storage
+ * keys are the file ids, state changes only move forward (a completed file is never touched
+ * again), and the refund is unique per charge in the schema. So a retry, or a worker killed
+ * at any point and replaced, neither charges nor refunds twice.
+ */
+export function createGenerationActivities(deps: GenerationActivityDeps) {
+  const { db, storage } = deps;
+  const links = deps.config.MUSE_JWT_SECRET
+    ? createLinkSigner(deps.config.MUSE_JWT_SECRET, deps.config.MUSE_DOWNLOAD_URL_TTL_SECONDS)
+    : undefined;
+
+  const loadTask = async (taskId: string, transaction?: Transaction): Promise<TaskRow> => {
+    const [row] = await db.query<TaskRow>(
+      `SELECT g.id, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
+         FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
+        WHERE g.id = :taskId ${transaction ? 'FOR UPDATE OF g' : ''}`,
+      { replacements: { taskId }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    );
+    if (!row) throw ApplicationFailure.nonRetryable(`No generation task ${taskId}`, 'TaskMissing');
+    return row;
+  };
+
+  const upstreamTask = (task: TaskRow): UpstreamTask => {
+    const { generator_id: _generator, ...params } = task.params;
+    const base = deps.config.MUSE_PUBLIC_URL?.replace(/\/+$/, '');
+    const references = Array.isArray(params.reference_file_ids)
+      ? (params.reference_file_ids as string[])
+      : [];
+    return {
+      taskId: task.id,
+      kind: task.kind,
+      params,
+      count: task.file_ids.length,
+      config: task.config,
+      secrets: task.secrets,
+      referenceUrls: base && links ? references.map((id) => `${base}${links.sign(id)}`) : [],
+    };
+  };
+
+  const adapterContext = (task: TaskRow): AdapterContext => ({
+    fetch: deps.fetch,
+    requestTimeoutMs: executionSettings(task.config).requestTimeoutSeconds * 1000,
+  });
+
+  /** Bytes are written to storage under the file ids now, so workflow history carries no content. */
+  const storeBytes = async (task: TaskRow, result: UpstreamResult): Promise<StepResult> => {
+    if (result.state === 'running') return result;
+    if (result.outputs.length < task.file_ids.length) {
+      throw ApplicationFailure.nonRetryable(
+        `The upstream returned ${result.outputs.length} results for ${task.file_ids.length} files`,
+        'UpstreamFailed',
+      );
+    }
+    const outputs = await Promise.all(
+      task.file_ids.map(async (fileId, index): Promise<StoredOutput> => {
+        const output = result.outputs[index] as UpstreamOutput;
+        if (!('bytes' in output)) return output;
+        const { size } = await storage.put(fileId, output.bytes);
+        return { stored: true, contentType: output.contentType, size };
+      }),
+    );
+    return { state: 'succeeded', outputs };
+  };
+
+  return {
+    /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
+    async beginGeneration(taskId: string): Promise<TaskPlan> {
+      return db.transaction(async (transaction) => {
+        const task = await loadTask(taskId, transaction);
+        if (task.status === 'completed' || task.status === 'failed')
+          return { finished: true, status: task.status };
+        if (task.status === 'pending') await moveTo(db, transaction, task, 'processing');
+        return { finished: false, files: task.file_ids.length, ...executionSettings(task.config) };
+      });
+    },
+
+    async submitUpstream(taskId: string): Promise<StepResult> {
+      const task = await loadTask(taskId);
+      const result = await callUpstream(() =>
+        adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
+      );
+      return storeBytes(task, result);
+    },
+
+    async pollUpstream(taskId: string, upstreamId: string): Promise<StepResult> {
+      const task = await loadTask(taskId);
+      const adapter = adapterFor(task.type);
+      if (!adapter.poll)
+        throw ApplicationFailure.nonRetryable(`The ${task.type} adapter does not poll`, 'UpstreamFailed');
+      const result = await callUpstream(() =>
+        adapter.poll!(upstreamTask(task), upstreamId, adapterContext(task)),
+      );
+      return storeBytes(task, result);
+    },
+
+    /** Fetches URL results into storage, then marks every file and the task completed in one transaction. */
+    async completeGeneration(taskId: string, outputs: StoredOutput[]): Promise<void> {
+      const task = await loadTask(taskId);
+      if (task.status === 'completed') return;
+      const stored = await Promise.all(
+        task.file_ids.map(async (fileId, index) => {
+          const output = outputs[index]!;
+          if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
+          const download = await callUpstream(() => downloadBytes(adapterContext(task), output.url));
+          const { size } = await storage.put(fileId, download.bytes);
+          return { fileId, contentType: output.contentType ?? download.contentType, size };
+        }),
+      );
+      await db.transaction(async (transaction) => {
+        const current = await loadTask(taskId, transaction);
+        if (current.status === 'completed' || current.status === 'failed') return;
+        for (const file of stored) {
+          await db.query(
+            `UPDATE content.files SET status = 'completed', storage_key = :fileId, size = :size,
+                    content_type = :contentType, error_message = NULL, updated_at = now()
+              WHERE id = :fileId AND status <> 'completed'`,
+            { replacements: file, transaction },
+          );
+        }
+        await moveTo(db, transaction, current, 'completed');
+      });
+    },
+
+    /**
+     * The compensation of the charge: marks the task and its unfinished files failed with the
+     * reason and refunds the charge, in one transaction, so nobody ever reads a failed task that
+     * is not refunded. Once only: a repeated call finds the task failed, and the ledger refuses
+     * a second refund of the same charge anyway.
+     */
+    async failAndRefundGeneration(taskId: string, message: string): Promise<void> {
+      await db.transaction(async (transaction) => {
+        const task = await loadTask(taskId, transaction);
+        if (task.status === 'completed' || task.status === 'failed') return;
+        await moveTo(db, transaction, task, 'failed', message);
+        if (task.charge_id)
+          await ledger.refundCharge(db, transaction, task.charge_id, 'Refund: the generation failed');
+      });
+    },
+  };
+}
+
+export type GenerationActivities = ReturnType<typeof createGenerationActivities>;
+
+async function moveTo(
+  db: Sequelize,
+  transaction: Transaction,
+  task: TaskRow,
+  status: 'processing' | 'completed' | 'failed',
+  message?: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE content.generations SET status = :status, error_message = :message, updated_at = now() WHERE id = :taskId`,
+    { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
+  );
+  if (status !== 'completed') {
+    await db.query(
+      `UPDATE content.files SET status = :status, error_message = :message, updated_at = now()
+        WHERE generation_id = :taskId AND status <> 'completed'`,
+      { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
+    );
+  }
+  await publishFileStatus(
+    db,
+    task.file_ids.map((fileId) => ({
+      file_id: fileId,
+      generation_id: task.id,
+      owner_id: task.owner_id,
+      status,
+      ...(message ? { error_message: message } : {}),
+    })),
+    transaction,
+  );
+}
+
+/** Upstream errors become Temporal failures: permanent ones are not retried; a 429's Retry-After paces the retry. */
+async function callUpstream<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    throw ApplicationFailure.create({
+      message: error.message,
+      type: UPSTREAM_FAILURE_TYPES[error.kind],
+      nonRetryable: error.kind === 'permanent',
+      ...(error.retryAfterSeconds ? { nextRetryDelay: `${error.retryAfterSeconds}s` } : {}),
+    });
+  }
+}
+
+export const UPSTREAM_FAILURE_TYPES = {
+  transient: 'UpstreamUnavailable',
+  permanent: 'UpstreamFailed',
+  timeout: 'UpstreamTimeout',
+  rate_limited: 'UpstreamRateLimited',
+} as const;

@@ -1,0 +1,74 @@
+import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import type { GenerationActivities, StepResult } from '../activities/generation.ts';
+
+/** Database bookkeeping: short, and retried until the database answers (it is idempotent). */
+const bookkeeping = proxyActivities<GenerationActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+export interface GenerationOutcome {
+  status: 'completed' | 'failed';
+  error_message?: string;
+}
+
+/**
+ * One generation task (the charge was made at submission): processing → upstream submit →
+ * poll with durable timers → store the results → completed. Any failure marks the task failed
+ * with a readable reason and runs the compensation, the refund of its charge.
+ */
+export async function generationWorkflow(taskId: string): Promise<GenerationOutcome> {
+  const plan = await bookkeeping.beginGeneration(taskId);
+  if (plan.finished) return { status: plan.status };
+
+  // Upstream calls: a request may take requestTimeoutSeconds; transient errors back off and retry.
+  const upstream = proxyActivities<GenerationActivities>({
+    startToCloseTimeout: `${(plan.requestTimeoutSeconds * (plan.files + 1) + 10) * 1000} ms`,
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: plan.maxAttempts,
+    },
+  });
+  try {
+    const deadline = Date.now() + plan.timeoutSeconds * 1000;
+    let step: StepResult = await upstream.submitUpstream(taskId);
+    while (step.state === 'running') {
+      if (Date.now() >= deadline) {
+        throw ApplicationFailure.create({
+          message: `it did not finish within ${plan.timeoutSeconds} s`,
+          type: 'UpstreamTimeout',
+        });
+      }
+      await sleep(plan.pollIntervalSeconds * 1000);
+      step = await upstream.pollUpstream(taskId, step.upstreamId);
+    }
+    await upstream.completeGeneration(taskId, step.outputs);
+    return { status: 'completed' };
+  } catch (error) {
+    // The compensation of the charge made at submission: failed + refunded, atomically.
+    const message = failureMessage(error);
+    await bookkeeping.failAndRefundGeneration(taskId, message);
+    return { status: 'failed', error_message: message };
+  }
+}
+
+/** The task's error_message: says "timed out" or "rate limited" when that is what happened. */
+function failureMessage(error: unknown): string {
+  let failure = error as { type?: string; message?: string; cause?: unknown } | undefined;
+  while (failure?.cause && !failure.type) failure = failure.cause as typeof failure;
+  const detail = failure?.message ?? 'unknown error';
+  const kind =
+    (failure as { name?: string } | undefined)?.name === 'TimeoutFailure' ? 'UpstreamTimeout' : failure?.type;
+  switch (kind) {
+    case 'UpstreamTimeout':
+      return `The upstream generation service timed out: ${detail}`;
+    case 'UpstreamRateLimited':
+      return `The upstream generation service rate limited the task and retries ran out: ${detail}`;
+    case 'UpstreamUnavailable':
+      return `The upstream generation service is unavailable and retries ran out: ${detail}`;
+    default:
+      return `The generation failed: ${detail}`;
+  }
+}

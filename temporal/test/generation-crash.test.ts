@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { QueryTypes } from 'sequelize';
+import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { createTestUser, type TestUser } from '../../test/support/content.ts';
+import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '../../test/support/generation.ts';
+import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
+import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
+import type { FakeServer } from '../../test/support/fakes/server.ts';
+
+const mainPath = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
+
+/**
+ * The worker is a real `muse-server worker` process here, killed with SIGKILL in the middle of
+ * a task and replaced: Temporal hands the task to the new process, which finishes it with the
+ * one charge made at submission and no refund.
+ */
+describe('a worker killed mid-task', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  let replicate: FakeReplicate;
+  let openai: FakeServer;
+  const children = new Set<ChildProcess>();
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    admin = await createTestUser(stack, { admin: true });
+    replicate = await startFakeReplicate('r8-test');
+    openai = await startFakeOpenAi('sk-test');
+  });
+  // Each test starts from no worker at all, so the task can only go where the test sends it.
+  afterEach(async () => {
+    for (const child of children) await kill(child);
+  });
+  afterAll(async () => {
+    await replicate.close();
+    await openai.close();
+    await stack.stop();
+  });
+
+  async function startWorkerProcess(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, [mainPath, 'worker'], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: stack.database.url,
+        TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+        TEMPORAL_TASK_QUEUE: stack.taskQueue,
+        MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
+        MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('worker running')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+    });
+    return child;
+  }
+
+  async function kill(child: ChildProcess): Promise<void> {
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  const generationStatus = async (fileId: string) => {
+    const [row] = await stack.database.db.query<{ status: string }>(
+      'SELECT g.status FROM content.generations g JOIN content.files f ON f.generation_id = g.id WHERE f.id = :fileId',
+      { replacements: { fileId }, type: QueryTypes.SELECT },
+    );
+    return row?.status;
+  };
+
+  it('while waiting on a slow asynchronous upstream: the new worker completes the task, one charge, no refund', async () => {
+    const generatorId = await createGenerator(stack, admin, {
+      kind: 'video',
+      type: 'replicate',
+      base_cost: 4,
+      config: { base_url: replicate.url, version: 'v1', poll_interval_seconds: 0.5 },
+      secrets: { api_key: 'r8-test' },
+    });
+    replicate.processingMs = 5000;
+    const user = await createTestUser(stack, { balance: 10 });
+    const first = await startWorkerProcess();
+    const { status, body } = await submit(stack, user, 'videos', {
+      generator_id: generatorId,
+      prompt: 'slow',
+    });
+    expect(status).toBe(202);
+    const fileId = body.file_ids[0]!;
+    while (replicate.predictionsCreated() === 0 || (await generationStatus(fileId)) !== 'processing')
+      await sleep(50);
+    await sleep(500);
+    await kill(first);
+
+    await startWorkerProcess();
+    const file = await waitForFile(stack, user, fileId, 60_000);
+    expect(file.status).toBe('completed');
+    expect(await balanceOf(stack, user.id)).toBe(6);
+    expect((await ledgerOf(stack, user.id)).map((e) => [e.kind, e.amount])).toEqual([['charge', -4]]);
+  }, 90_000);
+
+  it('inside an upstream call: the call is retried on the new worker and the task completes, one charge, no refund', async () => {
+    const generatorId = await createGenerator(stack, admin, {
+      kind: 'text',
+      type: 'openai',
+      base_cost: 3,
+      config: { base_url: openai.url, model: 'm', request_timeout_seconds: 3 },
+      secrets: { api_key: 'sk-test' },
+    });
+    openai.script({ slowMs: 2500 });
+    const user = await createTestUser(stack, { balance: 10 });
+    const worker = await startWorkerProcess();
+    const before = openai.requests.length;
+    const { body } = await submit(stack, user, 'texts', { generator_id: generatorId, prompt: 'crash' });
+    while (openai.requests.length === before) await sleep(20);
+    await kill(worker); // the activity is in flight: the upstream is still answering
+    await startWorkerProcess();
+    const file = await waitForFile(stack, user, body.file_ids[0]!, 60_000);
+    expect(file.status).toBe('completed');
+    expect(openai.requests.length - before).toBe(2);
+    expect(await balanceOf(stack, user.id)).toBe(7);
+    expect((await ledgerOf(stack, user.id)).map((e) => [e.kind, e.amount])).toEqual([['charge', -3]]);
+  }, 90_000);
+});

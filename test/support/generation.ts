@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryTypes } from 'sequelize';
+import type { TestStack } from './stack.ts';
+import type { TestUser } from './content.ts';
+
+export const BUILTIN = {
+  image: '00000000-0000-4000-8000-000000000001',
+  video: '00000000-0000-4000-8000-000000000002',
+  text: '00000000-0000-4000-8000-000000000003',
+} as const;
+
+export interface FileRecord {
+  id: string;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  error_message: string | null;
+  download_url: string | null;
+  content_type: string;
+  size: number;
+  [key: string]: unknown;
+}
+
+/** POSTs a generation and returns the status and parsed body. */
+export async function submit(
+  stack: TestStack,
+  user: TestUser,
+  kind: 'images' | 'videos' | 'texts',
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  body: { file_ids: string[]; status: string; code?: string; details?: unknown };
+}> {
+  const response = await fetch(`${stack.contentUrl}/api/v1/generations/${kind}`, {
+    method: 'POST',
+    headers: { ...user.headers, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { file_ids: string[]; status: string; code?: string; details?: unknown },
+  };
+}
+
+export async function getFile(
+  stack: TestStack,
+  user: TestUser,
+  id: string,
+): Promise<{ status: number; body: FileRecord }> {
+  const response = await fetch(`${stack.contentUrl}/api/v1/files/${id}`, { headers: user.headers });
+  return { status: response.status, body: (await response.json()) as FileRecord };
+}
+
+/** Polls the file record until it reaches a final status (or the time runs out). */
+export async function waitForFile(
+  stack: TestStack,
+  user: TestUser,
+  id: string,
+  timeoutMs = 30_000,
+): Promise<FileRecord> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await getFile(stack, user, id);
+    if (body.status === 'completed' || body.status === 'failed' || Date.now() > until) return body;
+    await sleep(100);
+  }
+}
+
+export async function balanceOf(stack: TestStack, id: string): Promise<number> {
+  const [row] = await stack.database.db.query<{ balance: string }>(
+    'SELECT balance FROM content.users WHERE id = :id',
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Number(row!.balance);
+}
+
+export async function ledgerOf(
+  stack: TestStack,
+  id: string,
+): Promise<{ kind: string; amount: number; reference: string }[]> {
+  const rows = await stack.database.db.query<{ kind: string; amount: string; reference: string }>(
+    'SELECT kind, amount, reference FROM content.transaction_logs WHERE owner_id = :id ORDER BY created_at, kind',
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}
+
+/** Creates a generator through the admin API and returns its id. */
+export async function createGenerator(
+  stack: TestStack,
+  admin: TestUser,
+  spec: Record<string, unknown>,
+): Promise<string> {
+  const response = await fetch(`${stack.contentUrl}/api/v1/generators`, {
+    method: 'POST',
+    headers: { ...admin.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `gen-${Math.random().toString(36).slice(2)}`, ...spec }),
+  });
+  const body = (await response.json()) as { id: string };
+  if (response.status !== 201) throw new Error(`createGenerator: ${response.status} ${JSON.stringify(body)}`);
+  return body.id;
+}
