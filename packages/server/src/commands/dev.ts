@@ -55,6 +55,8 @@ export async function runDev(config: Config): Promise<void> {
     }
     if (!config.MUSE_JWT_SECRET)
       env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
+    // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
+    if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
     const childConfig = { ...config, ...env } as Config;
     await runMigrate(childConfig);
 
