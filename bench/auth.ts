@@ -7,50 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import {
-  EventBus,
-  createDatabase,
-  createLogger,
-  freePort,
-  listen,
-  loadConfig,
-  migrate,
-  startEmbeddedPostgres,
-} from '@muse/core';
-import { contentMigrations, createContentApp, createTokenSigner } from '@muse/content-api';
-import { chatMigrations } from '@muse/chat-api';
-import { createTemporalClient } from '@muse/temporal';
+import { createContentApp, createTokenSigner } from '@muse/content-api';
+import { startBenchStack } from './lib.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
-const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
-const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-auth-'));
-const postgres = await startEmbeddedPostgres({
-  dataDir: path.join(workDir, 'pg'),
-  port: await freePort(),
-  logger,
-  persistent: false,
-});
-const db = createDatabase(postgres.databaseUrl, logger, { poolMax: 20 });
-await migrate(db, [contentMigrations, chatMigrations]);
-const config = loadConfig({
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: postgres.databaseUrl,
-  MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
-  MUSE_DATA_DIR: workDir,
-});
-const temporal = createTemporalClient('127.0.0.1:1', 'default');
-const events = new EventBus(postgres.databaseUrl, logger);
-const server = await listen(createContentApp({ config, logger, db, temporal, events }), {
-  host: '127.0.0.1',
-  port: 0,
-  logger,
-  shutdownTimeoutMs: 1000,
-});
+const stack = await startBenchStack();
+const { db, config } = stack;
+const server = await stack.serve(createContentApp(stack));
 
 // Codes arrive at an in-process webhook receiver; limits are raised so the bench measures work, not refusals.
 const codes = new Map<string, string>();
@@ -162,9 +126,4 @@ console.log(
 );
 
 receiver.close();
-await server.close();
-await events.close();
-await temporal.connection.close().catch(() => {});
-await db.close();
-await postgres.stop();
-await rm(workDir, { recursive: true, force: true });
+await stack.stop();

@@ -5,24 +5,10 @@
  *
  *   node bench/chat.ts [--seconds 5] [--connections 10] [--deliveries 300]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import {
-  EventBus,
-  createDatabase,
-  createLogger,
-  freePort,
-  listen,
-  loadConfig,
-  migrate,
-  startEmbeddedPostgres,
-} from '@muse/core';
-import { chatMigrations, createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
-import { contentMigrations } from '@muse/content-api';
-import { createTemporalClient } from '@muse/temporal';
+import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
+import { startBenchStack } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,31 +18,10 @@ const { values } = parseArgs({
   },
 });
 
-const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
-const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-'));
-let stopPostgres = async () => {};
-let databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(workDir, 'pg'),
-    port: await freePort(),
-    logger,
-    persistent: false,
-  });
-  stopPostgres = postgres.stop;
-  databaseUrl = postgres.adminUrl;
-}
-
 const subdomain = `bench${Date.now()}`;
 // fetch() does not let us set Host, so the bench organization is the default one.
-const config = loadConfig({
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: databaseUrl,
-  MUSE_CHAT_DEFAULT_REALM: subdomain,
-});
-const db = createDatabase(databaseUrl, undefined, { poolMax: 20 });
-await migrate(db, [contentMigrations, chatMigrations]);
+const stack = await startBenchStack({ env: { MUSE_CHAT_DEFAULT_REALM: subdomain } });
+const { db } = stack;
 await createOrganization(db, { subdomain, name: 'Bench' });
 const user = await createChatUser(db, {
   subdomain,
@@ -64,15 +29,7 @@ const user = await createChatUser(db, {
   fullName: 'Bench',
   role: 100,
 });
-const events = new EventBus(databaseUrl, logger);
-// Temporal is only used by /readyz here; a lazy client that never connects is enough.
-const temporal = createTemporalClient('127.0.0.1:1', 'default');
-const server = await listen(createChatApp({ config, logger, db, temporal, events }), {
-  host: '127.0.0.1',
-  port: 0,
-  logger,
-  shutdownTimeoutMs: 1000,
-});
+const server = await stack.serve(createChatApp(stack));
 const headers = {
   authorization: `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString('base64')}`,
   'content-type': 'application/x-www-form-urlencoded',
@@ -153,9 +110,4 @@ console.log(
   ),
 );
 
-await server.close();
-await events.close();
-await temporal.connection.close().catch(() => {});
-await db.close();
-await stopPostgres();
-await rm(workDir, { recursive: true, force: true });
+await stack.stop();

@@ -8,32 +8,16 @@
  * worker starts, so (1) measures the submit path alone; the API, the worker and the load
  * generator share one process and the machine's cores.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import {
-  EventBus,
-  createDatabase,
-  createLogger,
-  findTemporalCli,
-  freePort,
-  listen,
-  loadConfig,
-  migrate,
-  startDevTemporal,
-  startEmbeddedPostgres,
-} from '@muse/core';
-import {
   FILE_STATUS_CHANNEL,
-  contentMigrations,
   createContentApp,
   createTokenSigner,
   type FileStatusEvent,
 } from '@muse/content-api';
-import { chatMigrations } from '@muse/chat-api';
-import { createTemporalClient, createWorker } from '@muse/temporal';
+import { createWorker } from '@muse/temporal';
+import { startBenchStack } from './lib.ts';
 
 const SUBMITS = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 16);
@@ -41,40 +25,9 @@ const SAMPLES = Number(process.argv[4] ?? 30);
 const BUILTIN_TEXT = '00000000-0000-4000-8000-000000000003';
 const BUILTIN_IMAGE = '00000000-0000-4000-8000-000000000001';
 
-const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-'));
-const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
-const postgres = await startEmbeddedPostgres({
-  dataDir: path.join(workDir, 'pg'),
-  port: await freePort(),
-  logger,
-  persistent: false,
-});
-const temporalServer = await startDevTemporal({
-  cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-  port: await freePort(),
-  logger,
-});
-const config = loadConfig({
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: postgres.databaseUrl,
-  TEMPORAL_ADDRESS: temporalServer.address,
-  TEMPORAL_TASK_QUEUE: 'bench',
-  MUSE_HOST: '127.0.0.1',
-  MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
-  MUSE_DATA_DIR: workDir,
-});
-const db = createDatabase(postgres.databaseUrl, undefined, { poolMax: 20 });
-await migrate(db, [contentMigrations, chatMigrations]);
-const temporal = createTemporalClient(temporalServer.address, config.TEMPORAL_NAMESPACE);
-const events = new EventBus(postgres.databaseUrl, logger);
-const deps = { config, logger, db, temporal, events };
-const api = await listen(createContentApp(deps), {
-  host: '127.0.0.1',
-  port: 0,
-  logger,
-  shutdownTimeoutMs: 1000,
-});
+const stack = await startBenchStack({ temporal: true, env: { TEMPORAL_TASK_QUEUE: 'bench' } });
+const { config, db } = stack;
+const api = await stack.serve(createContentApp(stack));
 
 const [user] = await db.query<{ id: string }>(
   `INSERT INTO content.users (phone, balance) VALUES ('13800000000', 1000000000) RETURNING id`,
@@ -123,10 +76,10 @@ latencies.sort((a, b) => a - b);
 
 // (2) The worker drains the backlog (warm-up and measured submits).
 const worker = await createWorker({
-  address: temporalServer.address,
+  address: config.TEMPORAL_ADDRESS!,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: 'bench',
-  deps,
+  deps: stack,
 });
 const running = worker.run();
 const drainStarted = performance.now();
@@ -145,7 +98,7 @@ const drainSeconds = (performance.now() - drainStarted) / 1000;
 
 // (3) Submit → completed, one task at a time, timed by the file's `completed` event.
 const waiters = new Map<string, () => void>();
-await events.subscribe(FILE_STATUS_CHANNEL, (payload) => {
+await stack.events.subscribe(FILE_STATUS_CHANNEL, (payload) => {
   const event = payload as FileStatusEvent;
   if (event.status === 'completed') waiters.get(event.file_id)?.();
 });
@@ -178,10 +131,4 @@ console.log(
 
 worker.shutdown();
 await running;
-await api.close();
-await events.close();
-await temporal.connection.close();
-await db.close();
-await temporalServer.stop();
-await postgres.stop();
-await rm(workDir, { recursive: true, force: true });
+await stack.stop();

@@ -1,6 +1,32 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { RequestListener } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, stopChild, waitForPort } from '@muse/core';
+import type { Client } from '@temporalio/client';
+import {
+  EventBus,
+  createDatabase,
+  createLogger,
+  findTemporalCli,
+  freePort,
+  listen,
+  loadConfig,
+  migrate,
+  startDevTemporal,
+  startEmbeddedPostgres,
+  stopChild,
+  waitForPort,
+  type Config,
+  type Logger,
+  type RunningServer,
+  type Sequelize,
+} from '@muse/core';
+import { contentMigrations } from '@muse/content-api';
+import { chatMigrations } from '@muse/chat-api';
+import { createTemporalClient } from '@muse/temporal';
 
 export interface LoadResult {
   name: string;
@@ -56,3 +82,90 @@ export async function startProcess(
 }
 
 export { freePort };
+
+/** What a benchmark needs running: a migrated database, configuration, and a way to serve apps. */
+export interface BenchStack {
+  workDir: string;
+  logger: Logger;
+  databaseUrl: string;
+  db: Sequelize;
+  config: Config;
+  temporal: Client;
+  events: EventBus;
+  /** Listens on a free loopback port; closed by `stop()`. */
+  serve(app: RequestListener): Promise<RunningServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an embedded Postgres in a temporary folder (or uses DATABASE_URL), migrates it, and,
+ * with `temporal: true`, a Temporal dev server; otherwise the Temporal client points nowhere
+ * (lazy, never connected), which suits routes that do not start workflows.
+ */
+export async function startBenchStack(
+  options: { temporal?: boolean; poolMax?: number; env?: Record<string, string> } = {},
+): Promise<BenchStack> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-'));
+  const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
+  const stops: (() => Promise<unknown>)[] = [() => rm(workDir, { recursive: true, force: true })];
+
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(workDir, 'pg'),
+      port: await freePort(),
+      logger,
+      persistent: false,
+    });
+    stops.push(postgres.stop);
+    databaseUrl = postgres.databaseUrl;
+  }
+  let temporalAddress = '127.0.0.1:1';
+  if (options.temporal) {
+    const server = await startDevTemporal({
+      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      port: await freePort(),
+      logger,
+    });
+    stops.push(server.stop);
+    temporalAddress = server.address;
+  }
+
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    MUSE_HOST: '127.0.0.1',
+    MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+    MUSE_DATA_DIR: workDir,
+    ...options.env,
+  });
+  const db = createDatabase(databaseUrl, undefined, { poolMax: options.poolMax ?? 20 });
+  await migrate(db, [contentMigrations, chatMigrations]);
+  const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
+  const events = new EventBus(databaseUrl, logger);
+  stops.push(
+    () => db.close(),
+    () => temporal.connection.close().catch(() => {}),
+    () => events.close(),
+  );
+
+  return {
+    workDir,
+    logger,
+    databaseUrl,
+    db,
+    config,
+    temporal,
+    events,
+    async serve(app) {
+      const server = await listen(app, { host: '127.0.0.1', port: 0, logger, shutdownTimeoutMs: 1000 });
+      stops.push(server.close);
+      return server;
+    },
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+    },
+  };
+}

@@ -5,25 +5,12 @@
  * Prints requests/s of both, their ratio, and latency percentiles. Run: `node bench/resources.ts`.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import {
-  EventBus,
-  createDatabase,
-  createLogger,
-  freePort,
-  listen,
-  loadConfig,
-  migrate,
-  startEmbeddedPostgres,
-} from '@muse/core';
-import { contentMigrations, createContentApp, createTokenSigner } from '@muse/content-api';
-import { createTemporalClient } from '@muse/temporal';
+import type { Sequelize } from '@muse/core';
+import { createContentApp, createTokenSigner } from '@muse/content-api';
+import { startBenchStack } from './lib.ts';
 
 const ROWS = 100_000;
 const OWNERS = 1_000;
@@ -34,27 +21,11 @@ const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name,
   FROM content.characters WHERE visibility = 'public' ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT $2`;
 
 async function main(): Promise<void> {
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-bench-'));
-  const logger = createLogger({ NODE_ENV: 'production', LOG_LEVEL: 'warn' }, 'bench');
-  const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(workDir, 'pg'),
-    port: await freePort(),
-    logger,
-    persistent: false,
-  });
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: postgres.databaseUrl,
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
-    MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
-    MUSE_DATA_DIR: workDir,
-  });
-  const db = createDatabase(postgres.databaseUrl, undefined, { poolMax: POOL });
-  const rawPool = new pg.Pool({ connectionString: postgres.databaseUrl, max: POOL });
+  const stack = await startBenchStack({ poolMax: POOL });
+  const { config, db } = stack;
+  const rawPool = new pg.Pool({ connectionString: stack.databaseUrl, max: POOL });
   const servers: Server[] = [];
   try {
-    await migrate(db, [contentMigrations]);
     const userId = await seed(db);
     const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({
       id: userId,
@@ -65,14 +36,7 @@ async function main(): Promise<void> {
       `plan: ${(await rawPool.query(`EXPLAIN ${LIST_SQL}`, [0, 50])).rows.map((row) => row['QUERY PLAN']).join(' | ')}`,
     );
 
-    const temporal = createTemporalClient('127.0.0.1:1', 'default');
-    const events = new EventBus(postgres.databaseUrl, logger);
-    const app = await listen(createContentApp({ config, logger, db, temporal, events }), {
-      host: '127.0.0.1',
-      port: 0,
-      logger,
-      shutdownTimeoutMs: 1000,
-    });
+    const app = await stack.serve(createContentApp(stack));
     const bare = await startBareServer(rawPool);
     servers.push(bare);
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
@@ -94,20 +58,15 @@ async function main(): Promise<void> {
     console.log(
       `ratio (content app / bare): ${(content.requests.average / raw.requests.average).toFixed(2)}`,
     );
-    await app.close();
-    await events.close();
-    await temporal.connection.close().catch(() => {});
   } finally {
     for (const server of servers) server.close();
     await rawPool.end();
-    await db.close();
-    await postgres.stop();
-    await rm(workDir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 
 /** 1,000 users and 100,000 characters, half public, created over the past ~100 days. */
-async function seed(db: ReturnType<typeof createDatabase>): Promise<string> {
+async function seed(db: Sequelize): Promise<string> {
   await db.query(`
     INSERT INTO content.users (phone)
       SELECT '138' || lpad(n::text, 8, '0') FROM generate_series(1, ${OWNERS}) AS n;
