@@ -1,6 +1,7 @@
 import { EventBus, createDatabase, createLogger, type Config, type Logger, type Sequelize } from '@muse/core';
 import { createTemporalClient } from '@muse/temporal';
 import type { Client } from '@temporalio/client';
+import { runningDevStack } from './dev-stack-file.ts';
 
 /** The shared dependencies of every long-running sub-command. */
 export interface Runtime {
@@ -12,8 +13,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** A configured value, else the one of a `muse-server dev` running on the same data folder. */
 export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS'): string {
-  const value = config[name];
+  const value = config[name] ?? runningDevStack(config)?.[name];
   if (!value) {
     throw new Error(
       `${name} is not set. Set it, or run \`muse-server dev\` (npm start), which starts embedded services.`,

@@ -1,6 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { QueryTypes } from 'sequelize';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { randomPhone } from '../../../test/support/content.ts';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
@@ -20,8 +26,49 @@ describe('muse-server start-up', () => {
   });
 
   it('says what to do when the database is not configured', () => {
-    const result = run(['migrate'], { DATABASE_URL: '' });
+    // A data folder no `muse-server dev` runs on, so nothing can stand in for the setting.
+    const result = run(['migrate'], {
+      DATABASE_URL: '',
+      MUSE_DATA_DIR: path.join(os.tmpdir(), 'muse-cli-test-none'),
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/DATABASE_URL is not set.*muse-server dev/);
+  });
+});
+
+describe('shell commands beside a running `muse-server dev`', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('reach the database the dev stack started, through the file it leaves in the data folder', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'muse-cli-dev-'));
+    // This test process stands in for the running supervisor: the file names a live pid.
+    await writeFile(
+      path.join(dataDir, 'dev-stack.json'),
+      JSON.stringify({ pid: process.pid, DATABASE_URL: database.url }),
+    );
+    const phone = randomPhone();
+    const result = run(['admin', 'grant', '--phone', phone], { DATABASE_URL: '', MUSE_DATA_DIR: dataDir });
+    expect(result.status, result.stderr).toBe(0);
+    const [row] = await database.db.query<{ is_admin: boolean }>(
+      'SELECT is_admin FROM content.users WHERE phone = :phone',
+      { replacements: { phone }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({ is_admin: true });
+  });
+
+  it('ignore the file of a dev stack that is no longer running', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'muse-cli-dev-'));
+    const finished = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
+    await writeFile(
+      path.join(dataDir, 'dev-stack.json'),
+      JSON.stringify({ pid: finished.pid, DATABASE_URL: database.url }),
+    );
+    const result = run(['migrate'], { DATABASE_URL: '', MUSE_DATA_DIR: dataDir });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/DATABASE_URL is not set/);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '@muse/core';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runMigrate } from './migrate.ts';
+import { publishDevStack } from '../dev-stack-file.ts';
 
 const mainPath = fileURLToPath(new URL('../main.ts', import.meta.url));
 
@@ -58,6 +59,11 @@ export async function runDev(config: Config): Promise<void> {
     // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
     if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
     const childConfig = { ...config, ...env } as Config;
+    const unpublish = publishDevStack(config, {
+      DATABASE_URL: childConfig.DATABASE_URL,
+      TEMPORAL_ADDRESS: childConfig.TEMPORAL_ADDRESS,
+    });
+    stops.push(async () => unpublish());
     await runMigrate(childConfig);
 
     for (const name of ['content-api', 'chat-api', 'worker']) {
