@@ -1,5 +1,12 @@
 import express, { Router, type Express } from 'express';
-import { createServiceApp, type Config, type EventBus, type Logger, type Sequelize } from '@muse/core';
+import {
+  createServiceApp,
+  platformReadiness,
+  type Config,
+  type EventBus,
+  type Logger,
+  type Sequelize,
+} from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { QueueNotifier } from './domain/events.ts';
 import { authenticate } from './http/auth.ts';
@@ -48,10 +55,7 @@ export function createChatApp(deps: ChatDeps): Express {
     name: 'chat-api',
     logger: deps.logger,
     openapi: openapiDocument,
-    readiness: {
-      database: async () => void (await deps.db.query('SELECT 1')),
-      temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),
-    },
+    readiness: platformReadiness(deps),
   });
   const runtime: ChatRuntime = {
     db: deps.db,

@@ -1,6 +1,13 @@
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { createServiceApp, type Config, type EventBus, type Logger, type Sequelize } from '@muse/core';
+import {
+  createServiceApp,
+  platformReadiness,
+  type Config,
+  type EventBus,
+  type Logger,
+  type Sequelize,
+} from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { createAccessResolver, openapiDocument } from './openapi.ts';
 import { errorHandler } from './http/errors.ts';
@@ -16,7 +23,7 @@ import { generationsRouter } from './generations/routes.ts';
 import { filesRouter } from './files/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
-export interface ContentDeps extends Partial<ContentServices> {
+export interface ContentDeps {
   config: Config;
   logger: Logger;
   db: Sequelize;
@@ -27,15 +34,12 @@ export interface ContentDeps extends Partial<ContentServices> {
 export type ContentContext = ContentDeps & ContentServices;
 
 export function createContentApp(deps: ContentDeps): Express {
-  const context: ContentContext = { ...createContentServicesUnlessGiven(deps), ...deps } as ContentContext;
+  const context: ContentContext = { ...deps, ...createContentServices(deps.config) };
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,
     openapi: openapiDocument,
-    readiness: {
-      database: async () => void (await deps.db.query('SELECT 1')),
-      temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),
-    },
+    readiness: platformReadiness(deps),
   });
   // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
   const access = createAccessResolver(openapiDocument);
@@ -58,8 +62,4 @@ export function createContentApp(deps: ContentDeps): Express {
 
   app.use(errorHandler(deps.logger));
   return app;
-}
-
-function createContentServicesUnlessGiven(deps: ContentDeps): ContentServices | object {
-  return deps.tokens && deps.storage ? {} : createContentServices(deps.config);
 }

@@ -15,6 +15,17 @@ export interface ServiceAppOptions {
 
 const READINESS_TIMEOUT_MS = 2000;
 
+/** The two stateful dependencies every Muse process needs: Postgres and Temporal. */
+export function platformReadiness(deps: {
+  db: { query(sql: string): Promise<unknown> };
+  temporal: { connection: { workflowService: { getSystemInfo(request: object): Promise<unknown> } } };
+}): Record<string, ReadinessCheck> {
+  return {
+    database: async () => void (await deps.db.query('SELECT 1')),
+    temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),
+  };
+}
+
 /**
  * The parts every Muse API shares: liveness, readiness, Prometheus metrics, its OpenAPI
  * document, and request timing. The service mounts its own routes on the returned app.
