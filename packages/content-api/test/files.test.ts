@@ -148,6 +148,11 @@ describe('the files API', () => {
     expect((await call('GET', '/api/v1/files/3f2c4a9e-1111-4222-8333-944455556666', other)).status).toBe(404);
     expect((await call('GET', `/api/v1/files/${shared.id}`, other)).body.id).toBe(shared.id);
     expect((await call('GET', `/api/v1/files/${secret.id}`, admin)).status).toBe(200);
+    const malformed = await call('GET', '/api/v1/files/not-a-uuid', other);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.code).toBe('validation_error');
+    const disabled = await createTestUser(stack, { active: false });
+    expect((await call('GET', `/api/v1/files/${shared.id}`, disabled)).status).toBe(403);
     expect((await call('GET', `/api/v1/files/${secret.id}`)).status).toBe(401);
   });
 
