@@ -88,6 +88,23 @@ describe('the files API', () => {
     expect(content.headers.get('content-type')).toContain('text/plain');
   });
 
+  it('serves an uploaded HTML file inert: sandboxed, never sniffed, so a shared link cannot run script on our origin', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['<script>alert(1)</script>'], { type: 'text/html' }), 'page.html');
+    const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
+      method: 'POST',
+      headers: owner.headers,
+      body: form,
+    });
+    const record = (await response.json()) as Json;
+    expect(response.status).toBe(201);
+    const content = await fetch(record.download_url);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    expect(content.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await content.text()).toBe('<script>alert(1)</script>');
+  });
+
   it('answers 413 above max_upload_bytes and keeps neither a row nor stored content', async () => {
     await updateServerSettings(stack.database.db, { max_upload_bytes: 1000 });
     try {
@@ -131,6 +148,11 @@ describe('the files API', () => {
     expect((await call('GET', '/api/v1/files/3f2c4a9e-1111-4222-8333-944455556666', other)).status).toBe(404);
     expect((await call('GET', `/api/v1/files/${shared.id}`, other)).body.id).toBe(shared.id);
     expect((await call('GET', `/api/v1/files/${secret.id}`, admin)).status).toBe(200);
+    const malformed = await call('GET', '/api/v1/files/not-a-uuid', other);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.code).toBe('validation_error');
+    const disabled = await createTestUser(stack, { active: false });
+    expect((await call('GET', `/api/v1/files/${shared.id}`, disabled)).status).toBe(403);
     expect((await call('GET', `/api/v1/files/${secret.id}`)).status).toBe(401);
   });
 

@@ -149,6 +149,36 @@ describe('submitting generations', () => {
     expect(Number(files!.n)).toBe(0);
   });
 
+  it('refuses a result count outside 1 to 10 (422 naming /count) even when the generator schema allows it, and writes nothing', async () => {
+    const loose = {
+      type: 'object',
+      required: ['generator_id', 'prompt'],
+      properties: {
+        generator_id: { type: 'string', format: 'uuid' },
+        prompt: { type: 'string' },
+        count: { type: 'integer' },
+      },
+    };
+    const free = await createGenerator(stack, admin, {
+      kind: 'image',
+      type: 'builtin',
+      base_cost: 0,
+      parameters_schema: loose,
+    });
+    const user = await createTestUser(stack, { balance: 5 });
+    for (const count of [0, -1, 11, 500]) {
+      const { status, body } = await submit(stack, user, 'images', {
+        generator_id: free,
+        prompt: 'x',
+        count,
+      });
+      expect({ count, status }).toEqual({ count, status: 422 });
+      expect(body.details).toEqual([{ path: '/count', message: expect.stringContaining('1 to 10') }]);
+    }
+    expect(await countGenerations(user.id)).toBe(0);
+    expect(await balanceOf(stack, user.id)).toBe(5);
+  });
+
   it('accepts exactly 10 of 50 concurrent submits with a balance for 10; the balance never goes negative', async () => {
     const user = await createTestUser(stack, { balance: 10 });
     const answers = await Promise.all(

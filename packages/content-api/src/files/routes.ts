@@ -93,6 +93,9 @@ export function filesRouter(context: ContentContext): Router {
       'Content-Length': String(file.size),
       'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'Cache-Control': 'private, max-age=300',
+      // Uploaded content (text/html, SVG) must never run as a page of our origin.
+      'Content-Security-Policy': "sandbox; default-src 'none'",
+      'X-Content-Type-Options': 'nosniff',
     });
     stream.on('error', (error) => res.destroy(error));
     stream.pipe(res);

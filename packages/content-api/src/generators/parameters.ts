@@ -52,14 +52,34 @@ export function generationCost(
   if (kind === 'image') return baseCost * resultCount(kind, params);
   if (kind === 'video') {
     const duration = typeof params.duration === 'number' ? params.duration : VIDEO_COST_UNIT_SECONDS;
-    return baseCost * Math.max(1, Math.ceil(duration / VIDEO_COST_UNIT_SECONDS));
+    const cost = baseCost * Math.max(1, Math.ceil(duration / VIDEO_COST_UNIT_SECONDS));
+    // A generator schema without a maximum must not turn a huge duration into a 500.
+    if (!Number.isSafeInteger(cost)) {
+      throw new ValidationError('The parameters do not match the generator schema', [
+        { path: '/duration', message: 'is too long' },
+      ]);
+    }
+    return cost;
   }
   return baseCost;
 }
 
-/** How many result files a task makes. */
+/**
+ * The most result files one task may make, whatever a generator's own schema allows: the count
+ * sizes the pending file rows written at submission, so it must be bounded here.
+ */
+export const MAX_RESULTS_PER_TASK = 10;
+
+/** How many result files a task makes; 422 naming `/count` outside 1 to MAX_RESULTS_PER_TASK. */
 export function resultCount(kind: GenerationKind, params: Record<string, unknown>): number {
-  return kind === 'image' && typeof params.count === 'number' ? params.count : 1;
+  if (kind !== 'image' || params.count === undefined) return 1;
+  const count = params.count;
+  if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > MAX_RESULTS_PER_TASK) {
+    throw new ValidationError('The parameters do not match the generator schema', [
+      { path: '/count', message: `must be an integer from 1 to ${MAX_RESULTS_PER_TASK}` },
+    ]);
+  }
+  return count as number;
 }
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });

@@ -8,7 +8,7 @@ const STATUSES = ['pending', 'paid', 'failed', 'cancelled'] as const;
 /**
  * A top-up: the user opens a pending payment for a bundle (price and credits are copied from
  * it, so a later price change does not alter an open payment). Settling is an administrator's
- * (or a payment callback's) job: `status: paid` grants the credits through the ledger once,
+ * job (no payment callback exists yet): `status: paid` grants the credits through the ledger once,
  * in the same transaction; a settled payment never changes again.
  */
 export const payment = defineResource({
@@ -41,7 +41,7 @@ export const payment = defineResource({
       schema: {
         type: 'string',
         enum: [...STATUSES],
-        description: 'pending until an administrator or the payment callback settles it.',
+        description: 'pending until an administrator settles it.',
       },
       writable: 'update',
       adminOnly: true,
