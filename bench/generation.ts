@@ -75,13 +75,13 @@ const elapsedSeconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 
 // (2) The worker drains the backlog (warm-up and measured submits).
-const worker = await createWorker({
+const { worker, run } = await createWorker({
   address: config.TEMPORAL_ADDRESS!,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: 'bench',
   deps: stack,
 });
-const running = worker.run();
+const running = run();
 const drainStarted = performance.now();
 for (;;) {
   const [row] = await db.query<{ n: string }>(

@@ -1,3 +1,9 @@
 export { createTemporalClient } from './client.ts';
-export { createWorker, bundleWorkflows, workflowsPath, type WorkerOptions } from './worker.ts';
+export {
+  createWorker,
+  bundleWorkflows,
+  workflowsPath,
+  type WorkerOptions,
+  type MuseWorker,
+} from './worker.ts';
 export { createActivities, type Activities, type ActivityDeps } from './activities/index.ts';

@@ -53,22 +53,29 @@ function installRuntime(logger: Logger): void {
   });
 }
 
+export interface MuseWorker {
+  worker: Worker;
+  /** Polls until `worker.shutdown()`, then closes the connection the worker was given. */
+  run(): Promise<void>;
+}
+
 export async function createWorker({
   address,
   namespace,
   taskQueue,
   deps,
   workflowBundle,
-}: WorkerOptions): Promise<Worker> {
+}: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
   const connection = await NativeConnection.connect({ address });
-  return Worker.create({
+  const worker = await Worker.create({
     connection,
     namespace,
     taskQueue,
     activities: createActivities(deps),
     ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: {} }),
   });
+  return { worker, run: () => worker.run().finally(() => connection.close()) };
 }
 
 const quietBundlerLogger = {

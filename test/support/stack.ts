@@ -72,14 +72,14 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     contentUrl: content.url,
     chatUrl: chat.url,
     async startWorker() {
-      const worker = await createWorker({
+      const { worker, run } = await createWorker({
         address: temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue,
         deps,
         workflowBundle: { codePath: inject('workflowBundlePath') },
       });
-      workers.push({ worker, running: worker.run() });
+      workers.push({ worker, running: run() });
       return worker;
     },
     async stop() {

@@ -6,7 +6,7 @@ import { createRuntime, requireSetting } from '../runtime.ts';
 /** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
 export async function runWorker(config: Config): Promise<void> {
   const runtime = createRuntime(config, 'worker');
-  const worker = await createWorker({
+  const { worker, run } = await createWorker({
     address: requireSetting(config, 'TEMPORAL_ADDRESS'),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -23,6 +23,6 @@ export async function runWorker(config: Config): Promise<void> {
     worker.shutdown();
   });
   runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
-  await worker.run();
+  await run();
   await runtime.close();
 }
