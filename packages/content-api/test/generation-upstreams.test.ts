@@ -88,6 +88,18 @@ describe('generation through upstream adapters (fake upstream servers over HTTP)
     expect(Buffer.from(await (await fetch(file.download_url!)).arrayBuffer())).toEqual(TINY_PNG);
   });
 
+  it('fails a result larger than max_result_bytes for good (no retry) and refunds it', async () => {
+    const id = await openaiGenerator('image', { response_format: 'url', max_result_bytes: 16 });
+    const before = openai.requests.length;
+    const { user, file } = await run('images', id);
+    expect(file.status).toBe('failed');
+    expect(file.error_message).toMatch(/larger than 16 bytes/);
+    expect(openai.requests.filter((r, i) => i >= before && r.path !== '/v1/images/generations').length).toBe(
+      1,
+    );
+    expect((await ledgerOf(stack, user.id)).map((e) => e.kind)).toEqual(['charge', 'refund']);
+  });
+
   it('generates text through chat completions', async () => {
     const id = await openaiGenerator('text');
     const { file } = await run('texts', id);

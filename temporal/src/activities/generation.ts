@@ -96,10 +96,14 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     };
   };
 
-  const adapterContext = (task: TaskRow): AdapterContext => ({
-    fetch: deps.fetch,
-    requestTimeoutMs: executionSettings(task.config).requestTimeoutSeconds * 1000,
-  });
+  const adapterContext = (task: TaskRow): AdapterContext => {
+    const settings = executionSettings(task.config);
+    return {
+      fetch: deps.fetch,
+      requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+      maxResultBytes: settings.maxResultBytes,
+    };
+  };
 
   /** Bytes are written to storage under the file ids now, so workflow history carries no content. */
   const storeBytes = async (task: TaskRow, result: UpstreamResult): Promise<StepResult> => {

@@ -45,6 +45,8 @@ export interface ExecutionSettings {
   maxAttempts: number;
   pollIntervalSeconds: number;
   timeoutSeconds: number;
+  /** Largest result file taken from an upstream; a bigger one fails the task, not the worker. */
+  maxResultBytes: number;
 }
 
 export function executionSettings(config: Record<string, unknown>): ExecutionSettings {
@@ -55,6 +57,7 @@ export function executionSettings(config: Record<string, unknown>): ExecutionSet
     maxAttempts: number('max_attempts', 4),
     pollIntervalSeconds: number('poll_interval_seconds', 2),
     timeoutSeconds: number('timeout_seconds', 900),
+    maxResultBytes: number('max_result_bytes', 512 * 1024 * 1024),
   };
 }
 
@@ -63,6 +66,7 @@ const SETTINGS_KEYS = [
   'max_attempts',
   'poll_interval_seconds',
   'timeout_seconds',
+  'max_result_bytes',
   'delay_ms',
 ];
 

@@ -39,7 +39,7 @@ export async function requestJson<T>(
   }
 }
 
-/** Downloads a result file an upstream points to. */
+/** Downloads a result file an upstream points to, refusing one larger than `maxResultBytes`. */
 export async function downloadBytes(
   context: AdapterContext,
   url: string,
@@ -48,7 +48,7 @@ export async function downloadBytes(
   try {
     response = await context.fetch(url, { signal: AbortSignal.timeout(context.requestTimeoutMs) });
     if (!response.ok) throw statusError(response, await response.text());
-    const bytes = Buffer.from(await response.arrayBuffer());
+    const bytes = await readAtMost(response, context.maxResultBytes);
     return { bytes, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
@@ -95,4 +95,26 @@ function upstreamMessage(body: string): string {
   } catch {
     return body ? `: ${body.slice(0, 200)}` : '';
   }
+}
+
+/** Reads a body while it stays within `limit` bytes; past it, stops reading and fails for good. */
+async function readAtMost(response: Response, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new UpstreamError('permanent', `The upstream's result is larger than ${limit} bytes`);
+  if (Number(response.headers.get('content-length')) > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body!.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks);
 }

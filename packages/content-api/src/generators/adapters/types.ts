@@ -24,6 +24,8 @@ export interface AdapterContext {
   fetch: typeof fetch;
   /** How long one upstream HTTP request may take before it counts as timed out. */
   requestTimeoutMs: number;
+  /** Largest result file `downloadBytes` accepts. */
+  maxResultBytes: number;
 }
 
 /**
