@@ -161,6 +161,18 @@ describe('users and administrator endpoints', () => {
     ).toBe(422);
   });
 
+  it('keeps adjustment references per account: the same reference credits another account too', async () => {
+    const first = await createTestUser(stack, { balance: 0 });
+    const second = await createTestUser(stack, { balance: 0 });
+    const adjustment = { credit_adjustment: { amount: 7, reason: 'launch gift', reference: 'launch-gift' } };
+    expect((await as(admin, `/api/v1/users/${first.id}`, 'PATCH', adjustment)).body.balance).toBe(7);
+    const other = await as(admin, `/api/v1/users/${second.id}`, 'PATCH', adjustment);
+    expect(other.status).toBe(200);
+    expect(other.body.balance).toBe(7);
+    expect(await balanceOf(first.id)).toBe(7);
+    expect(await balanceOf(second.id)).toBe(7);
+  });
+
   it('grants and revokes permission triples and administrator rights, effective on the next request', async () => {
     const target = await createTestUser(stack);
     const revoked = await as(admin, `/api/v1/users/${target.id}/permission`, 'PATCH', {
