@@ -48,6 +48,7 @@ export function createChatApp(deps: ChatDeps): Express {
     name: 'chat-api',
     logger: deps.logger,
     openapi: openapiDocument,
+    trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: {
       database: async () => void (await deps.db.query('SELECT 1')),
       temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),

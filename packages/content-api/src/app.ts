@@ -32,6 +32,7 @@ export function createContentApp(deps: ContentDeps): Express {
     name: 'content-api',
     logger: deps.logger,
     openapi: openapiDocument,
+    trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: {
       database: async () => void (await deps.db.query('SELECT 1')),
       temporal: async () => void (await deps.temporal.connection.workflowService.getSystemInfo({})),
