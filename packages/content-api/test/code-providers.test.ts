@@ -257,3 +257,29 @@ describe('verification-code providers', () => {
     });
   });
 });
+
+describe('the log provider in production', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ NODE_ENV: 'production' });
+  });
+  afterAll(() => stack.stop());
+
+  it('is refused, and one stored earlier delivers nothing, so login codes never reach the logs', async () => {
+    const admin = await createTestUser(stack, { admin: true });
+    const base = '/api/v1/verification-code-providers';
+    const refused = await api(stack, base, {
+      method: 'POST',
+      headers: admin.headers,
+      body: { name: 'console', type: 'log' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([{ path: 'type', message: expect.stringMatching(/development/) }]);
+
+    await stack.database.db.query(
+      `INSERT INTO content.verification_code_providers (name, type) VALUES ('left over', 'log')`,
+    );
+    const requested = await requestCode(stack, randomPhone());
+    expect(requested.status).toBe(501);
+  });
+});

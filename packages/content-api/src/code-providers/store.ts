@@ -122,15 +122,33 @@ export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
   if ((rows as unknown[]).length === 0) throw new NotFoundError('No such verification-code provider');
 }
 
-/** The enabled providers able to deliver `codeType`, in the order they are tried. */
-export async function enabledProvidersFor(db: Sequelize, codeType: CodeType): Promise<ProviderRow[]> {
+/**
+ * The enabled providers able to deliver `codeType`, in the order they are tried. In production
+ * a development-only provider (one stored earlier, or declared in a bootstrap file) never delivers.
+ */
+export async function enabledProvidersFor(
+  db: Sequelize,
+  codeType: CodeType,
+  production: boolean,
+): Promise<ProviderRow[]> {
   const rows = await db.query<ProviderRow>(
     'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
     { type: QueryTypes.SELECT },
   );
-  return rows.filter(
-    (row) => isProviderType(row.type) && PROVIDER_KINDS[row.type].codeTypes.includes(codeType),
-  );
+  return rows.filter((row) => {
+    if (!isProviderType(row.type)) return false;
+    const kind = PROVIDER_KINDS[row.type];
+    return kind.codeTypes.includes(codeType) && !(production && kind.developmentOnly);
+  });
+}
+
+/** 422 when a development-only type is added to a production server. */
+export function assertTypeAllowed(type: string, production: boolean): void {
+  if (production && isProviderType(type) && PROVIDER_KINDS[type].developmentOnly) {
+    throw new ValidationError(`A ${type} provider is for development only`, [
+      { path: 'type', message: `${type} is for development only, not for production` },
+    ]);
+  }
 }
 
 async function saveRow(
