@@ -104,6 +104,30 @@ describe('verification-code providers', () => {
     expect((await asAdmin(`${base}/not-a-uuid`)).status).toBe(422);
   });
 
+  it('keeps both of two concurrent changes to one provider (no lost update)', async () => {
+    const created = await asAdmin(base, 'POST', {
+      name: 'aliyun concurrent',
+      type: 'aliyun_sms',
+      config: { access_key_id: 'LTAIexample', sign_name: 'Muse', template_code: 'SMS_1' },
+      secrets: { access_key_secret: 'secret-value' },
+    });
+    expect(created.status).toBe(201);
+    const path = `${base}/${created.body.id}`;
+    for (let round = 1; round <= 10; round++) {
+      const answers = await Promise.all([
+        asAdmin(path, 'PATCH', { config: { sign_name: `sign ${round}` } }),
+        asAdmin(path, 'PATCH', { priority: round }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const stored = (await asAdmin(path)).body;
+      expect({ sign: stored.config.sign_name, priority: stored.priority }).toEqual({
+        sign: `sign ${round}`,
+        priority: round,
+      });
+    }
+    await asAdmin(path, 'DELETE');
+  });
+
   it('is for administrators only', async () => {
     const user = await createTestUser(stack);
     for (const [method, path] of [
