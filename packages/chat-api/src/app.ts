@@ -55,6 +55,7 @@ export function createChatApp(deps: ChatDeps): Express {
     name: 'chat-api',
     logger: deps.logger,
     openapi: openapiDocument,
+    trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: platformReadiness(deps),
   });
   const runtime: ChatRuntime = {

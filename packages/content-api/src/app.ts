@@ -39,6 +39,7 @@ export function createContentApp(deps: ContentDeps): Express {
     name: 'content-api',
     logger: deps.logger,
     openapi: openapiDocument,
+    trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: platformReadiness(deps),
   });
   // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.

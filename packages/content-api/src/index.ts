@@ -51,4 +51,5 @@ export {
 } from './bootstrap/bootstrap.ts';
 export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from './bootstrap/sections.ts';
 export { grantAdministrator } from './bootstrap/admins.ts';
+export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';

@@ -104,6 +104,30 @@ describe('verification-code providers', () => {
     expect((await asAdmin(`${base}/not-a-uuid`)).status).toBe(422);
   });
 
+  it('keeps both of two concurrent changes to one provider (no lost update)', async () => {
+    const created = await asAdmin(base, 'POST', {
+      name: 'aliyun concurrent',
+      type: 'aliyun_sms',
+      config: { access_key_id: 'LTAIexample', sign_name: 'Muse', template_code: 'SMS_1' },
+      secrets: { access_key_secret: 'secret-value' },
+    });
+    expect(created.status).toBe(201);
+    const path = `${base}/${created.body.id}`;
+    for (let round = 1; round <= 10; round++) {
+      const answers = await Promise.all([
+        asAdmin(path, 'PATCH', { config: { sign_name: `sign ${round}` } }),
+        asAdmin(path, 'PATCH', { priority: round }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const stored = (await asAdmin(path)).body;
+      expect({ sign: stored.config.sign_name, priority: stored.priority }).toEqual({
+        sign: `sign ${round}`,
+        priority: round,
+      });
+    }
+    await asAdmin(path, 'DELETE');
+  });
+
   it('is for administrators only', async () => {
     const user = await createTestUser(stack);
     for (const [method, path] of [
@@ -255,5 +279,31 @@ describe('verification-code providers', () => {
       TemplateId: '200',
       PlayTimes: 2,
     });
+  });
+});
+
+describe('the log provider in production', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ NODE_ENV: 'production' });
+  });
+  afterAll(() => stack.stop());
+
+  it('is refused, and one stored earlier delivers nothing, so login codes never reach the logs', async () => {
+    const admin = await createTestUser(stack, { admin: true });
+    const base = '/api/v1/verification-code-providers';
+    const refused = await api(stack, base, {
+      method: 'POST',
+      headers: admin.headers,
+      body: { name: 'console', type: 'log' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([{ path: 'type', message: expect.stringMatching(/development/) }]);
+
+    await stack.database.db.query(
+      `INSERT INTO content.verification_code_providers (name, type) VALUES ('left over', 'log')`,
+    );
+    const requested = await requestCode(stack, randomPhone());
+    expect(requested.status).toBe(501);
   });
 });

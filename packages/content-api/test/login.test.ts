@@ -258,3 +258,32 @@ describe('phone login', () => {
     }
   });
 });
+
+describe('client addresses behind an untrusted peer', () => {
+  let stack: TestStack;
+  let receiver: CodeReceiver & { providerId: string };
+  beforeAll(async () => {
+    // Nothing in front of the API is trusted, so X-Forwarded-For is the client's own claim.
+    stack = await startTestStack({ MUSE_TRUST_PROXY: 'false' });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack.stop();
+  });
+
+  it('counts a client against its own address, whatever X-Forwarded-For it sends', async () => {
+    const admin = await createTestUser(stack, { admin: true });
+    receiver = await addWebhookProvider(stack, admin);
+    const configured = await api(stack, '/api/v1/server-config', {
+      method: 'PATCH',
+      headers: admin.headers,
+      body: { codes_per_ip_per_day: 2 },
+    });
+    expect(configured.status).toBe(200);
+    expect((await requestCode(stack, randomPhone(), clientAddress())).status).toBe(204);
+    expect((await requestCode(stack, randomPhone(), clientAddress())).status).toBe(204);
+    const spoofed = await requestCode(stack, randomPhone(), clientAddress());
+    expect(spoofed.status).toBe(429);
+    expect(spoofed.body.message).toMatch(/address/);
+  });
+});

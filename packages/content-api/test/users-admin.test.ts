@@ -102,6 +102,39 @@ describe('users and administrator endpoints', () => {
     expect((await as(user, `/api/v1/users/${user.id}`)).status).toBe(200);
   });
 
+  it('accepts as avatar only a file the caller may read, else 404 naming the field and nothing changes', async () => {
+    const owner = await createTestUser(stack);
+    const other = await createTestUser(stack);
+    const addFile = async (ownerId: string, visibility: string) => {
+      const [row] = await stack.database.db.query<{ id: string }>(
+        `INSERT INTO content.files (owner_id, visibility, name) VALUES (:ownerId, :visibility, 'a.png') RETURNING id`,
+        { replacements: { ownerId, visibility }, type: QueryTypes.SELECT },
+      );
+      return row!.id;
+    };
+    const privateOfOther = await addFile(other.id, 'private');
+    for (const avatar of [UNKNOWN, privateOfOther]) {
+      const refused = await as(owner, '/api/v1/users/me', 'PATCH', { nickname: 'n', avatar_file_id: avatar });
+      expect(refused.status).toBe(404);
+      expect(refused.body.message).toMatch(/avatar_file_id/);
+    }
+    expect((await as(owner, '/api/v1/users/me')).body).toMatchObject({ nickname: '', avatar_file_id: null });
+
+    const own = await addFile(owner.id, 'private');
+    expect((await as(owner, '/api/v1/users/me', 'PATCH', { avatar_file_id: own })).body.avatar_file_id).toBe(
+      own,
+    );
+    const publicOfOther = await addFile(other.id, 'public');
+    const changed = await as(owner, '/api/v1/users/me', 'PATCH', { avatar_file_id: publicOfOther });
+    expect(changed.body.avatar_file_id).toBe(publicOfOther);
+    expect((await as(owner, '/api/v1/users/me', 'PATCH', { avatar_file_id: null })).body.avatar_file_id).toBe(
+      null,
+    );
+    expect((await as(admin, `/api/v1/users/${owner.id}`, 'PATCH', { avatar_file_id: UNKNOWN })).status).toBe(
+      404,
+    );
+  });
+
   it('bans and unbans: a banned user is refused with 403 on the next request', async () => {
     const target = await createTestUser(stack);
     expect((await as(target, '/api/v1/users/me')).status).toBe(200);
@@ -159,6 +192,18 @@ describe('users and administrator endpoints', () => {
         })
       ).status,
     ).toBe(422);
+  });
+
+  it('keeps adjustment references per account: the same reference credits another account too', async () => {
+    const first = await createTestUser(stack, { balance: 0 });
+    const second = await createTestUser(stack, { balance: 0 });
+    const adjustment = { credit_adjustment: { amount: 7, reason: 'launch gift', reference: 'launch-gift' } };
+    expect((await as(admin, `/api/v1/users/${first.id}`, 'PATCH', adjustment)).body.balance).toBe(7);
+    const other = await as(admin, `/api/v1/users/${second.id}`, 'PATCH', adjustment);
+    expect(other.status).toBe(200);
+    expect(other.body.balance).toBe(7);
+    expect(await balanceOf(first.id)).toBe(7);
+    expect(await balanceOf(second.id)).toBe(7);
   });
 
   it('grants and revokes permission triples and administrator rights, effective on the next request', async () => {

@@ -22,6 +22,13 @@ export interface Config {
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
   MUSE_SHUTDOWN_TIMEOUT_MS: number;
+  /**
+   * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
+   * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
+   * header), a hop count, or a comma-separated list of addresses, subnets and the names
+   * loopback, linklocal, uniquelocal. Default: proxies on this machine or a private network.
+   */
+  MUSE_TRUST_PROXY: string;
   /** HS256 secret of bearer tokens; changing it and restarting invalidates every token. Development keeps one under MUSE_DATA_DIR. */
   MUSE_JWT_SECRET?: string;
   MUSE_JWT_TTL_SECONDS: number;
@@ -80,6 +87,11 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    MUSE_TRUST_PROXY: {
+      type: 'string',
+      pattern: '^[0-9a-zA-Z.:/, ]+$',
+      default: 'loopback, linklocal, uniquelocal',
+    },
     MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
     MUSE_STORAGE_DIR: { type: 'string', minLength: 1, nullable: true },

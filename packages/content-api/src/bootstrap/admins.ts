@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Sequelize } from '@muse/core';
 import { readServerSettings } from '../server-config/server-config.ts';
-import { postEntry } from '../ledger/ledger.ts';
+import { registerAccount } from '../login/registration.ts';
 
 /**
  * Makes `phone` an administrator, registering the account first when the number never logged
@@ -12,22 +12,8 @@ export async function grantAdministrator(
   phone: string,
 ): Promise<{ id: string; changed: boolean }> {
   return db.transaction(async (transaction) => {
-    const [created] = await db.query<{ id: string }>(
-      'INSERT INTO content.users (phone) VALUES (:phone) ON CONFLICT (phone) DO NOTHING RETURNING id',
-      { replacements: { phone }, type: QueryTypes.SELECT, transaction },
-    );
-    if (created) {
-      const { default_credit_quota: quota } = await readServerSettings(db, transaction);
-      if (quota > 0) {
-        await postEntry(db, transaction, {
-          userId: created.id,
-          amount: quota,
-          kind: 'grant',
-          reference: `signup:${created.id}`,
-          description: 'Credits for a new account',
-        });
-      }
-    }
+    const { default_credit_quota: quota } = await readServerSettings(db, transaction);
+    await registerAccount(db, transaction, phone, quota);
     const [promoted] = await db.query<{ id: string }>(
       `UPDATE content.users SET is_admin = true, updated_at = now() WHERE phone = :phone AND NOT is_admin RETURNING id`,
       { replacements: { phone }, type: QueryTypes.SELECT, transaction },

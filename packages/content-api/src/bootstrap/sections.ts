@@ -7,7 +7,7 @@ import {
   updateProvider,
   type ProviderInput,
 } from '../code-providers/store.ts';
-import { MAINLAND_MOBILE } from '../login/phone.ts';
+import { MAINLAND_MOBILE, maskPhone } from '../login/phone.ts';
 import { grantAdministrator } from './admins.ts';
 import { upsertGenerator, type GeneratorSpec } from '../generators/generators.ts';
 
@@ -32,7 +32,7 @@ const admins: BootstrapSection<string[]> = {
   async apply({ db, logger }, phones) {
     for (const phone of phones) {
       const { changed } = await grantAdministrator(db, phone);
-      if (changed) logger.info({ phone }, 'bootstrap: administrator granted');
+      if (changed) logger.info({ phone: maskPhone(phone) }, 'bootstrap: administrator granted');
     }
   },
 };

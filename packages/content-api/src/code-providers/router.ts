@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import {
+  assertTypeAllowed,
   createProvider,
   deleteProvider,
   getProvider,
@@ -13,8 +14,9 @@ import {
 } from './store.ts';
 
 /** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */
-export function codeProvidersRouter({ db }: ContentContext): Router {
+export function codeProvidersRouter({ db, config }: ContentContext): Router {
   const router = express.Router();
+  const production = config.NODE_ENV === 'production';
   const base = '/api/v1/verification-code-providers';
 
   router.get(base, async (req, res) => {
@@ -23,7 +25,9 @@ export function codeProvidersRouter({ db }: ContentContext): Router {
   });
   router.post(base, async (req, res) => {
     requireAdmin(req);
-    const row = await createProvider(db, req.body as ProviderInput);
+    const input = req.body as ProviderInput;
+    assertTypeAllowed(input.type, production);
+    const row = await createProvider(db, input);
     res.status(201).location(`${base}/${row.id}`).json(toView(row));
   });
   router.get(`${base}/:id`, async (req, res) => {

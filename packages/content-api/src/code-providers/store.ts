@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
@@ -53,13 +53,15 @@ export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
   );
 }
 
-export async function getProvider(db: Sequelize, id: string): Promise<ProviderRow> {
+/** One provider; inside `transaction` its row stays locked until the transaction ends. */
+export async function getProvider(
+  db: Sequelize,
+  id: string,
+  transaction?: Transaction,
+): Promise<ProviderRow> {
   const [row] = await db.query<ProviderRow>(
-    'SELECT * FROM content.verification_code_providers WHERE id = :id',
-    {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    },
+    `SELECT * FROM content.verification_code_providers WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
+    { replacements: { id }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
   );
   if (!row) throw new NotFoundError('No such verification-code provider');
   return row;
@@ -72,6 +74,7 @@ export async function createProvider(db: Sequelize, input: ProviderInput): Promi
   const secrets = checkProviderSettings(input.type, 'secrets', input.secrets ?? {});
   return saveRow(
     db,
+    undefined,
     `INSERT INTO content.verification_code_providers (name, type, enabled, priority, config, secrets)
      VALUES (:name, :type, :enabled, :priority, CAST(:config AS jsonb), CAST(:secrets AS jsonb)) RETURNING *`,
     {
@@ -90,26 +93,31 @@ export async function updateProvider(
   id: string,
   changes: ProviderChanges,
 ): Promise<ProviderRow> {
-  const current = await getProvider(db, id);
+  // The merge reads then writes; the row lock keeps a concurrent change from being overwritten.
+  return db.transaction(async (transaction) => {
+    const current = await getProvider(db, id, transaction);
+    return saveRow(db, transaction, mergeSql, { id, ...mergeChanges(current, changes) });
+  });
+}
+
+const mergeSql = `UPDATE content.verification_code_providers
+    SET name = :name, enabled = :enabled, priority = :priority, config = CAST(:config AS jsonb),
+        secrets = CAST(:secrets AS jsonb), updated_at = now()
+  WHERE id = :id RETURNING *`;
+
+/** The provider's columns after `changes`: config and secrets merged, each checked against the type. */
+function mergeChanges(current: ProviderRow, changes: ProviderChanges): Record<string, unknown> {
   const config = checkProviderSettings(current.type, 'config', { ...current.config, ...changes.config });
   const mergedSecrets: Record<string, unknown> = { ...current.secrets, ...changes.secrets };
   for (const [key, value] of Object.entries(mergedSecrets)) if (value === null) delete mergedSecrets[key];
   const secrets = checkProviderSettings(current.type, 'secrets', mergedSecrets);
-  return saveRow(
-    db,
-    `UPDATE content.verification_code_providers
-        SET name = :name, enabled = :enabled, priority = :priority, config = CAST(:config AS jsonb),
-            secrets = CAST(:secrets AS jsonb), updated_at = now()
-      WHERE id = :id RETURNING *`,
-    {
-      id,
-      name: changes.name ?? current.name,
-      enabled: changes.enabled ?? current.enabled,
-      priority: changes.priority ?? current.priority,
-      config: JSON.stringify(config),
-      secrets: JSON.stringify(secrets),
-    },
-  );
+  return {
+    name: changes.name ?? current.name,
+    enabled: changes.enabled ?? current.enabled,
+    priority: changes.priority ?? current.priority,
+    config: JSON.stringify(config),
+    secrets: JSON.stringify(secrets),
+  };
 }
 
 export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
@@ -122,24 +130,47 @@ export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
   if ((rows as unknown[]).length === 0) throw new NotFoundError('No such verification-code provider');
 }
 
-/** The enabled providers able to deliver `codeType`, in the order they are tried. */
-export async function enabledProvidersFor(db: Sequelize, codeType: CodeType): Promise<ProviderRow[]> {
+/**
+ * The enabled providers able to deliver `codeType`, in the order they are tried. In production
+ * a development-only provider (one stored earlier, or declared in a bootstrap file) never delivers.
+ */
+export async function enabledProvidersFor(
+  db: Sequelize,
+  codeType: CodeType,
+  production: boolean,
+): Promise<ProviderRow[]> {
   const rows = await db.query<ProviderRow>(
     'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
     { type: QueryTypes.SELECT },
   );
-  return rows.filter(
-    (row) => isProviderType(row.type) && PROVIDER_KINDS[row.type].codeTypes.includes(codeType),
-  );
+  return rows.filter((row) => {
+    if (!isProviderType(row.type)) return false;
+    const kind = PROVIDER_KINDS[row.type];
+    return kind.codeTypes.includes(codeType) && !(production && kind.developmentOnly);
+  });
+}
+
+/** 422 when a development-only type is added to a production server. */
+export function assertTypeAllowed(type: string, production: boolean): void {
+  if (production && isProviderType(type) && PROVIDER_KINDS[type].developmentOnly) {
+    throw new ValidationError(`A ${type} provider is for development only`, [
+      { path: 'type', message: `${type} is for development only, not for production` },
+    ]);
+  }
 }
 
 async function saveRow(
   db: Sequelize,
+  transaction: Transaction | undefined,
   sql: string,
   replacements: Record<string, unknown>,
 ): Promise<ProviderRow> {
   try {
-    const [row] = await db.query<ProviderRow>(sql, { replacements, type: QueryTypes.SELECT });
+    const [row] = await db.query<ProviderRow>(sql, {
+      replacements,
+      type: QueryTypes.SELECT,
+      ...(transaction ? { transaction } : {}),
+    });
     return row!;
   } catch (error) {
     if ((error as { parent?: { code?: string } }).parent?.code === '23505') {

@@ -18,6 +18,8 @@ export type JsonSchema = Record<string, unknown>;
 /** A kind of provider: what it can deliver, its configuration, its write-only secrets, its adapter. */
 export interface ProviderKind<C = Record<string, unknown>, S = Record<string, unknown>> {
   codeTypes: readonly CodeType[];
+  /** Refused when NODE_ENV is production (e.g. it writes codes where operators can read them). */
+  developmentOnly?: boolean;
   /** JSON Schema of the non-secret settings (defaults filled in by ajv). */
   configSchema: JsonSchema;
   /** JSON Schema of the secrets; they are stored but never returned. */

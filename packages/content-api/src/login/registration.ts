@@ -10,27 +10,38 @@ export interface LoggedInAccount {
 }
 
 /**
- * Finds the account of `phone`, registering it on first login with the default credit quota,
- * granted through the ledger in the same transaction, and records the login's source and time.
+ * Creates the account of `phone` unless it exists, granting `creditQuota` credits through the
+ * ledger in the same transaction. Returns the new account's id, or null when it existed.
  */
-export async function loginAccount(
+export async function registerAccount(
   db: Sequelize,
   transaction: Transaction,
-  login: { phone: string; source: string | null; creditQuota: number },
-): Promise<LoggedInAccount> {
+  phone: string,
+  creditQuota: number,
+): Promise<string | null> {
   const [created] = await db.query<{ id: string }>(
     `INSERT INTO content.users (phone) VALUES (:phone) ON CONFLICT (phone) DO NOTHING RETURNING id`,
-    { replacements: { phone: login.phone }, type: QueryTypes.SELECT, transaction },
+    { replacements: { phone }, type: QueryTypes.SELECT, transaction },
   );
-  if (created && login.creditQuota > 0) {
+  if (created && creditQuota > 0) {
     await postEntry(db, transaction, {
       userId: created.id,
-      amount: login.creditQuota,
+      amount: creditQuota,
       kind: 'grant',
       reference: `signup:${created.id}`,
       description: 'Credits for a new account',
     });
   }
+  return created?.id ?? null;
+}
+
+/** Finds the account of `phone`, registering it on first login, and records the login's source and time. */
+export async function loginAccount(
+  db: Sequelize,
+  transaction: Transaction,
+  login: { phone: string; source: string | null; creditQuota: number },
+): Promise<LoggedInAccount> {
+  const created = await registerAccount(db, transaction, login.phone, login.creditQuota);
   const [account] = await db.query<{ id: string; is_active: boolean; is_admin: boolean }>(
     `UPDATE content.users SET last_login_at = now(), last_login_source = :source
       WHERE phone = :phone RETURNING id, is_active, is_admin`,
@@ -40,6 +51,6 @@ export async function loginAccount(
     id: account!.id,
     isActive: account!.is_active,
     isAdmin: account!.is_admin,
-    registered: Boolean(created),
+    registered: created !== null,
   };
 }

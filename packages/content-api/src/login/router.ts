@@ -24,7 +24,10 @@ export function loginRouter(context: ContentContext): Router {
   router.get('/api/v1/auth/verification-code', async (req, res) => {
     const phone = String(req.query.phone_number);
     const codeType = (req.query.code_type ?? 'sms') as CodeType;
-    const providers = requireProviders(await enabledProvidersFor(db, codeType), codeType);
+    const providers = requireProviders(
+      await enabledProvidersFor(db, codeType, context.config.NODE_ENV === 'production'),
+      codeType,
+    );
     const settings = await readServerSettings(db);
     const { code, codeHash } = await storeNewCode(
       db,

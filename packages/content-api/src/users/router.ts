@@ -1,6 +1,8 @@
 import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
-import { currentUser, requireAdmin } from '../auth/authenticate.ts';
+import type { Sequelize } from '@muse/core';
+import { currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
+import { assertReferenceReadable } from '../resources/access.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import {
   changePermissions,
@@ -42,6 +44,7 @@ export function usersRouter({ db }: ContentContext): Router {
   });
   router.patch('/api/v1/users/me', async (req, res) => {
     const { nickname, bio, avatar_file_id } = req.body as ProfileChanges;
+    await assertAvatarReadable(db, currentUser(req), avatar_file_id);
     res.json(toUserView(await updateUser(db, currentUser(req).id, { nickname, bio, avatar_file_id })));
   });
   router.get('/api/v1/users/:id', async (req, res) => {
@@ -50,8 +53,9 @@ export function usersRouter({ db }: ContentContext): Router {
     res.json(toUserView(await findUser(db, req.params.id)));
   });
   router.patch('/api/v1/users/:id', async (req, res) => {
-    requireAdmin(req);
-    res.json(toUserView(await updateUser(db, req.params.id, req.body as AdminUserChanges)));
+    const changes = req.body as AdminUserChanges;
+    await assertAvatarReadable(db, requireAdmin(req), changes.avatar_file_id);
+    res.json(toUserView(await updateUser(db, req.params.id, changes)));
   });
   router.patch('/api/v1/users/:id/permission', async (req, res) => {
     requireAdmin(req);
@@ -63,4 +67,13 @@ export function usersRouter({ db }: ContentContext): Router {
     res.status(204).end();
   });
   return router;
+}
+
+/** An avatar is a file the caller may read; otherwise 404, as for any reference (hides private files). */
+async function assertAvatarReadable(
+  db: Sequelize,
+  caller: CurrentUser,
+  fileId: string | null | undefined,
+): Promise<void> {
+  if (typeof fileId === 'string') await assertReferenceReadable(db, caller, 'file', fileId, 'avatar_file_id');
 }

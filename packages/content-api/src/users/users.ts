@@ -108,7 +108,9 @@ async function adjustCredits(
       amount: adjustment.amount,
       kind: 'adjustment',
       description: adjustment.reason,
-      ...(adjustment.reference ? { reference: `admin:${adjustment.reference}` } : {}),
+      // Ledger references are unique per kind across all accounts; scoping by account keeps an
+      // administrator's reference (a ticket number, a campaign name) from swallowing another's credit.
+      ...(adjustment.reference ? { reference: `admin:${userId}:${adjustment.reference}` } : {}),
     });
   } catch (error) {
     if ((error as { status?: number }).status !== 402) throw error;

@@ -11,6 +11,8 @@ export interface ServiceAppOptions {
   /** The service's OpenAPI document, served as /openapi.json. */
   openapi: object;
   readiness: Record<string, ReadinessCheck>;
+  /** MUSE_TRUST_PROXY: which peers' X-Forwarded-For names the client (see config.ts). */
+  trustProxy?: string;
 }
 
 const READINESS_TIMEOUT_MS = 2000;
@@ -30,10 +32,17 @@ export function platformReadiness(deps: {
  * The parts every Muse API shares: liveness, readiness, Prometheus metrics, its OpenAPI
  * document, and request timing. The service mounts its own routes on the returned app.
  */
-export function createServiceApp({ name, logger, openapi, readiness }: ServiceAppOptions): Express {
+export function createServiceApp({
+  name,
+  logger,
+  openapi,
+  readiness,
+  trustProxy = 'loopback, linklocal, uniquelocal',
+}: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Trusting every peer would let any client pick its own address and escape per-address limits.
+  app.set('trust proxy', trustProxySetting(trustProxy));
 
   const registry = new Registry();
   registry.setDefaultLabels({ service: name });
@@ -89,6 +98,12 @@ export function createServiceApp({ name, logger, openapi, readiness }: ServiceAp
   });
 
   return app;
+}
+
+/** Express reads `true`/`false` and hop counts only as such, not as strings. */
+function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 /** The matched route pattern keeps label cardinality bounded (no ids in labels). */
