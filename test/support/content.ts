@@ -44,3 +44,15 @@ export async function createTestUser(
   const token = await signer.sign({ id, isActive: options.active ?? true, isAdmin: options.admin ?? false });
   return { id, phone, token, headers: { Authorization: `Bearer ${token}` } };
 }
+
+/** The account's credit balance, read from the database. */
+export async function balanceOf(stack: TestStack, id: string): Promise<number> {
+  const [row] = await stack.database.db.query<{ balance: string }>(
+    'SELECT balance FROM content.users WHERE id = :id',
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Number(row!.balance);
+}

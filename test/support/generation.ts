@@ -3,6 +3,8 @@ import { QueryTypes } from 'sequelize';
 import type { TestStack } from './stack.ts';
 import type { TestUser } from './content.ts';
 
+export { balanceOf } from './content.ts';
+
 export const BUILTIN = {
   image: '00000000-0000-4000-8000-000000000001',
   video: '00000000-0000-4000-8000-000000000002',
@@ -63,17 +65,6 @@ export async function waitForFile(
     if (body.status === 'completed' || body.status === 'failed' || Date.now() > until) return body;
     await sleep(100);
   }
-}
-
-export async function balanceOf(stack: TestStack, id: string): Promise<number> {
-  const [row] = await stack.database.db.query<{ balance: string }>(
-    'SELECT balance FROM content.users WHERE id = :id',
-    {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    },
-  );
-  return Number(row!.balance);
 }
 
 export async function ledgerOf(

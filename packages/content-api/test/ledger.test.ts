@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { ledger } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
+import { createTestUser, balanceOf } from '../../../test/support/content.ts';
 
 describe('the credit ledger', () => {
   let stack: TestStack;
@@ -12,13 +12,6 @@ describe('the credit ledger', () => {
   afterAll(() => stack.stop());
 
   const db = () => stack.database.db;
-  const balanceOf = async (id: string) => {
-    const [row] = await db().query<{ balance: string }>('SELECT balance FROM content.users WHERE id = :id', {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    });
-    return Number(row!.balance);
-  };
   const entriesOf = (id: string) =>
     db().query<{ kind: string; amount: string }>(
       'SELECT kind, amount FROM content.transaction_logs WHERE owner_id = :id ORDER BY created_at',
@@ -31,7 +24,7 @@ describe('the credit ledger', () => {
       ledger.postEntry(db(), t, { userId: user.id, amount: 100, kind: 'grant' }),
     );
     expect(entry).toMatchObject({ amount: 100, balance_after: 100, kind: 'grant' });
-    expect(await balanceOf(user.id)).toBe(100);
+    expect(await balanceOf(stack, user.id)).toBe(100);
   });
 
   it('refuses a debit larger than the balance with 402 and moves nothing', async () => {
@@ -40,7 +33,7 @@ describe('the credit ledger', () => {
       ledger.postEntry(db(), t, { userId: user.id, amount: -6, kind: 'charge' }),
     );
     await expect(attempt).rejects.toMatchObject({ status: 402 });
-    expect(await balanceOf(user.id)).toBe(5);
+    expect(await balanceOf(stack, user.id)).toBe(5);
     expect(await entriesOf(user.id)).toEqual([]);
   });
 
@@ -53,7 +46,7 @@ describe('the credit ledger', () => {
     const first = await post();
     const second = await post();
     expect(second.id).toBe(first.id);
-    expect(await balanceOf(user.id)).toBe(40);
+    expect(await balanceOf(stack, user.id)).toBe(40);
   });
 
   it('refunds a charge at most once, even when asked concurrently', async () => {
@@ -66,7 +59,7 @@ describe('the credit ledger', () => {
     );
     const refundIds = new Set(results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : [])));
     expect(refundIds.size).toBe(1);
-    expect(await balanceOf(user.id)).toBe(30);
+    expect(await balanceOf(stack, user.id)).toBe(30);
     expect((await entriesOf(user.id)).map((e) => e.kind)).toEqual(['charge', 'refund']);
   });
 
@@ -86,7 +79,7 @@ describe('the credit ledger', () => {
         .filter((r) => r.status === 'rejected')
         .every((r) => (r.reason as { status: number }).status === 402),
     ).toBe(true);
-    expect(await balanceOf(user.id)).toBe(0);
+    expect(await balanceOf(stack, user.id)).toBe(0);
     expect((await entriesOf(user.id)).length).toBe(10);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { createTestUser, type TestUser, balanceOf } from '../../../test/support/content.ts';
 import { call } from '../../../test/support/http.ts';
 
 /** Bundles, payments, the read-only ledger and invite codes: the resources that move credits. */
@@ -16,16 +16,6 @@ describe('resources: bundles, payments, transaction logs and invite codes', () =
 
   const api = (method: string, path: string, user?: TestUser, body?: unknown) =>
     call(stack.contentUrl, method, path, user, body);
-  const balanceOf = async (id: string) => {
-    const [row] = await stack.database.db.query<{ balance: string }>(
-      'SELECT balance FROM content.users WHERE id = :id',
-      {
-        replacements: { id },
-        type: QueryTypes.SELECT,
-      },
-    );
-    return Number(row!.balance);
-  };
   const createBundle = async (body: Record<string, unknown> = {}) => {
     const answer = await api('POST', '/api/v1/bundles', admin, {
       name: 'Starter',
@@ -96,10 +86,10 @@ describe('resources: bundles, payments, transaction logs and invite codes', () =
     });
     expect(paid.status).toBe(200);
     expect(paid.body.paid_at).not.toBeNull();
-    expect(await balanceOf(user.id)).toBe(300);
+    expect(await balanceOf(stack, user.id)).toBe(300);
     const again = await api('PATCH', `/api/v1/payments/${id}`, admin, { status: 'failed' });
     expect(again.status).toBe(409);
-    expect(await balanceOf(user.id)).toBe(300);
+    expect(await balanceOf(stack, user.id)).toBe(300);
 
     const logs = await api('GET', '/api/v1/transaction-logs', user);
     expect(logs.body).toMatchObject([
@@ -142,7 +132,7 @@ describe('resources: bundles, payments, transaction logs and invite codes', () =
     const twice = await api('POST', '/api/v1/invite-codes/redeem', user, { code: invite.code });
     expect(twice.status).toBe(409);
     expect(twice.body.details).toEqual({ reason: 'already_redeemed' });
-    expect(await balanceOf(user.id)).toBe(40);
+    expect(await balanceOf(stack, user.id)).toBe(40);
     const [entry] = await stack.database.db.query<{ reference: string; kind: string }>(
       'SELECT kind, reference FROM content.transaction_logs WHERE owner_id = :id',
       { replacements: { id: user.id }, type: QueryTypes.SELECT },
@@ -171,7 +161,7 @@ describe('resources: bundles, payments, transaction logs and invite codes', () =
       (await api('POST', '/api/v1/invite-codes/redeem', barred, { code: (await createInvite()).code }))
         .status,
     ).toBe(403);
-    expect(await balanceOf(user.id)).toBe(0);
+    expect(await balanceOf(stack, user.id)).toBe(0);
     expect((await api('POST', '/api/v1/invite-codes/redeem', user, {})).status).toBe(422);
   });
 

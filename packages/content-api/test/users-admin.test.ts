@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { createTestUser, type TestUser, balanceOf } from '../../../test/support/content.ts';
 import { api } from '../../../test/support/login.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -19,16 +19,6 @@ describe('users and administrator endpoints', () => {
 
   const as = (who: TestUser, path: string, method = 'GET', body?: unknown) =>
     api(stack, path, { method, headers: who.headers, body });
-  const balanceOf = async (id: string) => {
-    const [row] = await stack.database.db.query<{ balance: string }>(
-      'SELECT balance FROM content.users WHERE id = :id',
-      {
-        replacements: { id },
-        type: QueryTypes.SELECT,
-      },
-    );
-    return Number(row!.balance);
-  };
 
   it('answers 403 to non-administrators on every administrator endpoint, and 401 without a token', async () => {
     const calls: [string, string, unknown?][] = [
@@ -167,7 +157,7 @@ describe('users and administrator endpoints', () => {
     });
     expect(refused.status).toBe(422);
     expect(refused.body.details[0].path).toBe('credit_adjustment.amount');
-    expect(await balanceOf(target.id)).toBe(25);
+    expect(await balanceOf(stack, target.id)).toBe(25);
     expect((await as(admin, `/api/v1/users/${target.id}`)).body.nickname).toBe('');
 
     expect(
@@ -202,8 +192,8 @@ describe('users and administrator endpoints', () => {
     const other = await as(admin, `/api/v1/users/${second.id}`, 'PATCH', adjustment);
     expect(other.status).toBe(200);
     expect(other.body.balance).toBe(7);
-    expect(await balanceOf(first.id)).toBe(7);
-    expect(await balanceOf(second.id)).toBe(7);
+    expect(await balanceOf(stack, first.id)).toBe(7);
+    expect(await balanceOf(stack, second.id)).toBe(7);
   });
 
   it('grants and revokes permission triples and administrator rights, effective on the next request', async () => {
