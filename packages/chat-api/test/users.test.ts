@@ -234,6 +234,35 @@ describe('users: lookup and administration', () => {
     });
     expect(tooLong.status).toBe(400);
   });
+
+  it('two owners removing each other at once leave one owner: demotion and deactivation', async () => {
+    for (const [subdomain, method, params] of [
+      ['duel-demote', 'PATCH', { role: 200 }],
+      ['duel-deactivate', 'DELETE', {}],
+    ] as const) {
+      await makeOrganization(stack, subdomain);
+      const host = { host: `${subdomain}.localhost` };
+      const first = await makeUser(stack, { role: 100, subdomain });
+      const second = await makeUser(stack, { role: 100, subdomain });
+      const replies = await Promise.all([
+        call(url(), method, `/users/${second.id}`, first, params, host),
+        call(url(), method, `/users/${first.id}`, second, params, host),
+      ]);
+      const won = replies.filter((r) => r.status === 200);
+      expect(won).toHaveLength(1);
+      // The loser is refused: it is no longer an owner (or, deactivated, no longer signed in).
+      const lost = replies.find((r) => r.status !== 200);
+      expect([lost?.status, lost?.body.code]).toEqual(
+        lost?.status === 401 ? [401, 'UNAUTHORIZED'] : [400, 'BAD_REQUEST'],
+      );
+      const survivor = replies[0]?.status === 200 ? first : second;
+      const members = await call(url(), 'GET', '/users', survivor, {}, host);
+      const owners = (members.body.members as { role: number; is_bot: boolean; is_active: boolean }[]).filter(
+        (m) => m.role === 100 && !m.is_bot && m.is_active,
+      );
+      expect(owners).toHaveLength(1);
+    }
+  });
 });
 
 describe('alert words and profile data', () => {
