@@ -252,6 +252,13 @@ function retentionDays(value: string | number | undefined, user: User): number |
   return days;
 }
 
+/** Another request created a channel of this name after we looked; the caller starts over. */
+export class ChannelCreatedMeanwhile extends JsonableError {
+  constructor(name: string) {
+    super(`Channel '${name}' was created by another request at the same time; please retry.`);
+  }
+}
+
 export async function createStream(
   actor: Pick<Actor, 'db' | 'realm' | 'user'>,
   input: { name: string; description: string },
@@ -278,6 +285,7 @@ export async function createStream(
        ${GROUP_SETTING_NAMES.join(', ')})
      VALUES (:realmId, :name, :description, :creatorId, :inviteOnly, :webPublic, :history, :retention, :topicsPolicy,
        :isDefault, ${GROUP_SETTING_NAMES.map((n) => `CAST(:${n} AS jsonb)`).join(', ')})
+     ON CONFLICT (realm_id, lower(name)) DO NOTHING
      RETURNING *`,
     {
       realmId: realm.id,
@@ -295,7 +303,7 @@ export async function createStream(
     },
     t,
   );
-  if (!stream) throw new Error('stream insert returned nothing');
+  if (!stream) throw new ChannelCreatedMeanwhile(input.name);
   const audience = await peerAudience(db, stream, t);
   await sendEvent(db, t, stream.invite_only ? [user.id] : audience, {
     type: 'stream',
