@@ -3,7 +3,8 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows } from './sql.ts';
-import { renderMarkdown, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { renderMarkdown } from './markdown.ts';
+import { streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import { apiEmail, gravatarUrl, userByAnyEmail, userById, usersInRealm, type User } from './users.ts';
 

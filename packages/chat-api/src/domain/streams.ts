@@ -4,6 +4,7 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from './groups.ts';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from './limits.ts';
+import { renderMarkdown } from './markdown.ts';
 import { systemGroupIds } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { isAdmin, isGuest, isOwner, type User } from './users.ts';
@@ -67,17 +68,6 @@ const COLORS = [
   '#addfe5',
   '#f5ce6e',
 ];
-
-/** Minimal Markdown: escaped text in a paragraph, which is what clients need to display it. */
-export function renderMarkdown(text: string): string {
-  if (text === '') return '';
-  const escaped = text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-  return `<p>${escaped.replace(/\n/g, '<br>\n')}</p>`;
-}
 
 export async function streamById(db: Sequelize, realmId: number, id: number): Promise<Stream | undefined> {
   return one<Stream>(db, 'SELECT * FROM chat.streams WHERE realm_id = :realmId AND id = :id', {
