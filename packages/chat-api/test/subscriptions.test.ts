@@ -141,6 +141,18 @@ describe('channel subscriptions', () => {
     expect(body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization owner' });
   });
 
+  it('message_retention_days beyond what can be stored is 400, not a failed insert', async () => {
+    const { status, body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'retained-forever' }],
+      message_retention_days: '99999999999',
+    });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "Bad value for 'message_retention_days': 99999999999",
+    });
+  });
+
   it('is_web_public is refused when the server does not allow web-public channels', async () => {
     const { status, body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
       subscriptions: [{ name: 'public-web' }],

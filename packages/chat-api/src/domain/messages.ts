@@ -177,11 +177,15 @@ export async function getMessages(
   const repl: Record<string, unknown> = { userId: user.id };
   for (const [i, term] of query.narrow.entries()) {
     const key = `o${i}`;
+    // Every operator takes a channel/user id or a string; anything else would reach the SQL as a list.
+    if (typeof term.operand !== 'string' && typeof term.operand !== 'number') {
+      throw new JsonableError(`Invalid narrow operand for '${term.operator}'`);
+    }
     const not = term.negated ? 'NOT ' : '';
     switch (term.operator) {
       case 'channel':
       case 'stream': {
-        const stream = await resolveStream(actor, term.operand as string | number);
+        const stream = await resolveStream(actor, term.operand);
         where.push(`${not}(m.stream_id = :${key})`);
         repl[key] = stream.id;
         break;

@@ -230,13 +230,16 @@ export async function validateCreationSettings(
   return retentionDays(settings.message_retention_days, user);
 }
 
+const MAX_RETENTION_DAYS = 2_147_483_647;
+
 /** 'realm_default' → null (follow the organization), 'unlimited' → -1, else a positive number of days. */
 function retentionDays(value: string | number | undefined, user: User): number | null {
   if (value === undefined || value === 'realm_default') return null;
   if (!isOwner(user)) throw ownerRequired();
   if (value === 'unlimited') return -1;
   const days = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(days) || days < 1) {
+  // The column is a Postgres integer; a larger count would fail the insert.
+  if (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS) {
     throw new JsonableError(`Bad value for 'message_retention_days': ${String(value)}`);
   }
   return days;
