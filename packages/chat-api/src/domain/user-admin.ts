@@ -21,7 +21,8 @@ export interface DeactivationActions {
 }
 
 /**
- * Serializes role and activation changes within an organization (a row lock on the realm),
+ * Serializes role and activation changes within an organization (a row lock on the realm; NO KEY,
+ * so inserts that merely reference the organization are not held up),
  * then re-reads the acting and the target user under it: two administrators acting at once
  * must not each count the other as the remaining owner and leave the organization without one.
  */
@@ -32,7 +33,7 @@ async function lockForUserChange(
 ): Promise<{ me: User; target: User }> {
   await exec(
     actor.db,
-    'SELECT 1 FROM chat.realms WHERE id = :realmId FOR UPDATE',
+    'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
     { realmId: actor.realm.id },
     t,
   );
