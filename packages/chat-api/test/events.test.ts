@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { sendEvent } from '../src/domain/events.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
 
@@ -64,6 +65,35 @@ describe('event queues', () => {
     await call(url(), 'POST', '/users/me/alert_words', alice, { alert_words: ['ping'] });
     const events = await waiting;
     expect(events).toEqual([{ id: 0, type: 'alert_words', alert_words: ['ping'] }]);
+  });
+
+  it('a change committed while a client registers is in its initial state or in its queue', async () => {
+    // A producer that appended its event before the queue existed, and commits only afterwards.
+    const { db } = stack.database;
+    let commit = () => {};
+    const released = new Promise<void>((resolve) => (commit = resolve));
+    let appended = () => {};
+    const eventAppended = new Promise<void>((resolve) => (appended = resolve));
+    const producer = db.transaction(async (t) => {
+      await db.query(`INSERT INTO chat.alert_words (user_id, word) VALUES (:user, 'racing')`, {
+        replacements: { user: alice.id },
+        transaction: t,
+      });
+      await sendEvent(db, t, [alice.id], { type: 'alert_words', alert_words: ['racing'] });
+      appended();
+      await released;
+    });
+    await eventAppended;
+    const registering = register(alice, { event_types: ['alert_words'] });
+    await new Promise((r) => setTimeout(r, 300));
+    commit();
+    await producer;
+    const state = await registering;
+    const events = await poll(alice, state.queue_id, state.last_event_id, { dont_block: true });
+    const inState = (state.alert_words as string[]).includes('racing');
+    const inQueue = events.some((e) => (e.alert_words as string[] | undefined)?.includes('racing'));
+    expect(inState || inQueue).toBe(true);
+    await call(url(), 'DELETE', '/users/me/alert_words', alice, { alert_words: ['racing'] });
   });
 
   it('event_types filters what a queue receives; dont_block answers at once', async () => {

@@ -81,6 +81,18 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     expectZulipSchema('/messages', 'get', read.body);
   });
 
+  it('a narrow operand that is neither a string nor an id is 400', async () => {
+    for (const narrow of [
+      [['channel', [1, 2]]],
+      [['channel', { id: 1 }]],
+      [{ operator: 'sender', operand: [alice.id] }],
+    ]) {
+      const { status, body } = await call(url(), 'GET', '/messages', bob, { narrow });
+      expect([status, body.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(body.msg).toMatch(/^Invalid narrow operand for '(channel|sender)'$/);
+    }
+  });
+
   it('an unknown API path is 404 in the error envelope', async () => {
     const { status, body } = await call(url(), 'GET', '/nothing-here', alice);
     expect(status).toBe(404);

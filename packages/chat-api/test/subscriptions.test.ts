@@ -37,6 +37,27 @@ describe('channel subscriptions', () => {
     expect(again.body.subscribed).toEqual({});
   });
 
+  it('users creating the same new channel at once all end up subscribed to one channel', async () => {
+    const racers = await Promise.all([1, 2, 3, 4, 5, 6].map(() => makeUser(stack)));
+    const replies = await Promise.all(
+      racers.map((racer) =>
+        call(url(), 'POST', '/users/me/subscriptions', racer, { subscriptions: [{ name: 'stampede' }] }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(racers.map(() => 200));
+    replies.forEach((reply, i) =>
+      expect(reply.body.subscribed).toEqual({ [String(racers[i]?.id)]: ['stampede'] }),
+    );
+    const listed = await call(url(), 'GET', '/users/me/subscriptions', racers[0] ?? member, {
+      include_subscribers: true,
+    });
+    const stampede = (listed.body.subscriptions as { name: string; subscribers: number[] }[]).filter(
+      (sub) => sub.name === 'stampede',
+    );
+    expect(stampede).toHaveLength(1);
+    expect([...(stampede[0]?.subscribers ?? [])].sort()).toEqual(racers.map((r) => r.id).sort());
+  });
+
   it('subscribes principals by id and by email; GET lists them with subscribers', async () => {
     const { body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
       subscriptions: [{ name: 'team' }],
@@ -118,6 +139,18 @@ describe('channel subscriptions', () => {
     });
     expect(status).toBe(400);
     expect(body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization owner' });
+  });
+
+  it('message_retention_days beyond what can be stored is 400, not a failed insert', async () => {
+    const { status, body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'retained-forever' }],
+      message_retention_days: '99999999999',
+    });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "Bad value for 'message_retention_days': 99999999999",
+    });
   });
 
   it('is_web_public is refused when the server does not allow web-public channels', async () => {

@@ -59,9 +59,74 @@ describe('users: lookup and administration', () => {
       include_custom_profile_fields: true,
     });
     expect((body.user as { profile_data: unknown }).profile_data).toEqual({
-      [String(field.body.id)]: { value: 'Platform', rendered_value: 'Platform' },
+      [String(field.body.id)]: { value: 'Platform', rendered_value: '<p>Platform</p>' },
     });
     expectZulipSchema('/users/{email}', 'get', body);
+  });
+
+  it('profile values render as escaped HTML, never as markup of their own; non-text fields have no rendering', async () => {
+    const bio = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Bio', field_type: 2 });
+    const birthday = await call(url(), 'POST', '/realm/profile_fields', admin, {
+      name: 'Born',
+      field_type: 4,
+    });
+    const { queue_id } = (await call(url(), 'POST', '/register', admin, { event_types: ['realm_user'] }))
+      .body;
+    const script = '<img src=x onerror="alert(1)">';
+    const set = await call(url(), 'PATCH', '/users/me/profile_data', member, {
+      data: [
+        { id: bio.body.id, value: script },
+        { id: birthday.body.id, value: '1990-01-01' },
+      ],
+    });
+    expect(set.status).toBe(200);
+    const escaped = '<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</p>';
+    const { body } = await call(url(), 'GET', `/users/${member.id}`, admin, {
+      include_custom_profile_fields: true,
+    });
+    const profile = (body.user as { profile_data: Record<string, unknown> }).profile_data;
+    expect(profile[String(bio.body.id)]).toEqual({ value: script, rendered_value: escaped });
+    expect(profile[String(birthday.body.id)]).toEqual({ value: '1990-01-01' });
+    const events = await call(url(), 'GET', '/events', admin, { queue_id, dont_block: true });
+    expect(
+      (events.body.events as { person: { custom_profile_field: unknown } }[]).map(
+        (e) => e.person.custom_profile_field,
+      ),
+    ).toEqual([
+      { id: bio.body.id, value: script, rendered_value: escaped },
+      { id: birthday.body.id, value: '1990-01-01' },
+    ]);
+  });
+
+  it('select fields: field_data must define choices; only a defined choice is a value', async () => {
+    for (const fieldData of ['garbage', 'null', '{}', '{"a": "A"}']) {
+      const bad = await call(url(), 'POST', '/realm/profile_fields', admin, {
+        name: 'Shift',
+        field_type: 3,
+        field_data: fieldData,
+      });
+      expect([fieldData, bad.status, bad.body.code]).toEqual([fieldData, 400, 'BAD_REQUEST']);
+    }
+    const shift = await call(url(), 'POST', '/realm/profile_fields', admin, {
+      name: 'Shift',
+      field_type: 3,
+      field_data: JSON.stringify({ early: { text: 'Early', order: '1' } }),
+    });
+    expect(shift.status).toBe(200);
+    for (const value of ['constructor', 'toString', 'late']) {
+      const refused = await call(url(), 'PATCH', '/users/me/profile_data', member, {
+        data: [{ id: shift.body.id, value }],
+      });
+      expect([value, refused.status, refused.body.msg]).toEqual([
+        value,
+        400,
+        `'${value}' is not a valid choice for 'Shift'.`,
+      ]);
+    }
+    const chosen = await call(url(), 'PATCH', '/users/me/profile_data', member, {
+      data: [{ id: shift.body.id, value: 'early' }],
+    });
+    expect(chosen.status).toBe(200);
   });
 
   it('GET /users lists members in the reference shape', async () => {
@@ -233,6 +298,35 @@ describe('users: lookup and administration', () => {
       deactivation_notification_comment: 'x'.repeat(2001),
     });
     expect(tooLong.status).toBe(400);
+  });
+
+  it('two owners removing each other at once leave one owner: demotion and deactivation', async () => {
+    for (const [subdomain, method, params] of [
+      ['duel-demote', 'PATCH', { role: 200 }],
+      ['duel-deactivate', 'DELETE', {}],
+    ] as const) {
+      await makeOrganization(stack, subdomain);
+      const host = { host: `${subdomain}.localhost` };
+      const first = await makeUser(stack, { role: 100, subdomain });
+      const second = await makeUser(stack, { role: 100, subdomain });
+      const replies = await Promise.all([
+        call(url(), method, `/users/${second.id}`, first, params, host),
+        call(url(), method, `/users/${first.id}`, second, params, host),
+      ]);
+      const won = replies.filter((r) => r.status === 200);
+      expect(won).toHaveLength(1);
+      // The loser is refused: it is no longer an owner (or, deactivated, no longer signed in).
+      const lost = replies.find((r) => r.status !== 200);
+      expect([lost?.status, lost?.body.code]).toEqual(
+        lost?.status === 401 ? [401, 'UNAUTHORIZED'] : [400, 'BAD_REQUEST'],
+      );
+      const survivor = replies[0]?.status === 200 ? first : second;
+      const members = await call(url(), 'GET', '/users', survivor, {}, host);
+      const owners = (members.body.members as { role: number; is_bot: boolean; is_active: boolean }[]).filter(
+        (m) => m.role === 100 && !m.is_bot && m.is_active,
+      );
+      expect(owners).toHaveLength(1);
+    }
   });
 });
 

@@ -8,6 +8,13 @@ const CHANNEL = 'chat_queue_events';
 /** Postgres caps NOTIFY payloads at 8000 bytes; beyond this many ids we tell everyone to look. */
 const MAX_IDS_PER_NOTIFY = 150;
 
+/**
+ * Advisory-lock namespace of "events for this user are being produced". Producers hold it
+ * shared until they commit; registration takes it exclusively once its queue exists, so every
+ * producer either saw the new queue or has committed before the initial state is read.
+ */
+const PRODUCING_LOCK = 0x63686174;
+
 export type ChatEvent = { type: string } & Record<string, unknown>;
 
 export interface EventQueue {
@@ -34,6 +41,13 @@ export async function sendEvent(
 ): Promise<void> {
   const users = [...new Set(userIds)];
   if (users.length === 0) return;
+  // A statement of its own: the UPDATE below must take its snapshot after the lock is granted.
+  await exec(
+    db,
+    'SELECT pg_advisory_xact_lock_shared(:ns, u) FROM unnest(ARRAY[:users]::int[]) AS u ORDER BY u',
+    { ns: PRODUCING_LOCK, users },
+    transaction,
+  );
   const touched = await rows<{ queue_id: string }>(
     db,
     `WITH q AS (
@@ -80,21 +94,26 @@ export async function createQueue(
   userId: number,
   options: RegisterOptions,
 ): Promise<EventQueue> {
-  const queue = await one<EventQueue>(
-    db,
-    `INSERT INTO chat.event_queues (id, user_id, event_types, client_gravatar, apply_markdown, all_public_streams)
-     VALUES (:id, :userId, CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams) RETURNING *`,
-    {
-      id: randomUUID(),
-      userId,
-      eventTypes: options.eventTypes === null ? null : JSON.stringify(options.eventTypes),
-      clientGravatar: options.clientGravatar,
-      applyMarkdown: options.applyMarkdown,
-      allPublicStreams: options.allPublicStreams,
-    },
-  );
-  if (!queue) throw new Error('queue insert returned nothing');
-  return queue;
+  return db.transaction(async (t) => {
+    const queue = await one<EventQueue>(
+      db,
+      `INSERT INTO chat.event_queues (id, user_id, event_types, client_gravatar, apply_markdown, all_public_streams)
+       VALUES (:id, :userId, CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams) RETURNING *`,
+      {
+        id: randomUUID(),
+        userId,
+        eventTypes: options.eventTypes === null ? null : JSON.stringify(options.eventTypes),
+        clientGravatar: options.clientGravatar,
+        applyMarkdown: options.applyMarkdown,
+        allPublicStreams: options.allPublicStreams,
+      },
+      t,
+    );
+    if (!queue) throw new Error('queue insert returned nothing');
+    // Waits for producers that appended their events before this queue existed to commit.
+    await exec(db, 'SELECT pg_advisory_xact_lock(:ns, :userId)', { ns: PRODUCING_LOCK, userId }, t);
+    return queue;
+  });
 }
 
 export const badQueue = (queueId: string) =>

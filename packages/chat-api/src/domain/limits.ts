@@ -16,3 +16,15 @@ export const ROLES: readonly number[] = Object.values(ROLE);
 
 /** Email visibility values, per user, as Zulip numbers them. */
 export const EMAIL_VISIBILITY = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
+
+/** Field types as Zulip numbers them. */
+export const FIELD_TYPE = {
+  SHORT_TEXT: 1,
+  LONG_TEXT: 2,
+  SELECT: 3,
+  DATE: 4,
+  URL: 5,
+  USER: 6,
+  EXTERNAL_ACCOUNT: 7,
+  PRONOUNS: 8,
+};

@@ -3,7 +3,8 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows } from './sql.ts';
-import { renderMarkdown, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { renderMarkdown } from './markdown.ts';
+import { streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import { apiEmail, gravatarUrl, userByAnyEmail, userById, usersInRealm, type User } from './users.ts';
 
@@ -176,11 +177,15 @@ export async function getMessages(
   const repl: Record<string, unknown> = { userId: user.id };
   for (const [i, term] of query.narrow.entries()) {
     const key = `o${i}`;
+    // Every operator takes a channel/user id or a string; anything else would reach the SQL as a list.
+    if (typeof term.operand !== 'string' && typeof term.operand !== 'number') {
+      throw new JsonableError(`Invalid narrow operand for '${term.operator}'`);
+    }
     const not = term.negated ? 'NOT ' : '';
     switch (term.operator) {
       case 'channel':
       case 'stream': {
-        const stream = await resolveStream(actor, term.operand as string | number);
+        const stream = await resolveStream(actor, term.operand);
         where.push(`${not}(m.stream_id = :${key})`);
         repl[key] = stream.id;
         break;

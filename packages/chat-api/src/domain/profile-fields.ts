@@ -1,20 +1,9 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import { sendEvent } from './events.ts';
+import { FIELD_TYPE } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { isAdmin, type User } from './users.ts';
-
-/** Field types as Zulip numbers them. */
-export const FIELD_TYPE = {
-  SHORT_TEXT: 1,
-  LONG_TEXT: 2,
-  SELECT: 3,
-  DATE: 4,
-  URL: 5,
-  USER: 6,
-  EXTERNAL_ACCOUNT: 7,
-  PRONOUNS: 8,
-};
+import { isAdmin, profileEntry, type User } from './users.ts';
 
 export interface ProfileField {
   id: number;
@@ -53,6 +42,34 @@ async function realmUserIds(db: Sequelize, realmId: number, t: Transaction): Pro
   ).map((r) => r.id);
 }
 
+/**
+ * The choices of a select field: its field_data is a JSON object of choice id → {text, order}.
+ * Checked when the field is created, and again when read, so a bad definition is a 400.
+ */
+function selectChoices(fieldData: string): Record<string, unknown> {
+  let choices: unknown;
+  try {
+    choices = JSON.parse(fieldData);
+  } catch {
+    choices = undefined;
+  }
+  const valid =
+    typeof choices === 'object' &&
+    choices !== null &&
+    !Array.isArray(choices) &&
+    Object.keys(choices).length > 0 &&
+    Object.values(choices).every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as { text?: unknown }).text === 'string' &&
+        typeof (c as { order?: unknown }).order === 'string',
+    );
+  if (!valid)
+    throw new JsonableError('Invalid field_data: a select field needs {"id": {"text", "order"}, ...}');
+  return choices as Record<string, unknown>;
+}
+
 export async function createProfileField(
   db: Sequelize,
   realmId: number,
@@ -67,6 +84,7 @@ export async function createProfileField(
 ): Promise<number> {
   if (!Object.values(FIELD_TYPE).includes(input.field_type)) throw new JsonableError('Invalid field type.');
   if (input.name.trim() === '') throw new JsonableError('Label cannot be blank.');
+  if (input.field_type === FIELD_TYPE.SELECT) selectChoices(input.field_data);
   return db.transaction(async (t) => {
     const created = await one<{ id: number }>(
       db,
@@ -114,8 +132,8 @@ async function storedValue(
   if (field.type === FIELD_TYPE.SHORT_TEXT && [...value].length > 50)
     throw new JsonableError(`${field.name} is too long (limit: 50 characters)`);
   if (field.type === FIELD_TYPE.SELECT) {
-    const options = field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {};
-    if (!(value in options)) throw new JsonableError(`'${value}' is not a valid choice for '${field.name}'.`);
+    if (!Object.hasOwn(selectChoices(field.field_data), value))
+      throw new JsonableError(`'${value}' is not a valid choice for '${field.name}'.`);
   }
   if (field.type === FIELD_TYPE.URL && !/^https?:\/\/\S+$/.test(value))
     throw new JsonableError(`${field.name} is not a URL`);
@@ -180,9 +198,10 @@ export async function updateProfileData(
         t,
       );
     }
-    const custom: Record<string, unknown> = { id: field.id, value: stored };
-    if (stored !== null && (field.type === FIELD_TYPE.SHORT_TEXT || field.type === FIELD_TYPE.LONG_TEXT))
-      custom.rendered_value = stored;
+    const custom = {
+      id: field.id,
+      ...(stored === null ? { value: null } : profileEntry(field.type, stored)),
+    };
     await sendEvent(db, t, await realmUserIds(db, target.realm_id, t), {
       type: 'realm_user',
       op: 'update',

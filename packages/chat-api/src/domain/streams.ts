@@ -4,6 +4,7 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from './groups.ts';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from './limits.ts';
+import { renderMarkdown } from './markdown.ts';
 import { systemGroupIds } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { isAdmin, isGuest, isOwner, type User } from './users.ts';
@@ -67,17 +68,6 @@ const COLORS = [
   '#addfe5',
   '#f5ce6e',
 ];
-
-/** Minimal Markdown: escaped text in a paragraph, which is what clients need to display it. */
-export function renderMarkdown(text: string): string {
-  if (text === '') return '';
-  const escaped = text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-  return `<p>${escaped.replace(/\n/g, '<br>\n')}</p>`;
-}
 
 export async function streamById(db: Sequelize, realmId: number, id: number): Promise<Stream | undefined> {
   return one<Stream>(db, 'SELECT * FROM chat.streams WHERE realm_id = :realmId AND id = :id', {
@@ -240,16 +230,26 @@ export async function validateCreationSettings(
   return retentionDays(settings.message_retention_days, user);
 }
 
+const MAX_RETENTION_DAYS = 2_147_483_647;
+
 /** 'realm_default' → null (follow the organization), 'unlimited' → -1, else a positive number of days. */
 function retentionDays(value: string | number | undefined, user: User): number | null {
   if (value === undefined || value === 'realm_default') return null;
   if (!isOwner(user)) throw ownerRequired();
   if (value === 'unlimited') return -1;
   const days = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(days) || days < 1) {
+  // The column is a Postgres integer; a larger count would fail the insert.
+  if (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS) {
     throw new JsonableError(`Bad value for 'message_retention_days': ${String(value)}`);
   }
   return days;
+}
+
+/** Another request created a channel of this name after we looked; the caller starts over. */
+export class ChannelCreatedMeanwhile extends JsonableError {
+  constructor(name: string) {
+    super(`Channel '${name}' was created by another request at the same time; please retry.`);
+  }
 }
 
 export async function createStream(
@@ -278,6 +278,7 @@ export async function createStream(
        ${GROUP_SETTING_NAMES.join(', ')})
      VALUES (:realmId, :name, :description, :creatorId, :inviteOnly, :webPublic, :history, :retention, :topicsPolicy,
        :isDefault, ${GROUP_SETTING_NAMES.map((n) => `CAST(:${n} AS jsonb)`).join(', ')})
+     ON CONFLICT (realm_id, lower(name)) DO NOTHING
      RETURNING *`,
     {
       realmId: realm.id,
@@ -295,7 +296,7 @@ export async function createStream(
     },
     t,
   );
-  if (!stream) throw new Error('stream insert returned nothing');
+  if (!stream) throw new ChannelCreatedMeanwhile(input.name);
   const audience = await peerAudience(db, stream, t);
   await sendEvent(db, t, stream.invite_only ? [user.id] : audience, {
     type: 'stream',

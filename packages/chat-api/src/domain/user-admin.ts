@@ -4,7 +4,7 @@ import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from
 import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from './limits.ts';
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { canSeeRealEmail, isAdmin, isOwner, usersInRealm, type User } from './users.ts';
+import { canSeeRealEmail, isAdmin, isOwner, userById, usersInRealm, type User } from './users.ts';
 
 export interface UserChanges {
   full_name?: string | undefined;
@@ -18,6 +18,32 @@ export interface DeactivationActions {
   delete_public_channel_messages?: boolean;
   delete_private_channel_messages?: boolean;
   delete_direct_messages?: boolean;
+}
+
+/**
+ * Serializes role and activation changes within an organization (a row lock on the realm; NO KEY,
+ * so inserts that merely reference the organization are not held up),
+ * then re-reads the acting and the target user under it: two administrators acting at once
+ * must not each count the other as the remaining owner and leave the organization without one.
+ */
+async function lockForUserChange(
+  actor: Actor,
+  targetId: number,
+  t: Transaction,
+): Promise<{ me: User; target: User }> {
+  await exec(
+    actor.db,
+    'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
+    { realmId: actor.realm.id },
+    t,
+  );
+  const [me, target] = await Promise.all([
+    userById(actor.db, actor.realm.id, actor.user.id, t),
+    userById(actor.db, actor.realm.id, targetId, t),
+  ]);
+  if (!me?.is_active || !isAdmin(me)) throw adminRequired();
+  if (!target) throw new JsonableError('No such user');
+  return { me, target };
 }
 
 async function activeOwnerCount(actor: Actor, t: Transaction): Promise<number> {
@@ -57,9 +83,15 @@ async function announce(
 }
 
 /** Checks the role rules before anything is written. */
-async function checkRoleChange(actor: Actor, target: User, role: number, t: Transaction): Promise<void> {
+async function checkRoleChange(
+  actor: Actor,
+  me: User,
+  target: User,
+  role: number,
+  t: Transaction,
+): Promise<void> {
   if (!ROLES.includes(role)) throw new JsonableError('Invalid role');
-  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor.user)) throw ownerRequired();
+  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(me)) throw ownerRequired();
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && (await activeOwnerCount(actor, t)) <= 1) {
     throw new JsonableError('The owner permission cannot be removed from the only organization owner.');
   }
@@ -72,19 +104,20 @@ async function checkRoleChange(actor: Actor, target: User, role: number, t: Tran
 }
 
 /** PATCH /users/{user_id}: validates every change, then applies them in one transaction. */
-export async function updateUser(actor: Actor, target: User, changes: UserChanges): Promise<void> {
+export async function updateUser(actor: Actor, found: User, changes: UserChanges): Promise<void> {
   if (!isAdmin(actor.user)) throw adminRequired();
   const { db } = actor;
   await db.transaction(async (t) => {
+    const { me, target } = await lockForUserChange(actor, found.id, t);
     if (changes.role !== undefined && changes.role !== target.role)
-      await checkRoleChange(actor, target, changes.role, t);
+      await checkRoleChange(actor, me, target, changes.role, t);
     const fullName = changes.full_name?.trim();
     if (fullName !== undefined) {
       if (fullName.length === 0) throw new JsonableError('Name too short!');
       if ([...fullName].length > MAX_FULL_NAME_LENGTH) throw new JsonableError('Name too long!');
     }
     if (changes.new_email !== undefined) {
-      if (!isOwner(actor.user) || !actor.user.can_change_user_emails) {
+      if (!isOwner(me) || !me.can_change_user_emails) {
         throw new JsonableError('User not authorized to change email addresses');
       }
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(changes.new_email))
@@ -124,7 +157,7 @@ export async function updateUser(actor: Actor, target: User, changes: UserChange
       );
       await announce(actor, { user_id: target.id, delivery_email: changes.new_email }, t, target);
     }
-    if (changes.profile_data) await updateProfileData(db, actor.user, target, changes.profile_data, t);
+    if (changes.profile_data) await updateProfileData(db, me, target, changes.profile_data, t);
   });
 }
 
@@ -177,19 +210,20 @@ async function deactivateOne(
  */
 export async function deactivateUser(
   actor: Actor,
-  target: User,
+  found: User,
   actions: DeactivationActions,
   comment: string | undefined,
   log: (message: string, data: object) => void,
 ): Promise<void> {
   if (!isAdmin(actor.user)) throw adminRequired();
-  if (target.role === ROLE.OWNER && !isOwner(actor.user)) throw ownerRequired();
   if (comment !== undefined && [...comment].length > MAX_DEACTIVATION_COMMENT_LENGTH) {
     throw new JsonableError(
       `deactivation_notification_comment is too long (limit: ${MAX_DEACTIVATION_COMMENT_LENGTH} characters)`,
     );
   }
   await actor.db.transaction(async (t) => {
+    const { me, target } = await lockForUserChange(actor, found.id, t);
+    if (target.role === ROLE.OWNER && !isOwner(me)) throw ownerRequired();
     if (!target.is_active) throw new JsonableError('User is already deactivated');
     if (target.role === ROLE.OWNER && !target.is_bot && (await activeOwnerCount(actor, t)) <= 1) {
       throw new JsonableError('Cannot deactivate the only organization owner');
@@ -203,13 +237,14 @@ export async function deactivateUser(
     for (const bot of bots) await deactivateOne(actor, bot, actions, t);
     await deactivateOne(actor, target, actions, t);
   });
-  if (comment) log('deactivation notification comment', { user_id: target.id, comment });
+  if (comment) log('deactivation notification comment', { user_id: found.id, comment });
 }
 
-export async function reactivateUser(actor: Actor, target: User): Promise<void> {
+export async function reactivateUser(actor: Actor, found: User): Promise<void> {
   if (!isAdmin(actor.user)) throw adminRequired();
-  if (target.is_active) throw new JsonableError('User is already active');
   await actor.db.transaction(async (t) => {
+    const { target } = await lockForUserChange(actor, found.id, t);
+    if (target.is_active) throw new JsonableError('User is already active');
     await exec(actor.db, 'UPDATE chat.users SET is_active = true WHERE id = :id', { id: target.id }, t);
     await announce(actor, { user_id: target.id, is_active: true }, t);
   });

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Config, Sequelize } from '@muse/core';
-import { EMAIL_VISIBILITY, ROLE } from './limits.ts';
+import { EMAIL_VISIBILITY, FIELD_TYPE, ROLE } from './limits.ts';
+import { renderMarkdown } from './markdown.ts';
 import { realmHost, type Realm } from './realms.ts';
 import { one, rows, type Transaction } from './sql.ts';
 
@@ -26,6 +27,9 @@ export interface User {
   can_change_user_emails: boolean;
   email_address_visibility: number;
 }
+
+/** Custom profile field types whose values are Markdown. */
+const MARKDOWN_FIELD_TYPES: number[] = [FIELD_TYPE.SHORT_TEXT, FIELD_TYPE.LONG_TEXT];
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -165,24 +169,38 @@ export async function createUser(
   return user;
 }
 
+/** A custom profile value as the API shows it; text fields also carry their HTML rendering. */
+export interface ProfileEntry {
+  value: string;
+  rendered_value?: string;
+}
+
 /** Custom profile values of the given users: user id → field id → value. */
 export async function profileValues(
   db: Sequelize,
   userIds: number[],
-): Promise<Map<number, Map<number, string>>> {
+): Promise<Map<number, Map<number, ProfileEntry>>> {
   const found = userIds.length
-    ? await rows<{ user_id: number; field_id: number; value: string }>(
+    ? await rows<{ user_id: number; field_id: number; value: string; type: number }>(
         db,
-        'SELECT user_id, field_id, value FROM chat.custom_profile_values WHERE user_id IN (:userIds)',
+        `SELECT v.user_id, v.field_id, v.value, f.type FROM chat.custom_profile_values v
+         JOIN chat.custom_profile_fields f ON f.id = v.field_id WHERE v.user_id IN (:userIds)`,
         { userIds },
       )
     : [];
-  const byUser = new Map<number, Map<number, string>>();
+  const byUser = new Map<number, Map<number, ProfileEntry>>();
   for (const row of found) {
     if (!byUser.has(row.user_id)) byUser.set(row.user_id, new Map());
-    byUser.get(row.user_id)?.set(row.field_id, row.value);
+    byUser.get(row.user_id)?.set(row.field_id, profileEntry(row.type, row.value));
   }
   return byUser;
+}
+
+/** Short and long text fields are Markdown; their rendering is HTML, so it is escaped. */
+export function profileEntry(fieldType: number, value: string): ProfileEntry {
+  return MARKDOWN_FIELD_TYPES.includes(fieldType)
+    ? { value, rendered_value: renderMarkdown(value) }
+    : { value };
 }
 
 /** A user as Zulip's API presents it to `viewer`. */
@@ -191,7 +209,7 @@ export function formatUser(
   viewer: User,
   realm: Realm,
   config: Config,
-  options: { clientGravatar: boolean; profile?: Map<number, string> | undefined },
+  options: { clientGravatar: boolean; profile?: Map<number, ProfileEntry> | undefined },
 ): Record<string, unknown> {
   const visible = canSeeRealEmail(viewer, target);
   const formatted: Record<string, unknown> = {
@@ -216,7 +234,7 @@ export function formatUser(
   if (target.is_bot) formatted.bot_owner_id = target.bot_owner_id;
   if (options.profile && !target.is_bot) {
     formatted.profile_data = Object.fromEntries(
-      [...options.profile].map(([fieldId, value]) => [String(fieldId), { value, rendered_value: value }]),
+      [...options.profile].map(([fieldId, entry]) => [String(fieldId), entry]),
     );
   }
   return formatted;

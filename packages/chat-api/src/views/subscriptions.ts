@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { Actor } from '../domain/context.ts';
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
 import {
+  ChannelCreatedMeanwhile,
   createStream,
   GROUP_SETTING_NAMES,
   listSubscriptions,
@@ -141,34 +142,44 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
         const settings: CreationSettings = { ...params, groupSettings };
 
         // Sort out what exists, what must be created, and what the caller may not touch, before writing.
-        const existing = new Map<string, NonNullable<Awaited<ReturnType<typeof streamByName>>>>();
-        const toCreate: typeof requested = [];
-        const unauthorized: string[] = [];
-        for (const item of requested) {
-          const stream = await streamByName(db, actor.realm.id, item.name);
-          if (!stream) {
-            if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase())) toCreate.push(item);
-          } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
-          else unauthorized.push(stream.name);
-        }
-        if (unauthorized.length && params.authorization_errors_fatal) {
-          throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
-        }
-        if (toCreate.length && isGuest(user)) throw insufficientPermission();
-        const retention = toCreate.length ? await validateCreationSettings(actor, settings) : null;
-
-        const subscribed: [User, string][] = [];
-        const already: [User, string][] = [];
-        const created: Stream[] = [];
-        await db.transaction(async (t) => {
-          const streams = [...existing.values()];
-          for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
-          streams.push(...created);
-          for (const stream of streams) {
-            const result = await subscribeUsers(db, stream, targets, t);
-            for (const u of result.added) subscribed.push([u, stream.name]);
-            for (const u of result.already) already.push([u, stream.name]);
+        const attempt = async () => {
+          const existing = new Map<string, Stream>();
+          const toCreate: typeof requested = [];
+          const unauthorized: string[] = [];
+          for (const item of requested) {
+            const stream = await streamByName(db, actor.realm.id, item.name);
+            if (!stream) {
+              if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase()))
+                toCreate.push(item);
+            } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
+            else unauthorized.push(stream.name);
           }
+          if (unauthorized.length && params.authorization_errors_fatal) {
+            throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
+          }
+          if (toCreate.length && isGuest(user)) throw insufficientPermission();
+          const retention = toCreate.length ? await validateCreationSettings(actor, settings) : null;
+
+          const subscribed: [User, string][] = [];
+          const already: [User, string][] = [];
+          const created: Stream[] = [];
+          await db.transaction(async (t) => {
+            const streams = [...existing.values()];
+            for (const item of toCreate)
+              created.push(await createStream(actor, item, settings, retention, t));
+            streams.push(...created);
+            for (const stream of streams) {
+              const result = await subscribeUsers(db, stream, targets, t);
+              for (const u of result.added) subscribed.push([u, stream.name]);
+              for (const u of result.already) already.push([u, stream.name]);
+            }
+          });
+          return { subscribed, already, created, unauthorized };
+        };
+        // A channel created by a concurrent request meanwhile is an existing one the second time round.
+        const { subscribed, already, created, unauthorized } = await attempt().catch((error: unknown) => {
+          if (error instanceof ChannelCreatedMeanwhile) return attempt();
+          throw error;
         });
         if (params.announce) await announceNewChannels(actor, created);
         const response: Record<string, unknown> = {
