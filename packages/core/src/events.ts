@@ -38,14 +38,13 @@ export class EventBus {
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
   async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
-    let set = this.handlers.get(channel);
-    if (!set) {
-      set = new Set();
-      this.handlers.set(channel, set);
+    if (!this.handlers.has(channel)) {
+      // The channel counts as listened to only once LISTEN succeeded, so a failure here is retried next time.
       const client = await this.connect();
       await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      if (!this.handlers.has(channel)) this.handlers.set(channel, new Set());
     }
-    set.add(handler);
+    this.handlers.get(channel)!.add(handler);
     return async () => {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus, createLogger, createDatabase, type Sequelize } from '@muse/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
@@ -40,6 +41,33 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     });
     await expect.poll(() => seen).toEqual([{ n: 2 }]);
     await bus.close();
+  });
+
+  it('recovers when its first connection fails: a later subscribe listens and receives', async () => {
+    // A TCP proxy in front of the real Postgres that drops the first connection it gets.
+    const target = new URL(database.url);
+    let connections = 0;
+    const proxy = net.createServer((socket) => {
+      if (connections++ === 0) return socket.destroy();
+      const upstream = net.connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String((proxy.address() as net.AddressInfo).port);
+    const bus = new EventBus(viaProxy.toString(), logger);
+    try {
+      await expect(bus.subscribe('flaky', () => {})).rejects.toThrow();
+      const received = new Promise((resolve) => void bus.subscribe('flaky', resolve));
+      await new Promise((r) => setTimeout(r, 100));
+      await EventBus.publish(publisher, 'flaky', { after: 'recovery' });
+      await expect(received).resolves.toEqual({ after: 'recovery' });
+    } finally {
+      await bus.close();
+      proxy.close();
+    }
   });
 
   it('stops delivering after unsubscribe', async () => {

@@ -134,7 +134,12 @@ export class QueueNotifier {
 
   /** Idempotent; every long-poll awaits it, so the LISTEN is in place before anyone waits. */
   async start(): Promise<void> {
-    this.starting ??= this.bus.subscribe(CHANNEL, (payload) => this.wake(payload));
+    this.starting ??= this.bus
+      .subscribe(CHANNEL, (payload) => this.wake(payload))
+      .catch((error: unknown) => {
+        this.starting = undefined; // the next long-poll tries again
+        throw error;
+      });
     await this.starting;
   }
 
