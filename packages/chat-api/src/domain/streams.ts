@@ -117,13 +117,8 @@ export function formatSubscription(
   extra: { subscribers?: number[] | undefined; firstMessageId: number | null },
 ): Record<string, unknown> {
   const formatted: Record<string, unknown> = {
-    stream_id: stream.id,
-    name: stream.name,
-    description: stream.description,
-    rendered_description: renderMarkdown(stream.description),
-    date_created: Math.floor(stream.date_created.getTime() / 1000),
-    creator_id: stream.creator_id,
-    invite_only: stream.invite_only,
+    ...formatBasicStream(stream, extra.firstMessageId),
+    color: sub.color,
     desktop_notifications: sub.desktop_notifications,
     email_notifications: sub.email_notifications,
     wildcard_mentions_notify: sub.wildcard_mentions_notify,
@@ -132,19 +127,7 @@ export function formatSubscription(
     pin_to_top: sub.pin_to_top,
     is_muted: sub.is_muted,
     in_home_view: !sub.is_muted,
-    is_announcement_only: false,
-    is_web_public: stream.is_web_public,
-    color: sub.color,
-    stream_post_policy: 1,
-    message_retention_days: stream.message_retention_days,
-    history_public_to_subscribers: stream.history_public_to_subscribers,
-    first_message_id: extra.firstMessageId,
-    is_recently_active: true,
-    stream_weekly_traffic: null,
-    is_archived: stream.is_archived,
-    topics_policy: stream.topics_policy,
   };
-  for (const name of GROUP_SETTING_NAMES) formatted[name] = stream[name];
   if (extra.subscribers) formatted.subscribers = extra.subscribers;
   return formatted;
 }
@@ -306,7 +289,8 @@ export async function createStream(
   return stream;
 }
 
-function formatBasicStream(stream: Stream): Record<string, unknown> {
+/** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */
+function formatBasicStream(stream: Stream, firstMessageId: number | null = null): Record<string, unknown> {
   const formatted: Record<string, unknown> = {
     stream_id: stream.id,
     name: stream.name,
@@ -319,7 +303,7 @@ function formatBasicStream(stream: Stream): Record<string, unknown> {
     is_announcement_only: false,
     stream_post_policy: 1,
     history_public_to_subscribers: stream.history_public_to_subscribers,
-    first_message_id: null,
+    first_message_id: firstMessageId,
     message_retention_days: stream.message_retention_days,
     is_archived: stream.is_archived,
     is_recently_active: true,
