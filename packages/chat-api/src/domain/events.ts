@@ -284,7 +284,18 @@ export async function deleteQueuesOfUser(
   userId: number,
   transaction: Transaction,
 ): Promise<void> {
-  await exec(db, 'DELETE FROM chat.event_queues WHERE user_id = :userId', { userId }, transaction);
+  const deleted = await rows<{ id: string }>(
+    db,
+    'DELETE FROM chat.event_queues WHERE user_id = :userId RETURNING id',
+    { userId },
+    transaction,
+  );
+  // Waiting polls wake, find their queue gone and answer BAD_EVENT_QUEUE_ID now, not at the heartbeat.
+  await announce(
+    db,
+    deleted.map((row) => row.id),
+    transaction,
+  );
 }
 
 /** Removes queues nobody polled within the idle time; any process may run it. */
@@ -293,6 +304,10 @@ export async function expireIdleQueues(db: Sequelize, idleMs: number): Promise<n
     db,
     'DELETE FROM chat.event_queues WHERE last_polled_at < now() - make_interval(secs => :idleSeconds) RETURNING id',
     { idleSeconds: idleMs / 1000 },
+  );
+  await announce(
+    db,
+    deleted.map((row) => row.id),
   );
   return deleted.length;
 }
