@@ -4,6 +4,7 @@ import { EventBus } from '@muse/core';
 import { currentUser } from '../auth/authenticate.ts';
 import { listRows, parseListQuery } from '../listing/listing.ts';
 import type { ResourceKit } from './define.ts';
+import { LIST_PARAMETER_REFS } from './openapi.ts';
 
 /** The EventBus channel of a conversation; its WebSocket relays what is published here. */
 export const conversationChannel = (conversationId: string) => `conversation:${conversationId}`;
@@ -98,18 +99,7 @@ export const conversationMessagesOpenApi = {
         description:
           "Whoever may read the conversation may read its messages (another user's private conversation answers 404). " +
           'A plain JSON array; use desc=false for chronological order.',
-        parameters: [
-          'Offset',
-          'Limit',
-          'Desc',
-          'Order',
-          'CreatedAfter',
-          'CreatedBefore',
-          'UpdatedAfter',
-          'UpdatedBefore',
-        ].map((name) => ({
-          $ref: `#/components/parameters/${name}`,
-        })),
+        parameters: LIST_PARAMETER_REFS,
         responses: {
           '200': {
             description: 'The page',

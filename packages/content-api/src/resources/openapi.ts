@@ -14,7 +14,8 @@ export type OpenApiFragment = {
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
-const LIST_PARAMETERS = [
+/** The shared list parameters (pagination, sorting, time filters) as references into the document. */
+export const LIST_PARAMETER_REFS = [
   'Offset',
   'Limit',
   'Desc',
@@ -23,7 +24,7 @@ const LIST_PARAMETERS = [
   'CreatedBefore',
   'UpdatedAfter',
   'UpdatedBefore',
-];
+].map((name) => ref('parameters', name));
 
 const ID_PARAMETER = {
   name: 'id',
@@ -184,7 +185,7 @@ function listOperation(declaration: ResourceDeclaration) {
       scope === 'own'
         ? ref('parameters', 'Scope')
         : { ...SCOPE_PARAMETER, schema: { ...SCOPE_PARAMETER.schema, default: scope } },
-      ...LIST_PARAMETERS.map((parameter) => ref('parameters', parameter)),
+      ...LIST_PARAMETER_REFS,
       ...filters,
     ],
     responses: {
