@@ -16,6 +16,7 @@ export { adapterFor, ADAPTER_TYPES, type AdapterType } from './generators/adapte
 export { downloadBytes } from './generators/adapters/http.ts';
 export { FILE_STATUS_CHANNEL, publishFileStatus, type FileStatusEvent } from './generations/events.ts';
 export { GENERATION_WORKFLOW, workflowIdOf } from './generations/submit.ts';
+export { failGeneration } from './generations/fail.ts';
 export { createLinkSigner, type LinkSigner } from './files/signed-links.ts';
 
 export const contentMigrations: ServiceMigrations = {

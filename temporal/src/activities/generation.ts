@@ -6,7 +6,7 @@ import {
   createLinkSigner,
   downloadBytes,
   executionSettings,
-  ledger,
+  failGeneration,
   publishFileStatus,
   UpstreamError,
   type AdapterContext,
@@ -184,20 +184,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       });
     },
 
-    /**
-     * The compensation of the charge: marks the task and its unfinished files failed with the
-     * reason and refunds the charge, in one transaction, so nobody ever reads a failed task that
-     * is not refunded. Once only: a repeated call finds the task failed, and the ledger refuses
-     * a second refund of the same charge anyway.
-     */
+    /** The compensation of the charge (see failGeneration): failed, refunded, once. */
     async failAndRefundGeneration(taskId: string, message: string): Promise<void> {
-      await db.transaction(async (transaction) => {
-        const task = await loadTask(taskId, transaction);
-        if (task.status === 'completed' || task.status === 'failed') return;
-        await moveTo(db, transaction, task, 'failed', message);
-        if (task.charge_id)
-          await ledger.refundCharge(db, transaction, task.charge_id, 'Refund: the generation failed');
-      });
+      await failGeneration(db, taskId, message, { refundDescription: 'Refund: the generation failed' });
     },
   };
 }

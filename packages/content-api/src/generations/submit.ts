@@ -11,6 +11,7 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { CurrentUser } from '../auth/authenticate.ts';
+import { failGeneration } from './fail.ts';
 import { findGenerator } from '../generators/generators.ts';
 import {
   generationCost,
@@ -19,7 +20,7 @@ import {
   type GenerationKind,
 } from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
-import { postEntry, refundCharge } from '../ledger/ledger.ts';
+import { postEntry } from '../ledger/ledger.ts';
 import { publishFileStatus } from './events.ts';
 
 export interface SubmitAnswer {
@@ -120,7 +121,7 @@ export async function submitGeneration(
     }
     throw error;
   }
-  await startWorkflow(deps, taskId, user.id);
+  await startWorkflow(deps, taskId);
   return { file_ids: fileIds, status: 'pending' };
 }
 
@@ -129,12 +130,11 @@ interface TaskRow {
   status: SubmitAnswer['status'];
   file_ids: string[];
   request_hash: string;
-  owner_id: string;
 }
 
 async function findByKey(db: Sequelize, ownerId: string, key: string): Promise<TaskRow | undefined> {
   const [row] = await db.query<TaskRow>(
-    'SELECT id, status, file_ids, request_hash, owner_id FROM content.generations WHERE owner_id = :ownerId AND idempotency_key = :key',
+    'SELECT id, status, file_ids, request_hash FROM content.generations WHERE owner_id = :ownerId AND idempotency_key = :key',
     { replacements: { ownerId, key }, type: QueryTypes.SELECT },
   );
   return row;
@@ -148,7 +148,7 @@ async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: str
   if (earlier.request_hash !== requestHash) {
     throw new ConflictError('This Idempotency-Key was already used for a different request');
   }
-  if (earlier.status === 'pending') await startWorkflow(deps, earlier.id, earlier.owner_id);
+  if (earlier.status === 'pending') await startWorkflow(deps, earlier.id);
   return { file_ids: earlier.file_ids, status: 'pending' };
 }
 
@@ -248,7 +248,7 @@ async function insertFiles(
  * When Temporal cannot be reached the task must not stay charged: it is failed and refunded
  * at once, and the caller gets 503 (submitting again is safe).
  */
-async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string): Promise<void> {
+async function startWorkflow(deps: SubmitDeps, taskId: string): Promise<void> {
   try {
     // A bounded wait: if the start did reach Temporal after all, the workflow finds its task
     // failed and stops, so the refund below can never pay for a generation that also runs.
@@ -262,41 +262,15 @@ async function startWorkflow(deps: SubmitDeps, taskId: string, ownerId: string):
   } catch (error) {
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
-    await failAndRefund(deps.db, taskId, ownerId, 'The task could not be queued; it was refunded');
+    // The key is released: the client got 503, so its retry with the same key is a new task.
+    await failGeneration(deps.db, taskId, 'The task could not be queued; it was refunded', {
+      refundDescription: 'Refund: the task could not be queued',
+      releaseIdempotencyKey: true,
+    });
     throw new AppError(
       503,
       'unavailable',
       'The generation engine is unavailable; the task was refunded, try again',
     );
   }
-}
-
-async function failAndRefund(db: Sequelize, taskId: string, ownerId: string, message: string): Promise<void> {
-  await db.transaction(async (transaction) => {
-    const [task] = await db.query<{ charge_id: string | null; file_ids: string[] }>(
-      // The key is released: the client got 503, so its retry with the same key is a new task.
-      `UPDATE content.generations SET status = 'failed', error_message = :message, idempotency_key = NULL, updated_at = now()
-        WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING charge_id, file_ids`,
-      { replacements: { taskId, message }, type: QueryTypes.SELECT, transaction },
-    );
-    if (!task) return;
-    await db.query(
-      `UPDATE content.files SET status = 'failed', error_message = :message, updated_at = now()
-        WHERE generation_id = :taskId AND status <> 'completed'`,
-      { replacements: { taskId, message }, transaction },
-    );
-    if (task.charge_id)
-      await refundCharge(db, transaction, task.charge_id, 'Refund: the task could not be queued');
-    await publishFileStatus(
-      db,
-      task.file_ids.map((fileId) => ({
-        file_id: fileId,
-        generation_id: taskId,
-        owner_id: ownerId,
-        status: 'failed' as const,
-        error_message: message,
-      })),
-      transaction,
-    );
-  });
 }
