@@ -1,26 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
 
 /**
- * Zulip's own OpenAPI document, read at test time from `shared/reference/` beside the repo.
- * It is reference data for conformance: responses are validated against its 200 schemas.
+ * Zulip's own OpenAPI document (release 10.2, feature level 372), kept in this package's test
+ * fixtures with its license notice. It is reference data for conformance: responses are validated
+ * against its 200 schemas.
  */
-function findReference(): string {
-  const relative = 'shared/reference/zulip-openapi.yaml';
-  // `shared/` sits beside the repository (a clone, or a worktree one level deeper): look upwards.
-  for (
-    let dir = path.dirname(fileURLToPath(import.meta.url));
-    dir !== path.dirname(dir);
-    dir = path.dirname(dir)
-  ) {
-    const candidate = path.join(dir, relative);
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`${relative} not found beside the repository`);
-}
+const REFERENCE = fileURLToPath(new URL('./fixtures/zulip/zulip-openapi.yaml', import.meta.url));
 type Doc = {
   paths: Record<
     string,
@@ -81,7 +69,7 @@ function validator(path: string, method: string, status: string): ValidateFuncti
   const key = `${method} ${path} ${status}`;
   const found = compiled.get(key);
   if (found) return found;
-  doc ??= parse(readFileSync(findReference(), 'utf8')) as Doc;
+  doc ??= parse(readFileSync(REFERENCE, 'utf8')) as Doc;
   let response = doc.paths[path]?.[method]?.responses[status] as
     { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
   if (response?.$ref) {
@@ -113,7 +101,7 @@ export function expectZulipSchema(path: string, method: string, body: unknown, s
 
 /** For endpoints the reference does not describe (they are in our spec only): Zulip's plain success object. */
 export function expectZulipSuccess(body: unknown): void {
-  doc ??= parse(readFileSync(findReference(), 'utf8')) as Doc;
+  doc ??= parse(readFileSync(REFERENCE, 'utf8')) as Doc;
   const key = 'JsonSuccess';
   let validate = compiled.get(key);
   if (!validate) {
