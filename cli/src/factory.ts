@@ -5,6 +5,8 @@ import { createPrompter, type Prompter } from './io/prompter.ts';
 import { Printer, type OutputFormat } from './io/output.ts';
 import { colorEnabled, processStreams, type IOStreams } from './io/streams.ts';
 import { createProgress, type Progress } from './io/progress.ts';
+import { anonymousContentClient, chatClient, contentClient } from './clients.ts';
+import type { ChatClient, ContentClient } from '@muse/sdk';
 
 export type Env = Record<string, string | undefined>;
 
@@ -34,6 +36,14 @@ export interface Factory {
   progress(): Progress;
   /** The profile in use, from `--profile`, `MUSE_PROFILE` or the file. */
   profile(): ResolvedProfile;
+  /** The content service, logged in as the profile's account (exit 3 when it is not). */
+  content(): ContentClient;
+  /** The content service without credentials, at `url` or the profile's address. */
+  anonymousContent(url?: string): ContentClient;
+  /** The messaging API with the profile's API key (exit 3 when there is none). */
+  chat(): ChatClient;
+  /** Aborted when the user presses Ctrl-C: long waits and streams end cleanly on it. */
+  interrupt: AbortSignal;
 }
 
 export interface FactoryOptions {
@@ -42,6 +52,7 @@ export interface FactoryOptions {
   prompter?: Prompter;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  interrupt?: AbortSignal;
 }
 
 export function createFactory(options: FactoryOptions = {}): Factory {
@@ -61,6 +72,10 @@ export function createFactory(options: FactoryOptions = {}): Factory {
       new Printer(io, factory.globals.output, colorEnabled(io.stdoutIsTTY, env, factory.globals.color)),
     progress: () => createProgress(io, now),
     profile: () => resolveProfile(config.read(), env, factory.globals.profile),
+    content: () => contentClient(factory),
+    anonymousContent: (url) => anonymousContentClient(factory, url),
+    chat: () => chatClient(factory),
+    interrupt: options.interrupt ?? new AbortController().signal,
   };
   return factory;
 }

@@ -19,6 +19,8 @@ export interface TerminalOptions {
   /** Lines typed at the prompts; the input ends after them. */
   input?: string[];
   now?: () => Date;
+  /** Stands for Ctrl-C. */
+  interrupt?: AbortSignal;
 }
 
 export interface Terminal {
@@ -45,7 +47,12 @@ export function fakeTerminal(options: TerminalOptions = {}): Terminal {
     stderrIsTTY: options.tty ?? false,
     columns: 100,
   };
-  const factory = createFactory({ io, env: options.env ?? {}, ...(options.now ? { now: options.now } : {}) });
+  const factory = createFactory({
+    io,
+    env: options.env ?? {},
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.interrupt ? { interrupt: options.interrupt } : {}),
+  });
   return { factory, stdout: stdout.text, stderr: stderr.text, type: (line) => stdin.write(`${line}\n`) };
 }
 
