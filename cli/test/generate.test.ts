@@ -60,9 +60,9 @@ describe('muse generate --wait', { timeout: 180_000 }, () => {
     expect(result.stderr).toMatch(/^\r\x1b\[2K\S generating: pending \(\d+s\)/);
     expect(result.stderr).toContain('generating: completed');
     expect(result.stderr.endsWith('\r\x1b[2K')).toBe(true);
-    expect(result.stdout).toMatch(
-      /^ID\s+NAME\s+STATUS\s+TYPE\s+SIZE\s+VISIBILITY\s+CREATED\n\S+\s+\S+\s+completed\s+image\/png/,
-    );
+    // A terminal gets colour: bold headers.
+    expect(result.stdout).toMatch(/^\x1b\[1mID\x1b\[22m\s+\x1b\[1mNAME\x1b\[22m/);
+    expect(result.stdout.split('\n')[1]).toMatch(/^\S+\s+tty\.png\s+completed\s+image\/png\s+\d+\s+private/);
   });
 
   it('elsewhere: one line per status change', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../src/io/progress.ts';
-import { fakeTerminal } from './support/terminal.ts';
+import { ConfigStore, configPath } from '../src/config/store.ts';
+import { fakeTerminal, muse, tempConfigHome } from './support/terminal.ts';
 
 describe('progress display', () => {
   it('on a terminal: one live line redrawn in place, cleared at the end', () => {
@@ -47,5 +48,30 @@ describe('prompts', () => {
     terminal.type('hunter2');
     expect(await answer).toBe('hunter2');
     expect(terminal.stderr()).toBe('Password: \n');
+  });
+});
+
+describe('colour', () => {
+  const env = () => {
+    const home = tempConfigHome();
+    new ConfigStore(configPath({ XDG_CONFIG_HOME: home })).write({
+      current_profile: 'default',
+      profiles: { default: { content_url: 'http://a', chat_url: 'http://b' } },
+    });
+    return { XDG_CONFIG_HOME: home };
+  };
+
+  it('on a terminal headers are bold; NO_COLOR, --no-color and pipes get plain text', async () => {
+    const coloured = await muse(['profile', 'list'], { tty: true, env: env() });
+    expect(coloured.stdout).toContain('\x1b[1mNAME\x1b[22m');
+    for (const plain of [
+      await muse(['profile', 'list'], { tty: true, env: { ...env(), NO_COLOR: '1' } }),
+      await muse(['profile', 'list', '--no-color'], { tty: true, env: env() }),
+      await muse(['profile', 'list'], { tty: false, env: env() }),
+    ]) {
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).not.toContain('\x1b[');
+      expect(plain.stdout).toMatch(/^\s+NAME\s+CONTENT URL/);
+    }
   });
 });
