@@ -37,6 +37,7 @@ export function retryDelayMs(
 export function parseRetryAfterMs(value: string, now = Date.now()): number | null {
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
+  // An HTTP date names its weekday and month; this keeps Date.parse from reading "-3" as a year.
+  const date = /[a-z]{3}/i.test(trimmed) ? Date.parse(trimmed) : NaN;
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
