@@ -7,6 +7,7 @@ export default defineConfig({
       'cli/test/**/*.test.ts',
       'temporal/test/**/*.test.ts',
       'test/**/*.test.ts',
+      'sdk/test/**/*.test.ts',
     ],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
