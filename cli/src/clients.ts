@@ -116,6 +116,7 @@ export function apiErrorMappers(f: Factory): ErrorMapper[] {
         exitCode: EXIT_BY_STATUS[error.status] ?? ExitCode.error,
         code: error.code,
         status: error.status,
+        ...(error.requestId ? { requestId: error.requestId } : {}),
         ...(hint ? { hint } : {}),
       });
     },

@@ -25,10 +25,18 @@ export class CliError extends Error {
   readonly hint: string | undefined;
   /** The HTTP status when a server answered. */
   readonly status: number | undefined;
+  /** The request's X-Request-Id, to find it in the server's logs. */
+  readonly requestId: string | undefined;
 
   constructor(
     message: string,
-    options: { exitCode?: ExitCodeValue; code?: string; hint?: string; status?: number } = {},
+    options: {
+      exitCode?: ExitCodeValue;
+      code?: string;
+      hint?: string;
+      status?: number;
+      requestId?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'CliError';
@@ -36,6 +44,7 @@ export class CliError extends Error {
     this.code = options.code ?? 'error';
     this.hint = options.hint;
     this.status = options.status;
+    this.requestId = options.requestId;
   }
 }
 

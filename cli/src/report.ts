@@ -40,6 +40,7 @@ export function reportError(io: IOStreams, format: OutputFormat, error: CliError
         message: error.message,
         exit_code: error.exitCode,
         ...(error.status !== undefined ? { status: error.status } : {}),
+        ...(error.requestId ? { request_id: error.requestId } : {}),
         ...(error.hint ? { hint: error.hint } : {}),
       },
     };

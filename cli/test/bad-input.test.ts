@@ -87,7 +87,7 @@ describe('bad input', { timeout: 60_000 }, () => {
     expect(result.code).toBe(3);
     expectOneLine(result.stderr);
     expect(JSON.parse(result.stderr)).toMatchObject({
-      error: { status: 401, exit_code: 3, hint: 'run: muse auth login' },
+      error: { status: 401, exit_code: 3, hint: 'run: muse auth login', request_id: expect.any(String) },
     });
   });
 

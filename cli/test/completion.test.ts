@@ -21,11 +21,16 @@ describe('muse completion', () => {
   it('bash: completes nouns, verbs after global flags and their values, and flag choices', async () => {
     const result = await muse(['completion', 'bash'], { env: { XDG_CONFIG_HOME: tempConfigHome() } });
     expect(result.code).toBe(0);
-    expect(bashComplete(result.stdout, ['pro'])).toEqual(['profile']);
+    expect(bashComplete(result.stdout, ['pro'])).toEqual(['profile', 'providers']);
     expect(bashComplete(result.stdout, ['--profile', 'x', 'profile', ''])).toEqual(
       expect.arrayContaining(['list', 'use', 'remove']),
     );
     expect(bashComplete(result.stdout, ['profile', 'list', '-o', 'j'])).toEqual(['json']);
+    expect(bashComplete(result.stdout, ['users', 'credit', '--'])).toEqual(
+      expect.arrayContaining(['--reason', '--reference', '--output', '--profile']),
+    );
+    expect(bashComplete(result.stdout, ['--'])).toContain('--version');
+    expect(bashComplete(result.stdout, ['users', '--'])).not.toContain('--version');
   });
 
   it('zsh loads the same completion through bashcompinit; fish gets its own script', async () => {

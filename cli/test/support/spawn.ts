@@ -14,6 +14,12 @@ export interface MuseProcess {
   exited: Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
+const running = new Set<ChildProcessWithoutNullStreams>();
+// A test that fails or times out may never wait for its commands: they end with the test process.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * Starts the real `muse` in its own process, with only the environment given (plus PATH to
  * find Node 24), so the developer's own configuration and tokens never leak into a test.
@@ -22,6 +28,7 @@ export function spawnMuse(args: string[], env: Record<string, string>): MuseProc
   const child = spawn(MUSE_BIN, args, {
     env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, NO_COLOR: '1', ...env },
   });
+  running.add(child);
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: () => void }[] = [];
@@ -31,7 +38,10 @@ export function spawnMuse(args: string[], env: Record<string, string>): MuseProc
     for (const waiter of waiters.filter((w) => stderr.includes(w.text))) waiter.resolve();
   });
   const exited = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })),
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code: code ?? -1, stdout, stderr });
+    }),
   );
   return {
     child,

@@ -10,8 +10,14 @@ export interface CompletionOptions {
 }
 
 export async function run(options: CompletionOptions, f: Factory): Promise<void> {
-  const [global, ...nodes] = completionNodes(options.root);
-  f.printer().line(completionScript(options.shell, [{ ...global!, flags: [] }, ...nodes], global!).trimEnd());
+  const [root, ...nodes] = completionNodes(options.root);
+  // The root's flags are accepted after any command, except --version, which only the root has.
+  const everywhere = {
+    ...root!,
+    flags: root!.flags.filter((flag) => !['--version', '-V'].includes(flag.flag)),
+  };
+  const rootOnly = { ...root!, flags: root!.flags.filter((flag) => ['--version', '-V'].includes(flag.flag)) };
+  f.printer().line(completionScript(options.shell, [rootOnly, ...nodes], everywhere).trimEnd());
 }
 
 export function completionCommand(f: Factory): Command {

@@ -95,7 +95,7 @@ function fishScript(nodes: readonly CompletionNode[], global: CompletionNode): s
         `complete -c muse -f ${condition}-a ${quote(command.name)} -d ${quote(command.description)}`,
       );
     }
-    if (node.path) for (const flag of node.flags) lines.push(flagLine(condition, flag));
+    for (const flag of node.flags) lines.push(flagLine(condition, flag));
   }
   return `${lines.join('\n')}\n`;
 }

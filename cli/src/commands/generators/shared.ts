@@ -2,6 +2,7 @@ import type { ContentComponents } from '@muse/sdk';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
 import { CliError, ExitCode } from '../../errors.ts';
+import { isUuid } from '../shared/ids.ts';
 
 export type Generator = ContentComponents['schemas']['Generator'];
 export type GeneratorKind = Generator['kind'];
@@ -32,11 +33,9 @@ export async function activeGenerators(
   return lists.flat();
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A generator by id, or by the name of an active one (of `kind` when given). */
 export async function generatorId(f: Factory, idOrName: string, kind?: GeneratorKind): Promise<string> {
-  if (UUID.test(idOrName)) return idOrName;
+  if (isUuid(idOrName)) return idOrName;
   const found = (await activeGenerators(f, kind ? [kind] : GENERATOR_KINDS)).filter(
     (g) => g.name === idOrName,
   );

@@ -2,6 +2,7 @@ import type { ContentComponents } from '@muse/sdk';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
 import { CliError, ExitCode } from '../../errors.ts';
+import { isUuid } from '../shared/ids.ts';
 
 export type Provider = ContentComponents['schemas']['CodeProvider'];
 /** The free-form `config` object of a provider, as the generated types name it. */
@@ -17,11 +18,9 @@ export const PROVIDER_COLUMNS: Column<Provider>[] = [
   { header: 'DELIVERS', value: (p) => p.code_types },
 ];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A provider by id or by name (names are unique). */
 export async function providerId(f: Factory, idOrName: string): Promise<string> {
-  if (UUID.test(idOrName)) return idOrName;
+  if (isUuid(idOrName)) return idOrName;
   const { data } = await f.content().GET('/api/v1/verification-code-providers');
   const found = data.find((provider) => provider.name === idOrName);
   if (!found) {
