@@ -4,6 +4,7 @@ import { collect, parseSettings, readSecrets } from '../shared/pairs.ts';
 import { integer } from '../shared/lists.ts';
 import type { ProviderConfig, ProviderCreate } from './shared.ts';
 
+/** The choices of `--type`; checked against the contract, so a type the API drops fails the typecheck. */
 export const PROVIDER_TYPES = [
   'aliyun_sms',
   'aliyun_voice',
@@ -11,11 +12,11 @@ export const PROVIDER_TYPES = [
   'tencent_voice',
   'webhook',
   'log',
-] as const;
+] as const satisfies readonly ProviderCreate['type'][];
 
 export interface AddOptions {
   name: string;
-  type: (typeof PROVIDER_TYPES)[number];
+  type: ProviderCreate['type'];
   priority?: number;
   disabled?: boolean;
   config?: string[];
