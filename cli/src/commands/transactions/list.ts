@@ -15,6 +15,15 @@ const COLUMNS: Column<Entry>[] = [
   { header: 'ID', value: (e) => e.id },
 ];
 
+const KINDS = [
+  'grant',
+  'charge',
+  'refund',
+  'topup',
+  'adjustment',
+  'invite',
+] as const satisfies readonly Entry['kind'][];
+
 export interface ListOptions extends ListFlags {
   scope: 'own' | 'all';
   kind?: Entry['kind'];
@@ -42,15 +51,6 @@ export function listCommand(f: Factory): Command {
           .choices(['own', 'all'])
           .default('own'),
       )
-      .addOption(
-        new Option('--kind <kind>', 'only this kind').choices([
-          'grant',
-          'charge',
-          'refund',
-          'topup',
-          'adjustment',
-          'invite',
-        ]),
-      ),
+      .addOption(new Option('--kind <kind>', 'only this kind').choices(KINDS)),
   ).action((options: ListOptions) => run(options, f));
 }
