@@ -3,7 +3,7 @@ import type { Factory } from './factory.ts';
 import { createProgram } from './program.ts';
 import { outputFormatFromArgv, reportError, toCliError, type ErrorMapper } from './report.ts';
 import { ExitCode } from './errors.ts';
-import { apiErrorMappers } from './clients.ts';
+import { apiErrorMappers } from './api-errors.ts';
 
 /**
  * Runs `muse` with the user's arguments (without `node` and the script) and returns the exit

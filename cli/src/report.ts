@@ -5,8 +5,8 @@ import type { OutputFormat } from './io/output.ts';
 
 /**
  * Turns anything a command threw into a `CliError`. Commander's parse errors are usage errors
- * (exit 2); errors of the SDK are mapped by `fromApiError` (registered once the clients exist);
- * anything unforeseen stays exit 1 with its message, never a stack trace.
+ * (exit 2); the SDK's errors are mapped by the mappers given (`api-errors.ts`); anything
+ * unforeseen stays exit 1 with its message, never a stack trace.
  */
 export function toCliError(
   error: unknown,
