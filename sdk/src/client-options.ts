@@ -24,6 +24,7 @@ export interface ClientOptions {
 export function transportFor(
   options: ClientOptions,
   toError: (base: Omit<ApiErrorInit, 'code' | 'message'>, body: unknown) => ApiError,
+  prepare: (headers: Headers) => void,
 ): Transport {
   return createTransport({
     maxRetries: options.maxRetries ?? 2,
@@ -36,5 +37,6 @@ export function transportFor(
     // Looked up per call, so a fetch patched after the client was made (tests, polyfills) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     toError,
+    prepare,
   });
 }

@@ -1,13 +1,18 @@
-import createClient, {
+import {
+  createFinalURL,
+  createQuerySerializer,
+  defaultBodySerializer,
+  defaultPathSerializer,
+  mergeHeaders,
   type BodySerializer,
   type FetchResponse,
+  type HeadersOptions,
   type MaybeOptionalInit,
-  type Middleware,
   type QuerySerializer,
+  type QuerySerializerOptions,
 } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import type { CallOptions, Transport } from './transport/transport.ts';
-import { REQUEST_ID_HEADER } from './transport/transport.ts';
 
 // The generated `paths` is an interface whose absent methods are optional `never`s, so the
 // per-path lookups below go through conditional types instead of a Record constraint.
@@ -16,7 +21,7 @@ type InitOf<Item, Method extends HttpMethod> = Method extends keyof Item
   : never;
 type OperationOf<Item, Method extends HttpMethod> = Method extends keyof Item ? Item[Method] : never;
 
-/** The options of one call: openapi-fetch's `params`/`body`/`headers`, plus CallOptions. */
+/** The options of one call: openapi-fetch's `params`/`body`/`headers`/serializers, plus CallOptions. */
 type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & CallOptions)?] : [Init & CallOptions];
 
 /** A successful answer's parsed body (as typed by the document) and the raw Response. */
@@ -54,49 +59,74 @@ export interface TypedClient<Paths extends object> {
   PUT: TypedMethod<Paths, 'put'>;
   PATCH: TypedMethod<Paths, 'patch'>;
   DELETE: TypedMethod<Paths, 'delete'>;
-  /** Adds openapi-fetch middleware (onRequest/onResponse/onError) to every call. */
-  use(...middleware: Middleware[]): void;
 }
 
 export interface TypedClientOptions {
   baseUrl: string;
   transport: Transport;
   headers?: Record<string, string>;
-  middleware: Middleware[];
   bodySerializer?: BodySerializer<unknown>;
   querySerializer?: QuerySerializer<unknown>;
 }
 
-/** One id per call, kept across its retries, so the server's logs and the SDK's errors name the same request. */
-export const requestIdMiddleware: Middleware = {
-  onRequest({ request }) {
-    if (!request.headers.has(REQUEST_ID_HEADER)) request.headers.set(REQUEST_ID_HEADER, crypto.randomUUID());
-  },
-};
+interface UntypedInit extends CallOptions {
+  params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: HeadersOptions };
+  body?: unknown;
+  headers?: HeadersOptions;
+  bodySerializer?: BodySerializer<unknown>;
+  querySerializer?: QuerySerializer<unknown> | QuerySerializerOptions;
+  parseAs?: 'json' | 'stream';
+}
 
+/**
+ * The request is built with openapi-fetch's own serializers (same URLs, bodies and headers as
+ * its client), then handed to our transport as URL and init: no Request object is made per
+ * call, and the answer is parsed once, inside the transport's timeout.
+ */
 export function createTypedClient<Paths extends object>(options: TypedClientOptions): TypedClient<Paths> {
-  const client = createClient<Paths>({
-    baseUrl: options.baseUrl,
-    fetch: options.transport,
-    ...(options.headers ? { headers: options.headers } : {}),
-    ...(options.bodySerializer ? { bodySerializer: options.bodySerializer } : {}),
-    ...(options.querySerializer ? { querySerializer: options.querySerializer } : {}),
-  });
-  client.use(requestIdMiddleware, ...options.middleware);
-  // The transport throws on every non-2xx answer, so openapi-fetch's result always has `data`.
-  const method =
-    (name: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') => async (path: string, init?: object) => {
-      const { data, response } = await (
-        client[name] as (path: string, init?: object) => Promise<Answer<unknown>>
-      )(path, init);
-      return { data, response };
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const defaultQuerySerializer = options.querySerializer ?? createQuerySerializer();
+  const call =
+    (method: string) =>
+    (path: string, init: UntypedInit = {}) => {
+      const { params = {}, body, headers, signal, timeout, maxRetries, parseAs } = init;
+      const querySerializer =
+        typeof init.querySerializer === 'function'
+          ? init.querySerializer
+          : init.querySerializer
+            ? createQuerySerializer(init.querySerializer)
+            : defaultQuerySerializer;
+      const url = createFinalURL(path, {
+        baseUrl,
+        params,
+        querySerializer,
+        pathSerializer: defaultPathSerializer,
+      });
+      const callHeaders = mergeHeaders(options.headers, headers, params.header);
+      const serializer = (init.bodySerializer ?? options.bodySerializer ?? defaultBodySerializer) as (
+        body: unknown,
+        headers: Headers,
+      ) => RequestInit['body'];
+      const serialized = body === undefined ? undefined : serializer(body, callHeaders);
+      // Like openapi-fetch: a string body is JSON unless the caller said otherwise; fetch labels forms itself.
+      if (typeof serialized === 'string' && !callHeaders.has('content-type'))
+        callHeaders.set('Content-Type', 'application/json');
+      return options.transport({
+        url,
+        method,
+        headers: callHeaders,
+        body: serialized,
+        signal,
+        timeout,
+        maxRetries,
+        stream: parseAs === 'stream',
+      });
     };
   return {
-    GET: method('GET') as TypedMethod<Paths, 'get'>,
-    POST: method('POST') as TypedMethod<Paths, 'post'>,
-    PUT: method('PUT') as TypedMethod<Paths, 'put'>,
-    PATCH: method('PATCH') as TypedMethod<Paths, 'patch'>,
-    DELETE: method('DELETE') as TypedMethod<Paths, 'delete'>,
-    use: (...middleware) => client.use(...middleware),
+    GET: call('GET') as TypedMethod<Paths, 'get'>,
+    POST: call('POST') as TypedMethod<Paths, 'post'>,
+    PUT: call('PUT') as TypedMethod<Paths, 'put'>,
+    PATCH: call('PATCH') as TypedMethod<Paths, 'patch'>,
+    DELETE: call('DELETE') as TypedMethod<Paths, 'delete'>,
   };
 }

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import { makeOrganization, makeUser, type TestUser } from '../../packages/chat-api/test/support.ts';
+import { until } from './support.ts';
 import { ZulipError, createChatClient, type ChatClient, type ChatEvent } from '../src/index.ts';
-
-/** Resolves once `condition` holds, checking every 20 ms (at most `limitMs`). */
-async function until(condition: () => boolean, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('@muse/sdk chat client against the real stack', () => {
   let stack: TestStack;

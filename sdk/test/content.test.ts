@@ -58,9 +58,14 @@ describe('@muse/sdk content client against the real stack', () => {
   });
 
   it('paginates 250 rows with offset/limit pages', async () => {
+    let requests = 0;
     const owner = createContentClient({
       baseUrl: stack.contentUrl,
       token: (await createTestUser(stack)).token,
+      fetch: (input, init) => {
+        requests += 1;
+        return fetch(input, init);
+      },
     });
     const created: string[] = [];
     for (let batch = 0; batch < 25; batch++) {
@@ -72,8 +77,7 @@ describe('@muse/sdk content client against the real stack', () => {
       created.push(...rows.map((row) => row.data.id));
     }
     const seen: string[] = [];
-    let requests = 0;
-    owner.use({ onRequest: () => void (requests += 1) });
+    requests = 0;
     for await (const project of owner.paginate('/api/v1/projects', { params: { query: { limit: 100 } } }))
       seen.push(project.id);
     expect(seen).toHaveLength(250);

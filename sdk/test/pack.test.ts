@@ -10,6 +10,7 @@ import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import { createTestUser } from '../../test/support/content.ts';
 import { addWebhookProvider } from '../../test/support/login.ts';
 import type { CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import { until } from './support.ts';
 
 const sdk = fileURLToPath(new URL('../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -109,9 +110,7 @@ describe('@muse/sdk as published: npm pack, installed into an empty project, REA
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       // Answer the prompt once the code has reached the (fake) SMS provider.
-      const deadline = Date.now() + 60_000;
-      while (!receiver.codeFor('13800138000') && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => receiver.codeFor('13800138000') !== undefined);
       child.stdin.end(`${receiver.codeFor('13800138000')}\n`);
       expect(await exited, output).toBe(0);
       expect(output).toMatch(

@@ -9,6 +9,7 @@ import {
   createContentClient,
   type ContentClient,
 } from '../src/index.ts';
+import { until } from './support.ts';
 
 type Answer = (request: RecordedRequest, res: ServerResponse) => void;
 
@@ -146,7 +147,7 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
     answers.push(error(503, { 'retry-after': '25' }));
     const controller = new AbortController();
     const call = login(client, { signal: controller.signal });
-    await waitUntil(() => hits() === 1);
+    await until(() => hits() === 1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(hits()).toBe(1);
@@ -156,18 +157,9 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
     answers.push(stallMidBody);
     const controller = new AbortController();
     const call = login(client, { signal: controller.signal });
-    await waitUntil(() => hits() === 1);
+    await until(() => hits() === 1);
     controller.abort(new Error('changed my mind'));
     await expect(call).rejects.toThrow('changed my mind');
     expect(hits()).toBe(1);
   });
 });
-
-/** Resolves once `condition` holds, checking every 10 ms. */
-async function waitUntil(condition: () => boolean, limitMs = 5_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -27,20 +27,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const authorization = basicAuthorization(options.email, options.apiKey);
   const api = createTypedClient<paths>({
     baseUrl: options.baseUrl,
-    transport: transportFor(options, zulipError),
+    transport: transportFor(options, zulipError, (headers) => {
+      if (!headers.has('authorization')) headers.set('Authorization', authorization);
+    }),
     ...(options.headers ? { headers: options.headers } : {}),
-    bodySerializer: (body) => zulipParameters(body as unknown as Record<string, unknown>).toString(),
+    // A URLSearchParams body: fetch labels it application/x-www-form-urlencoded itself.
+    bodySerializer: (body) => zulipParameters(body as unknown as Record<string, unknown>),
     querySerializer: (query) => zulipParameters(query).toString(),
-    middleware: [
-      {
-        onRequest({ request }) {
-          if (!request.headers.has('authorization')) request.headers.set('Authorization', authorization);
-          // openapi-fetch labels every serialized body JSON; ours is a form.
-          if (request.body !== null)
-            request.headers.set('Content-Type', 'application/x-www-form-urlencoded;charset=UTF-8');
-        },
-      },
-    ],
   });
   return { ...api, events: (eventOptions) => eventStream(api, eventOptions) };
 }

@@ -27,19 +27,13 @@ export interface ContentClient extends TypedClient<paths> {
 /** A typed client of the content service. */
 export function createContentClient(options: ContentClientOptions): ContentClient {
   let token = options.token ?? null;
-  const transport = transportFor(options, contentApiError);
+  const transport = transportFor(options, contentApiError, (headers) => {
+    if (token !== null && !headers.has('authorization')) headers.set('Authorization', `Bearer ${token}`);
+  });
   const api = createTypedClient<paths>({
     baseUrl: options.baseUrl,
     transport,
     ...(options.headers ? { headers: options.headers } : {}),
-    middleware: [
-      {
-        onRequest({ request }) {
-          if (token !== null && !request.headers.has('authorization'))
-            request.headers.set('Authorization', `Bearer ${token}`);
-        },
-      },
-    ],
   });
   const setToken = (next: string | null) => {
     token = next;

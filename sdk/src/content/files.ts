@@ -42,12 +42,14 @@ export function fileHelpers(api: TypedClient<paths>, transport: Transport, baseU
       const file = await get(id, options);
       if (file.download_url === null)
         throw new MuseError(`File ${id} has no content to download yet (status ${file.status})`);
-      const request = new Request(new URL(file.download_url, baseUrl), {
-        ...(options.signal ? { signal: options.signal } : {}),
+      const { data } = await transport({
+        url: new URL(file.download_url, baseUrl).href,
+        method: 'GET',
+        headers: new Headers(),
+        stream: true,
+        ...options,
       });
-      Object.assign(request, { timeout: options.timeout, maxRetries: options.maxRetries });
-      const response = await transport(request);
-      return response.body ?? new Response(new Uint8Array()).body!;
+      return (data as ReadableStream<Uint8Array> | undefined) ?? new Response(new Uint8Array()).body!;
     },
   };
 }

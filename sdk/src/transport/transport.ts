@@ -11,9 +11,11 @@ export interface TransportOptions {
   fetch: typeof globalThis.fetch;
   /** The API's typed error for a non-2xx answer. */
   toError(base: Omit<ApiErrorInit, 'code' | 'message'>, body: unknown): ApiError;
+  /** Adds the API's credentials and the like to a call's headers (once per call, not per try). */
+  prepare?(headers: Headers): void;
 }
 
-/** Per-call settings, given next to `params`/`body` in a call (openapi-fetch puts them on the Request). */
+/** Per-call settings, given next to `params`/`body` in a call. */
 export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's timeout (ms) for this call. */
@@ -22,27 +24,43 @@ export interface CallOptions {
   maxRetries?: number;
 }
 
-export type Transport = (request: Request) => Promise<Response>;
+/** One call as the transport sends it; the body must be re-sendable (not a stream) for retries. */
+export interface OutgoingRequest extends CallOptions {
+  url: string;
+  method: string;
+  headers: Headers;
+  body?: RequestInit['body'];
+  /** Hand the answer's body over as a stream (still under the timeout) instead of parsing it. */
+  stream?: boolean;
+}
+
+export interface TransportAnswer {
+  /** The parsed JSON (or the text, or the stream when asked for); undefined for an empty body. */
+  data: unknown;
+  response: Response;
+}
+
+export type Transport = (request: OutgoingRequest) => Promise<TransportAnswer>;
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /**
  * The fetch every call goes through: retries with backoff, a timeout that covers the body,
- * the caller's AbortSignal (also during a backoff), typed errors for non-2xx answers. JSON and
- * error answers are read completely inside the try, so a body that stalls or breaks is retried
- * like a refused connection; other content is handed over as a stream that the timeout keeps covering.
+ * the caller's AbortSignal (also during a backoff), typed errors for non-2xx answers. Answers
+ * are read completely inside the try, so a body that stalls or breaks is retried like a refused
+ * connection; a stream asked for is handed over with the timeout still covering it.
  */
 export function createTransport(options: TransportOptions): Transport {
   return async function send(request) {
-    const maxRetries = callOption(request, 'maxRetries') ?? options.maxRetries;
-    const timeoutMs = callOption(request, 'timeout') ?? options.timeoutMs;
-    // Read once so every try sends the same bytes (a Request's body can be consumed only once).
-    const body = request.body === null ? undefined : await request.arrayBuffer();
+    options.prepare?.(request.headers);
+    // One id per call, kept across its retries, so the server's logs and our errors name the same request.
+    if (!request.headers.has(REQUEST_ID_HEADER)) request.headers.set(REQUEST_ID_HEADER, crypto.randomUUID());
+    const maxRetries = request.maxRetries ?? options.maxRetries;
     for (let retry = 0; ; retry++) {
       try {
-        return await attempt(options, request, body, timeoutMs);
+        return await attempt(options, request);
       } catch (error) {
-        if (request.signal.aborted) throw request.signal.reason;
+        if (request.signal?.aborted) throw request.signal.reason;
         const delay = retry < maxRetries && isRetryable(error) ? backoffFor(error, retry, options) : null;
         if (delay === null) throw error;
         await sleep(delay, request.signal);
@@ -51,65 +69,64 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-async function attempt(
-  options: TransportOptions,
-  request: Request,
-  body: ArrayBuffer | undefined,
-  timeoutMs: number,
-): Promise<Response> {
-  const timeout = new AbortController();
+async function attempt(options: TransportOptions, request: OutgoingRequest): Promise<TransportAnswer> {
+  const timeoutMs = request.timeout ?? options.timeoutMs;
+  const controller = new AbortController();
   const timer = setTimeout(
-    () => timeout.abort(new TimeoutError(`${describe(request)}: no complete answer within ${timeoutMs} ms`)),
+    () =>
+      controller.abort(new TimeoutError(`${describe(request)}: no complete answer within ${timeoutMs} ms`)),
     timeoutMs,
   );
-  const signal = AbortSignal.any([request.signal, timeout.signal]);
-  const failure = (error: unknown) => translateFailure(error, request, timeout.signal);
+  // The caller's abort reaches this try through the same controller (cheaper than AbortSignal.any).
+  const forwardAbort = () => controller.abort(request.signal!.reason);
+  request.signal?.addEventListener('abort', forwardAbort, { once: true });
+  const finished = () => {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', forwardAbort);
+  };
+  const failure = (error: unknown) => translateFailure(error, request, controller.signal);
   let streaming = false;
   try {
     const response = await options.fetch(request.url, {
       method: request.method,
       headers: request.headers,
-      body,
-      signal,
-      redirect: request.redirect,
-      credentials: request.credentials,
+      body: request.body ?? null,
+      signal: controller.signal,
     });
-    if (response.ok && response.body && !isJson(response)) {
+    if (response.ok && request.stream && response.body) {
       streaming = true;
-      return streamed(response, () => clearTimeout(timer), failure);
+      return { data: streamed(response, finished, failure), response };
     }
-    const bytes = await response.arrayBuffer();
-    if (response.ok) return new Response(bytes.byteLength > 0 ? bytes : null, response);
+    const text = await response.text();
+    const data = parseBody(text, response);
+    if (response.ok) return { data, response };
     const requestId = response.headers.get(REQUEST_ID_HEADER) ?? request.headers.get(REQUEST_ID_HEADER);
-    throw options.toError(
-      { status: response.status, requestId, headers: response.headers },
-      parseJson(bytes),
-    );
+    throw options.toError({ status: response.status, requestId, headers: response.headers }, data);
   } catch (error) {
     throw error instanceof ApiError ? error : failure(error);
   } finally {
-    if (!streaming) clearTimeout(timer);
+    if (!streaming) finished();
   }
 }
 
 /** The caller's abort stays their reason; our timeout becomes TimeoutError; the rest ConnectionError. */
-function translateFailure(error: unknown, request: Request, timeout: AbortSignal): unknown {
-  if (request.signal.aborted) return request.signal.reason;
-  if (timeout.aborted) return timeout.reason;
+function translateFailure(error: unknown, request: OutgoingRequest, attempt: AbortSignal): unknown {
+  if (request.signal?.aborted) return request.signal.reason;
+  if (attempt.aborted) return attempt.reason;
   if (error instanceof ConnectionError) return error;
-  const reason =
-    error instanceof Error
-      ? error.cause instanceof Error
-        ? error.cause.message
-        : error.message
-      : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const reason = cause instanceof Error ? cause.message : String(cause);
   return new ConnectionError(`${describe(request)}: ${reason}`, { cause: error });
 }
 
-/** The answer with its body wrapped so that the timeout's timer stops when the body ends or is cancelled. */
-function streamed(response: Response, finished: () => void, failure: (error: unknown) => unknown): Response {
+/** The body as a stream whose end (or cancel) stops the timeout's timer. */
+function streamed(
+  response: Response,
+  finished: () => void,
+  failure: (error: unknown) => unknown,
+): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader();
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
@@ -127,7 +144,16 @@ function streamed(response: Response, finished: () => void, failure: (error: unk
       return reader.cancel(reason);
     },
   });
-  return new Response(body, response);
+}
+
+function parseBody(text: string, response: Response): unknown {
+  if (text === '') return undefined;
+  if (!/[/+]json\b/i.test(response.headers.get('content-type') ?? '')) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function isRetryable(error: unknown): boolean {
@@ -140,24 +166,6 @@ function backoffFor(error: unknown, retry: number, options: TransportOptions): n
   return retryDelayMs(retry, retryAfter, options.backoff);
 }
 
-function isJson(response: Response): boolean {
-  return /[/+]json\b/i.test(response.headers.get('content-type') ?? '');
-}
-
-function parseJson(bytes: ArrayBuffer): unknown {
-  const text = new TextDecoder().decode(bytes);
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function callOption(request: Request, name: keyof CallOptions): number | undefined {
-  const value: unknown = Reflect.get(request, name);
-  return typeof value === 'number' ? value : undefined;
-}
-
-function describe(request: Request): string {
+function describe(request: OutgoingRequest): string {
   return `${request.method} ${request.url}`;
 }
