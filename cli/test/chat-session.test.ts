@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChatUser, createOrganization } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
@@ -62,6 +64,40 @@ describe('muse chat', { timeout: 180_000 }, () => {
     expect(await json(['profile', 'list'])).toEqual([
       expect.objectContaining({ name: 'default', chat_user: owner.email }),
     ]);
+  });
+
+  it('login --api-key - stores a key read from stdin on another profile', async () => {
+    const config = JSON.parse(
+      fs.readFileSync(path.join(env.XDG_CONFIG_HOME!, 'muse', 'config.json'), 'utf8'),
+    ) as { profiles: Record<string, { chat_api_key: string }> };
+    const apiKey = config.profiles.default!.chat_api_key;
+    const result = await runMuse(
+      [
+        'chat',
+        'login',
+        '--email',
+        owner.email,
+        '--api-key',
+        '-',
+        '--chat-url',
+        stack.chatUrl,
+        '--profile',
+        'bot',
+      ],
+      env,
+      `${apiKey}\n`,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(await json(['chat', 'users', 'get', owner.email, '--profile', 'bot'])).toMatchObject({
+      role: 100,
+    });
+    // A key the server refuses is not stored: the default profile keeps its working key.
+    const wrong = await runMuse(
+      ['chat', 'login', '--email', owner.email, '--api-key', 'nope', '--chat-url', stack.chatUrl],
+      env,
+    );
+    expect(wrong.code).toBe(3);
+    expect((await runMuse(['chat', 'users', 'get', owner.email], env)).code).toBe(0);
   });
 
   it('users: list, get, set-role, deactivate, reactivate', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { ConfigStore, configPath } from '../src/config/store.ts';
 import { resolveProfile } from '../src/config/profiles.ts';
 import { muse, tempConfigHome } from './support/terminal.ts';
@@ -101,6 +102,8 @@ describe('profile selection', () => {
         chat_user: null,
       },
     ]);
+    const yaml = await muse(['profile', 'list', '-o', 'yaml'], { env });
+    expect(YAML.parse(yaml.stdout)).toEqual(JSON.parse(listed.stdout));
     const table = await muse(['profile', 'list'], { env: { ...env, MUSE_PROFILE: 'staging' } });
     expect(table.stdout.split('\n')[2]).toMatch(/^\*\s+staging\s+https:\/\/content\.staging/);
 
