@@ -23,11 +23,35 @@ export async function renderGeneratedTypes(): Promise<Map<URL, string>> {
   const files = new Map<URL, string>();
   for (const [name, build] of Object.entries(documents)) {
     const target = new URL(name, generatedFolder);
-    const ast = await openapiTS(structuredClone(build()) as never, { alphabetize: false });
+    const document = jsonParametersAsValues(structuredClone(build()));
+    const ast = await openapiTS(document as never, { alphabetize: false });
     const options = (await prettier.resolveConfig(fileURLToPath(target))) ?? {};
     files.set(target, await prettier.format(header + astToString(ast), { ...options, parser: 'typescript' }));
   }
   return files;
+}
+
+type Parameter = { content?: Record<string, { schema?: unknown }>; schema?: unknown };
+
+/**
+ * A parameter sent as JSON text (`content: application/json`, Zulip's way for lists, numbers and
+ * booleans in a query string) is typed as its value: the SDK's serializer writes the JSON.
+ * openapi-typescript would otherwise type it `string`.
+ */
+function jsonParametersAsValues(document: Record<string, unknown>): Record<string, unknown> {
+  const asValue = (parameter: Parameter): Parameter => {
+    const json = parameter.content?.['application/json'];
+    if (!json?.schema) return parameter;
+    const { content: _content, ...rest } = parameter;
+    return { ...rest, schema: json.schema };
+  };
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { parameters?: Parameter[] }>>;
+  for (const item of Object.values(paths)) {
+    for (const holder of [item, ...Object.values(item)] as { parameters?: Parameter[] }[]) {
+      if (Array.isArray(holder?.parameters)) holder.parameters = holder.parameters.map(asValue);
+    }
+  }
+  return document;
 }
 
 /** The generated files that differ from what is committed, by path. */

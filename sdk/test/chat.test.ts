@@ -21,13 +21,13 @@ describe('@muse/sdk chat client against the real stack', () => {
   });
   afterAll(() => stack?.stop());
 
-  it('subscribes with Basic auth and a form body carrying JSON', async () => {
+  it('subscribes with Basic auth and a form body whose list is sent as JSON', async () => {
     const { data } = await alice.POST('/api/v1/users/me/subscriptions', {
-      body: { subscriptions: JSON.stringify([{ name: 'sdk', description: 'SDK tests' }]) },
+      body: { subscriptions: [{ name: 'sdk', description: 'SDK tests' }] },
     });
     expect(data).toMatchObject({ result: 'success', subscribed: { [aliceUser.id]: ['sdk'] } });
     await bob.POST('/api/v1/users/me/subscriptions', {
-      body: { subscriptions: JSON.stringify([{ name: 'sdk' }]) },
+      body: { subscriptions: [{ name: 'sdk' }] },
     });
     const { data: list } = await alice.GET('/api/v1/users/me/subscriptions');
     expect((list.subscriptions as { name: string }[]).map((s) => s.name)).toContain('sdk');

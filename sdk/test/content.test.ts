@@ -137,7 +137,15 @@ describe('@muse/sdk content client against the real stack', () => {
       .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });
-    expect((missing as NotFoundError).requestId).toMatch(/\S/);
+    // The server echoes (and logs) the id the SDK sends: a generated UUID, or the caller's own.
+    expect((missing as NotFoundError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const named = await client
+      .GET('/api/v1/files/{file_id}', {
+        params: { path: { file_id: crypto.randomUUID() } },
+        headers: { 'X-Request-Id': 'sdk-test.42' },
+      })
+      .catch((error: unknown) => error);
+    expect(named).toMatchObject({ status: 404, requestId: 'sdk-test.42' });
     const invalid = await client
       .GET('/api/v1/characters', { params: { query: { limit: 0 } } })
       .catch((error: unknown) => error);

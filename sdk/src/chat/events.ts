@@ -1,46 +1,42 @@
-import type { paths } from '../generated/chat.ts';
+import type { components, paths } from '../generated/chat.ts';
 import { ZulipError } from '../errors.ts';
-import type { TypedClient } from '../typed-client.ts';
+import type { SuccessData, TypedClient } from '../typed-client.ts';
 
-export interface ChatEvent {
-  id: number;
-  type: string;
-  [field: string]: unknown;
-}
+export type ChatEvent = components['schemas']['Event'];
+
+/** The parameters of POST /api/v1/register. */
+export type RegisterParameters = NonNullable<
+  paths['/api/v1/register']['post']['requestBody']
+>['content']['application/x-www-form-urlencoded'];
+
+/** The answer of POST /api/v1/register: the queue and the initial state. */
+export type RegisterState = SuccessData<paths['/api/v1/register']['post']>;
 
 export interface EventsOptions {
   /** Event types the queue receives (all when omitted). */
   event_types?: string[];
   /** Further POST /register parameters (narrow, all_public_streams, fetch_event_types, …). */
-  register?: Record<string, unknown>;
+  register?: Omit<RegisterParameters, 'event_types'>;
   /** Called with each registration's answer (the initial state), the first and any after a lost queue. */
-  onRegister?(state: Record<string, unknown> & { queue_id: string; last_event_id: number }): void;
+  onRegister?(state: RegisterState): void;
   /** Ends the loop; the queue is still deleted. */
   signal?: AbortSignal;
   /** Milliseconds one long poll may take; above the server's heartbeat interval (default 90 000). */
   pollTimeout?: number;
 }
 
-type Untyped = (path: string, init: object) => Promise<{ data: Record<string, unknown> }>;
-
 export async function* eventStream(
   api: TypedClient<paths>,
   options: EventsOptions = {},
 ): AsyncGenerator<ChatEvent, void, undefined> {
-  // The current document types form bodies as string maps; the encoder sends lists as JSON.
-  const post = api.POST as unknown as Untyped;
   const signal = options.signal;
   const register = async () => {
-    const { data } = await post('/api/v1/register', {
-      body: {
-        ...options.register,
-        ...(options.event_types ? { event_types: options.event_types } : {}),
-      },
+    const { data } = await api.POST('/api/v1/register', {
+      body: { ...options.register, ...(options.event_types ? { event_types: options.event_types } : {}) },
       ...(signal ? { signal } : {}),
     });
-    const state = data as Record<string, unknown> & { queue_id: string; last_event_id: number };
-    options.onRegister?.(state);
-    return state;
+    options.onRegister?.(data);
+    return data;
   };
   let queue = await register();
   let lastEventId = queue.last_event_id;
@@ -53,7 +49,7 @@ export async function* eventStream(
           timeout: options.pollTimeout ?? 90_000,
           ...(signal ? { signal } : {}),
         });
-        events = (data as { events?: ChatEvent[] }).events ?? [];
+        events = data.events;
       } catch (error) {
         if (!(error instanceof ZulipError && error.code === 'BAD_EVENT_QUEUE_ID')) throw error;
         queue = await register();

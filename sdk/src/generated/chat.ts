@@ -68,23 +68,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/server_settings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Server version, feature level, authentication methods and length limits */
-    get: operations['getServerSettings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/fetch_api_key': {
     parameters: {
       query?: never;
@@ -115,10 +98,30 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Development servers only — the API key of any user, by email
+     * Development servers only: the API key of any user, by email
      * @description Answers only when MUSE_CHAT_DEV_ENDPOINTS is true and NODE_ENV is not production; otherwise 400.
      */
     post: operations['devFetchApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/server_settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Server version, feature level, authentication methods and length limits
+     * @description The realm_* fields are present when an organization is served at the request's host.
+     */
+    get: operations['getServerSettings'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -132,15 +135,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's channel subscriptions (include_subscribers adds member ids) */
+    /** The caller's channel subscriptions */
     get: operations['listSubscriptions'];
     put?: never;
     /**
      * Subscribe users to channels, creating missing channels
-     * @description Parameters: subscriptions (JSON list of {name, description}), principals (JSON list of user ids or emails), authorization_errors_fatal, announce, invite_only, is_web_public, is_default_stream, history_public_to_subscribers, message_retention_days (days, realm_default or unlimited; owners only), topics_policy, and the group settings can_add_subscribers_group, can_remove_subscribers_group, can_administer_channel_group, can_delete_any_message_group, can_delete_own_message_group, can_send_message_group, can_subscribe_group (a group id or {direct_members, direct_subgroups}). Creation settings only apply to channels this call creates. Answers subscribed and already_subscribed (user id → channel names) and, when authorization errors are not fatal, unauthorized (channel names). An unknown or deactivated principal is 400.
+     * @description Creation settings (invite_only, is_web_public, history_public_to_subscribers, message_retention_days, topics_policy and the group settings) only apply to channels this call creates; message_retention_days (days, realm_default or unlimited) is for owners only. When authorization errors are not fatal, channels the caller may not join are listed in unauthorized. An unknown or deactivated principal is 400.
      */
     post: operations['subscribe'];
-    /** Unsubscribe users from channels; answers removed and not_removed */
+    /** Unsubscribe users (principals; default the caller) from channels, by name */
     delete: operations['unsubscribe'];
     options?: never;
     head?: never;
@@ -157,7 +160,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Change per-channel settings of the caller's subscriptions (subscription_data)
+     * Change per-channel settings of the caller's subscriptions
      * @description Changing is_muted or its inverse in_home_view produces two subscription update events, one per property.
      */
     post: operations['updateSubscriptionProperties'];
@@ -171,142 +174,34 @@ export interface paths {
     parameters: {
       query?: never;
       header?: never;
-      path: {
-        stream_id: number;
-      };
+      path?: never;
       cookie?: never;
     };
     get?: never;
     put?: never;
-    /** Change one setting (property, value) of one subscription; PATCH is accepted too */
+    /** Change one setting (property, value) of one of the caller's subscriptions */
     post: operations['updateSubscriptionProperty'];
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /** Change one setting (property, value) of one of the caller's subscriptions */
+    patch: operations['updateSubscriptionProperty_patch'];
     trace?: never;
   };
-  '/api/v1/register': {
+  '/api/v1/users/me/alert_words': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** The caller's alert words */
+    get: operations['listAlertWords'];
     put?: never;
-    /**
-     * Create an event queue and return the initial state
-     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue.
-     */
-    post: operations['registerQueue'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Long-poll a queue for events after last_event_id
-     * @description Events up to last_event_id are acknowledged and dropped. Without dont_block the request waits for new events; after MUSE_CHAT_HEARTBEAT_MS it answers a heartbeat event. A queue not polled for MUSE_CHAT_QUEUE_IDLE_MS expires.
-     */
-    get: operations['getEvents'];
-    put?: never;
-    post?: never;
-    /** Delete an event queue (BAD_EVENT_QUEUE_ID with queue_id when unknown) */
-    delete: operations['deleteQueue'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/messages': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm */
-    get: operations['getMessages'];
-    put?: never;
-    /**
-     * Send a channel message (type stream/channel, to, topic, content) or a direct message (type direct/private)
-     * @description An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id.
-     */
-    post: operations['sendMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/users': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** All users of the organization (client_gravatar, include_custom_profile_fields) */
-    get: operations['listUsers'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/users/{user}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A user id, a real email (when visible to the caller) or the dummy address user<id>@<realm host>. */
-        user: string;
-      };
-      cookie?: never;
-    };
-    /** One user (client_gravatar, include_custom_profile_fields); unknown or hidden is 400 No such user */
-    get: operations['getUser'];
-    put?: never;
-    post?: never;
-    /**
-     * Deactivate a user (by id), their bots first; optional actions and deactivation_notification_comment
-     * @description The only owner cannot be deactivated. The notification comment is written to the server log (no email is sent).
-     */
-    delete: operations['deactivateUser'];
-    options?: never;
-    head?: never;
-    /**
-     * Administrators change full_name, role, profile_data; owners with the email permission change new_email
-     * @description Only owners grant or remove the owner role; the only owner keeps it; a guest is made a member before an administrator. Each rule violation is 400 BAD_REQUEST.
-     */
-    patch: operations['updateUser'];
-    trace?: never;
-  };
-  '/api/v1/users/{user_id}/reactivate': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        user_id: number;
-      };
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Reactivate a deactivated user (administrators) */
-    post: operations['reactivateUser'];
-    delete?: never;
+    /** Add alert words (case-insensitive; existing ones ignored; at most 100 characters each) */
+    post: operations['addAlertWords'];
+    /** Remove alert words, case-insensitively */
+    delete: operations['removeAlertWords'];
     options?: never;
     head?: never;
     patch?: never;
@@ -337,11 +232,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's custom profile fields (custom_fields) */
+    /** The organization's custom profile fields */
     get: operations['listProfileFields'];
     put?: never;
     /**
-     * Administrators add a custom profile field (name, hint, field_type, field_data, editable_by_user, required)
+     * Administrators add a custom profile field
      * @description A select field (field_type 3) needs field_data, a JSON object of choice id to {text, order} (both strings); otherwise 400. Text fields' values carry rendered_value, escaped HTML.
      */
     post: operations['createProfileField'];
@@ -351,20 +246,122 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/users/me/alert_words': {
+  '/api/v1/register': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** The caller's alert words */
-    get: operations['listAlertWords'];
+    get?: never;
     put?: never;
-    /** Add alert words (case-insensitive; existing ones ignored; at most 100 characters each) */
-    post: operations['addAlertWords'];
-    /** Remove alert words, case-insensitively */
-    delete: operations['removeAlertWords'];
+    /**
+     * Create an event queue and return the initial state
+     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue.
+     */
+    post: operations['registerQueue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Long-poll a queue for events after last_event_id
+     * @description Events up to last_event_id are acknowledged and dropped. Without dont_block the request waits for new events; after MUSE_CHAT_HEARTBEAT_MS it answers a heartbeat event. A queue not polled for MUSE_CHAT_QUEUE_IDLE_MS expires (400 BAD_EVENT_QUEUE_ID with queue_id).
+     */
+    get: operations['getEvents'];
+    put?: never;
+    post?: never;
+    /** Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown) */
+    delete: operations['deleteQueue'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm */
+    get: operations['getMessages'];
+    put?: never;
+    /**
+     * Send a channel message (type stream/channel, to, topic, content) or a direct message (type direct/private)
+     * @description `to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id.
+     */
+    post: operations['sendMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** All users of the organization */
+    get: operations['listUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{user}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One user; an unknown or hidden one is 400 No such user */
+    get: operations['getUser'];
+    put?: never;
+    post?: never;
+    /**
+     * Deactivate a user (by id), their bots first
+     * @description The only owner cannot be deactivated. The notification comment is written to the server log (no email is sent).
+     */
+    delete: operations['deactivateUser'];
+    options?: never;
+    head?: never;
+    /**
+     * Administrators change full_name, role, profile_data; owners with the email permission change new_email
+     * @description Only owners grant or remove the owner role; the only owner keeps it; a guest is made a member before an administrator. Each rule violation is 400 BAD_REQUEST.
+     */
+    patch: operations['updateUser'];
+    trace?: never;
+  };
+  '/api/v1/users/{user_id}/reactivate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reactivate a deactivated user (administrators) */
+    post: operations['reactivateUser'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -374,15 +371,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    Success: {
-      /** @constant */
-      result: 'success';
-      msg: string;
-      /** @description Request parameters this endpoint does not know */
-      ignored_parameters_unsupported?: string[];
-    } & {
-      [key: string]: unknown;
-    };
     Error: {
       /** @constant */
       result: 'error';
@@ -392,33 +380,179 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
-  };
-  responses: {
-    /** @description Done; endpoint-specific fields beside result and msg */
-    Success: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Success'];
-      };
-    };
-    /** @description The user's API key, API email and id */
-    ApiKey: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Success'] & {
-          api_key: string;
-          email: string;
-          user_id: number;
+    /** @description Request parameters this endpoint does not know; they were ignored. */
+    IgnoredParameters: string[];
+    User: {
+      user_id: number;
+      /** @description The real address; null when the caller may not see it. */
+      delivery_email: string | null;
+      /** @description The API email (a dummy address when the real one is hidden). */
+      email: string;
+      full_name: string;
+      /** Format: date-time */
+      date_joined: string;
+      is_active: boolean;
+      is_owner: boolean;
+      is_admin: boolean;
+      is_guest: boolean;
+      is_bot: boolean;
+      bot_type: number | null;
+      /** @description Bots only. */
+      bot_owner_id?: number | null;
+      /** @enum {integer} */
+      role: 100 | 200 | 300 | 400 | 600;
+      timezone: string;
+      /** @description null when the client computes it (client_gravatar). */
+      avatar_url: string | null;
+      avatar_version: number;
+      is_imported_stub: boolean;
+      /** @description Custom profile values by field id (include_custom_profile_fields; not for bots). */
+      profile_data?: {
+        [key: string]: {
+          value: string;
+          rendered_value?: string;
         };
       };
     };
+    Subscription: {
+      stream_id: number;
+      name: string;
+      description: string;
+      rendered_description: string;
+      /** @description UNIX timestamp (seconds). */
+      date_created: number;
+      creator_id: number | null;
+      invite_only: boolean;
+      is_web_public: boolean;
+      is_announcement_only: boolean;
+      stream_post_policy: number;
+      history_public_to_subscribers: boolean;
+      first_message_id: number | null;
+      /** @description Days; null: the organization default. */
+      message_retention_days: number | null;
+      is_archived: boolean;
+      is_recently_active: boolean;
+      stream_weekly_traffic: number | null;
+      /** @enum {string} */
+      topics_policy: 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+      can_add_subscribers_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_remove_subscribers_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_administer_channel_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_delete_any_message_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_delete_own_message_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_send_message_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_subscribe_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      color: string;
+      desktop_notifications: boolean | null;
+      email_notifications: boolean | null;
+      wildcard_mentions_notify: boolean | null;
+      push_notifications: boolean | null;
+      audible_notifications: boolean | null;
+      pin_to_top: boolean;
+      is_muted: boolean;
+      /** @description The inverse of is_muted (deprecated by Zulip). */
+      in_home_view: boolean;
+      /** @description With include_subscribers only. */
+      subscribers?: number[];
+    };
+    ProfileField: {
+      id: number;
+      name: string;
+      hint: string;
+      /** @description Field type: 1 short text, 2 long text, 3 select, 4 date, 5 link, 6 users, 7 external account, 8 pronouns. */
+      type: number;
+      /** @description JSON text; for a select field the choices by id: {text, order}. */
+      field_data: string;
+      order: number;
+      display_in_profile_summary: boolean;
+      required: boolean;
+      editable_by_user: boolean;
+    };
+    Message: {
+      id: number;
+      sender_id: number;
+      sender_full_name: string;
+      sender_email: string;
+      sender_realm_str: string;
+      avatar_url: string | null;
+      client: string;
+      /** @description Rendered HTML. */
+      content: string;
+      /** @constant */
+      content_type: 'text/html';
+      is_me_message: boolean;
+      reactions: Record<string, never>[];
+      submessages: Record<string, never>[];
+      /** @description The topic. */
+      subject: string;
+      topic_links: Record<string, never>[];
+      timestamp: number;
+      recipient_id: number;
+      /** @enum {string} */
+      type: 'stream' | 'private';
+      /** @description Channel messages only. */
+      stream_id?: number;
+      /** @description The channel name, or the direct message recipients. */
+      display_recipient:
+        | string
+        | {
+            id: number;
+            email: string;
+            full_name: string;
+            is_mirror_dummy: boolean;
+          }[];
+      /** @description The caller's flags (read, starred, ...). */
+      flags?: string[];
+    };
+    /** @description One event; its other fields depend on type (and op), as in Zulip. */
+    Event: {
+      type: string;
+      id: number;
+      op?: string;
+    } & {
+      [key: string]: unknown;
+    };
+  };
+  responses: {
     /** @description The request cannot be served (most errors; a missing object such as a user is also 400 here) */
     Error: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -428,6 +562,7 @@ export interface components {
     /** @description Missing, malformed or wrong credentials, or a deactivated user or organization */
     Unauthorized: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         'WWW-Authenticate'?: 'Basic realm="zulip"';
         [name: string]: unknown;
       };
@@ -438,6 +573,7 @@ export interface components {
     /** @description Too many attempts; retry after the given seconds */
     RateLimited: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         'Retry-After'?: number;
         [name: string]: unknown;
       };
@@ -447,20 +583,11 @@ export interface components {
     };
   };
   parameters: never;
-  requestBodies: {
-    /** @description Form fields, urlencoded or multipart/form-data; lists and objects are JSON text. The query string is read too (GET/DELETE send everything there). */
-    Form: {
-      content: {
-        'application/x-www-form-urlencoded': {
-          [key: string]: string;
-        };
-        'multipart/form-data': {
-          [key: string]: string;
-        };
-      };
-    };
+  requestBodies: never;
+  headers: {
+    /** @description Names the request in the server's logs. A caller's X-Request-Id of 1 to 128 letters, digits and `._:-` is echoed; otherwise the server generates a UUID. */
+    RequestId: string;
   };
-  headers: never;
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -477,6 +604,7 @@ export interface operations {
       /** @description Alive */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -500,6 +628,7 @@ export interface operations {
       /** @description Ready */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -509,6 +638,7 @@ export interface operations {
       /** @description A dependency is unreachable */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -529,6 +659,7 @@ export interface operations {
       /** @description Metrics */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -549,24 +680,13 @@ export interface operations {
       /** @description The OpenAPI document */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': Record<string, never>;
         };
       };
-    };
-  };
-  getServerSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: components['responses']['Success'];
     };
   };
   fetchApiKey: {
@@ -576,9 +696,38 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          username: string;
+          password: string;
+        };
+        'multipart/form-data': {
+          username: string;
+          password: string;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['ApiKey'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            api_key: string;
+            /** @description The API email to use with the key. */
+            email: string;
+            user_id: number;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       429: components['responses']['RateLimited'];
@@ -591,14 +740,41 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          username: string;
+        };
+        'multipart/form-data': {
+          username: string;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['ApiKey'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            api_key: string;
+            /** @description The API email to use with the key. */
+            email: string;
+            user_id: number;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
-  listSubscriptions: {
+  getServerSettings: {
     parameters: {
       query?: never;
       header?: never;
@@ -607,7 +783,77 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            authentication_methods: {
+              password: boolean;
+              dev: boolean;
+            } & {
+              [key: string]: boolean;
+            };
+            external_authentication_methods: Record<string, never>[];
+            zulip_feature_level: number;
+            zulip_version: string;
+            zulip_merge_base: string;
+            push_notifications_enabled: boolean;
+            is_incompatible: boolean;
+            email_auth_enabled: boolean;
+            require_email_format_usernames: boolean;
+            max_stream_name_length?: number;
+            max_stream_description_length?: number;
+            max_message_length?: number;
+            max_topic_length?: number;
+            /** @description Old name of realm_url. */
+            realm_uri?: string;
+            realm_url?: string;
+            realm_name?: string;
+            realm_icon?: string;
+            realm_description?: string;
+            realm_web_public_access_enabled?: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+    };
+  };
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        include_subscribers?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            subscriptions: components['schemas']['Subscription'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
@@ -618,23 +864,196 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          subscriptions: {
+            name: string;
+            description?: string;
+          }[];
+          principals?: number[] | string[];
+          /** @default true */
+          authorization_errors_fatal?: boolean;
+          /** @default false */
+          announce?: boolean;
+          /** @default false */
+          invite_only?: boolean;
+          /** @default false */
+          is_web_public?: boolean;
+          /** @default false */
+          is_default_stream?: boolean;
+          history_public_to_subscribers?: boolean;
+          message_retention_days?: string;
+          /** @enum {string} */
+          topics_policy?: 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+          can_add_subscribers_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_remove_subscribers_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_administer_channel_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_delete_any_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_delete_own_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_send_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_subscribe_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+        };
+        'multipart/form-data': {
+          subscriptions: {
+            name: string;
+            description?: string;
+          }[];
+          principals?: number[] | string[];
+          /** @default true */
+          authorization_errors_fatal?: boolean;
+          /** @default false */
+          announce?: boolean;
+          /** @default false */
+          invite_only?: boolean;
+          /** @default false */
+          is_web_public?: boolean;
+          /** @default false */
+          is_default_stream?: boolean;
+          history_public_to_subscribers?: boolean;
+          message_retention_days?: string;
+          /** @enum {string} */
+          topics_policy?: 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+          can_add_subscribers_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_remove_subscribers_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_administer_channel_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_delete_any_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_delete_own_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_send_message_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_subscribe_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description Channels each user (by id) was subscribed to. */
+            subscribed: {
+              [key: string]: string[];
+            };
+            /** @description Channels each user (by id) was already subscribed to. */
+            already_subscribed: {
+              [key: string]: string[];
+            };
+            /** @description Channels the caller may not join. */
+            unauthorized?: string[];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
   unsubscribe: {
     parameters: {
-      query?: never;
+      query: {
+        subscriptions: string[];
+        principals?: number[] | string[];
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            removed: string[];
+            /** @description Channels the users were not subscribed to. */
+            not_removed: string[];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -646,9 +1065,40 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          subscription_data: {
+            stream_id: number;
+            property: string;
+            value: boolean | string;
+          }[];
+        };
+        'multipart/form-data': {
+          subscription_data: {
+            stream_id: number;
+            property: string;
+            value: boolean | string;
+          }[];
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -662,9 +1112,339 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          property: string;
+          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          value: boolean | string;
+        };
+        'multipart/form-data': {
+          property: string;
+          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          value: boolean | string;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  updateSubscriptionProperty_patch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          property: string;
+          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          value: boolean | string;
+        };
+        'multipart/form-data': {
+          property: string;
+          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          value: boolean | string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  listAlertWords: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The caller's alert words. */
+            alert_words: string[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  addAlertWords: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          alert_words: string[];
+        };
+        'multipart/form-data': {
+          alert_words: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The caller's alert words. */
+            alert_words: string[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  removeAlertWords: {
+    parameters: {
+      query: {
+        alert_words: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The caller's alert words. */
+            alert_words: string[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  deleteProfileData: {
+    parameters: {
+      query: {
+        data: number[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  updateProfileData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          data: {
+            id: number;
+            value: string | null | number[];
+          }[];
+        };
+        'multipart/form-data': {
+          data: {
+            id: number;
+            value: string | null | number[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  listProfileFields: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            custom_fields: components['schemas']['ProfileField'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createProfileField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          name: string;
+          /** @default  */
+          hint?: string;
+          field_type: number;
+          /** @default  */
+          field_data?: string;
+          /** @default true */
+          editable_by_user?: boolean;
+          /** @default false */
+          required?: boolean;
+        };
+        'multipart/form-data': {
+          name: string;
+          /** @default  */
+          hint?: string;
+          field_type: number;
+          /** @default  */
+          field_data?: string;
+          /** @default true */
+          editable_by_user?: boolean;
+          /** @default false */
+          required?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The new field. */
+            id: number;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -676,9 +1456,106 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @default null */
+          event_types?: string[] | null;
+          /** @default null */
+          fetch_event_types?: string[] | null;
+          /** @default false */
+          apply_markdown?: boolean;
+          /** @default true */
+          client_gravatar?: boolean;
+          /** @default false */
+          all_public_streams?: boolean;
+          /** @default false */
+          include_subscribers?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          presence_history_limit_days?: number;
+          /** @default [] */
+          narrow?: unknown[];
+          client_capabilities?: Record<string, never>;
+        };
+        'multipart/form-data': {
+          /** @default null */
+          event_types?: string[] | null;
+          /** @default null */
+          fetch_event_types?: string[] | null;
+          /** @default false */
+          apply_markdown?: boolean;
+          /** @default true */
+          client_gravatar?: boolean;
+          /** @default false */
+          all_public_streams?: boolean;
+          /** @default false */
+          include_subscribers?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          presence_history_limit_days?: number;
+          /** @default [] */
+          narrow?: unknown[];
+          client_capabilities?: Record<string, never>;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            queue_id: string;
+            last_event_id: number;
+            zulip_feature_level: number;
+            zulip_version: string;
+            zulip_merge_base: string;
+            alert_words?: string[];
+            custom_profile_fields?: components['schemas']['ProfileField'][];
+            /** @description -1 when the caller has no messages. */
+            max_message_id?: number;
+            subscriptions?: components['schemas']['Subscription'][];
+            unsubscribed?: components['schemas']['Subscription'][];
+            never_subscribed?: Record<string, never>[];
+            realm_users?: components['schemas']['User'][];
+            realm_non_active_users?: components['schemas']['User'][];
+            cross_realm_bots?: components['schemas']['User'][];
+            user_id?: number;
+            email?: string;
+            delivery_email?: string;
+            full_name?: string;
+            is_admin?: boolean;
+            is_owner?: boolean;
+            is_moderator?: boolean;
+            is_guest?: boolean;
+            avatar_source?: string;
+            avatar_url?: string;
+            avatar_url_medium?: string;
+            realm_name?: string;
+            realm_description?: string;
+            realm_uri?: string;
+            realm_url?: string;
+            realm_date_created?: number;
+            realm_enable_spectator_access?: boolean;
+            /** @description -1: unlimited. */
+            realm_message_retention_days?: number;
+            server_web_public_streams_enabled?: boolean;
+            max_stream_name_length?: number;
+            max_stream_description_length?: number;
+            max_topic_length?: number;
+            max_message_length?: number;
+            server_timestamp?: number;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -696,7 +1573,23 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            events: components['schemas']['Event'][];
+            queue_id: string;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -712,21 +1605,62 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
   getMessages: {
     parameters: {
-      query?: never;
+      query?: {
+        anchor?: string;
+        num_before?: number;
+        num_after?: number;
+        narrow?: unknown[];
+        apply_markdown?: boolean;
+        client_gravatar?: boolean;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            messages: components['schemas']['Message'][];
+            anchor: number;
+            found_anchor: boolean;
+            found_oldest: boolean;
+            found_newest: boolean;
+            history_limited: boolean;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -738,56 +1672,148 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description stream or channel; direct or private */
+          type: string;
+          to: string;
+          /** @default  */
+          topic?: string;
+          content: string;
+        };
+        'multipart/form-data': {
+          /** @description stream or channel; direct or private */
+          type: string;
+          to: string;
+          /** @default  */
+          topic?: string;
+          content: string;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The new message. */
+            id: number;
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
   listUsers: {
     parameters: {
-      query?: never;
+      query?: {
+        client_gravatar?: boolean;
+        include_custom_profile_fields?: boolean;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            members: components['schemas']['User'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
   getUser: {
     parameters: {
-      query?: never;
+      query?: {
+        client_gravatar?: boolean;
+        include_custom_profile_fields?: boolean;
+      };
       header?: never;
       path: {
-        /** @description A user id, a real email (when visible to the caller) or the dummy address user<id>@<realm host>. */
         user: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            user: components['schemas']['User'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
   };
   deactivateUser: {
     parameters: {
-      query?: never;
+      query?: {
+        actions?: {
+          delete_profile?: boolean;
+          delete_public_channel_messages?: boolean;
+          delete_private_channel_messages?: boolean;
+          delete_direct_messages?: boolean;
+        };
+        deactivation_notification_comment?: string;
+      };
       header?: never;
       path: {
-        /** @description A user id, a real email (when visible to the caller) or the dummy address user<id>@<realm host>. */
-        user: string;
+        user: number;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -797,14 +1823,48 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description A user id, a real email (when visible to the caller) or the dummy address user<id>@<realm host>. */
         user: string;
       };
       cookie?: never;
     };
-    requestBody?: components['requestBodies']['Form'];
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          full_name?: string;
+          role?: number;
+          profile_data?: {
+            id: number;
+            value: string | null | number[];
+          }[];
+          new_email?: string;
+        };
+        'multipart/form-data': {
+          full_name?: string;
+          role?: number;
+          profile_data?: {
+            id: number;
+            value: string | null | number[];
+          }[];
+          new_email?: string;
+        };
+      };
+    };
     responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };
@@ -820,103 +1880,21 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: components['responses']['Success'];
-      400: components['responses']['Error'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  deleteProfileData: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: components['responses']['Success'];
-      400: components['responses']['Error'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  updateProfileData: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: components['requestBodies']['Form'];
-    responses: {
-      200: components['responses']['Success'];
-      400: components['responses']['Error'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  listProfileFields: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: components['responses']['Success'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  createProfileField: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: components['requestBodies']['Form'];
-    responses: {
-      200: components['responses']['Success'];
-      400: components['responses']['Error'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  listAlertWords: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: components['responses']['Success'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  addAlertWords: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: components['requestBodies']['Form'];
-    responses: {
-      200: components['responses']['Success'];
-      400: components['responses']['Error'];
-      401: components['responses']['Unauthorized'];
-    };
-  };
-  removeAlertWords: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: components['responses']['Success'];
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
     };

@@ -2528,6 +2528,7 @@ export interface components {
     /** @description The token is missing, invalid or expired (header WWW-Authenticate is Bearer). */
     Unauthorized: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         'WWW-Authenticate'?: string;
         [name: string]: unknown;
       };
@@ -2538,6 +2539,7 @@ export interface components {
     /** @description The account is disabled, or the caller lacks the permission (e.g. scope=all without being an administrator). */
     Forbidden: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2547,6 +2549,7 @@ export interface components {
     /** @description No such resource, or another user's private one (the same answer, to hide existence). */
     NotFound: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2556,6 +2559,7 @@ export interface components {
     /** @description The request is not valid; `details` lists each failing path and why. */
     ValidationFailed: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2565,6 +2569,7 @@ export interface components {
     /** @description Active generators of this kind, oldest first (a plain array, not paginated) */
     GeneratorList: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2574,6 +2579,7 @@ export interface components {
     /** @description Accepted and charged; the result files are pending. */
     GenerationAccepted: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2583,6 +2589,7 @@ export interface components {
     /** @description The balance is lower than the task's cost; nothing was charged or created. */
     InsufficientBalance: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2592,6 +2599,7 @@ export interface components {
     /** @description The request conflicts with the current state (a duplicate, or a state that no longer allows it). */
     ResourceConflict: {
       headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -2625,7 +2633,10 @@ export interface components {
     IdempotencyKey: string;
   };
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description Names the request in the server's logs. A caller's X-Request-Id of 1 to 128 letters, digits and `._:-` is echoed; otherwise the server generates a UUID. */
+    RequestId: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2642,6 +2653,7 @@ export interface operations {
       /** @description Alive */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2662,6 +2674,7 @@ export interface operations {
       /** @description Ready */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2671,6 +2684,7 @@ export interface operations {
       /** @description A dependency is unreachable; `checks` says which and why */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2691,6 +2705,7 @@ export interface operations {
       /** @description Metrics in the Prometheus text format */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2711,6 +2726,7 @@ export interface operations {
       /** @description The OpenAPI document */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2731,6 +2747,7 @@ export interface operations {
       /** @description The whole record, defaults included. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2757,6 +2774,7 @@ export interface operations {
       /** @description The whole record after the change. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2780,6 +2798,7 @@ export interface operations {
       /** @description The configuration; secrets appear only by name in `secrets_set`. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2806,6 +2825,7 @@ export interface operations {
       /** @description The configuration after the change. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2834,6 +2854,7 @@ export interface operations {
       /** @description The code was sent. */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -2845,6 +2866,7 @@ export interface operations {
        */
       429: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           /** @description Seconds to wait. */
           'Retry-After'?: number;
           [name: string]: unknown;
@@ -2856,6 +2878,7 @@ export interface operations {
       /** @description No enabled provider can deliver this kind of code (code `not_implemented`). */
       501: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2865,6 +2888,7 @@ export interface operations {
       /** @description Every enabled provider failed to deliver the code (code `code_delivery_failed`); nothing is stored, so asking again is allowed at once. */
       502: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2895,6 +2919,7 @@ export interface operations {
       /** @description Logged in. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2907,6 +2932,7 @@ export interface operations {
       /** @description The code is wrong, expired, already used, or none was requested (code `bad_request`). */
       400: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2916,6 +2942,7 @@ export interface operations {
       /** @description The account of this number is disabled (banned). */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2926,6 +2953,7 @@ export interface operations {
       /** @description Too many login attempts for this number or from this address; `Retry-After` says when to try again. */
       429: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -2947,6 +2975,7 @@ export interface operations {
       /** @description Providers, by ascending priority. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2973,6 +3002,7 @@ export interface operations {
       /** @description Created. */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2984,6 +3014,7 @@ export interface operations {
       /** @description A provider with this name exists. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -2993,6 +3024,7 @@ export interface operations {
       /** @description The request is not valid, the `config` or `secrets` do not fit the type, or the type is development-only (`log`) and the server runs in production. */
       422: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3015,6 +3047,7 @@ export interface operations {
       /** @description The provider. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3040,6 +3073,7 @@ export interface operations {
       /** @description Removed. */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3067,6 +3101,7 @@ export interface operations {
       /** @description The changed provider. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3079,6 +3114,7 @@ export interface operations {
       /** @description Another provider has this name. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3118,6 +3154,7 @@ export interface operations {
       /** @description A page of files (a plain array; `[]` past the end) */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3151,6 +3188,7 @@ export interface operations {
       /** @description Stored; the record is completed at once */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3160,6 +3198,7 @@ export interface operations {
       /** @description The body is not well-formed multipart/form-data. */
       400: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3171,6 +3210,7 @@ export interface operations {
       /** @description The file is larger than `max_upload_bytes`; nothing was stored. */
       413: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3194,6 +3234,7 @@ export interface operations {
       /** @description The file record */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3220,6 +3261,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3228,6 +3270,7 @@ export interface operations {
       /** @description Another user's public file, or a missing file:delete:own permission. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3238,6 +3281,7 @@ export interface operations {
       /** @description The file is still pending or processing; delete it once its generation ended. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3268,6 +3312,7 @@ export interface operations {
       /** @description The changed record */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3278,6 +3323,7 @@ export interface operations {
       /** @description Another user's public file (only its owner or an administrator changes it), or a missing file:update:own permission. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3306,6 +3352,7 @@ export interface operations {
       /** @description The content, with its Content-Type. It is served sandboxed (`Content-Security-Policy` sandbox, `X-Content-Type-Options` nosniff), so an uploaded page or SVG never runs as part of this origin. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3315,6 +3362,7 @@ export interface operations {
       /** @description The signature is wrong or the link has expired. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3383,6 +3431,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3394,6 +3443,7 @@ export interface operations {
       /** @description Another generator has this name. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3417,6 +3467,7 @@ export interface operations {
       /** @description The generator */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3441,6 +3492,7 @@ export interface operations {
       /** @description Deactivated */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3468,6 +3520,7 @@ export interface operations {
       /** @description The changed generator */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3480,6 +3533,7 @@ export interface operations {
       /** @description Another generator has this name. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3504,6 +3558,7 @@ export interface operations {
       /** @description A JSON Schema (draft-07) of the whole request body, `generator_id` included */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3541,6 +3596,7 @@ export interface operations {
       /** @description The account is disabled, or lacks generation:create:own. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3550,6 +3606,7 @@ export interface operations {
       /** @description No active generator of this kind has this id. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3559,6 +3616,7 @@ export interface operations {
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3569,6 +3627,7 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3603,6 +3662,7 @@ export interface operations {
       /** @description The account is disabled, or lacks generation:create:own. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3612,6 +3672,7 @@ export interface operations {
       /** @description No active generator of this kind has this id. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3621,6 +3682,7 @@ export interface operations {
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3631,6 +3693,7 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3665,6 +3728,7 @@ export interface operations {
       /** @description The account is disabled, or lacks generation:create:own. */
       403: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3674,6 +3738,7 @@ export interface operations {
       /** @description No active generator of this kind has this id. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3683,6 +3748,7 @@ export interface operations {
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3693,6 +3759,7 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3731,6 +3798,7 @@ export interface operations {
       /** @description A page of accounts. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3754,6 +3822,7 @@ export interface operations {
       /** @description Counts of accounts. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3776,6 +3845,7 @@ export interface operations {
       /** @description The caller's account. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3802,6 +3872,7 @@ export interface operations {
       /** @description The changed account. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3813,6 +3884,7 @@ export interface operations {
       /** @description `avatar_file_id` names no file the caller may read (missing, or another user's private file); nothing is changed. */
       404: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3836,6 +3908,7 @@ export interface operations {
       /** @description The account. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3861,6 +3934,7 @@ export interface operations {
       /** @description Deleted. */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3888,6 +3962,7 @@ export interface operations {
       /** @description The changed account. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3900,6 +3975,7 @@ export interface operations {
       /** @description The request is not valid, or the credit adjustment would take the balance below zero (nothing is changed). */
       422: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3931,6 +4007,7 @@ export interface operations {
       /** @description The changed account. */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -3973,6 +4050,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4000,6 +4078,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4028,6 +4107,7 @@ export interface operations {
       /** @description The character */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4055,6 +4135,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4084,6 +4165,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4129,6 +4211,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4156,6 +4239,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4184,6 +4268,7 @@ export interface operations {
       /** @description The user_character_config */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4211,6 +4296,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4240,6 +4326,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4285,6 +4372,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4312,6 +4400,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4340,6 +4429,7 @@ export interface operations {
       /** @description The conversation */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4367,6 +4457,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4396,6 +4487,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4440,6 +4532,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4475,6 +4568,7 @@ export interface operations {
       /** @description Added */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4517,6 +4611,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4544,6 +4639,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4572,6 +4668,7 @@ export interface operations {
       /** @description The project */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4599,6 +4696,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4628,6 +4726,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4673,6 +4772,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4700,6 +4800,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4728,6 +4829,7 @@ export interface operations {
       /** @description The canvas */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4755,6 +4857,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4784,6 +4887,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4827,6 +4931,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4854,6 +4959,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4882,6 +4988,7 @@ export interface operations {
       /** @description The skill */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4909,6 +5016,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4938,6 +5046,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4981,6 +5090,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5008,6 +5118,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5036,6 +5147,7 @@ export interface operations {
       /** @description The node_group */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5063,6 +5175,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5092,6 +5205,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5137,6 +5251,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5164,6 +5279,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5192,6 +5308,7 @@ export interface operations {
       /** @description The favorite */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5219,6 +5336,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5248,6 +5366,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5291,6 +5410,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5318,6 +5438,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5346,6 +5467,7 @@ export interface operations {
       /** @description The bundle */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5373,6 +5495,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5402,6 +5525,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5447,6 +5571,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5474,6 +5599,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5502,6 +5628,7 @@ export interface operations {
       /** @description The payment */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5529,6 +5656,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5558,6 +5686,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5603,6 +5732,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5629,6 +5759,7 @@ export interface operations {
       /** @description The transaction_log */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5671,6 +5802,7 @@ export interface operations {
       /** @description The page */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5698,6 +5830,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5726,6 +5859,7 @@ export interface operations {
       /** @description The invite_code */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5753,6 +5887,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5782,6 +5917,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -5813,6 +5949,7 @@ export interface operations {
       /** @description Redeemed */
       201: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
