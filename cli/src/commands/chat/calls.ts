@@ -1,29 +1,4 @@
-import type { ChatClient } from '@muse/sdk';
-import type { Factory } from '../../factory.ts';
-
-type Untyped = (
-  path: string,
-  init?: { params?: object; body?: Record<string, unknown> },
-) => Promise<{
-  data: Record<string, unknown>;
-}>;
-
-/**
- * The messaging API's calls with Zulip's form parameters. Its document types most answers as
- * the generic success envelope, so the fields read here are named by each command.
- */
-export function chatCalls(client: ChatClient) {
-  return {
-    get: client.GET as unknown as Untyped,
-    post: client.POST as unknown as Untyped,
-    patch: client.PATCH as unknown as Untyped,
-    delete: client.DELETE as unknown as Untyped,
-  };
-}
-
-export function chat(f: Factory) {
-  return chatCalls(f.chat());
-}
+import { usageError } from '../../errors.ts';
 
 /** Zulip's role numbers by name, as `set-role` accepts them. */
 export const ROLES = { owner: 100, administrator: 200, moderator: 300, member: 400, guest: 600 } as const;
@@ -32,7 +7,18 @@ export function roleName(role: unknown): string {
   return Object.entries(ROLES).find(([, value]) => value === role)?.[0] ?? String(role);
 }
 
-/** A user id stays a number; anything else (an email) is sent as it is. */
-export function userRef(value: string): string | number {
-  return /^\d+$/.test(value) ? Number(value) : value;
+/** Whether every recipient was given by id (Zulip takes a list of ids or a list of emails, not both). */
+function allIds(values: readonly string[]): boolean {
+  return values.every((value) => /^\d+$/.test(value));
+}
+
+/** A list of users as the API takes it: ids as numbers, or emails. */
+export function principals(values: readonly string[]): number[] | string[] {
+  return allIds(values) ? values.map(Number) : [...values];
+}
+
+/** A user id, checked here so a name is a usage error rather than a server's 400. */
+export function userId(value: string): number {
+  if (!/^\d+$/.test(value)) throw usageError(`"${value}" is not a user id`, 'see muse chat users list');
+  return Number(value);
 }

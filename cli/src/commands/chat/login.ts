@@ -3,7 +3,6 @@ import { text } from 'node:stream/consumers';
 import { createChatClient } from '@muse/sdk';
 import type { Factory } from '../../factory.ts';
 import { usageError } from '../../errors.ts';
-import { chatCalls } from './calls.ts';
 
 export interface LoginOptions {
   email?: string;
@@ -28,14 +27,14 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
     apiKey = options.apiKey === '-' ? (await text(f.io.stdin)).trim() : options.apiKey;
   } else {
     const password = await f.prompter.secret('Password: ');
-    const anonymous = chatCalls(createChatClient({ baseUrl, email, apiKey: '', maxRetries: 0 }));
-    const { data } = await anonymous.post('/api/v1/fetch_api_key', { body: { username: email, password } });
-    apiKey = String(data.api_key);
+    const anonymous = createChatClient({ baseUrl, email, apiKey: '', maxRetries: 0 });
+    const { data } = await anonymous.POST('/api/v1/fetch_api_key', { body: { username: email, password } });
+    apiKey = data.api_key;
   }
   if (!apiKey) throw usageError('no API key given');
 
-  const client = chatCalls(createChatClient({ baseUrl, email, apiKey, maxRetries: 0 }));
-  await client.get('/api/v1/users/me/subscriptions');
+  const client = createChatClient({ baseUrl, email, apiKey, maxRetries: 0 });
+  await client.GET('/api/v1/users/me/subscriptions');
   f.config.update((file) => {
     const stored = file.profiles[name] ?? { content_url: profile.content_url, chat_url: baseUrl };
     file.profiles[name] = { ...stored, chat_url: baseUrl, chat_email: email, chat_api_key: apiKey };

@@ -3,7 +3,7 @@ import { text } from 'node:stream/consumers';
 import type { Factory } from '../../factory.ts';
 import { usageError } from '../../errors.ts';
 import { collect } from '../shared/pairs.ts';
-import { chat, userRef } from './calls.ts';
+import { principals } from './calls.ts';
 
 export interface SendOptions {
   channel?: string;
@@ -20,12 +20,13 @@ export async function run(options: SendOptions, f: Factory): Promise<void> {
   if (options.channel && !options.topic) throw usageError('a channel message needs --topic');
   const content = options.message === '-' ? (await text(f.io.stdin)).trimEnd() : options.message;
   if (!content) throw usageError('the message is empty');
+  // `to` is a channel name, or the recipients as a JSON list (Zulip's encoding of a list parameter).
   const body = options.channel
-    ? { type: 'stream', to: options.channel, topic: options.topic, content }
-    : { type: 'direct', to: options.to!.map(userRef), content };
-  const { data } = await chat(f).post('/api/v1/messages', { body });
+    ? { type: 'stream', to: options.channel, topic: options.topic!, content }
+    : { type: 'direct', to: JSON.stringify(principals(options.to!)), content };
+  const { data } = await f.chat().POST('/api/v1/messages', { body });
   if (f.printer().format !== 'table') return f.printer().data({ id: data.id });
-  f.printer().success(`Sent message ${String(data.id)}`);
+  f.printer().success(`Sent message ${data.id}`);
 }
 
 export function sendCommand(f: Factory): Command {

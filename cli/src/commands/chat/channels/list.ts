@@ -1,14 +1,12 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { chat } from '../calls.ts';
 
 export type ListOptions = Record<string, never>;
 
 /** The channels the logged-in user is subscribed to. */
 export async function run(_options: ListOptions, f: Factory): Promise<void> {
-  const { data } = await chat(f).get('/api/v1/users/me/subscriptions');
-  const subscriptions = (data.subscriptions ?? []) as Record<string, unknown>[];
-  f.printer().list(subscriptions, [
+  const { data } = await f.chat().GET('/api/v1/users/me/subscriptions');
+  f.printer().list(data.subscriptions, [
     { header: 'ID', value: (s) => s.stream_id },
     { header: 'NAME', value: (s) => s.name },
     { header: 'PRIVATE', value: (s) => (s.invite_only ? 'yes' : '') },

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
 import { collect } from '../../shared/pairs.ts';
-import { chat, userRef } from '../calls.ts';
+import { principals } from '../calls.ts';
 
 export interface SubscribeOptions {
   channels: string[];
@@ -12,13 +12,13 @@ export interface SubscribeOptions {
 
 /** Subscribes you (or `--user`s) to channels, creating the missing ones. */
 export async function run(options: SubscribeOptions, f: Factory): Promise<void> {
-  const { data } = await chat(f).post('/api/v1/users/me/subscriptions', {
+  const { data } = await f.chat().POST('/api/v1/users/me/subscriptions', {
     body: {
       subscriptions: options.channels.map((name) => ({
         name,
         ...(options.description ? { description: options.description } : {}),
       })),
-      ...(options.user?.length ? { principals: options.user.map(userRef) } : {}),
+      ...(options.user?.length ? { principals: principals(options.user) } : {}),
       ...(options.private ? { invite_only: true } : {}),
     },
   });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
 import { collect } from '../../shared/pairs.ts';
-import { chat, userRef } from '../calls.ts';
+import { principals } from '../calls.ts';
 
 export interface UnsubscribeOptions {
   channels: string[];
@@ -9,11 +9,11 @@ export interface UnsubscribeOptions {
 }
 
 export async function run(options: UnsubscribeOptions, f: Factory): Promise<void> {
-  const { data } = await chat(f).delete('/api/v1/users/me/subscriptions', {
+  const { data } = await f.chat().DELETE('/api/v1/users/me/subscriptions', {
     params: {
       query: {
         subscriptions: options.channels,
-        ...(options.user?.length ? { principals: options.user.map(userRef) } : {}),
+        ...(options.user?.length ? { principals: principals(options.user) } : {}),
       },
     },
   });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { chat } from '../calls.ts';
+import { userId } from '../calls.ts';
 
 export interface DeactivateOptions {
   userId: string;
@@ -8,7 +8,7 @@ export interface DeactivateOptions {
 
 /** Logs the user out everywhere and refuses their API key until reactivated. */
 export async function run(options: DeactivateOptions, f: Factory): Promise<void> {
-  await chat(f).delete(`/api/v1/users/${encodeURIComponent(options.userId)}`);
+  await f.chat().DELETE('/api/v1/users/{user}', { params: { path: { user: userId(options.userId) } } });
   f.printer().success(`Deactivated user ${options.userId}`);
 }
 

@@ -1,14 +1,13 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { chat } from '../calls.ts';
 
 export interface GetOptions {
   user: string;
 }
 
 export async function run(options: GetOptions, f: Factory): Promise<void> {
-  const { data } = await chat(f).get(`/api/v1/users/${encodeURIComponent(options.user)}`);
-  f.printer().record(data.user as object);
+  const { data } = await f.chat().GET('/api/v1/users/{user}', { params: { path: { user: options.user } } });
+  f.printer().record(data.user);
 }
 
 export function getCommand(f: Factory): Command {

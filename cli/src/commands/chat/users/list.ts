@@ -1,13 +1,12 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { chat, roleName } from '../calls.ts';
+import { roleName } from '../calls.ts';
 
 export type ListOptions = Record<string, never>;
 
 export async function run(_options: ListOptions, f: Factory): Promise<void> {
-  const { data } = await chat(f).get('/api/v1/users');
-  const members = (data.members ?? []) as Record<string, unknown>[];
-  f.printer().list(members, [
+  const { data } = await f.chat().GET('/api/v1/users');
+  f.printer().list(data.members, [
     { header: 'ID', value: (u) => u.user_id },
     { header: 'EMAIL', value: (u) => u.email },
     { header: 'NAME', value: (u) => u.full_name },

@@ -1,13 +1,15 @@
 import { Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { chat } from '../calls.ts';
+import { userId } from '../calls.ts';
 
 export interface ReactivateOptions {
   userId: string;
 }
 
 export async function run(options: ReactivateOptions, f: Factory): Promise<void> {
-  await chat(f).post(`/api/v1/users/${encodeURIComponent(options.userId)}/reactivate`);
+  await f
+    .chat()
+    .POST('/api/v1/users/{user_id}/reactivate', { params: { path: { user_id: userId(options.userId) } } });
   f.printer().success(`Reactivated user ${options.userId}`);
 }
 

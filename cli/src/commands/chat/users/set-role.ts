@@ -1,6 +1,6 @@
 import { Argument, Command } from 'commander';
 import type { Factory } from '../../../factory.ts';
-import { ROLES, chat } from '../calls.ts';
+import { ROLES } from '../calls.ts';
 
 export interface SetRoleOptions {
   user: string;
@@ -8,7 +8,8 @@ export interface SetRoleOptions {
 }
 
 export async function run(options: SetRoleOptions, f: Factory): Promise<void> {
-  await chat(f).patch(`/api/v1/users/${encodeURIComponent(options.user)}`, {
+  await f.chat().PATCH('/api/v1/users/{user}', {
+    params: { path: { user: options.user } },
     body: { role: ROLES[options.role] },
   });
   f.printer().success(`User ${options.user} is now ${options.role}`);
