@@ -55,8 +55,16 @@ describe('usage errors', () => {
   it('--help lists the nouns with one line each, exit 0', async () => {
     const result = await muse(['--help'], { env: env() });
     expect(result.code).toBe(0);
-    for (const noun of ['profile', 'completion'])
-      expect(result.stdout).toMatch(new RegExp(`^  ${noun}\\b.*\\S`, 'm'));
+    const commands = result.stdout.slice(
+      result.stdout.indexOf('Commands:'),
+      result.stdout.indexOf('Exit codes'),
+    );
+    const nouns = ['auth', 'profile', 'me', 'generate', 'files', 'transactions', 'resources', 'generators'];
+    for (const noun of [...nouns, 'users', 'config', 'providers', 'payment-api', 'chat', 'completion']) {
+      expect(commands).toMatch(new RegExp(`^  ${noun}\\b.*\\S`, 'm'));
+    }
+    // One line each: no description wraps onto a second line.
+    expect(commands).not.toMatch(/^ {10,}\S/m);
     expect(result.stdout).toContain('Exit codes: 0 ok, 1 error, 2 usage, 3 not logged in');
   });
 });

@@ -8,7 +8,7 @@ import { chatEventsCommand } from './events/index.ts';
 
 export function chatCommand(f: Factory): Command {
   return new Command('chat')
-    .description('The messaging API: log in, users, channels, messages, events')
+    .description('Messaging API: log in, users, channels, messages')
     .addCommand(loginCommand(f))
     .addCommand(chatUsersCommand(f))
     .addCommand(chatChannelsCommand(f))

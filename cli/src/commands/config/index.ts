@@ -5,7 +5,7 @@ import { setCommand } from './set.ts';
 
 export function configCommand(f: Factory): Command {
   return new Command('config')
-    .description("Read and change the server's runtime configuration (administrators)")
+    .description("The server's runtime configuration (administrators)")
     .addCommand(getCommand(f))
     .addCommand(setCommand(f));
 }

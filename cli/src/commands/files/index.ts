@@ -8,7 +8,7 @@ import { rmCommand } from './rm.ts';
 
 export function filesCommand(f: Factory): Command {
   return new Command('files')
-    .description('Your files and generation results: list, show, download, upload, delete')
+    .description('Your files and results: list, download, upload, delete')
     .addCommand(listCommand(f))
     .addCommand(getCommand(f))
     .addCommand(downloadCommand(f))

@@ -6,7 +6,7 @@ import { textCommand } from './text.ts';
 
 export function generateCommand(f: Factory): Command {
   return new Command('generate')
-    .description('Generate images, videos and texts, paid in credits; --wait --out DIR downloads the results')
+    .description('Generate images, videos and texts (paid in credits)')
     .addCommand(imageCommand(f))
     .addCommand(videoCommand(f))
     .addCommand(textCommand(f));

@@ -9,7 +9,7 @@ import { schemaCommand } from './schema.ts';
 
 export function generatorsCommand(f: Factory): Command {
   return new Command('generators')
-    .description('List generators; add, change and disable them (administrators)')
+    .description('Generators: list; add, change, disable (administrators)')
     .addCommand(listCommand(f))
     .addCommand(getCommand(f))
     .addCommand(addCommand(f))

@@ -9,6 +9,6 @@ export async function run(_options: MeOptions, f: Factory): Promise<void> {
 
 export function meCommand(f: Factory): Command {
   return new Command('me')
-    .description('Show your account: balance, permissions, profile')
+    .description('Your account: balance, permissions, profile')
     .action(() => run({}, f));
 }

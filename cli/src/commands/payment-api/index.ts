@@ -5,7 +5,7 @@ import { setCommand } from './set.ts';
 
 export function paymentApiCommand(f: Factory): Command {
   return new Command('payment-api')
-    .description('Read and change the payment-provider configuration (administrators)')
+    .description('Payment-provider configuration (administrators)')
     .addCommand(getCommand(f))
     .addCommand(setCommand(f));
 }

@@ -6,7 +6,7 @@ import { removeCommand } from './remove.ts';
 
 export function profileCommand(f: Factory): Command {
   return new Command('profile')
-    .description('Switch between servers and accounts (profiles in the configuration file)')
+    .description('Switch between servers and accounts')
     .addCommand(listCommand(f))
     .addCommand(useCommand(f))
     .addCommand(removeCommand(f));

@@ -8,7 +8,7 @@ import { removeCommand } from './remove.ts';
 
 export function providersCommand(f: Factory): Command {
   return new Command('providers')
-    .description('Manage the SMS and voice providers that deliver login codes (administrators)')
+    .description('Login code providers, SMS and voice (administrators)')
     .addCommand(listCommand(f))
     .addCommand(getCommand(f))
     .addCommand(addCommand(f))

@@ -9,9 +9,7 @@ import { deleteCommand } from './delete.ts';
 
 export function resourcesCommand(f: Factory): Command {
   return new Command('resources')
-    .description(
-      'Any declared resource (characters, projects, invite codes, …): list, get, create, update, delete',
-    )
+    .description('Declared resources: list, get, create, update, delete')
     .addHelpText('after', `\nResources: ${RESOURCE_NAMES.join(', ')}`)
     .addCommand(listCommand(f))
     .addCommand(getCommand(f))

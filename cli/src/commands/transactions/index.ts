@@ -4,6 +4,6 @@ import { listCommand } from './list.ts';
 
 export function transactionsCommand(f: Factory): Command {
   return new Command('transactions')
-    .description('The credit ledger: charges, refunds, grants, adjustments')
+    .description('The credit ledger: charges, refunds, adjustments')
     .addCommand(listCommand(f));
 }

@@ -13,7 +13,7 @@ import { permissionCommand } from './permission/index.ts';
 
 export function usersCommand(f: Factory): Command {
   return new Command('users')
-    .description('Manage accounts: ban, administrators, credits, permissions (administrators)')
+    .description('Accounts: ban, administrators, credits, permissions')
     .addCommand(listCommand(f))
     .addCommand(getCommand(f))
     .addCommand(statsCommand(f))
