@@ -21,6 +21,7 @@ import { messageRoutes } from './views/messages.ts';
 import { profileDataRoutes } from './views/profile-data.ts';
 import { serverSettingsRoutes } from './views/server-settings.ts';
 import { subscriptionRoutes } from './views/subscriptions.ts';
+import { userGroupRoutes } from './views/user-groups.ts';
 import { userRoutes } from './views/users.ts';
 
 /** Everything the messaging API needs from outside; tests pass their own. */
@@ -44,6 +45,7 @@ function apiRouter(runtime: ChatRuntime): Router {
   eventRoutes(router, runtime);
   messageRoutes(router, runtime);
   userRoutes(router, runtime);
+  userGroupRoutes(router, runtime);
   router.use((req, _res, next) =>
     next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
   );

@@ -2,7 +2,7 @@ import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
-import { createStream, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -90,12 +90,14 @@ export async function createChatUser(
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
   if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
-  const user = await createUser(db, realm, input);
-  if (input.canChangeUserEmails) {
+  return db.transaction(async (t) => {
+    const user = await createUser(db, realm, input, t);
+    await joinDefaultStreams(db, user, t);
+    if (!input.canChangeUserEmails) return user;
     await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
       replacements: { id: user.id },
+      transaction: t,
     });
     return { ...user, can_change_user_emails: true };
-  }
-  return user;
+  });
 }

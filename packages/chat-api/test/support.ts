@@ -74,7 +74,9 @@ export async function call(
 /** node:http rather than fetch, because tests set the Host header to pick an organization. */
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
+    // A fresh connection per call: reusing a kept-alive one races the server's idle close
+    // (ECONNRESET) when a busy machine leaves seconds between two calls.
+    const req = request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -37,7 +37,7 @@ export function eventRoutes(router: Router, runtime: ChatRuntime): void {
         client_capabilities: p.json<Record<string, unknown>>({ type: 'object' }).optional(),
       },
       ctx,
-      async (params, actor) => {
+      async (params, actor, req) => {
         await expireNow();
         // The queue exists before the state is read, so nothing that happens in between is lost.
         const queue = await createQueue(actor.db, actor.user.id, {
@@ -50,6 +50,8 @@ export function eventRoutes(router: Router, runtime: ChatRuntime): void {
           types: params.fetch_event_types ?? params.event_types,
           clientGravatar: params.client_gravatar,
           includeSubscribers: params.include_subscribers,
+          includeDeactivatedGroups: params.client_capabilities?.include_deactivated_groups === true,
+          protocol: req.protocol,
         });
         return { queue_id: queue.id, last_event_id: queue.last_event_id, ...state };
       },

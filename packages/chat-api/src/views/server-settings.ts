@@ -8,7 +8,7 @@ import {
   ZULIP_MERGE_BASE,
   ZULIP_VERSION,
 } from '../domain/limits.ts';
-import { realmHost } from '../domain/realms.ts';
+import { realmUrl } from '../domain/realms.ts';
 import { requestRealm } from '../http/auth.ts';
 import { endpoint } from '../http/params.ts';
 import { anonymous, type ChatRuntime } from './context.ts';
@@ -36,7 +36,7 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         max_topic_length: MAX_TOPIC_LENGTH,
       };
       if (realm) {
-        const url = `${req.protocol}://${req.headers.host ?? realmHost(realm, rt.config)}`;
+        const url = realmUrl(realm, rt.config, req.protocol);
         Object.assign(settings, {
           realm_uri: url,
           realm_url: url,

@@ -16,6 +16,7 @@ import {
   usersInRealm,
   type User,
 } from '../domain/users.ts';
+import { maxMessageId } from '../domain/messages.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint, p, pathInt } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
@@ -47,6 +48,29 @@ async function targetOf(actor: Actor, req: Request): Promise<User> {
   return userByEmailFor(actor, raw);
 }
 
+/** The fields of Zulip's `GET /users/me` answer, a subset of the user record. */
+const OWN_USER_FIELDS = [
+  'avatar_url',
+  'avatar_version',
+  'email',
+  'full_name',
+  'is_admin',
+  'is_owner',
+  'role',
+  'is_guest',
+  'is_bot',
+  'is_active',
+  'timezone',
+  'date_joined',
+  'user_id',
+  'delivery_email',
+  'profile_data',
+] as const;
+
+function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => k in record).map((k) => [k, record[k]]));
+}
+
 const formatOptions = {
   client_gravatar: p.bool().default(true),
   include_custom_profile_fields: p.bool().default(false),
@@ -73,6 +97,19 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
             profile: profiles ? (profiles.get(u.id) ?? new Map()) : undefined,
           }),
         ),
+      };
+    }),
+  );
+
+  router.get(
+    '/users/me',
+    endpoint({}, ctx, async (_params, actor) => {
+      const { user, realm, config, db } = actor;
+      const profile = (await profileValues(db, [user.id])).get(user.id) ?? new Map();
+      const formatted = formatUser(user, user, realm, config, { clientGravatar: false, profile });
+      return {
+        ...pick(formatted, OWN_USER_FIELDS),
+        max_message_id: await maxMessageId(db, user.id),
       };
     }),
   );
