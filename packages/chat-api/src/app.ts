@@ -13,11 +13,13 @@ import { authenticate } from './http/auth.ts';
 import { multipartFields } from './http/body.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
+import { createPushSender } from './push/index.ts';
 import { alertWordRoutes } from './views/alert-words.ts';
 import { apiKeyRoutes } from './views/api-keys.ts';
 import type { ChatRuntime } from './views/context.ts';
 import { eventRoutes } from './views/events.ts';
 import { messageRoutes } from './views/messages.ts';
+import { pushRoutes } from './views/push.ts';
 import { profileDataRoutes } from './views/profile-data.ts';
 import { serverSettingsRoutes } from './views/server-settings.ts';
 import { subscriptionRoutes } from './views/subscriptions.ts';
@@ -46,6 +48,7 @@ function apiRouter(runtime: ChatRuntime): Router {
   messageRoutes(router, runtime);
   userRoutes(router, runtime);
   userGroupRoutes(router, runtime);
+  pushRoutes(router, runtime);
   router.use((req, _res, next) =>
     next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
   );
@@ -65,6 +68,7 @@ export function createChatApp(deps: ChatDeps): Express {
     config: deps.config,
     logger: deps.logger,
     notifier: new QueueNotifier(deps.events),
+    push: createPushSender(deps.config),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields);

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
+import type { PushSender } from '../push/index.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -9,6 +10,8 @@ export interface ChatRuntime {
   config: Config;
   logger: Logger;
   notifier: QueueNotifier;
+  /** The configured mobile push sender; undefined when push is off. */
+  push: PushSender | undefined;
 }
 
 export interface ViewContext extends Actor {

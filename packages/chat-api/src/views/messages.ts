@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { getMessages, sendMessage, type NarrowTerm } from '../domain/messages.ts';
+import { pushForMessage } from '../domain/push.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint, p } from '../http/params.ts';
 import { authed, type ChatRuntime } from './context.ts';
@@ -55,6 +56,12 @@ export function messageRoutes(router: Router, runtime: ChatRuntime): void {
             params.content,
           );
         } else throw new JsonableError('Invalid message type');
+        const push = runtime.push;
+        // After the commit and off the request's path: a slow push service never delays the answer.
+        if (push)
+          void pushForMessage(actor, push, id, runtime.logger).catch((error: unknown) =>
+            runtime.logger.warn({ err: error, messageId: id }, 'push notifications failed'),
+          );
         return { id };
       },
     ),

@@ -26,7 +26,7 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         zulip_feature_level: ZULIP_FEATURE_LEVEL,
         zulip_version: ZULIP_VERSION,
         zulip_merge_base: ZULIP_MERGE_BASE,
-        push_notifications_enabled: false,
+        push_notifications_enabled: rt.push !== undefined,
         is_incompatible: false,
         email_auth_enabled: true,
         require_email_format_usernames: true,
