@@ -14,6 +14,7 @@ import { multipartFields } from './http/body.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
 import { createPushSender } from './push/index.ts';
+import { videoProviders } from './video/index.ts';
 import { alertWordRoutes } from './views/alert-words.ts';
 import { apiKeyRoutes } from './views/api-keys.ts';
 import type { ChatRuntime } from './views/context.ts';
@@ -23,6 +24,7 @@ import { pushRoutes } from './views/push.ts';
 import { profileDataRoutes } from './views/profile-data.ts';
 import { serverSettingsRoutes } from './views/server-settings.ts';
 import { subscriptionRoutes } from './views/subscriptions.ts';
+import { publicVideoCallRoutes, videoCallRoutes } from './views/video-calls.ts';
 import { userGroupRoutes } from './views/user-groups.ts';
 import { userRoutes } from './views/users.ts';
 
@@ -40,6 +42,7 @@ function apiRouter(runtime: ChatRuntime): Router {
   const router = Router();
   apiKeyRoutes(router, runtime);
   serverSettingsRoutes(router, runtime);
+  publicVideoCallRoutes(router, runtime);
   router.use(authenticate(runtime.db, runtime.config));
   subscriptionRoutes(router, runtime);
   alertWordRoutes(router, runtime);
@@ -49,6 +52,7 @@ function apiRouter(runtime: ChatRuntime): Router {
   userRoutes(router, runtime);
   userGroupRoutes(router, runtime);
   pushRoutes(router, runtime);
+  videoCallRoutes(router, runtime);
   router.use((req, _res, next) =>
     next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
   );
@@ -69,6 +73,7 @@ export function createChatApp(deps: ChatDeps): Express {
     logger: deps.logger,
     notifier: new QueueNotifier(deps.events),
     push: createPushSender(deps.config),
+    video: videoProviders(deps.config),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields);

@@ -13,6 +13,8 @@ export async function createOrganization(
     description?: string;
     emailAddressVisibility?: number;
     spectatorAccess?: boolean;
+    /** Zulip's `video_chat_provider` number; Jitsi (1) by default, as Zulip. */
+    videoChatProvider?: number;
   },
 ): Promise<Realm> {
   if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?)?$/.test(input.subdomain)) {
@@ -28,6 +30,7 @@ export async function createOrganization(
       ...created,
       email_address_visibility: input.emailAddressVisibility ?? 1,
       enable_spectator_access: input.spectatorAccess ?? false,
+      video_chat_provider: input.videoChatProvider ?? created.video_chat_provider,
     };
     // The bot that announces new channels, and the channel it announces them in.
     const bot = await createUser(
@@ -49,13 +52,15 @@ export async function createOrganization(
     );
     await db.query(
       `UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators,
-         notification_bot_id = :bot, new_stream_announcements_stream_id = :general WHERE id = :id`,
+         notification_bot_id = :bot, new_stream_announcements_stream_id = :general,
+         video_chat_provider = :video WHERE id = :id`,
       {
         replacements: {
           v: realm.email_address_visibility,
           spectators: realm.enable_spectator_access,
           bot: bot.id,
           general: general.id,
+          video: realm.video_chat_provider,
           id: realm.id,
         },
         transaction: t,

@@ -94,4 +94,17 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
     });
     expect(hidden.body.messages).toEqual([]);
   });
+
+  it('nothing configured: push is off (devices and test notifications are BAD_REQUEST), no video provider', async () => {
+    const settings = await call(url(), 'GET', '/server_settings', null);
+    expect(settings.body.push_notifications_enabled).toBe(false);
+    const device = await call(url(), 'POST', '/users/me/android_gcm_reg_id', member, { token: 'fcm-x' });
+    expect(device.status).toBe(400);
+    expect(device.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Push notifications are not configured on this server' });
+    const test = await call(url(), 'POST', '/mobile_push/test_notification', member);
+    expect(test.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Push notifications are not configured on this server' });
+    const videoCall = await call(url(), 'POST', '/calls/videocall/create', member);
+    expect(videoCall.status).toBe(400);
+    expect(videoCall.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Jitsi Meet is not configured on this server' });
+  });
 });

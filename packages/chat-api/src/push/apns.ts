@@ -1,6 +1,6 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
-import { outboundHttp2Connect } from './outbound.ts';
+import { outboundHttp2Connect } from '../outbound.ts';
 import type { PushDevice, PushNotification, PushOutcome } from './sender.ts';
 
 export interface ApnsSettings {

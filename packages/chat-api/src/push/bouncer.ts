@@ -1,4 +1,4 @@
-import { outboundFetch } from './outbound.ts';
+import { outboundFetch } from '../outbound.ts';
 import { RemoteTokenRejected, type PushDevice, type PushNotification, type PushOutcome, type PushSender } from './sender.ts';
 
 export interface BouncerSettings {

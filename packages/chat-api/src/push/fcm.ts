@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
-import { outboundFetch } from './outbound.ts';
+import { outboundFetch } from '../outbound.ts';
 import type { PushDevice, PushNotification, PushOutcome } from './sender.ts';
 
 /** The fields of a Google service-account key file that FCM HTTP v1 needs. */

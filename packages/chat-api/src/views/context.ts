@@ -3,6 +3,7 @@ import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
 import type { PushSender } from '../push/index.ts';
+import type { VideoProviders } from '../video/index.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -12,6 +13,8 @@ export interface ChatRuntime {
   notifier: QueueNotifier;
   /** The configured mobile push sender; undefined when push is off. */
   push: PushSender | undefined;
+  /** The video-call providers configured on this server. */
+  video: VideoProviders;
 }
 
 export interface ViewContext extends Actor {

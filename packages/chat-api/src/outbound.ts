@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 
 /**
- * The one place push senders and video-call providers reach the outside. When the shared
+ * The one place the messaging API reaches other services (push senders, video-call providers). When the shared
  * outbound-HTTP module (address policy, allow-list) lands in @muse/core, these two lines switch.
  */
 export const outboundFetch: typeof fetch = (input, init) => fetch(input, init);
