@@ -86,7 +86,12 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
       subscriptions: [{ name: 'secret' }],
       invite_only: true,
     });
-    await call(url(), 'POST', '/messages', admin, { type: 'stream', to: 'secret', topic: 't', content: 'hush' });
+    await call(url(), 'POST', '/messages', admin, {
+      type: 'stream',
+      to: 'secret',
+      topic: 't',
+      content: 'hush',
+    });
     const hidden = await call(url(), 'GET', '/messages', member, {
       anchor: 'newest',
       num_before: 10,
@@ -100,11 +105,20 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
     expect(settings.body.push_notifications_enabled).toBe(false);
     const device = await call(url(), 'POST', '/users/me/android_gcm_reg_id', member, { token: 'fcm-x' });
     expect(device.status).toBe(400);
-    expect(device.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Push notifications are not configured on this server' });
+    expect(device.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Push notifications are not configured on this server',
+    });
     const test = await call(url(), 'POST', '/mobile_push/test_notification', member);
-    expect(test.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Push notifications are not configured on this server' });
+    expect(test.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Push notifications are not configured on this server',
+    });
     const videoCall = await call(url(), 'POST', '/calls/videocall/create', member);
     expect(videoCall.status).toBe(400);
-    expect(videoCall.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Jitsi Meet is not configured on this server' });
+    expect(videoCall.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Jitsi Meet is not configured on this server',
+    });
   });
 });

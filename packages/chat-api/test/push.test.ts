@@ -13,9 +13,12 @@ const APNS_TOKEN = 'a1b2c3d4'.repeat(8);
 const APP_ID = 'org.zulip.Zulip';
 
 async function devicesOf(stack: TestStack, userId: number): Promise<string[]> {
-  const [found] = await stack.database.db.query('SELECT token FROM chat.push_devices WHERE user_id = :userId ORDER BY id', {
-    replacements: { userId },
-  });
+  const [found] = await stack.database.db.query(
+    'SELECT token FROM chat.push_devices WHERE user_id = :userId ORDER BY id',
+    {
+      replacements: { userId },
+    },
+  );
   return (found as { token: string }[]).map((row) => row.token);
 }
 
@@ -56,19 +59,31 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
     expect(body.push_notifications_enabled).toBe(true);
   });
 
-  it('registers devices under Zulip\'s paths and the deprecated ones, with the spec\'s token validation', async () => {
-    const ios = await call(url(), 'POST', '/users/me/apns_device_token', bob, { token: APNS_TOKEN, appid: APP_ID });
+  it("registers devices under Zulip's paths and the deprecated ones, with the spec's token validation", async () => {
+    const ios = await call(url(), 'POST', '/users/me/apns_device_token', bob, {
+      token: APNS_TOKEN,
+      appid: APP_ID,
+    });
     expect(ios.status).toBe(200);
     expectZulipSuccess(ios.body);
-    const legacy = await call(url(), 'POST', '/users/me/ios_device_token', bob, { token: APNS_TOKEN, appid: APP_ID });
+    const legacy = await call(url(), 'POST', '/users/me/ios_device_token', bob, {
+      token: APNS_TOKEN,
+      appid: APP_ID,
+    });
     expect(legacy.status).toBe(200); // idempotent: the same device
-    const android = await call(url(), 'POST', '/users/me/android_gcm_reg_id', bob, { token: 'fcm-token-bob' });
+    const android = await call(url(), 'POST', '/users/me/android_gcm_reg_id', bob, {
+      token: 'fcm-token-bob',
+    });
     expectZulipSuccess(android.body);
     expect(await devicesOf(stack, bob.id)).toEqual([APNS_TOKEN, 'fcm-token-bob']);
 
     const cases: [string, Record<string, string>, string][] = [
       ['/users/me/apns_device_token', { token: '', appid: APP_ID }, 'Empty or invalid length token'],
-      ['/users/me/ios_device_token', { token: 'x'.repeat(4097), appid: APP_ID }, 'Empty or invalid length token'],
+      [
+        '/users/me/ios_device_token',
+        { token: 'x'.repeat(4097), appid: APP_ID },
+        'Empty or invalid length token',
+      ],
       ['/users/me/apns_device_token', { token: 'not-hex!', appid: APP_ID }, 'Invalid APNS token'],
       ['/users/me/apns_device_token', { token: APNS_TOKEN, appid: 'bad app id' }, 'Invalid app ID'],
       ['/users/me/android_gcm_reg_id', { token: '' }, 'Empty or invalid length token'],
@@ -83,11 +98,15 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
   });
 
   it('removing: an Android token that does not exist is BAD_REQUEST; the deprecated path removes', async () => {
-    const unknown = await call(url(), 'DELETE', '/users/me/android_reg_id', alice, { token: 'never-registered' });
+    const unknown = await call(url(), 'DELETE', '/users/me/android_reg_id', alice, {
+      token: 'never-registered',
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Token does not exist' });
     await call(url(), 'POST', '/users/me/android_gcm_reg_id', alice, { token: 'fcm-token-alice-old' });
-    const removed = await call(url(), 'DELETE', '/users/me/android_reg_id', alice, { token: 'fcm-token-alice-old' });
+    const removed = await call(url(), 'DELETE', '/users/me/android_reg_id', alice, {
+      token: 'fcm-token-alice-old',
+    });
     expectZulipSuccess(removed.body);
     const apnsGone = await call(url(), 'DELETE', '/users/me/apns_device_token', alice, { token: APNS_TOKEN });
     expect(apnsGone.body.msg).toBe('Token does not exist');
@@ -115,14 +134,20 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
   });
 
   it('an unknown token is INVALID_PUSH_DEVICE_TOKEN', async () => {
-    const { status, body } = await call(url(), 'POST', '/mobile_push/test_notification', bob, { token: 'ffff' });
+    const { status, body } = await call(url(), 'POST', '/mobile_push/test_notification', bob, {
+      token: 'ffff',
+    });
     expect(status).toBe(400);
     expect(body).toMatchObject({ result: 'error', code: 'INVALID_PUSH_DEVICE_TOKEN' });
   });
 
-  it('a direct message or a mention reaches an offline user\'s devices; a connected user gets none', async () => {
+  it("a direct message or a mention reaches an offline user's devices; a connected user gets none", async () => {
     const before = apns.delivered.length;
-    const dm = await call(url(), 'POST', '/messages', alice, { type: 'direct', to: [bob.id], content: 'ping' });
+    const dm = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'ping',
+    });
     expect(dm.status).toBe(200);
     await waitUntil(() => apns.delivered.length > before && fcm.delivered.length > 1, 'the DM push');
     expect(apns.delivered.at(-1)?.payload).toMatchObject({
@@ -136,7 +161,12 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
       subscriptions: [{ name: 'team' }],
       principals: [alice.id, bob.id],
     });
-    const plain = await call(url(), 'POST', '/messages', alice, { type: 'stream', to: 'team', topic: 't', content: 'hello all' });
+    const plain = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'team',
+      topic: 't',
+      content: 'hello all',
+    });
     const mention = await call(url(), 'POST', '/messages', alice, {
       type: 'stream',
       to: 'team',
@@ -151,11 +181,29 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
 
     // Bob connects: his client has a live queue, so no push.
     await call(url(), 'POST', '/register', bob, { event_types: ['message'] });
-    const seen = await call(url(), 'POST', '/messages', alice, { type: 'direct', to: [bob.id], content: 'online?' });
-    const marker = await call(url(), 'POST', '/messages', bob, { type: 'direct', to: [alice.id], content: 'marker' });
-    await call(url(), 'POST', '/users/me/apns_device_token', alice, { token: 'bb'.repeat(32), appid: APP_ID });
-    const ack = await call(url(), 'POST', '/messages', bob, { type: 'direct', to: [alice.id], content: 'ack' });
-    await waitUntil(() => apns.delivered.some((p) => p.payload.zulip_message_id === String(ack.body.id)), 'alice push');
+    const seen = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'online?',
+    });
+    const marker = await call(url(), 'POST', '/messages', bob, {
+      type: 'direct',
+      to: [alice.id],
+      content: 'marker',
+    });
+    await call(url(), 'POST', '/users/me/apns_device_token', alice, {
+      token: 'bb'.repeat(32),
+      appid: APP_ID,
+    });
+    const ack = await call(url(), 'POST', '/messages', bob, {
+      type: 'direct',
+      to: [alice.id],
+      content: 'ack',
+    });
+    await waitUntil(
+      () => apns.delivered.some((p) => p.payload.zulip_message_id === String(ack.body.id)),
+      'alice push',
+    );
     expect(marker.status).toBe(200);
     expect(apns.delivered.some((p) => p.payload.zulip_message_id === String(seen.body.id))).toBe(false);
   });
@@ -163,15 +211,22 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
   it('a token the service reports unregistered is removed', async () => {
     const carol = await makeUser(stack);
     await call(url(), 'POST', '/users/me/android_gcm_reg_id', carol, { token: 'fcm-token-carol' });
-    await call(url(), 'POST', '/users/me/apns_device_token', carol, { token: 'cc'.repeat(32), appid: APP_ID });
+    await call(url(), 'POST', '/users/me/apns_device_token', carol, {
+      token: 'cc'.repeat(32),
+      appid: APP_ID,
+    });
     fcm.unregistered.add('fcm-token-carol');
     apns.unregistered.add('cc'.repeat(32));
-    await call(url(), 'POST', '/messages', alice, { type: 'direct', to: [carol.id], content: 'are you there' });
+    await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: [carol.id],
+      content: 'are you there',
+    });
     await waitUntil(async () => (await devicesOf(stack, carol.id)).length === 0, 'the devices to be removed');
   });
 });
 
-describe('push through Zulip\'s push bouncer', () => {
+describe("push through Zulip's push bouncer", () => {
   let stack: TestStack;
   let bouncer: FakeBouncer;
   let dana: TestUser;
@@ -200,17 +255,22 @@ describe('push through Zulip\'s push bouncer', () => {
     expect(bouncer.devices).toEqual([{ user_id: String(dana.id), token: 'fcm-dana', token_kind: '2' }]);
     const sent = await call(url(), 'POST', '/mobile_push/test_notification', dana, { token: 'fcm-dana' });
     expect(sent.status).toBe(200);
-    expect(JSON.parse(bouncer.tests[0]?.base_payload ?? '{}')).toMatchObject({ event: 'test', realm_name: 'Org root' });
+    expect(JSON.parse(bouncer.tests[0]?.base_payload ?? '{}')).toMatchObject({
+      event: 'test',
+      realm_name: 'Org root',
+    });
   });
 
   it('a token the bouncer does not know is INVALID_REMOTE_PUSH_DEVICE_TOKEN', async () => {
     bouncer.devices.length = 0; // the bouncer lost the registration
-    const { status, body } = await call(url(), 'POST', '/mobile_push/test_notification', dana, { token: 'fcm-dana' });
+    const { status, body } = await call(url(), 'POST', '/mobile_push/test_notification', dana, {
+      token: 'fcm-dana',
+    });
     expect(status).toBe(400);
     expect(body).toMatchObject({ result: 'error', code: 'INVALID_REMOTE_PUSH_DEVICE_TOKEN' });
   });
 
-  it('an offline recipient\'s push goes through notify; devices the bouncer deleted are removed here', async () => {
+  it("an offline recipient's push goes through notify; devices the bouncer deleted are removed here", async () => {
     await call(url(), 'POST', '/users/me/apns_device_token', eve, { token: 'ee'.repeat(32), appid: APP_ID });
     bouncer.unregistered.add('ee'.repeat(32));
     await call(url(), 'POST', '/messages', dana, { type: 'direct', to: [eve.id], content: 'hi eve' });
@@ -220,6 +280,6 @@ describe('push through Zulip\'s push bouncer', () => {
       apple_devices: ['ee'.repeat(32)],
       gcm_payload: expect.objectContaining({ event: 'message', content: 'hi eve' }),
     });
-    await waitUntil(async () => (await devicesOf(stack, eve.id)).length === 0, 'eve\'s device to be removed');
+    await waitUntil(async () => (await devicesOf(stack, eve.id)).length === 0, "eve's device to be removed");
   });
 });

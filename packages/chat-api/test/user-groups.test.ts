@@ -52,10 +52,17 @@ describe('user groups', () => {
       expect.objectContaining({
         type: 'user_group',
         op: 'add',
-        group: expect.objectContaining({ id: body.group_id, name: 'backend', members: [alice.id], creator_id: alice.id }),
+        group: expect.objectContaining({
+          id: body.group_id,
+          name: 'backend',
+          members: [alice.id],
+          creator_id: alice.id,
+        }),
       }),
     ]);
-    const added = await call(url(), 'POST', `/user_groups/${body.group_id}/members`, alice, { add: [bob.id] });
+    const added = await call(url(), 'POST', `/user_groups/${body.group_id}/members`, alice, {
+      add: [bob.id],
+    });
     expectZulipSuccess(added.body);
     const members = await call(url(), 'GET', `/user_groups/${body.group_id}/members`, bob);
     expect(members.body.members).toEqual([alice.id, bob.id].sort((a, b) => a - b));
@@ -66,14 +73,30 @@ describe('user groups', () => {
   });
 
   it('creation errors: duplicate name, reserved prefix, unknown user, guest, missing argument', async () => {
-    const dup = await call(url(), 'POST', '/user_groups/create', alice, { name: 'Backend', description: '', members: [] });
+    const dup = await call(url(), 'POST', '/user_groups/create', alice, {
+      name: 'Backend',
+      description: '',
+      members: [],
+    });
     expect(dup.status).toBe(400);
     expect(dup.body).toMatchObject({ code: 'BAD_REQUEST', msg: "User group 'Backend' already exists." });
-    const reserved = await call(url(), 'POST', '/user_groups/create', alice, { name: 'role:x', description: '', members: [] });
+    const reserved = await call(url(), 'POST', '/user_groups/create', alice, {
+      name: 'role:x',
+      description: '',
+      members: [],
+    });
     expect(reserved.body.msg).toBe("User group name cannot start with 'role:'.");
-    const unknown = await call(url(), 'POST', '/user_groups/create', alice, { name: 'ghosts', description: '', members: [999999] });
+    const unknown = await call(url(), 'POST', '/user_groups/create', alice, {
+      name: 'ghosts',
+      description: '',
+      members: [999999],
+    });
     expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid user ID: 999999' });
-    const byGuest = await call(url(), 'POST', '/user_groups/create', guest, { name: 'guests', description: '', members: [] });
+    const byGuest = await call(url(), 'POST', '/user_groups/create', guest, {
+      name: 'guests',
+      description: '',
+      members: [],
+    });
     expect(byGuest.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
     const missing = await call(url(), 'POST', '/user_groups/create', alice, { name: 'x', description: '' });
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'members' });
@@ -101,7 +124,11 @@ describe('user groups', () => {
   it('subgroups: add, list recursively, refuse cycles', async () => {
     const outer = await groupId('backend');
     const inner = (
-      await call(url(), 'POST', '/user_groups/create', alice, { name: 'db', description: '', members: [bob.id] })
+      await call(url(), 'POST', '/user_groups/create', alice, {
+        name: 'db',
+        description: '',
+        members: [bob.id],
+      })
     ).body.group_id as number;
     const add = await call(url(), 'POST', `/user_groups/${outer}/subgroups`, alice, { add: [inner] });
     expect(add.status).toBe(200);
@@ -110,7 +137,9 @@ describe('user groups', () => {
     expectZulipSchema('/user_groups/{user_group_id}/subgroups', 'get', subs.body);
     const all = await call(url(), 'GET', `/user_groups/${outer}/members`, alice);
     expect(all.body.members).toContain(bob.id);
-    const direct = await call(url(), 'GET', `/user_groups/${outer}/members`, alice, { direct_member_only: true });
+    const direct = await call(url(), 'GET', `/user_groups/${outer}/members`, alice, {
+      direct_member_only: true,
+    });
     expect(direct.body.members).not.toContain(bob.id);
     const cycle = await call(url(), 'POST', `/user_groups/${inner}/subgroups`, alice, { add: [outer] });
     expect(cycle.body.msg).toBe(`User group ${inner} is already a subgroup of one of the passed subgroups.`);
@@ -118,7 +147,11 @@ describe('user groups', () => {
 
   it('deactivate: refused while a channel setting uses the group; otherwise hidden from the list', async () => {
     const used = (
-      await call(url(), 'POST', '/user_groups/create', alice, { name: 'posters', description: '', members: [alice.id] })
+      await call(url(), 'POST', '/user_groups/create', alice, {
+        name: 'posters',
+        description: '',
+        members: [alice.id],
+      })
     ).body.group_id as number;
     await call(url(), 'POST', '/users/me/subscriptions', alice, {
       subscriptions: [{ name: 'announcements' }],

@@ -19,9 +19,13 @@ describe('video calls: Jitsi, BigBlueButton (signed links), Zoom (per-user OAuth
       replacements: { provider },
     });
   /** A GET that does not follow redirects: where the browser would be sent next. */
-  const location = async (target: string, user?: TestUser): Promise<{ status: number; location: string | null }> => {
+  const location = async (
+    target: string,
+    user?: TestUser,
+  ): Promise<{ status: number; location: string | null }> => {
     const headers: Record<string, string> = {};
-    if (user) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
+    if (user)
+      headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
     const response = await fetch(target, { headers, redirect: 'manual' });
     await response.arrayBuffer();
     return { status: response.status, location: response.headers.get('location') };
@@ -62,7 +66,10 @@ describe('video calls: Jitsi, BigBlueButton (signed links), Zoom (per-user OAuth
     await useProvider(0);
     const { status, body } = await call(url(), 'POST', '/calls/videocall/create', alice);
     expect(status).toBe(400);
-    expect(body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Video calls are not enabled in this organization' });
+    expect(body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Video calls are not enabled in this organization',
+    });
   });
 
   it('BigBlueButton: a signed link; joining creates the meeting and answers a signed join URL by role', async () => {
@@ -107,7 +114,9 @@ describe('video calls: Jitsi, BigBlueButton (signed links), Zoom (per-user OAuth
     expect(noToken.status).toBe(400);
     expect(noToken.body).toMatchObject({ code: 'INVALID_ZOOM_TOKEN' });
 
-    const queue = await call(url(), 'POST', '/register', alice, { event_types: ['has_videocall_token', 'has_zoom_token'] });
+    const queue = await call(url(), 'POST', '/register', alice, {
+      event_types: ['has_videocall_token', 'has_zoom_token'],
+    });
     const toZoom = await location(`${url()}/api/v1/calls/zoom/register`, alice);
     expect(toZoom.location).toContain(`${zoom.server.url}/oauth/authorize?`);
     const back = await location(String(toZoom.location));
@@ -118,9 +127,17 @@ describe('video calls: Jitsi, BigBlueButton (signed links), Zoom (per-user OAuth
       state: `1.${bob.id}.${'0'.repeat(64)}`,
     });
     expect(forged.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid Zoom authorization state' });
-    const done = await call(url(), 'GET', `/calls/zoom/complete${complete.search}`.replace('/api/v1', ''), null);
+    const done = await call(
+      url(),
+      'GET',
+      `/calls/zoom/complete${complete.search}`.replace('/api/v1', ''),
+      null,
+    );
     expect(done.status).toBe(200);
-    const events = await call(url(), 'GET', '/events', alice, { queue_id: queue.body.queue_id, dont_block: true });
+    const events = await call(url(), 'GET', '/events', alice, {
+      queue_id: queue.body.queue_id,
+      dont_block: true,
+    });
     expect(events.body.events).toEqual([
       expect.objectContaining({ type: 'has_zoom_token', value: true }),
       expect.objectContaining({ type: 'has_videocall_token', value: true }),

@@ -61,9 +61,11 @@ export async function startFakeApns(): Promise<FakeApns> {
     stream.on('end', async () => {
       const path = String(headers[':path']);
       const match = /^\/3\/device\/([0-9a-f]+)$/.exec(path);
-      if (headers[':method'] !== 'POST' || !match?.[1]) return reply(stream, 405, { reason: 'MethodNotAllowed' });
+      if (headers[':method'] !== 'POST' || !match?.[1])
+        return reply(stream, 405, { reason: 'MethodNotAllowed' });
       const auth = String(headers.authorization ?? '');
-      if (!auth.startsWith('bearer ')) return (fake.refused++, reply(stream, 403, { reason: 'MissingProviderToken' }));
+      if (!auth.startsWith('bearer '))
+        return (fake.refused++, reply(stream, 403, { reason: 'MissingProviderToken' }));
       const jwt = auth.slice('bearer '.length);
       try {
         if (decodeProtectedHeader(jwt).kid !== fake.keyId) throw new Error('kid');
@@ -75,7 +77,8 @@ export async function startFakeApns(): Promise<FakeApns> {
       const topic = headers['apns-topic'];
       if (typeof topic !== 'string' || topic === '') return reply(stream, 400, { reason: 'MissingTopic' });
       const token = match[1];
-      if (fake.unregistered.has(token)) return reply(stream, 410, { reason: 'Unregistered', timestamp: Date.now() });
+      if (fake.unregistered.has(token))
+        return reply(stream, 410, { reason: 'Unregistered', timestamp: Date.now() });
       fake.delivered.push({ token, topic, payload: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       reply(stream, 200);
     });

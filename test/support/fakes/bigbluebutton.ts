@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { startFakeServer, type FakeServer } from './server.ts';
 
 export interface FakeBigBlueButton {
@@ -10,7 +11,7 @@ export interface FakeBigBlueButton {
   close(): Promise<void>;
 }
 
-function xml(res: import('node:http').ServerResponse, status: number, body: string): void {
+function xml(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'text/xml' });
   res.end(`<response>${body}</response>`);
 }
@@ -31,17 +32,28 @@ export async function startFakeBigBlueButton(): Promise<FakeBigBlueButton> {
     const unsigned = at < 0 ? query : query.slice(0, at);
     const checksum = at < 0 ? '' : query.slice(at + '&checksum='.length);
     if (createHash('sha1').update(`${call}${unsigned}${secret}`).digest('hex') !== checksum)
-      return xml(res, 200, '<returncode>FAILED</returncode><messageKey>checksumError</messageKey><message>Checksums do not match</message>');
+      return xml(
+        res,
+        200,
+        '<returncode>FAILED</returncode><messageKey>checksumError</messageKey><message>Checksums do not match</message>',
+      );
     const params = new URLSearchParams(unsigned);
     const meetingId = params.get('meetingID') ?? '';
     if (call === 'create') {
       if (!meetings.has(meetingId))
-        meetings.set(meetingId, { name: params.get('name') ?? '', camerasLocked: params.get('lockSettingsDisableCam') === 'true' });
+        meetings.set(meetingId, {
+          name: params.get('name') ?? '',
+          camerasLocked: params.get('lockSettingsDisableCam') === 'true',
+        });
       return xml(res, 200, `<returncode>SUCCESS</returncode><meetingID>${meetingId}</meetingID>`);
     }
     if (call === 'join') {
       if (!meetings.has(meetingId))
-        return xml(res, 200, '<returncode>FAILED</returncode><messageKey>notFound</messageKey><message>The meeting does not exist</message>');
+        return xml(
+          res,
+          200,
+          '<returncode>FAILED</returncode><messageKey>notFound</messageKey><message>The meeting does not exist</message>',
+        );
       res.writeHead(302, { location: `${server.url}/html5client/join?role=${params.get('role')}` });
       return void res.end();
     }

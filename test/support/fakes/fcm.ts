@@ -10,7 +10,13 @@ export interface FcmPush {
 export interface FakeFcm {
   server: FakeServer;
   /** A service-account key file's contents pointing at this fake's token endpoint. */
-  serviceAccount: { type: string; project_id: string; client_email: string; private_key: string; token_uri: string };
+  serviceAccount: {
+    type: string;
+    project_id: string;
+    client_email: string;
+    private_key: string;
+    token_uri: string;
+  };
   delivered: FcmPush[];
   /** Registration tokens FCM reports UNREGISTERED (404). */
   unregistered: Set<string>;
@@ -53,7 +59,9 @@ export async function startFakeFcm(projectId = 'muse-test'): Promise<FakeFcm> {
     if (request.method === 'POST' && request.path === `/v1/projects/${projectId}/messages:send`) {
       const bearer = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
       if (!granted.has(bearer))
-        return json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'invalid credentials' } });
+        return json(res, 401, {
+          error: { code: 401, status: 'UNAUTHENTICATED', message: 'invalid credentials' },
+        });
       const { message } = JSON.parse(request.body) as { message: FcmPush };
       if (unregistered.has(message.token))
         return json(res, 404, {
@@ -61,7 +69,9 @@ export async function startFakeFcm(projectId = 'muse-test'): Promise<FakeFcm> {
             code: 404,
             status: 'NOT_FOUND',
             message: 'Requested entity was not found.',
-            details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }],
+            details: [
+              { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' },
+            ],
           },
         });
       delivered.push({ token: message.token, data: message.data });

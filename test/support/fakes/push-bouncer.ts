@@ -33,7 +33,8 @@ export async function startFakeBouncer(): Promise<FakeBouncer> {
   const expected = `Basic ${Buffer.from(`${serverUuid}:${apiKey}`).toString('base64')}`;
   const find = (f: URLSearchParams) =>
     devices.findIndex(
-      (d) => d.user_id === f.get('user_id') && d.token === f.get('token') && d.token_kind === f.get('token_kind'),
+      (d) =>
+        d.user_id === f.get('user_id') && d.token === f.get('token') && d.token_kind === f.get('token_kind'),
     );
   const server = await startFakeServer((request, res) => {
     if (request.headers.authorization !== expected)
@@ -44,11 +45,16 @@ export async function startFakeBouncer(): Promise<FakeBouncer> {
         if (!form.get('token') || !['1', '2'].includes(form.get('token_kind') ?? ''))
           return json(res, 400, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid token type' });
         if (find(form) < 0)
-          devices.push({ user_id: form.get('user_id') ?? '', token: form.get('token') ?? '', token_kind: form.get('token_kind') ?? '' });
+          devices.push({
+            user_id: form.get('user_id') ?? '',
+            token: form.get('token') ?? '',
+            token_kind: form.get('token_kind') ?? '',
+          });
         return json(res, 200, { result: 'success', msg: '' });
       case 'POST /api/v1/remotes/push/unregister': {
         const at = find(form);
-        if (at < 0) return json(res, 400, { result: 'error', code: 'BAD_REQUEST', msg: 'Token does not exist' });
+        if (at < 0)
+          return json(res, 400, { result: 'error', code: 'BAD_REQUEST', msg: 'Token does not exist' });
         devices.splice(at, 1);
         return json(res, 200, { result: 'success', msg: '' });
       }
@@ -70,12 +76,24 @@ export async function startFakeBouncer(): Promise<FakeBouncer> {
           msg: '',
           total_android_devices: body.android_devices.length,
           total_apple_devices: body.apple_devices.length,
-          deleted_devices: { android_devices: gone(body.android_devices), apple_devices: gone(body.apple_devices) },
+          deleted_devices: {
+            android_devices: gone(body.android_devices),
+            apple_devices: gone(body.apple_devices),
+          },
         });
       }
       default:
         return json(res, 404, { result: 'error', code: 'BAD_REQUEST', msg: 'Unknown endpoint' });
     }
   });
-  return { server, serverUuid, apiKey, devices, notifications, tests, unregistered, close: () => server.close() };
+  return {
+    server,
+    serverUuid,
+    apiKey,
+    devices,
+    notifications,
+    tests,
+    unregistered,
+    close: () => server.close(),
+  };
 }

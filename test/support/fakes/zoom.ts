@@ -25,7 +25,10 @@ export async function startFakeZoom(): Promise<FakeZoom> {
   const refresh = new Map<string, string>(); // refresh token → user
   const meetings: { host: string }[] = [];
   const grant = (user: string) => {
-    const tokens = { access_token: randomBytes(12).toString('hex'), refresh_token: randomBytes(12).toString('hex') };
+    const tokens = {
+      access_token: randomBytes(12).toString('hex'),
+      refresh_token: randomBytes(12).toString('hex'),
+    };
     access.set(tokens.access_token, user);
     refresh.set(tokens.refresh_token, user);
     return { ...tokens, token_type: 'bearer', expires_in: 3599, scope: 'meeting:write' };
@@ -46,11 +49,13 @@ export async function startFakeZoom(): Promise<FakeZoom> {
     }
     if (request.method === 'POST' && url.pathname === '/oauth/token') {
       const expected = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
-      if (request.headers.authorization !== expected) return json(res, 401, { reason: 'Invalid client', error: 'invalid_client' });
+      if (request.headers.authorization !== expected)
+        return json(res, 401, { reason: 'Invalid client', error: 'invalid_client' });
       const form = new URLSearchParams(request.body);
       if (form.get('grant_type') === 'authorization_code') {
         const code = form.get('code') ?? '';
-        if (codes.get(code) !== form.get('redirect_uri')) return json(res, 400, { reason: 'Invalid authorization code', error: 'invalid_grant' });
+        if (codes.get(code) !== form.get('redirect_uri'))
+          return json(res, 400, { reason: 'Invalid authorization code', error: 'invalid_grant' });
         codes.delete(code);
         return json(res, 200, grant(`user-${code}`));
       }

@@ -31,7 +31,6 @@ export async function listProfileFields(db: Sequelize, realmId: number): Promise
   return fields.map(({ realm_id: _realm, ...field }) => field);
 }
 
-
 /**
  * The choices of a select field: its field_data is a JSON object of choice id → {text, order}.
  * Checked when the field is created, and again when read, so a bad definition is a 400.

@@ -1,6 +1,11 @@
 import type { Logger, Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
-import { RemoteTokenRejected, type PushDevice, type PushNotification, type PushSender } from '../push/index.ts';
+import {
+  RemoteTokenRejected,
+  type PushDevice,
+  type PushNotification,
+  type PushSender,
+} from '../push/index.ts';
 import type { Actor } from './context.ts';
 import { realmUrl, type Realm } from './realms.ts';
 import { exec, one, rows } from './sql.ts';
@@ -13,7 +18,8 @@ const MAX_TOKEN_LENGTH = 4096;
 
 /** Zulip's rules: a non-empty token of sane length; an APNs token is hexadecimal; an app id is a bundle id. */
 export function validateToken(kind: DeviceKind, token: string): string {
-  if (token === '' || token.length > MAX_TOKEN_LENGTH) throw new JsonableError('Empty or invalid length token');
+  if (token === '' || token.length > MAX_TOKEN_LENGTH)
+    throw new JsonableError('Empty or invalid length token');
   if (kind === 'apns' && !/^([0-9a-fA-F]{2})+$/.test(token)) throw new JsonableError('Invalid APNS token');
   return kind === 'apns' ? token.toLowerCase() : token;
 }
@@ -33,7 +39,13 @@ export async function addDevice(
 ): Promise<void> {
   if (!sender) throw notConfigured();
   const token = validateToken(input.kind, input.token);
-  const device: PushDevice = { id: 0, user_id: actor.user.id, kind: input.kind, token, ios_app_id: input.appId };
+  const device: PushDevice = {
+    id: 0,
+    user_id: actor.user.id,
+    kind: input.kind,
+    token,
+    ios_app_id: input.appId,
+  };
   await sender.register(device);
   await exec(
     actor.db,
@@ -97,7 +109,8 @@ export async function sendTestNotification(
 ): Promise<void> {
   if (!sender) throw notConfigured();
   const all = await devicesOf(actor.db, [actor.user.id]);
-  const devices = token === undefined ? all : all.filter((d) => d.token === token || d.token === token.toLowerCase());
+  const devices =
+    token === undefined ? all : all.filter((d) => d.token === token || d.token === token.toLowerCase());
   if (token !== undefined && devices.length === 0)
     throw new JsonableError('Device not recognized', { code: 'INVALID_PUSH_DEVICE_TOKEN' });
   if (devices.length === 0)
@@ -189,7 +202,8 @@ export async function pushForMessage(
       recipient_type: message.stream_name === null ? 'private' : 'stream',
       content: body,
     };
-    if (message.stream_name !== null) Object.assign(data, { stream: message.stream_name, topic: message.topic });
+    if (message.stream_name !== null)
+      Object.assign(data, { stream: message.stream_name, topic: message.topic });
     const outcomes = await sender.send(devices, { userId, data, alert: { title, body } });
     const gone = [...outcomes].filter(([, outcome]) => outcome === 'unregistered').map(([id]) => id);
     const failed = [...outcomes].filter(([, outcome]) => outcome === 'failed').length;

@@ -310,7 +310,8 @@ export async function defaultStreams(db: Sequelize, realmId: number, t?: Transac
 
 /** Subscribes a newly created user to the default channels, as Zulip does at sign-up. */
 export async function joinDefaultStreams(db: Sequelize, user: User, t: Transaction): Promise<void> {
-  for (const stream of await defaultStreams(db, user.realm_id, t)) await subscribeUsers(db, stream, [user], t);
+  for (const stream of await defaultStreams(db, user.realm_id, t))
+    await subscribeUsers(db, stream, [user], t);
 }
 
 /** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */

@@ -11,7 +11,7 @@ import {
 import { GROUP_SETTING_NAMES as STREAM_GROUP_SETTINGS } from './streams.ts';
 import { systemGroupIds, type SystemGroupName } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { activeUserIds, isAdmin, isGuest, type User } from './users.ts';
+import { activeUserIds, isAdmin, isGuest } from './users.ts';
 
 export const GROUP_PERMISSIONS = [
   'can_add_members_group',
@@ -39,7 +39,12 @@ export interface UserGroup extends Record<GroupPermission, GroupSetting> {
 const invalidGroup = () => new JsonableError('Invalid user group');
 
 export async function groupById(db: Sequelize, realmId: number, id: number, t?: Transaction) {
-  return one<UserGroup>(db, 'SELECT * FROM chat.user_groups WHERE realm_id = :realmId AND id = :id', { realmId, id }, t);
+  return one<UserGroup>(
+    db,
+    'SELECT * FROM chat.user_groups WHERE realm_id = :realmId AND id = :id',
+    { realmId, id },
+    t,
+  );
 }
 
 async function requireGroup(actor: Actor, id: number, t?: Transaction): Promise<UserGroup> {
@@ -49,7 +54,11 @@ async function requireGroup(actor: Actor, id: number, t?: Transaction): Promise<
 }
 
 /** Direct members (active users) of every group of the organization; system groups by role. */
-async function membersByGroup(db: Sequelize, realmId: number, groups: UserGroup[]): Promise<Map<number, number[]>> {
+async function membersByGroup(
+  db: Sequelize,
+  realmId: number,
+  groups: UserGroup[],
+): Promise<Map<number, number[]>> {
   const direct = await rows<{ group_id: number; user_id: number }>(
     db,
     `SELECT m.group_id, m.user_id FROM chat.user_group_members m JOIN chat.users u ON u.id = m.user_id
@@ -108,7 +117,9 @@ export async function listGroups(
   options: { includeDeactivated: boolean },
 ): Promise<Record<string, unknown>[]> {
   const groups = (
-    await rows<UserGroup>(db, 'SELECT * FROM chat.user_groups WHERE realm_id = :realmId ORDER BY id', { realmId })
+    await rows<UserGroup>(db, 'SELECT * FROM chat.user_groups WHERE realm_id = :realmId ORDER BY id', {
+      realmId,
+    })
   ).filter((g) => options.includeDeactivated || !g.deactivated);
   const members = await membersByGroup(db, realmId, groups);
   const subgroups = await subgroupsByGroup(
@@ -183,14 +194,24 @@ export async function createGroup(actor: Actor, input: NewGroup): Promise<number
   if (isGuest(user)) throw insufficientPermission();
   const name = validateGroupName(input.name);
   return db.transaction(async (t) => {
-    if (await one(db, 'SELECT 1 FROM chat.user_groups WHERE realm_id = :r AND lower(name) = lower(:name)', { r: realm.id, name }, t))
+    if (
+      await one(
+        db,
+        'SELECT 1 FROM chat.user_groups WHERE realm_id = :r AND lower(name) = lower(:name)',
+        { r: realm.id, name },
+        t,
+      )
+    )
       throw new JsonableError(`User group '${name}' already exists.`);
     const members = [...new Set(input.members)];
     const subgroups = [...new Set(input.subgroups)];
     await requireActiveUsers(actor, members, t);
     await requireSubgroups(actor, subgroups, t);
     const settings = { ...(await defaultPermissions(actor, t)) };
-    for (const [key, value] of Object.entries(input.settings) as [GroupPermission, GroupSetting | undefined][])
+    for (const [key, value] of Object.entries(input.settings) as [
+      GroupPermission,
+      GroupSetting | undefined,
+    ][])
       if (value !== undefined) settings[key] = await validateGroupSetting(db, realm.id, key, value);
     const group = await one<UserGroup>(
       db,
@@ -227,17 +248,32 @@ export async function createGroup(actor: Actor, input: NewGroup): Promise<number
 
 async function insertMembers(db: Sequelize, groupId: number, userIds: number[], t: Transaction) {
   if (userIds.length)
-    await exec(db, 'INSERT INTO chat.user_group_members (group_id, user_id) SELECT :groupId, unnest(ARRAY[:userIds]::int[])', { groupId, userIds }, t);
+    await exec(
+      db,
+      'INSERT INTO chat.user_group_members (group_id, user_id) SELECT :groupId, unnest(ARRAY[:userIds]::int[])',
+      { groupId, userIds },
+      t,
+    );
 }
 
 async function insertSubgroups(db: Sequelize, groupId: number, subgroupIds: number[], t: Transaction) {
   if (subgroupIds.length)
-    await exec(db, 'INSERT INTO chat.user_group_subgroups (group_id, subgroup_id) SELECT :groupId, unnest(ARRAY[:subgroupIds]::int[])', { groupId, subgroupIds }, t);
+    await exec(
+      db,
+      'INSERT INTO chat.user_group_subgroups (group_id, subgroup_id) SELECT :groupId, unnest(ARRAY[:subgroupIds]::int[])',
+      { groupId, subgroupIds },
+      t,
+    );
 }
 
 async function directMembers(db: Sequelize, groupId: number, t?: Transaction): Promise<number[]> {
   return (
-    await rows<{ user_id: number }>(db, 'SELECT user_id FROM chat.user_group_members WHERE group_id = :groupId ORDER BY user_id', { groupId }, t)
+    await rows<{ user_id: number }>(
+      db,
+      'SELECT user_id FROM chat.user_group_members WHERE group_id = :groupId ORDER BY user_id',
+      { groupId },
+      t,
+    )
   ).map((r) => r.user_id);
 }
 
@@ -267,7 +303,11 @@ export interface MembershipChange {
  * anything; `can_add_members_group` adds, `can_remove_members_group` removes; a user may add
  * themself with `can_join_group` and remove themself with `can_leave_group`.
  */
-export async function updateMembership(actor: Actor, groupId: number, change: MembershipChange): Promise<void> {
+export async function updateMembership(
+  actor: Actor,
+  groupId: number,
+  change: MembershipChange,
+): Promise<void> {
   const { db, realm, user } = actor;
   await db.transaction(async (t) => {
     const group = await requireGroup(actor, groupId, t);
@@ -280,7 +320,11 @@ export async function updateMembership(actor: Actor, groupId: number, change: Me
     const onlySelf = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
     if (change.add.length && !mayAdd && !(onlySelf(change.add) && (await holds(group.can_join_group))))
       throw insufficientPermission();
-    if (change.delete.length && !mayRemove && !(onlySelf(change.delete) && (await holds(group.can_leave_group))))
+    if (
+      change.delete.length &&
+      !mayRemove &&
+      !(onlySelf(change.delete) && (await holds(group.can_leave_group)))
+    )
       throw insufficientPermission();
     if ((change.add_subgroups.length && !mayAdd) || (change.delete_subgroups.length && !mayRemove))
       throw insufficientPermission();
@@ -296,17 +340,29 @@ export async function updateMembership(actor: Actor, groupId: number, change: Me
     for (const id of change.add_subgroups) {
       if (subgroups.has(id)) throw new JsonableError(`User group ${id} is already a subgroup of this group.`);
       if (id === group.id || (await allSubgroups(db, id, t)).includes(group.id))
-        throw new JsonableError(`User group ${group.id} is already a subgroup of one of the passed subgroups.`);
+        throw new JsonableError(
+          `User group ${group.id} is already a subgroup of one of the passed subgroups.`,
+        );
     }
     for (const id of change.delete_subgroups)
       if (!subgroups.has(id)) throw new JsonableError(`User group ${id} is not a subgroup of this group.`);
 
     await insertMembers(db, group.id, change.add, t);
     if (change.delete.length)
-      await exec(db, 'DELETE FROM chat.user_group_members WHERE group_id = :g AND user_id IN (:ids)', { g: group.id, ids: change.delete }, t);
+      await exec(
+        db,
+        'DELETE FROM chat.user_group_members WHERE group_id = :g AND user_id IN (:ids)',
+        { g: group.id, ids: change.delete },
+        t,
+      );
     await insertSubgroups(db, group.id, change.add_subgroups, t);
     if (change.delete_subgroups.length)
-      await exec(db, 'DELETE FROM chat.user_group_subgroups WHERE group_id = :g AND subgroup_id IN (:ids)', { g: group.id, ids: change.delete_subgroups }, t);
+      await exec(
+        db,
+        'DELETE FROM chat.user_group_subgroups WHERE group_id = :g AND subgroup_id IN (:ids)',
+        { g: group.id, ids: change.delete_subgroups },
+        t,
+      );
 
     const audience = await activeUserIds(db, realm.id, t);
     const events: [string, string, number[]][] = [
@@ -316,7 +372,8 @@ export async function updateMembership(actor: Actor, groupId: number, change: Me
       ['remove_subgroups', 'direct_subgroup_ids', change.delete_subgroups],
     ];
     for (const [op, key, ids] of events)
-      if (ids.length) await sendEvent(db, t, audience, { type: 'user_group', op, group_id: group.id, [key]: ids });
+      if (ids.length)
+        await sendEvent(db, t, audience, { type: 'user_group', op, group_id: group.id, [key]: ids });
   });
 }
 
@@ -336,7 +393,9 @@ export async function groupMembers(actor: Actor, groupId: number, directOnly: bo
 /** GET /user_groups/{id}/subgroups. */
 export async function groupSubgroups(actor: Actor, groupId: number, directOnly: boolean): Promise<number[]> {
   const group = await requireGroup(actor, groupId);
-  return directOnly ? ((await subgroupsByGroup(actor.db, [group.id])).get(group.id) ?? []) : allSubgroups(actor.db, group.id);
+  return directOnly
+    ? ((await subgroupsByGroup(actor.db, [group.id])).get(group.id) ?? [])
+    : allSubgroups(actor.db, group.id);
 }
 
 /** POST /user_groups/{id}/deactivate: refused while a channel's permission setting names the group. */
@@ -380,8 +439,18 @@ export async function deactivateGroup(actor: Actor, groupId: number): Promise<vo
 }
 
 /** GET /user_groups/{id}/members/{user_id}. */
-export async function isGroupMember(actor: Actor, groupId: number, userId: number, directOnly: boolean): Promise<boolean> {
-  if (!(await one(actor.db, 'SELECT 1 FROM chat.users WHERE realm_id = :r AND id = :id', { r: actor.realm.id, id: userId })))
+export async function isGroupMember(
+  actor: Actor,
+  groupId: number,
+  userId: number,
+  directOnly: boolean,
+): Promise<boolean> {
+  if (
+    !(await one(actor.db, 'SELECT 1 FROM chat.users WHERE realm_id = :r AND id = :id', {
+      r: actor.realm.id,
+      id: userId,
+    }))
+  )
     throw new JsonableError('No such user');
   return (await groupMembers(actor, groupId, directOnly)).includes(userId);
 }

@@ -49,7 +49,8 @@ export async function createVideoCall(
       if (!actor.user.zoom_token) throw invalidZoomToken();
       try {
         const { url, tokens } = await providers.zoom.client.createMeeting(actor.user.zoom_token);
-        if (tokens.access_token !== actor.user.zoom_token.access_token) await storeZoomToken(actor.db, actor.user, tokens);
+        if (tokens.access_token !== actor.user.zoom_token.access_token)
+          await storeZoomToken(actor.db, actor.user, tokens);
         return url;
       } catch (error) {
         if (!(error instanceof ZoomTokenInvalid)) throw error;
@@ -80,10 +81,15 @@ export async function bigBlueButtonJoinUrl(
 /** Keeps (or forgets) the user's Zoom token and tells their clients, under Zulip's and the spec's event names. */
 async function storeZoomToken(db: Sequelize, user: User, tokens: ZoomTokens | null): Promise<void> {
   await db.transaction(async (t) => {
-    await exec(db, 'UPDATE chat.users SET zoom_token = CAST(:tokens AS jsonb) WHERE id = :id', {
-      tokens: tokens ? JSON.stringify(tokens) : null,
-      id: user.id,
-    }, t);
+    await exec(
+      db,
+      'UPDATE chat.users SET zoom_token = CAST(:tokens AS jsonb) WHERE id = :id',
+      {
+        tokens: tokens ? JSON.stringify(tokens) : null,
+        id: user.id,
+      },
+      t,
+    );
     if ((user.zoom_token !== null) === (tokens !== null)) return;
     for (const type of ['has_zoom_token', 'has_videocall_token'])
       await sendEvent(db, t, [user.id], { type, value: tokens !== null });
@@ -94,7 +100,10 @@ async function storeZoomToken(db: Sequelize, user: User, tokens: ZoomTokens | nu
 export function zoomAuthorizeUrl(actor: Actor, providers: VideoProviders, redirectUri: string): string {
   if (!providers.zoom) throw notConfigured('Zoom');
   const subject = `${actor.realm.id}.${actor.user.id}`;
-  return providers.zoom.client.authorizeUrl(redirectUri, `${subject}.${sign(providers.zoom.secret, subject)}`);
+  return providers.zoom.client.authorizeUrl(
+    redirectUri,
+    `${subject}.${sign(providers.zoom.secret, subject)}`,
+  );
 }
 
 /** GET /calls/zoom/complete: the browser returns from Zoom with a code for the user named by the state. */
@@ -107,10 +116,14 @@ export async function completeZoomAuthorization(
   const [realmId, userId, signature] = input.state.split('.');
   if (!realmId || !userId || !signature || !verify(providers.zoom.secret, `${realmId}.${userId}`, signature))
     throw new JsonableError('Invalid Zoom authorization state');
-  const user = await one<User>(db, 'SELECT * FROM chat.users WHERE id = :id AND realm_id = :realmId AND is_active', {
-    id: Number(userId),
-    realmId: Number(realmId),
-  });
+  const user = await one<User>(
+    db,
+    'SELECT * FROM chat.users WHERE id = :id AND realm_id = :realmId AND is_active',
+    {
+      id: Number(userId),
+      realmId: Number(realmId),
+    },
+  );
   if (!user) throw new JsonableError('Invalid Zoom authorization state');
   try {
     await storeZoomToken(db, user, await providers.zoom.client.exchangeCode(input.code, input.redirectUri));

@@ -46,7 +46,8 @@ export function authenticate(db: Sequelize, config: Config): RequestHandler {
       );
       if (!matches) throw unauthorized(`Invalid API key for user '${email}'`);
       // Zulip's own codes, so a client can tell "deactivated" from "wrong key" and stop retrying.
-      if (realm.deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+      if (realm.deactivated)
+        throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
       if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
       const actor: Actor = { db, config, realm, user };
       res.locals.actor = actor;

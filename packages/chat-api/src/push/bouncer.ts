@@ -1,5 +1,11 @@
 import { outboundFetch } from '../outbound.ts';
-import { RemoteTokenRejected, type PushDevice, type PushNotification, type PushOutcome, type PushSender } from './sender.ts';
+import {
+  RemoteTokenRejected,
+  type PushDevice,
+  type PushNotification,
+  type PushOutcome,
+  type PushSender,
+} from './sender.ts';
 
 export interface BouncerSettings {
   url: string;

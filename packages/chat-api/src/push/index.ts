@@ -11,7 +11,8 @@ export { RemoteTokenRejected } from './sender.ts';
 
 function required(config: Config, names: (keyof Config)[]): void {
   const missing = names.filter((name) => !config[name]);
-  if (missing.length) throw new ConfigError(`MUSE_PUSH_SENDER=${config.MUSE_PUSH_SENDER} needs ${missing.join(', ')}`);
+  if (missing.length)
+    throw new ConfigError(`MUSE_PUSH_SENDER=${config.MUSE_PUSH_SENDER} needs ${missing.join(', ')}`);
 }
 
 /** The push sender the configuration names; undefined when push is off. Bad settings stop the start. */
@@ -29,7 +30,9 @@ export function createPushSender(config: Config): PushSender | undefined {
   if (apnsFile) required(config, ['MUSE_PUSH_APNS_KEY_ID', 'MUSE_PUSH_APNS_TEAM_ID']);
   const fcmFile = config.MUSE_PUSH_FCM_CREDENTIALS_FILE;
   if (!apnsFile && !fcmFile)
-    throw new ConfigError('MUSE_PUSH_SENDER=direct needs MUSE_PUSH_APNS_KEY_FILE or MUSE_PUSH_FCM_CREDENTIALS_FILE');
+    throw new ConfigError(
+      'MUSE_PUSH_SENDER=direct needs MUSE_PUSH_APNS_KEY_FILE or MUSE_PUSH_FCM_CREDENTIALS_FILE',
+    );
   const apns = apnsFile
     ? new ApnsClient({
         url: config.MUSE_PUSH_APNS_URL,

@@ -27,7 +27,9 @@ export class BigBlueButton {
     const response = await outboundFetch(this.signedUrl('create', params));
     const text = await response.text();
     if (!response.ok || !/<returncode>SUCCESS<\/returncode>/.test(text))
-      throw new Error(`BigBlueButton create failed (${response.status}): ${/<message>(.*?)<\/message>/.exec(text)?.[1] ?? ''}`);
+      throw new Error(
+        `BigBlueButton create failed (${response.status}): ${/<message>(.*?)<\/message>/.exec(text)?.[1] ?? ''}`,
+      );
   }
 
   joinUrl(meetingId: string, fullName: string, moderator: boolean): string {

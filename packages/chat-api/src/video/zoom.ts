@@ -36,7 +36,9 @@ export class ZoomClient {
   }
 
   private async token(form: Record<string, string>): Promise<ZoomTokens> {
-    const credentials = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString('base64');
+    const credentials = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString(
+      'base64',
+    );
     const response = await outboundFetch(`${this.settings.oauthUrl.replace(/\/$/, '')}/oauth/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded' },

@@ -1,5 +1,11 @@
 import type { Router } from 'express';
-import { addDevice, removeDevice, sendTestNotification, validateAppId, type DeviceKind } from '../domain/push.ts';
+import {
+  addDevice,
+  removeDevice,
+  sendTestNotification,
+  validateAppId,
+  type DeviceKind,
+} from '../domain/push.ts';
 import { endpoint, p } from '../http/params.ts';
 import { authed, type ChatRuntime } from './context.ts';
 

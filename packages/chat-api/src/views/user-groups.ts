@@ -53,7 +53,12 @@ export function userGroupRoutes(router: Router, runtime: ChatRuntime): void {
   router.post(
     '/user_groups/:group/members',
     endpoint(
-      { add: ids().default([]), delete: ids().default([]), add_subgroups: ids().default([]), delete_subgroups: ids().default([]) },
+      {
+        add: ids().default([]),
+        delete: ids().default([]),
+        add_subgroups: ids().default([]),
+        delete_subgroups: ids().default([]),
+      },
       ctx,
       async (params, actor, req) => {
         await updateMembership(actor, pathInt(req, 'group'), params);

@@ -47,25 +47,38 @@ export function videoCallRoutes(router: Router, runtime: ChatRuntime): void {
   router.post(
     '/calls/videocall/create',
     endpoint({}, ctx, async (_params, actor) => ({
-      url: await createVideoCall(actor, runtime.video, { meetingName: `${actor.user.full_name}'s call`, voiceOnly: false }),
-    })),
-  );
-
-  router.get(
-    '/calls/bigbluebutton/create',
-    endpoint({ meeting_name: p.string(), voice_only: p.bool().default(false) }, ctx, async (params, actor) => ({
       url: await createVideoCall(actor, runtime.video, {
-        meetingName: params.meeting_name,
-        voiceOnly: params.voice_only,
-        provider: VIDEO_CHAT_PROVIDER.bigbluebutton,
+        meetingName: `${actor.user.full_name}'s call`,
+        voiceOnly: false,
       }),
     })),
   );
 
   router.get(
+    '/calls/bigbluebutton/create',
+    endpoint(
+      { meeting_name: p.string(), voice_only: p.bool().default(false) },
+      ctx,
+      async (params, actor) => ({
+        url: await createVideoCall(actor, runtime.video, {
+          meetingName: params.meeting_name,
+          voiceOnly: params.voice_only,
+          provider: VIDEO_CHAT_PROVIDER.bigbluebutton,
+        }),
+      }),
+    ),
+  );
+
+  router.get(
     '/calls/bigbluebutton/join',
     endpoint(
-      { meeting_id: p.string(), name: p.string(), voice_only: p.string(), moderator: p.string(), checksum: p.string() },
+      {
+        meeting_id: p.string(),
+        name: p.string(),
+        voice_only: p.string(),
+        moderator: p.string(),
+        checksum: p.string(),
+      },
       ctx,
       async (params, actor, req) => redirect(req, await bigBlueButtonJoinUrl(actor, runtime.video, params)),
     ),

@@ -31,7 +31,9 @@ export async function runCreateOrganization(
   const { videoChatProvider: providerName, ...rest } = options;
   const videoChatProvider = VIDEO_CHAT_PROVIDER[providerName as keyof typeof VIDEO_CHAT_PROVIDER];
   if (videoChatProvider === undefined)
-    throw new Error(`Unknown video-call provider '${providerName}': one of ${Object.keys(VIDEO_CHAT_PROVIDER).join(', ')}`);
+    throw new Error(
+      `Unknown video-call provider '${providerName}': one of ${Object.keys(VIDEO_CHAT_PROVIDER).join(', ')}`,
+    );
   const realm = await withDatabase(config, (db) => createOrganization(db, { ...rest, videoChatProvider }));
   console.log(JSON.stringify({ realm_id: realm.id, subdomain: realm.string_id, name: realm.name }));
 }
