@@ -235,8 +235,8 @@ export async function createGroup(actor: Actor, input: NewGroup): Promise<number
       t,
     );
     if (!group) throw new Error('group insert returned nothing');
-    await insertMembers(db, group.id, members, t);
-    await insertSubgroups(db, group.id, subgroups, t);
+    await link(db, 'members', group.id, members, t);
+    await link(db, 'subgroups', group.id, subgroups, t);
     await sendEvent(db, t, await activeUserIds(db, realm.id, t), {
       type: 'user_group',
       op: 'add',
@@ -246,22 +246,36 @@ export async function createGroup(actor: Actor, input: NewGroup): Promise<number
   });
 }
 
-async function insertMembers(db: Sequelize, groupId: number, userIds: number[], t: Transaction) {
-  if (userIds.length)
+/** A group's two link tables: its direct members and its direct subgroups. */
+const LINKS = {
+  members: { table: 'chat.user_group_members', column: 'user_id' },
+  subgroups: { table: 'chat.user_group_subgroups', column: 'subgroup_id' },
+} as const;
+
+async function link(db: Sequelize, kind: keyof typeof LINKS, groupId: number, ids: number[], t: Transaction) {
+  const { table, column } = LINKS[kind];
+  if (ids.length)
     await exec(
       db,
-      'INSERT INTO chat.user_group_members (group_id, user_id) SELECT :groupId, unnest(ARRAY[:userIds]::int[])',
-      { groupId, userIds },
+      `INSERT INTO ${table} (group_id, ${column}) SELECT :groupId, unnest(ARRAY[:ids]::int[])`,
+      { groupId, ids },
       t,
     );
 }
 
-async function insertSubgroups(db: Sequelize, groupId: number, subgroupIds: number[], t: Transaction) {
-  if (subgroupIds.length)
+async function unlink(
+  db: Sequelize,
+  kind: keyof typeof LINKS,
+  groupId: number,
+  ids: number[],
+  t: Transaction,
+) {
+  const { table, column } = LINKS[kind];
+  if (ids.length)
     await exec(
       db,
-      'INSERT INTO chat.user_group_subgroups (group_id, subgroup_id) SELECT :groupId, unnest(ARRAY[:subgroupIds]::int[])',
-      { groupId, subgroupIds },
+      `DELETE FROM ${table} WHERE group_id = :groupId AND ${column} IN (:ids)`,
+      { groupId, ids },
       t,
     );
 }
@@ -347,22 +361,10 @@ export async function updateMembership(
     for (const id of change.delete_subgroups)
       if (!subgroups.has(id)) throw new JsonableError(`User group ${id} is not a subgroup of this group.`);
 
-    await insertMembers(db, group.id, change.add, t);
-    if (change.delete.length)
-      await exec(
-        db,
-        'DELETE FROM chat.user_group_members WHERE group_id = :g AND user_id IN (:ids)',
-        { g: group.id, ids: change.delete },
-        t,
-      );
-    await insertSubgroups(db, group.id, change.add_subgroups, t);
-    if (change.delete_subgroups.length)
-      await exec(
-        db,
-        'DELETE FROM chat.user_group_subgroups WHERE group_id = :g AND subgroup_id IN (:ids)',
-        { g: group.id, ids: change.delete_subgroups },
-        t,
-      );
+    await link(db, 'members', group.id, change.add, t);
+    await unlink(db, 'members', group.id, change.delete, t);
+    await link(db, 'subgroups', group.id, change.add_subgroups, t);
+    await unlink(db, 'subgroups', group.id, change.delete_subgroups, t);
 
     const audience = await activeUserIds(db, realm.id, t);
     const events: [string, string, number[]][] = [
