@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.ts';
 import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
@@ -206,6 +208,38 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
     );
     expect(marker.status).toBe(200);
     expect(apns.delivered.some((p) => p.payload.zulip_message_id === String(seen.body.id))).toBe(false);
+  });
+
+  it('the fakes refuse what the real services refuse: a foreign APNs key, an unknown FCM bearer', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const foreign = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: apns.keyId })
+      .setIssuer(apns.teamId)
+      .setIssuedAt()
+      .sign(privateKey);
+    const session = http2.connect(apns.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = session.request({
+        ':method': 'POST',
+        ':path': `/3/device/${APNS_TOKEN}`,
+        authorization: `bearer ${foreign}`,
+        'apns-topic': APP_ID,
+      });
+      let answered = 0;
+      request.on('response', (headers) => (answered = Number(headers[':status'])));
+      request.on('end', () => resolve(answered));
+      request.on('error', reject);
+      request.resume();
+      request.end('{}');
+    });
+    session.destroy();
+    expect(status).toBe(403);
+    const send = await fetch(`${fcm.server.url}/v1/projects/${fcm.serviceAccount.project_id}/messages:send`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer ya29.guessed', 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { token: 'fcm-token-bob', data: {} } }),
+    });
+    expect(send.status).toBe(401);
   });
 
   it('a token the service reports unregistered is removed', async () => {
