@@ -135,12 +135,15 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
     expect(apns.refused).toBe(0);
   });
 
-  it('an unknown token is INVALID_PUSH_DEVICE_TOKEN', async () => {
+  it('an unknown token is INVALID_PUSH_DEVICE_TOKEN; no device at all NO_ACTIVE_PUSH_DEVICE', async () => {
     const { status, body } = await call(url(), 'POST', '/mobile_push/test_notification', bob, {
       token: 'ffff',
     });
     expect(status).toBe(400);
     expect(body).toMatchObject({ result: 'error', code: 'INVALID_PUSH_DEVICE_TOKEN' });
+    const none = await call(url(), 'POST', '/mobile_push/test_notification', alice);
+    expect(none.status).toBe(400);
+    expect(none.body).toMatchObject({ result: 'error', code: 'NO_ACTIVE_PUSH_DEVICE' });
   });
 
   it("a direct message or a mention reaches an offline user's devices; a connected user gets none", async () => {
