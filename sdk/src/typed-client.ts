@@ -12,7 +12,7 @@ import {
   type QuerySerializerOptions,
 } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
-import type { CallOptions, Transport } from './transport/transport.ts';
+import type { CallOptions, OutgoingRequest, Transport } from './transport/transport.ts';
 
 // The generated `paths` is an interface whose absent methods are optional `never`s, so the
 // per-path lookups below go through conditional types instead of a Record constraint.
@@ -75,7 +75,7 @@ interface UntypedInit extends CallOptions {
   headers?: HeadersOptions;
   bodySerializer?: BodySerializer<unknown>;
   querySerializer?: QuerySerializer<unknown> | QuerySerializerOptions;
-  parseAs?: 'json' | 'stream';
+  parseAs?: OutgoingRequest['parseAs'];
 }
 
 /**
@@ -119,7 +119,7 @@ export function createTypedClient<Paths extends object>(options: TypedClientOpti
         signal,
         timeout,
         maxRetries,
-        stream: parseAs === 'stream',
+        parseAs,
       });
     };
   return {

@@ -143,6 +143,19 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
     expect(fake.requests[1]!.headers.authorization).toBeUndefined();
   });
 
+  it('reads a 2xx answer the way parseAs asks', async () => {
+    const text = await client.GET('/api/v1/users/me', { parseAs: 'text' });
+    expect(text.data).toBe('{"token":"tok"}');
+    const bytes = await client.GET('/api/v1/users/me', { parseAs: 'arrayBuffer' });
+    expect(new TextDecoder().decode(bytes.data)).toBe('{"token":"tok"}');
+    const blob = await client.GET('/api/v1/users/me', { parseAs: 'blob' });
+    expect(await blob.data.text()).toBe('{"token":"tok"}');
+    const stream = await client.GET('/api/v1/users/me', { parseAs: 'stream' });
+    expect(await new Response(stream.data).json()).toEqual({ token: 'tok' });
+    const json = await client.GET('/api/v1/users/me');
+    expect(json.data).toEqual({ token: 'tok' });
+  });
+
   it('an abort cancels the backoff sleep at once', async () => {
     answers.push(error(503, { 'retry-after': '25' }));
     const controller = new AbortController();

@@ -46,7 +46,7 @@ export function fileHelpers(api: TypedClient<paths>, transport: Transport, baseU
         url: new URL(file.download_url, baseUrl).href,
         method: 'GET',
         headers: new Headers(),
-        stream: true,
+        parseAs: 'stream',
         ...options,
       });
       return (data as ReadableStream<Uint8Array> | undefined) ?? new Response(new Uint8Array()).body!;

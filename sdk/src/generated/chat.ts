@@ -294,12 +294,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm */
+    /**
+     * The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm
+     * @description Narrowed to a channel whose history the caller may read (public, for members; shared history, for subscribers), messages the caller never received are included with flags read, historical.
+     */
     get: operations['getMessages'];
     put?: never;
     /**
      * Send a channel message (type stream/channel, to, topic, content) or a direct message (type direct/private)
-     * @description `to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id.
+     * @description `to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an @**name** mention, to a user with no live event queue is pushed to their mobile devices.
      */
     post: operations['sendMessage'];
     delete?: never;
@@ -317,6 +320,23 @@ export interface paths {
     };
     /** All users of the organization */
     get: operations['listUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data */
+    get: operations['getOwnUser'];
     put?: never;
     post?: never;
     delete?: never;
@@ -367,6 +387,354 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/user_groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every user group; system groups list their members by role */
+    get: operations['listUserGroups'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a group with initial members, subgroups and permission settings
+     * @description Members and above may create groups (guests may not). Names are unique (case-insensitive), at most 100 characters, and may not start with "role:" or "user:". Unset permissions take Zulip's defaults: the creator manages the group and adds members, everyone may leave and mention it, nobody joins or removes members on their own. Every user gets a user_group add event.
+     */
+    post: operations['createUserGroup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/{user_group_id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Members, through subgroups too unless direct_member_only */
+    get: operations['getUserGroupMembers'];
+    put?: never;
+    /**
+     * Add and delete members (and subgroups)
+     * @description Administrators and can_manage_group holders may do anything; can_add_members_group adds, can_remove_members_group removes; a user adds themself with can_join_group and removes themself with can_leave_group. System and deactivated groups cannot be changed. Adding a member twice, removing a non-member, an unknown group and a subgroup cycle are 400 BAD_REQUEST.
+     */
+    post: operations['updateUserGroupMembers'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/{user_group_id}/members/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the user is a member of the group */
+    get: operations['getIsUserGroupMember'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/{user_group_id}/subgroups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Subgroups, recursively unless direct_subgroup_only */
+    get: operations['getUserGroupSubgroups'];
+    put?: never;
+    /** Add and delete subgroups, with the membership rules */
+    post: operations['updateUserGroupSubgroups'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/{user_group_id}/deactivate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deactivate a group (its managers)
+     * @description While a channel permission setting names the group: 400 CANNOT_DEACTIVATE_GROUP_IN_USE with objections [{type: channel, channel_id, settings}].
+     */
+    post: operations['deactivateUserGroup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/apns_device_token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an iOS device (token, appid)
+     * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
+     */
+    post: operations['addApnsDeviceToken'];
+    /** Remove an iOS device; an unknown token is 400 "Token does not exist" */
+    delete: operations['removeApnsDeviceToken'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/ios_device_token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an iOS device (token, appid) (deprecated path, same code as the current one)
+     * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
+     */
+    post: operations['addIosDeviceToken'];
+    /** Remove an iOS device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist" */
+    delete: operations['removeIosDeviceToken'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/android_gcm_reg_id': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an Android device (token)
+     * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
+     */
+    post: operations['addAndroidGcmRegId'];
+    /** Remove an Android device; an unknown token is 400 "Token does not exist" */
+    delete: operations['removeAndroidGcmRegId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/android_reg_id': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an Android device (token) (deprecated path, same code as the current one)
+     * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
+     */
+    post: operations['addAndroidRegId'];
+    /** Remove an Android device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist" */
+    delete: operations['removeAndroidRegId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mobile_push/test_notification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test notification (event "test", realm_name) to one device, or to all the caller's devices
+     * @description Delivered through the configured sender (MUSE_PUSH_SENDER: direct APNs/FCM, or Zulip's push bouncer). A token this server does not know is 400 INVALID_PUSH_DEVICE_TOKEN; one the bouncer does not know is 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN; no device at all is 400 NO_ACTIVE_PUSH_DEVICE; push not configured is 400 BAD_REQUEST. A token the service reports unregistered is removed.
+     */
+    post: operations['sendTestNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/videocall/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A call URL from the organization's provider (Jitsi, BigBlueButton, Zoom)
+     * @description Jitsi: a new room on MUSE_VIDEO_JITSI_URL. BigBlueButton: a relative, signed link to /api/v1/calls/bigbluebutton/join. Zoom: a meeting created as the caller, who must have connected Zoom (otherwise 400 INVALID_ZOOM_TOKEN; see has_videocall_token). An organization without a provider, or a provider this server has no settings for, is 400 BAD_REQUEST.
+     */
+    post: operations['createVideoCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/bigbluebutton/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A signed BigBlueButton call link, whatever the organization's provider */
+    get: operations['createBigBlueButtonCall'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/bigbluebutton/join': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Opens a call link: answers 302 to BigBlueButton's signed join URL
+     * @description Checks the link's signature (a changed field is 400 "Invalid call link"), creates the meeting (idempotent) and redirects; the link's creator joins as moderator, everyone else as viewer.
+     */
+    get: operations['joinBigBlueButtonCall'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/zoom/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A Zoom meeting created as the caller; 400 INVALID_ZOOM_TOKEN without a usable token
+     * @description An expired access token is refreshed once; a refused refresh forgets the token.
+     */
+    post: operations['createZoomCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/zoom/register': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Answers 302 to Zoom's OAuth authorization, with a signed state naming the caller */
+    get: operations['startZoomAuthorization'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/zoom/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Zoom's redirect back: stores the user's token, sends has_zoom_token and has_videocall_token events
+     * @description The browser carries no API key: the signed state names the user (a forged one is 400).
+     */
+    get: operations['completeZoomAuthorization'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/calls/zoom': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Forget the caller's Zoom token (has_videocall_token becomes false) */
+    delete: operations['removeZoomToken'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -375,7 +743,7 @@ export interface components {
       /** @constant */
       result: 'error';
       msg: string;
-      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT */
+      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT, INVALID_PUSH_DEVICE_TOKEN, INVALID_REMOTE_PUSH_DEVICE_TOKEN, NO_ACTIVE_PUSH_DEVICE, INVALID_ZOOM_TOKEN, CANNOT_DEACTIVATE_GROUP_IN_USE (with objections) */
       code: string;
     } & {
       [key: string]: unknown;
@@ -539,6 +907,55 @@ export interface components {
       /** @description The caller's flags (read, starred, ...). */
       flags?: string[];
     };
+    UserGroup: {
+      id: number;
+      name: string;
+      description: string;
+      /** @description UNIX timestamp; null for system groups. */
+      date_created: number | null;
+      creator_id: number | null;
+      /** @description Direct members (system groups: every user whose role qualifies). */
+      members: number[];
+      direct_subgroup_ids: number[];
+      is_system_group: boolean;
+      deactivated: boolean;
+      can_add_members_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_join_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_leave_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_manage_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_mention_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+      can_remove_members_group:
+        | number
+        | {
+            direct_members: number[];
+            direct_subgroups: number[];
+          };
+    };
     /** @description One event; its other fields depend on type (and op), as in Zulip. */
     Event: {
       type: string;
@@ -559,7 +976,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Missing, malformed or wrong credentials, or a deactivated user or organization */
+    /** @description Missing, malformed or wrong credentials (UNAUTHORIZED), a deactivated user (USER_DEACTIVATED) or organization (REALM_DEACTIVATED) */
     Unauthorized: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -1547,6 +1964,17 @@ export interface operations {
             realm_enable_spectator_access?: boolean;
             /** @description -1: unlimited. */
             realm_message_retention_days?: number;
+            /** @description -1: none. */
+            realm_new_stream_announcements_stream_id?: number;
+            /** @description 0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton. */
+            realm_video_chat_provider?: number;
+            realm_user_groups?: components['schemas']['UserGroup'][];
+            /** @description Ids of the default channels new users join. */
+            realm_default_streams?: number[];
+            /** @description Whether the caller connected Zoom (needed before creating a Zoom call). */
+            has_videocall_token?: boolean;
+            /** @description Zulip's name of has_videocall_token. */
+            has_zoom_token?: boolean;
             server_web_public_streams_enabled?: boolean;
             max_stream_name_length?: number;
             max_stream_description_length?: number;
@@ -1746,6 +2174,61 @@ export interface operations {
       401: components['responses']['Unauthorized'];
     };
   };
+  getOwnUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description null when the client computes it (client_gravatar). */
+            avatar_url: string | null;
+            avatar_version: number;
+            /** @description The API email (a dummy address when the real one is hidden). */
+            email: string;
+            full_name: string;
+            is_admin: boolean;
+            is_owner: boolean;
+            /** @enum {integer} */
+            role: 100 | 200 | 300 | 400 | 600;
+            is_guest: boolean;
+            is_bot: boolean;
+            is_active: boolean;
+            timezone: string;
+            /** Format: date-time */
+            date_joined: string;
+            user_id: number;
+            /** @description The real address; null when the caller may not see it. */
+            delivery_email: string | null;
+            /** @description Custom profile values by field id (include_custom_profile_fields; not for bots). */
+            profile_data?: {
+              [key: string]: {
+                value: string;
+                rendered_value?: string;
+              };
+            };
+            max_message_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
   getUser: {
     parameters: {
       query?: {
@@ -1876,6 +2359,911 @@ export interface operations {
       path: {
         user_id: number;
       };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  listUserGroups: {
+    parameters: {
+      query?: {
+        include_deactivated_groups?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            user_groups: components['schemas']['UserGroup'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createUserGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          name: string;
+          description: string;
+          members: number[];
+          /** @default [] */
+          subgroups?: number[];
+          can_add_members_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_join_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_leave_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_manage_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_mention_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_remove_members_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+        };
+        'multipart/form-data': {
+          name: string;
+          description: string;
+          members: number[];
+          /** @default [] */
+          subgroups?: number[];
+          can_add_members_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_join_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_leave_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_manage_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_mention_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+          can_remove_members_group?:
+            | number
+            | {
+                direct_members: number[];
+                direct_subgroups: number[];
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            group_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  getUserGroupMembers: {
+    parameters: {
+      query?: {
+        direct_member_only?: boolean;
+      };
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            members: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  updateUserGroupMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @default [] */
+          add?: number[];
+          /** @default [] */
+          delete?: number[];
+          /** @default [] */
+          add_subgroups?: number[];
+          /** @default [] */
+          delete_subgroups?: number[];
+        };
+        'multipart/form-data': {
+          /** @default [] */
+          add?: number[];
+          /** @default [] */
+          delete?: number[];
+          /** @default [] */
+          add_subgroups?: number[];
+          /** @default [] */
+          delete_subgroups?: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  getIsUserGroupMember: {
+    parameters: {
+      query?: {
+        direct_member_only?: boolean;
+      };
+      header?: never;
+      path: {
+        user_group_id: number;
+        user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            is_user_group_member: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  getUserGroupSubgroups: {
+    parameters: {
+      query?: {
+        direct_subgroup_only?: boolean;
+      };
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            subgroups: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  updateUserGroupSubgroups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @default [] */
+          add?: number[];
+          /** @default [] */
+          delete?: number[];
+        };
+        'multipart/form-data': {
+          /** @default [] */
+          add?: number[];
+          /** @default [] */
+          delete?: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  deactivateUserGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  addApnsDeviceToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+          /** @description The app's bundle id */
+          appid: string;
+        };
+        'multipart/form-data': {
+          token: string;
+          /** @description The app's bundle id */
+          appid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  removeApnsDeviceToken: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  addIosDeviceToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+          /** @description The app's bundle id */
+          appid: string;
+        };
+        'multipart/form-data': {
+          token: string;
+          /** @description The app's bundle id */
+          appid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  removeIosDeviceToken: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  addAndroidGcmRegId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+        };
+        'multipart/form-data': {
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  removeAndroidGcmRegId: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  addAndroidRegId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+        };
+        'multipart/form-data': {
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  removeAndroidRegId: {
+    parameters: {
+      query: {
+        token: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  sendTestNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description Without it, every device of the caller */
+          token?: string;
+        };
+        'multipart/form-data': {
+          /** @description Without it, every device of the caller */
+          token?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createVideoCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The call URL. */
+            url: string;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createBigBlueButtonCall: {
+    parameters: {
+      query: {
+        meeting_name: string;
+        voice_only?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The call URL. */
+            url: string;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  joinBigBlueButtonCall: {
+    parameters: {
+      query: {
+        meeting_id: string;
+        name: string;
+        voice_only: string;
+        moderator: string;
+        checksum: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createZoomCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description The call URL. */
+            url: string;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  startZoomAuthorization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  completeZoomAuthorization: {
+    parameters: {
+      query: {
+        code: string;
+        state: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+    };
+  };
+  removeZoomToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
       cookie?: never;
     };
     requestBody?: never;

@@ -30,12 +30,15 @@ export interface OutgoingRequest extends CallOptions {
   method: string;
   headers: Headers;
   body?: RequestInit['body'];
-  /** Hand the answer's body over as a stream (still under the timeout) instead of parsing it. */
-  stream?: boolean;
+  /**
+   * How to read a 2xx answer (openapi-fetch's `parseAs`): `json` (default; text when it is not
+   * JSON), `text`, `blob`, `arrayBuffer`, or `stream` — handed over with the timeout still covering it.
+   */
+  parseAs?: 'json' | 'text' | 'blob' | 'arrayBuffer' | 'stream';
 }
 
 export interface TransportAnswer {
-  /** The parsed JSON (or the text, or the stream when asked for); undefined for an empty body. */
+  /** The parsed JSON (else the text), or what `parseAs` asked for; undefined for an empty JSON body. */
   data: unknown;
   response: Response;
 }
@@ -93,11 +96,14 @@ async function attempt(options: TransportOptions, request: OutgoingRequest): Pro
       body: request.body ?? null,
       signal: controller.signal,
     });
-    if (response.ok && request.stream && response.body) {
+    if (response.ok && request.parseAs === 'stream' && response.body) {
       streaming = true;
       return { data: streamed(response, finished, failure), response };
     }
+    if (response.ok && (request.parseAs === 'blob' || request.parseAs === 'arrayBuffer'))
+      return { data: await response[request.parseAs](), response };
     const text = await response.text();
+    if (response.ok && request.parseAs === 'text') return { data: text, response };
     const data = parseBody(text, response);
     if (response.ok) return { data, response };
     const requestId = response.headers.get(REQUEST_ID_HEADER) ?? request.headers.get(REQUEST_ID_HEADER);
