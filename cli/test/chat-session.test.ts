@@ -59,7 +59,7 @@ describe('muse chat', { timeout: 180_000 }, () => {
       `${owner.password}\n`,
     );
     expect(right.code, right.stderr).toBe(0);
-    expect(right.stderr).toContain(`Logged in to ${stack.chatUrl} as ${owner.email}`);
+    expect(right.stderr).toContain(`Logged in to ${stack.chatUrl} as Owner <${owner.email}>`);
     expect(right.stderr).not.toContain(owner.password);
     expect(await json(['profile', 'list'])).toEqual([
       expect.objectContaining({ name: 'default', chat_user: owner.email }),

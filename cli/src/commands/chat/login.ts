@@ -34,13 +34,13 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
   if (!apiKey) throw usageError('no API key given');
 
   const client = createChatClient({ baseUrl, email, apiKey, maxRetries: 0 });
-  await client.GET('/api/v1/users/me/subscriptions');
+  const { data: me } = await client.GET('/api/v1/users/me');
   f.config.update((file) => {
     const stored = file.profiles[name] ?? { content_url: profile.content_url, chat_url: baseUrl };
     file.profiles[name] = { ...stored, chat_url: baseUrl, chat_email: email, chat_api_key: apiKey };
     if (!file.profiles[file.current_profile]) file.current_profile = name;
   });
-  f.printer().success(`Logged in to ${baseUrl} as ${email} on profile "${name}"`);
+  f.printer().success(`Logged in to ${baseUrl} as ${me.full_name} <${email}> on profile "${name}"`);
 }
 
 export function loginCommand(f: Factory): Command {
