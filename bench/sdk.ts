@@ -2,16 +2,17 @@
  * The SDK's own cost per call: the same request through @muse/sdk and through a bare fetch, one
  * after the other: over loopback HTTP to a minimal server in its own process (bare-server.ts), and
  * with a fetch that answers from memory, which leaves only the SDK's own work as the difference:
- *   node bench/sdk.ts [calls per round, default 300]
- * Rounds alternate the two so that drift of the machine hits both; the figure is the median
- * round. Target: under 0.1 ms of overhead per call.
+ *   node bench/sdk.ts [calls per batch, default 200]
+ * Batches of the two alternate, and each round's SDK batch is compared with its own bare batch;
+ * the figures are medians over the rounds, as wall time and as this process's CPU time (which
+ * other work on a busy machine disturbs less). Target: under 0.1 ms of overhead per call.
  */
 import { fileURLToPath } from 'node:url';
 import { createContentClient } from '@muse/sdk';
 import { freePort, startProcess } from './lib.ts';
 
-const callsPerRound = Number(process.argv[2] ?? 300);
-const rounds = 7;
+const callsPerRound = Number(process.argv[2] ?? 200);
+const rounds = 15;
 const port = await freePort();
 const server = await startProcess(
   [fileURLToPath(new URL('./bare-server.ts', import.meta.url))],
@@ -56,19 +57,20 @@ function pair(fetcher: typeof fetch): Record<string, { bare: Call; sdk: Call }> 
   };
 }
 
-/** Milliseconds per call of each side, the two called alternately so drift of the machine hits both. */
-async function round(bare: Call, sdk: Call): Promise<{ bare: number; sdk: number }> {
-  let bareMs = 0;
-  let sdkMs = 0;
-  for (let i = 0; i < callsPerRound; i++) {
-    let started = performance.now();
-    await bare();
-    bareMs += performance.now() - started;
-    started = performance.now();
-    await sdk();
-    sdkMs += performance.now() - started;
-  }
-  return { bare: bareMs / callsPerRound, sdk: sdkMs / callsPerRound };
+interface Cost {
+  wallMs: number;
+  /** This process's CPU time (user + system): what the calls cost here, whatever else the machine runs. */
+  cpuMs: number;
+}
+
+/** Wall and CPU milliseconds per call of a batch of sequential calls. */
+async function batch(call: Call): Promise<Cost> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < callsPerRound; i++) await call();
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { wallMs: wallMs / callsPerRound, cpuMs: (used.user + used.system) / 1000 / callsPerRound };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -79,24 +81,31 @@ for (const [transport, fetcher] of [
   ['in-memory fetch', memoryFetch as typeof fetch],
 ] as const) {
   for (const [request, { bare, sdk }] of Object.entries(pair(fetcher))) {
-    await round(bare, sdk); // warm-up: connections, JIT
-    const results = [];
-    for (let i = 0; i < rounds; i++) results.push(await round(bare, sdk));
-    const bareMs = median(results.map((r) => r.bare));
-    const sdkMs = median(results.map((r) => r.sdk));
+    await batch(bare); // warm-up: connections, JIT
+    await batch(sdk);
+    // Batches alternate; each round's SDK batch is compared with its own bare batch (paired differences).
+    const results: { bare: Cost; sdk: Cost }[] = [];
+    for (let i = 0; i < rounds; i++) results.push({ bare: await batch(bare), sdk: await batch(sdk) });
+    const of = (pick: (cost: Cost) => number) => ({
+      bare: median(results.map((r) => pick(r.bare))),
+      sdk: median(results.map((r) => pick(r.sdk))),
+      overhead: median(results.map((r) => pick(r.sdk) - pick(r.bare))),
+    });
+    const wall = of((cost) => cost.wallMs);
+    const cpu = of((cost) => cost.cpuMs);
     rows.push({
       transport,
       request,
-      'bare fetch ms/call': bareMs.toFixed(4),
-      'sdk ms/call': sdkMs.toFixed(4),
-      'overhead ms/call': (sdkMs - bareMs).toFixed(4),
-      'sdk / bare': (sdkMs / bareMs).toFixed(3),
-      'overhead < 0.1 ms': sdkMs - bareMs < 0.1 ? 'yes' : 'no',
+      'bare ms/call (wall | cpu)': `${wall.bare.toFixed(3)} | ${cpu.bare.toFixed(3)}`,
+      'sdk ms/call (wall | cpu)': `${wall.sdk.toFixed(3)} | ${cpu.sdk.toFixed(3)}`,
+      'overhead ms/call (wall | cpu)': `${wall.overhead.toFixed(3)} | ${cpu.overhead.toFixed(3)}`,
+      'sdk / bare (cpu)': (cpu.sdk / cpu.bare).toFixed(2),
+      'cpu overhead < 0.1 ms': cpu.overhead < 0.1 ? 'yes' : 'no',
     });
   }
 }
 console.log(
-  `\n@muse/sdk overhead per call (${rounds} rounds of ${callsPerRound} calls each side, alternating; median round)`,
+  `\n@muse/sdk overhead per call (${rounds} rounds of ${callsPerRound} calls each side, alternating batches; medians)`,
 );
 console.table(rows);
 await server.stop();
