@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import { BadRequestError, ForbiddenError, type Sequelize } from '@muse/core';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
 import { enabledProvidersFor } from '../code-providers/store.ts';
@@ -21,9 +22,9 @@ export function loginRouter(context: ContentContext): Router {
   const hasher = createCodeHasher(context.config.MUSE_JWT_SECRET ?? '');
   const { db, logger } = context;
 
-  router.get('/api/v1/auth/verification-code', async (req, res) => {
-    const phone = String(req.query.phone_number);
-    const codeType = (req.query.code_type ?? 'sms') as CodeType;
+  route(router, 'get', '/api/v1/auth/verification-code', async (req, res) => {
+    const phone = req.query.phone_number;
+    const codeType = req.query.code_type ?? 'sms';
     const providers = requireProviders(
       await enabledProvidersFor(db, codeType, context.config.NODE_ENV === 'production'),
       codeType,
@@ -46,12 +47,8 @@ export function loginRouter(context: ContentContext): Router {
     res.status(204).end();
   });
 
-  router.post('/api/v1/auth/token', async (req, res) => {
-    const {
-      phone,
-      verification_code: code,
-      source,
-    } = req.body as { phone: string; verification_code: string; source?: string };
+  route(router, 'post', '/api/v1/auth/token', async (req, res) => {
+    const { phone, verification_code: code, source } = req.body;
     const settings = await readServerSettings(db);
     await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
     const outcome = await db.transaction(async (transaction) => {
