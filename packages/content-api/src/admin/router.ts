@@ -2,12 +2,8 @@ import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
 import { route } from '../http/contract.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
-import {
-  readServerSettings,
-  updateServerSettings,
-  type ServerSettings,
-} from '../server-config/server-config.ts';
-import { readPaymentApi, updatePaymentApi, type PaymentApiChanges } from './payment-api.ts';
+import { readServerSettings, updateServerSettings } from '../server-config/server-config.ts';
+import { readPaymentApi, updatePaymentApi } from './payment-api.ts';
 
 /** Runtime configuration and the payment-provider configuration; administrators only. */
 export function adminRouter({ db }: ContentContext): Router {

@@ -10,8 +10,6 @@ import {
   listProviders,
   toView,
   updateProvider,
-  type ProviderChanges,
-  type ProviderInput,
 } from './store.ts';
 
 /** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */

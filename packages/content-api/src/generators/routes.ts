@@ -11,7 +11,6 @@ import {
   publicGenerator,
   updateGenerator,
   upsertGenerator,
-  type GeneratorSpec,
 } from './generators.ts';
 import type { GenerationKind } from './parameters.ts';
 

@@ -6,7 +6,7 @@ import { readServerSettings, type ServerSettings } from '../server-config/server
 import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
 import { enabledProvidersFor } from '../code-providers/store.ts';
 import { createCodeHasher } from './code-hasher.ts';
-import { consumeCode, storeNewCode, withdrawCode, type CodeType } from './codes.ts';
+import { consumeCode, storeNewCode, withdrawCode } from './codes.ts';
 import { hitRateLimit, pruneRateLimits } from './rate-limits.ts';
 import { loginAccount } from './registration.ts';
 

@@ -12,9 +12,6 @@ import {
   toUserView,
   updateUser,
   userStats,
-  type AdminUserChanges,
-  type PermissionChanges,
-  type ProfileChanges,
   type UserRow,
 } from './users.ts';
 
