@@ -33,11 +33,12 @@ export async function submit(
   status: number;
   body: { file_ids: string[]; status: string; code?: string; details?: unknown };
 }> {
-  return api(stack, `/api/v1/generations/${kind}`, {
+  const { status, body: answer } = await api(stack, `/api/v1/generations/${kind}`, {
     method: 'POST',
     headers: { ...user.headers, ...headers },
     body,
   });
+  return { status, body: answer };
 }
 
 export async function getFile(
@@ -45,7 +46,8 @@ export async function getFile(
   user: TestUser,
   id: string,
 ): Promise<{ status: number; body: FileRecord }> {
-  return api(stack, `/api/v1/files/${id}`, { headers: user.headers });
+  const { status, body } = await api(stack, `/api/v1/files/${id}`, { headers: user.headers });
+  return { status, body };
 }
 
 /** Polls the file record until it reaches a final status (or the time runs out). */
