@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { requestLog } from '@muse/core';
 import type { ContentContext } from '../app.ts';
 import { route } from '../http/contract.ts';
 import { requirePermission } from '../auth/authenticate.ts';
@@ -15,7 +16,9 @@ export function generationsRouter(context: ContentContext): Router {
     route(router, 'post', path, async (req, res) => {
       const user = requirePermission(req, 'generation', 'create', 'own');
       const key = req.get('Idempotency-Key') || undefined;
-      res.status(202).json(await submitGeneration(context, user, kind, req.body, key));
+      // Its log lines (a workflow that could not start) name the request.
+      const deps = { ...context, logger: requestLog(res, context.logger) };
+      res.status(202).json(await submitGeneration(deps, user, kind, req.body, key));
     });
   submitRoute('/api/v1/generations/images', 'image');
   submitRoute('/api/v1/generations/videos', 'video');

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { BadRequestError, ForbiddenError, type Sequelize } from '@muse/core';
+import { BadRequestError, ForbiddenError, requestLog, type Sequelize } from '@muse/core';
 import type { ContentContext } from '../app.ts';
 import { route } from '../http/contract.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
@@ -37,13 +37,15 @@ export function loginRouter(context: ContentContext): Router {
       settings,
     );
     try {
-      await deliverCode(providers, { phone, code, codeType }, logger);
+      await deliverCode(providers, { phone, code, codeType }, requestLog(res, logger));
     } catch (error) {
       await withdrawCode(db, phone, codeHash);
       throw error;
     }
     if (Math.random() < 0.01)
-      void pruneRateLimits(db).catch((error: unknown) => logger.warn({ err: error }, 'prune failed'));
+      void pruneRateLimits(db).catch((error: unknown) =>
+        requestLog(res, logger).warn({ err: error }, 'prune failed'),
+      );
     res.status(204).end();
   });
 
@@ -69,7 +71,8 @@ export function loginRouter(context: ContentContext): Router {
       );
     }
     if (!outcome.account.isActive) throw new ForbiddenError('This account is disabled');
-    if (outcome.account.registered) logger.info({ userId: outcome.account.id, source }, 'account registered');
+    if (outcome.account.registered)
+      requestLog(res, logger).info({ userId: outcome.account.id, source }, 'account registered');
     res.json({ token: await context.tokens.sign(outcome.account) });
   });
 
