@@ -3057,6 +3057,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   deleteVerificationCodeProvider: {
@@ -3081,6 +3082,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   updateVerificationCodeProvider: {
@@ -3288,6 +3290,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      422: components['responses']['ValidationFailed'];
     };
   };
   updateFile: {
@@ -3476,6 +3479,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   deactivateGenerator: {
@@ -3500,6 +3504,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   updateGenerator: {
@@ -3918,6 +3923,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   deleteUser: {
@@ -3942,6 +3948,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      422: components['responses']['ValidationFailed'];
     };
   };
   updateUser: {
