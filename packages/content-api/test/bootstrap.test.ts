@@ -1,49 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { createLogger, freePort, loadConfig, stopChild } from '@muse/core';
 import { applyBootstrapFile, prepareContentService } from '@muse/content-api';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { randomPhone } from '../../../test/support/content.ts';
+import { exited, museServer, waitUntilServing } from '../../../test/support/server-process.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
-
-const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
-
-/** Runs `muse-server <args>` as its own process, the way an operator does. */
-function museServer(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [serverMain, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return Object.assign(child, { output: () => output });
-}
-
-async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
-async function waitUntilServing(url: string, child: ChildProcess & { output: () => string }): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (child.exitCode !== null) throw new Error(`content-api exited: ${child.output()}`);
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`content-api did not start: ${child.output()}`);
-}
 
 describe('bootstrap file and the black-box login journey', () => {
   let database: TestDatabase;
