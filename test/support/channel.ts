@@ -62,7 +62,7 @@ function waitFor(frames: Frame[], match: (frame: Frame) => boolean, from = 0): P
       if (!found) throw new Error(`no matching frame yet; received ${JSON.stringify(frames.slice(-5))}`);
       return found;
     },
-    { timeout: 20_000, interval: 20 },
+    { timeout: 45_000, interval: 20 },
   );
 }
 
@@ -75,9 +75,16 @@ export interface WsClient extends ChannelClient {
 }
 
 /** A plain `ws` client on a conversation's socket; its frames are checked as they arrive. */
-export function wsClient(baseUrl: string, conversationId: string, token: string | undefined, checker: FrameChecker): WsClient {
+export function wsClient(
+  baseUrl: string,
+  conversationId: string,
+  token: string | undefined,
+  checker: FrameChecker,
+): WsClient {
   const query = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;
-  const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/v1/conversations/${conversationId}/ws${query}`);
+  const ws = new WebSocket(
+    `${baseUrl.replace(/^http/, 'ws')}/api/v1/conversations/${conversationId}/ws${query}`,
+  );
   const frames: Frame[] = [];
   ws.on('message', (data) => {
     const frame = JSON.parse(data.toString()) as Frame;
@@ -91,7 +98,9 @@ export function wsClient(baseUrl: string, conversationId: string, token: string 
     next: (match, from) => waitFor(frames, match, from),
     send: (frame) => ws.send(JSON.stringify(frame)),
     close: () => ws.terminate(),
-    closed: new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))),
+    closed: new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    ),
     opened: new Promise((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
@@ -136,7 +145,9 @@ export function ioClient(
 }
 
 /** Resolves with the `connect_error` of a refused socket.io handshake. */
-export function ioRefusal(client: IoClient): Promise<Error & { data?: { code: string; status: number; close_code: number } }> {
+export function ioRefusal(
+  client: IoClient,
+): Promise<Error & { data?: { code: string; status: number; close_code: number } }> {
   return new Promise((resolve, reject) => {
     client.socket.once('connect_error', resolve);
     client.socket.once('connect', () => reject(new Error('the handshake was accepted')));

@@ -24,8 +24,12 @@ export async function exited(child: ChildProcess): Promise<number | null> {
 }
 
 /** Waits for /healthz (generously: a busy machine starts Node slowly); fails fast if the process exits. */
-export async function waitUntilServing(url: string, child: ServerProcess, timeoutMs = 120_000): Promise<void> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+export async function waitUntilServing(
+  url: string,
+  child: ServerProcess,
+  timeoutMs = 120_000,
+): Promise<void> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until;) {
     if (child.exitCode !== null) throw new Error(`the server exited: ${child.output()}`);
     const ok = await fetch(`${url}/healthz`).then(
       (r) => r.ok,

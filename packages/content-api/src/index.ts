@@ -54,11 +54,7 @@ export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from
 export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
-export {
-  appendMessage,
-  type ConversationMessage,
-  type ConversationEvent,
-} from './conversations/messages.ts';
+export { appendMessage, type ConversationMessage, type ConversationEvent } from './conversations/messages.ts';
 export {
   REPLY_WORKFLOW,
   replyWorkflowId,

@@ -76,14 +76,22 @@ describe('conversation channel across two content-API processes', () => {
     clients.push(client);
     return client;
   };
-  const sio = (pod: ContentApiProcess, conversationId: string, token: string | undefined, reconnection = false) => {
+  const sio = (
+    pod: ContentApiProcess,
+    conversationId: string,
+    token: string | undefined,
+    reconnection = false,
+  ) => {
     const client = ioClient(pod.url, conversationId, token, checker, { reconnection });
     clients.push(client);
     return client;
   };
   const ready = (client: ChannelClient) => client.next((frame) => frame.type === 'ready');
   const conversation = async (owner: TestUser, body: Record<string, unknown> = {}) => {
-    const created = await call(stack.contentUrl, 'POST', '/api/v1/conversations', owner, { title: 'Chat', ...body });
+    const created = await call(stack.contentUrl, 'POST', '/api/v1/conversations', owner, {
+      title: 'Chat',
+      ...body,
+    });
     expect(created.status).toBe(201);
     return created.body.id as string;
   };
@@ -100,7 +108,9 @@ describe('conversation channel across two content-API processes', () => {
     expect(document.body.asyncapi).toBe('3.0.0');
     expect(document.body.channels.conversation.address).toBe('/api/v1/conversations/{conversation_id}/ws');
     const openapi = await call(podA.url, 'GET', '/openapi.json');
-    expect(openapi.body.paths['/api/v1/conversations/{conversation_id}/ws'].get.responses).toHaveProperty('101');
+    expect(openapi.body.paths['/api/v1/conversations/{conversation_id}/ws'].get.responses).toHaveProperty(
+      '101',
+    );
     const plain = await call(podA.url, 'GET', `/api/v1/conversations/${randomUUID()}/ws?token=x`);
     expect(plain.status).toBe(426);
     expect(plain.body.code).toBe('upgrade_required');
@@ -127,7 +137,10 @@ describe('conversation channel across two content-API processes', () => {
       const owner = await createTestUser(stack);
       const id = await conversation(owner, { visibility: 'public' });
       expect((await ws(podA, id, banned.token).closed).code).toBe(4403);
-      expect((await ioRefusal(sio(podB, id, banned.token))).data).toMatchObject({ status: 403, close_code: 4403 });
+      expect((await ioRefusal(sio(podB, id, banned.token))).data).toMatchObject({
+        status: 403,
+        close_code: 4403,
+      });
     });
 
     it("answers 4404 alike for a missing conversation and another user's private one", async () => {
@@ -138,7 +151,10 @@ describe('conversation channel across two content-API processes', () => {
       const hidden = await ws(podA, privateOne, bob.token).closed;
       expect(missing.code).toBe(4404);
       expect(hidden).toEqual(missing);
-      const refusals = await Promise.all([ioRefusal(sio(podB, randomUUID(), bob.token)), ioRefusal(sio(podB, privateOne, bob.token))]);
+      const refusals = await Promise.all([
+        ioRefusal(sio(podB, randomUUID(), bob.token)),
+        ioRefusal(sio(podB, privateOne, bob.token)),
+      ]);
       expect(refusals.map((refusal) => [refusal.message, refusal.data])).toEqual([
         [missing.reason, { code: 'not_found', status: 404, close_code: 4404 }],
         [missing.reason, { code: 'not_found', status: 404, close_code: 4404 }],
@@ -148,10 +164,15 @@ describe('conversation channel across two content-API processes', () => {
     it('caps the sockets of one account on one process (4429)', async () => {
       const alice = await createTestUser(stack);
       const id = await conversation(alice);
-      const open = Array.from({ length: Number(LIMITS.MUSE_WS_MAX_SOCKETS_PER_USER) }, () => ws(podA, id, alice.token));
+      const open = Array.from({ length: Number(LIMITS.MUSE_WS_MAX_SOCKETS_PER_USER) }, () =>
+        ws(podA, id, alice.token),
+      );
       await Promise.all(open.map(ready));
       expect((await ws(podA, id, alice.token).closed).code).toBe(4429);
-      expect((await ioRefusal(sio(podA, id, alice.token))).data).toMatchObject({ status: 429, close_code: 4429 });
+      expect((await ioRefusal(sio(podA, id, alice.token))).data).toMatchObject({
+        status: 429,
+        close_code: 4429,
+      });
       // Another process has its own sockets.
       await ready(ws(podB, id, alice.token));
     });
@@ -169,10 +190,16 @@ describe('conversation channel across two content-API processes', () => {
       const everyone = [aliceWsA, aliceIoB, bobWsB, bobIoA];
       await Promise.all(everyone.map(ready));
 
-      const posts = Array.from({ length: 6 }, (_, i) => ({ type: 'post', content: `m${i}`, client_id: `c${i}` }));
+      const posts = Array.from({ length: 6 }, (_, i) => ({
+        type: 'post',
+        content: `m${i}`,
+        client_id: `c${i}`,
+      }));
       posts.forEach((post, i) => (i % 2 ? aliceIoB : aliceWsA).send(post));
       const acks = await Promise.all(
-        posts.map((post, i) => (i % 2 ? aliceIoB : aliceWsA).next((f) => f.type === 'ack' && f.client_id === post.client_id)),
+        posts.map((post, i) =>
+          (i % 2 ? aliceIoB : aliceWsA).next((f) => f.type === 'ack' && f.client_id === post.client_id),
+        ),
       );
       expect(new Set(acks.map((ack) => ack.seq))).toEqual(new Set([1, 2, 3, 4, 5, 6]));
 
@@ -184,7 +211,10 @@ describe('conversation channel across two content-API processes', () => {
       }
       // A reader of the public conversation may not write to it: an error frame, and the socket stays.
       bobWsB.send({ type: 'post', content: 'no', client_id: 'b1' });
-      expect(await bobWsB.next((f) => f.type === 'error')).toMatchObject({ code: 'forbidden', client_id: 'b1' });
+      expect(await bobWsB.next((f) => f.type === 'error')).toMatchObject({
+        code: 'forbidden',
+        client_id: 'b1',
+      });
       bobWsB.send({ type: 'ping' });
       await bobWsB.next((f) => f.type === 'pong');
     });
@@ -194,9 +224,16 @@ describe('conversation channel across two content-API processes', () => {
       const id = await conversation(alice);
       const client = ws(podB, id, alice.token);
       await ready(client);
-      const added = await call(podA.url, 'POST', `/api/v1/conversations/${id}/messages`, alice, { role: 'system', content: 'note' });
+      const added = await call(podA.url, 'POST', `/api/v1/conversations/${id}/messages`, alice, {
+        role: 'system',
+        content: 'note',
+      });
       expect(added.status).toBe(201);
-      expect((await client.next((f) => f.type === 'message')).message).toMatchObject({ id: added.body.id, seq: 1, role: 'system' });
+      expect((await client.next((f) => f.type === 'message')).message).toMatchObject({
+        id: added.body.id,
+        seq: 1,
+        role: 'system',
+      });
     });
 
     it('stores a repeated client_id once, on either transport and either process', async () => {
@@ -241,7 +278,9 @@ describe('conversation channel across two content-API processes', () => {
       writer.send({ type: 'post', content: 'live', client_id: 'r5' });
       const resumed = await back.next((f) => f.type === 'resumed');
       expect(resumed.count).toBe(3);
-      await vi.waitFor(() => expect(messagesIn(back).map((f) => f.message.content)).toEqual(['n2', 'n3', 'n4', 'live']));
+      await vi.waitFor(() =>
+        expect(messagesIn(back).map((f) => f.message.content)).toEqual(['n2', 'n3', 'n4', 'live']),
+      );
 
       back.send({ type: 'resume', after: randomUUID() });
       expect(await back.next((f) => f.type === 'error')).toMatchObject({ code: 'not_found' });
@@ -266,16 +305,27 @@ describe('conversation channel across two content-API processes', () => {
       const alice = await createTestUser(stack);
       const bob = await createTestUser(stack);
       const id = await conversation(alice);
-      const shortLived = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 2).sign({ id: alice.id, isActive: true, isAdmin: false });
-      const expiry = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+      const shortLived = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 2).sign({
+        id: alice.id,
+        isActive: true,
+        isAdmin: false,
+      });
+      const expiry =
+        (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp *
+        1000;
       const plain = ws(podA, id, shortLived);
       const socketIo = sio(podB, id, shortLived);
       await Promise.all([ready(plain), ready(socketIo)]);
       await vi.waitUntil(() => Date.now() >= expiry + 50, { timeout: 10_000, interval: 50 });
 
       plain.send({ type: 'post', content: 'late', client_id: 'x1' });
-      expect(await plain.next((f) => f.type === 'error')).toMatchObject({ code: 'token_expired', client_id: 'x1' });
-      expect(await socketIo.request({ type: 'post', content: 'late', client_id: 'x2' })).toMatchObject({ code: 'token_expired' });
+      expect(await plain.next((f) => f.type === 'error')).toMatchObject({
+        code: 'token_expired',
+        client_id: 'x1',
+      });
+      expect(await socketIo.request({ type: 'post', content: 'late', client_id: 'x2' })).toMatchObject({
+        code: 'token_expired',
+      });
       expect(await storedMessages(id)).toEqual([]);
       expect(plain.ws.readyState).toBe(plain.ws.OPEN);
 
@@ -285,11 +335,18 @@ describe('conversation channel across two content-API processes', () => {
       await vi.waitFor(() => expect(plain.frames.filter((f) => f.code === 'token_expired')).toHaveLength(2));
 
       plain.send({ type: 'auth', token: alice.token });
-      expect(await plain.next((f) => f.type === 'authenticated')).toEqual({ type: 'authenticated', user_id: alice.id });
+      expect(await plain.next((f) => f.type === 'authenticated')).toEqual({
+        type: 'authenticated',
+        user_id: alice.id,
+      });
       plain.send({ type: 'post', content: 'fresh', client_id: 'x4' });
       await plain.next((f) => f.type === 'ack' && f.client_id === 'x4');
-      expect(await socketIo.request({ type: 'auth', token: alice.token })).toMatchObject({ type: 'authenticated' });
-      expect(await socketIo.request({ type: 'post', content: 'fresh too', client_id: 'x5' })).toMatchObject({ type: 'ack' });
+      expect(await socketIo.request({ type: 'auth', token: alice.token })).toMatchObject({
+        type: 'authenticated',
+      });
+      expect(await socketIo.request({ type: 'post', content: 'fresh too', client_id: 'x5' })).toMatchObject({
+        type: 'ack',
+      });
     });
 
     it('closes the socket of an account banned while it is open (4403)', async () => {
@@ -298,7 +355,9 @@ describe('conversation channel across two content-API processes', () => {
       const plain = ws(podA, id, alice.token);
       const socketIo = sio(podB, id, alice.token);
       await Promise.all([ready(plain), ready(socketIo)]);
-      const banned = await call(stack.contentUrl, 'PATCH', `/api/v1/users/${alice.id}`, admin, { is_active: false });
+      const banned = await call(stack.contentUrl, 'PATCH', `/api/v1/users/${alice.id}`, admin, {
+        is_active: false,
+      });
       expect(banned.status).toBe(200);
       plain.send({ type: 'post', content: 'after ban', client_id: 'b1' });
       expect((await plain.closed).code).toBe(4403);
@@ -334,7 +393,9 @@ describe('conversation channel across two content-API processes', () => {
         await ready(client);
         const limit = Number(LIMITS.MUSE_WS_RATE_LIMIT);
         for (let i = 0; i < limit + 3; i++) client.send({ type: 'ping' });
-        await vi.waitFor(() => expect(client.frames.filter((f) => f.code === 'rate_limited')).toHaveLength(3));
+        await vi.waitFor(() =>
+          expect(client.frames.filter((f) => f.code === 'rate_limited')).toHaveLength(3),
+        );
         expect(client.frames.filter((f) => f.type === 'pong')).toHaveLength(limit);
         expect(client.frames.find((f) => f.code === 'rate_limited')!.retry_after_ms).toBeGreaterThan(0);
       }
@@ -385,11 +446,14 @@ describe('conversation channel across two content-API processes', () => {
         config: { base_url: openai.url, model: 'gpt-fake', ...config },
         secrets: { api_key: 'sk-fake-key' },
       });
-    const replyOutcome = (messageId: string) => stack.temporal.workflow.getHandle(`reply-${messageId}`).result();
+    const replyOutcome = (messageId: string) =>
+      stack.temporal.workflow.getHandle(`reply-${messageId}`).result();
 
     it('streams the reply of a character from an OpenAI-compatible upstream as delta frames, then stores it', async () => {
       const alice = await createTestUser(stack, { balance: 10 });
-      const id = await conversation(alice, { character_id: await characterWith(alice, await openaiGenerator()) });
+      const id = await conversation(alice, {
+        character_id: await characterWith(alice, await openaiGenerator()),
+      });
       const sender = ws(podA, id, alice.token);
       const watcher = sio(podB, id, alice.token);
       await Promise.all([ready(sender), ready(watcher)]);
@@ -398,8 +462,14 @@ describe('conversation channel across two content-API processes', () => {
 
       for (const client of [sender, watcher] as ChannelClient[]) {
         const reply = await client.next((f) => f.type === 'message' && f.message.role === 'assistant');
-        expect(reply.message).toMatchObject({ content: 'Echo: hello there friend', reply_to_id: ack.message_id, author_id: null });
-        const deltas = client.frames.filter((f): f is Frame => f.type === 'delta' && f.reply_to_id === ack.message_id);
+        expect(reply.message).toMatchObject({
+          content: 'Echo: hello there friend',
+          reply_to_id: ack.message_id,
+          author_id: null,
+        });
+        const deltas = client.frames.filter(
+          (f): f is Frame => f.type === 'delta' && f.reply_to_id === ack.message_id,
+        );
         expect(deltas.length).toBeGreaterThan(2);
         expect(deltas.map((f) => f.index)).toEqual(deltas.map((_, i) => i));
         expect(deltas.map((f) => f.text).join('')).toBe(reply.message.content);
@@ -407,7 +477,9 @@ describe('conversation channel across two content-API processes', () => {
         expect(client.frames.indexOf(deltas.at(-1)!)).toBeLessThan(client.frames.indexOf(reply));
       }
       expect(await replyOutcome(ack.message_id)).toEqual({ status: 'answered' });
-      const upstreamCall = openai.requests.find((r) => r.path === '/v1/chat/completions' && r.body.includes('hello there friend'))!;
+      const upstreamCall = openai.requests.find(
+        (r) => r.path === '/v1/chat/completions' && r.body.includes('hello there friend'),
+      )!;
       expect(upstreamCall.headers.authorization).toBe('Bearer sk-fake-key');
       expect(JSON.parse(upstreamCall.body)).toMatchObject({
         stream: true,
@@ -417,7 +489,9 @@ describe('conversation channel across two content-API processes', () => {
         ],
       });
       expect(await balanceOf(stack, alice.id)).toBe(7);
-      expect((await ledgerOf(stack, alice.id)).map((entry) => [entry.kind, entry.amount])).toEqual([['charge', -3]]);
+      expect((await ledgerOf(stack, alice.id)).map((entry) => [entry.kind, entry.amount])).toEqual([
+        ['charge', -3],
+      ]);
     });
 
     it('streams the built-in offline generator too', async () => {
@@ -444,7 +518,10 @@ describe('conversation channel across two content-API processes', () => {
       sender.send({ type: 'post', content: 'anyone?', client_id: 'q1' });
       const ack = await sender.next((f) => f.type === 'ack');
       for (const client of [sender, watcher]) {
-        expect(await client.next((f) => f.type === 'error')).toMatchObject({ code: 'reply_failed', reply_to_id: ack.message_id });
+        expect(await client.next((f) => f.type === 'error')).toMatchObject({
+          code: 'reply_failed',
+          reply_to_id: ack.message_id,
+        });
       }
       expect(await replyOutcome(ack.message_id)).toMatchObject({ status: 'failed' });
       expect(openai.requests.filter((r) => r.body.includes('anyone?'))).toHaveLength(2);
@@ -465,12 +542,17 @@ describe('conversation channel across two content-API processes', () => {
 
     it('answers insufficient_balance and charges nothing when the author cannot pay', async () => {
       const alice = await createTestUser(stack, { balance: 2 });
-      const id = await conversation(alice, { character_id: await characterWith(alice, await openaiGenerator()) });
+      const id = await conversation(alice, {
+        character_id: await characterWith(alice, await openaiGenerator()),
+      });
       const client = ws(podB, id, alice.token);
       await ready(client);
       client.send({ type: 'post', content: 'free ride?', client_id: 'q1' });
       const ack = await client.next((f) => f.type === 'ack');
-      expect(await client.next((f) => f.type === 'error')).toMatchObject({ code: 'insufficient_balance', reply_to_id: ack.message_id });
+      expect(await client.next((f) => f.type === 'error')).toMatchObject({
+        code: 'insufficient_balance',
+        reply_to_id: ack.message_id,
+      });
       expect(await replyOutcome(ack.message_id)).toEqual({ status: 'insufficient_balance' });
       expect(await ledgerOf(stack, alice.id)).toEqual([]);
       expect(await balanceOf(stack, alice.id)).toBe(2);
@@ -478,9 +560,15 @@ describe('conversation channel across two content-API processes', () => {
 
     it('refuses to bind a character to a generator that cannot stream replies', async () => {
       const alice = await createTestUser(stack);
-      const unknown = await call(stack.contentUrl, 'POST', '/api/v1/characters', alice, { name: 'x', generator_id: randomUUID() });
+      const unknown = await call(stack.contentUrl, 'POST', '/api/v1/characters', alice, {
+        name: 'x',
+        generator_id: randomUUID(),
+      });
       expect(unknown.status).toBe(404);
-      const image = await call(stack.contentUrl, 'POST', '/api/v1/characters', alice, { name: 'x', generator_id: BUILTIN.image });
+      const image = await call(stack.contentUrl, 'POST', '/api/v1/characters', alice, {
+        name: 'x',
+        generator_id: BUILTIN.image,
+      });
       expect(image.status).toBe(422);
     });
   });
@@ -490,11 +578,19 @@ describe('conversation channel across two content-API processes', () => {
     const id = await conversation(alice);
     const client = ws(podB, id, alice.token);
     await ready(client);
-    const submitted = await call(podA.url, 'POST', '/api/v1/generations/images', alice, { generator_id: BUILTIN.image, prompt: 'a fox', count: 1 });
+    const submitted = await call(podA.url, 'POST', '/api/v1/generations/images', alice, {
+      generator_id: BUILTIN.image,
+      prompt: 'a fox',
+      count: 1,
+    });
     expect(submitted.status).toBe(202);
     const fileId = submitted.body.file_ids[0];
     await client.next((f) => f.type === 'generation' && f.file_id === fileId && f.status === 'completed');
-    expect(client.frames.filter((f) => f.type === 'generation').map((f) => f.status)).toEqual(['pending', 'processing', 'completed']);
+    expect(client.frames.filter((f) => f.type === 'generation').map((f) => f.status)).toEqual([
+      'pending',
+      'processing',
+      'completed',
+    ]);
   });
 
   it('closes its sockets with 1001 on SIGTERM so clients reconnect elsewhere', async () => {

@@ -35,7 +35,8 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
       }
       if (request.method === 'POST' && request.path === '/v1/chat/completions') {
         const messages = body.messages as { role: string; content: string }[];
-        if (body.stream === true) return streamChat(res, String(body.model), `Echo: ${messages.at(-1)?.content}`);
+        if (body.stream === true)
+          return streamChat(res, String(body.model), `Echo: ${messages.at(-1)?.content}`);
         return json(res, 200, {
           id: 'chatcmpl-fake',
           object: 'chat.completion',

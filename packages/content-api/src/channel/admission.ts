@@ -67,7 +67,12 @@ export class ChannelAccess {
 export function refusalOf(error: unknown): Refusal {
   if (!(error instanceof AppError) || ![401, 403, 404].includes(error.status)) throw error;
   const status = error.status as 401 | 403 | 404;
-  return { status, closeCode: (4000 + status) as Refusal['closeCode'], code: error.code, message: error.message };
+  return {
+    status,
+    closeCode: (4000 + status) as Refusal['closeCode'],
+    code: error.code,
+    message: error.message,
+  };
 }
 
 export const tooManySockets = (limit: number): Refusal => ({
@@ -76,4 +81,3 @@ export const tooManySockets = (limit: number): Refusal => ({
   code: 'too_many_sockets',
   message: `This account already has ${limit} open sockets on this server`,
 });
-

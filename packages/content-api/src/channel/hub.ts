@@ -41,7 +41,11 @@ export class ChannelHub {
     );
     let room = this.rooms.get(member.conversationId);
     if (!room) {
-      const created: Room = { members: new Set(), queue: Promise.resolve(), listening: Promise.resolve(async () => {}) };
+      const created: Room = {
+        members: new Set(),
+        queue: Promise.resolve(),
+        listening: Promise.resolve(async () => {}),
+      };
       created.listening = this.deps.events.subscribe(conversationChannel(member.conversationId), (event) =>
         this.onConversationEvent(created, event as ConversationEvent),
       );
@@ -94,7 +98,12 @@ export class ChannelHub {
       case 'reply.delta':
         return { type: 'delta', reply_to_id: event.reply_to_id, index: event.index, text: event.text };
       case 'reply.failed':
-        return { type: 'error', code: event.code as 'reply_failed', message: event.message, reply_to_id: event.reply_to_id };
+        return {
+          type: 'error',
+          code: event.code as 'reply_failed',
+          message: event.message,
+          reply_to_id: event.reply_to_id,
+        };
       default:
         return undefined;
     }

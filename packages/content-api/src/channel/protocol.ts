@@ -10,7 +10,9 @@ import type { ConversationMessage } from '../conversations/messages.ts';
  * OpenAPI declaration of the messages resource (one schema for REST and sockets). It is served
  * at /asyncapi.json, and client frames are validated against it before anything else happens.
  */
-function loadAsyncApiDocument(): Record<string, unknown> & { components: { schemas: Record<string, unknown> } } {
+function loadAsyncApiDocument(): Record<string, unknown> & {
+  components: { schemas: Record<string, unknown> };
+} {
   const document = parse(
     readFileSync(new URL('../../asyncapi/conversation.yaml', import.meta.url), 'utf8'),
   ) as Record<string, unknown> & { components: { schemas: Record<string, unknown> } };

@@ -9,9 +9,14 @@ export function channelRouter(): Router {
     res.json(asyncapiDocument);
   });
   router.get('/api/v1/conversations/:conversation_id/ws', () => {
-    throw new AppError(426, 'upgrade_required', 'This is a WebSocket endpoint: connect with a WebSocket client', {
-      headers: { Upgrade: 'websocket' },
-    });
+    throw new AppError(
+      426,
+      'upgrade_required',
+      'This is a WebSocket endpoint: connect with a WebSocket client',
+      {
+        headers: { Upgrade: 'websocket' },
+      },
+    );
   });
   return router;
 }

@@ -1,7 +1,12 @@
 import { AppError, type Logger } from '@muse/core';
 import type { ContentContext } from '../app.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
-import { appendMessage, findMessage, messagesAfter, type ConversationMessage } from '../conversations/messages.ts';
+import {
+  appendMessage,
+  findMessage,
+  messagesAfter,
+  type ConversationMessage,
+} from '../conversations/messages.ts';
 import { startReply } from '../conversations/replies.ts';
 import { refusalOf, type ChannelAccess, type Refusal } from './admission.ts';
 import { parseClientFrame, type ClientFrame, type ServerFrame } from './protocol.ts';
@@ -45,7 +50,11 @@ export class ChannelSession {
   private readonly deps: SessionDeps;
   private readonly transport: Transport;
 
-  constructor(deps: SessionDeps, admitted: { user: CurrentUser; conversationId: string; token: string }, transport: Transport) {
+  constructor(
+    deps: SessionDeps,
+    admitted: { user: CurrentUser; conversationId: string; token: string },
+    transport: Transport,
+  ) {
     this.deps = deps;
     this.transport = transport;
     this.user = admitted.user;
@@ -56,7 +65,12 @@ export class ChannelSession {
   /** The socket is in: `ready`, then whatever was stored after `lastSeq` meanwhile. */
   start(lastSeq: number): void {
     this.lastSeq = lastSeq;
-    this.send({ type: 'ready', conversation_id: this.conversationId, user_id: this.user.id, last_seq: lastSeq });
+    this.send({
+      type: 'ready',
+      conversation_id: this.conversationId,
+      user_id: this.user.id,
+      last_seq: lastSeq,
+    });
     this.release();
   }
 
@@ -86,7 +100,11 @@ export class ChannelSession {
     if (limited) return this.answer(limited);
     const parsed = parseClientFrame(raw);
     if ('problem' in parsed) {
-      return this.answer({ type: 'error', code: 'invalid_frame', message: `Not a valid frame: ${parsed.problem}` });
+      return this.answer({
+        type: 'error',
+        code: 'invalid_frame',
+        message: `Not a valid frame: ${parsed.problem}`,
+      });
     }
     try {
       return this.answer(await this.dispatch(parsed.frame));
@@ -131,7 +149,11 @@ export class ChannelSession {
       throw error;
     });
     if (!user || user.id !== this.user.id) {
-      return { type: 'error', code: 'unauthorized', message: 'The token is not a valid token of this account' };
+      return {
+        type: 'error',
+        code: 'unauthorized',
+        message: 'The token is not a valid token of this account',
+      };
     }
     this.token = token;
     this.tokenExpired = false;
@@ -156,7 +178,13 @@ export class ChannelSession {
         this.deps.logger.error({ err: error }, 'could not start the reply'),
       );
     }
-    return { type: 'ack', client_id: frame.client_id, message_id: message.id, seq: message.seq, duplicate: !created };
+    return {
+      type: 'ack',
+      client_id: frame.client_id,
+      message_id: message.id,
+      seq: message.seq,
+      duplicate: !created,
+    };
   }
 
   private async resume(after: string): Promise<ServerFrame> {
@@ -202,7 +230,12 @@ export class ChannelSession {
       return { type: 'error', code: 'forbidden', message: error.message, ...clientId };
     }
     this.deps.logger.error({ err: error, frame: frame.type }, 'conversation frame failed');
-    return { type: 'error', code: 'internal_error', message: 'The frame could not be handled; try again', ...clientId };
+    return {
+      type: 'error',
+      code: 'internal_error',
+      message: 'The frame could not be handled; try again',
+      ...clientId,
+    };
   }
 
   private rateLimited(): ServerFrame | undefined {

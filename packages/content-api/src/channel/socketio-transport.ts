@@ -48,12 +48,13 @@ export function attachSocketIo(
   conversations.on('connection', (socket) => void serve(socket));
 
   async function serve(socket: Socket): Promise<void> {
-    const early: { type: string; payload: unknown; ack: Ack | undefined }[] = [];
-    let receive: ((type: string, payload: unknown, ack: Ack | undefined) => void) | undefined;
+    // Frames that arrive before the session is open wait for it.
+    const early: [string, unknown, Ack | undefined][] = [];
+    let receive = (type: string, payload: unknown, ack: Ack | undefined) =>
+      void early.push([type, payload, ack]);
     socket.onAny((type: string, ...args: unknown[]) => {
       const ack = typeof args.at(-1) === 'function' ? (args.pop() as Ack) : undefined;
-      if (receive) receive(type, args[0], ack);
-      else early.push({ type, payload: args[0], ack });
+      receive(type, args[0], ack);
     });
     const session = await sessions.open((socket.data as { admitted: Admitted }).admitted, {
       send: (frame: ServerFrame) => socket.emit(frame.type, frame),
@@ -70,7 +71,7 @@ export function attachSocketIo(
       const frame = typeof payload === 'object' && payload !== null ? { ...payload, type } : { type };
       void session.receive(frame).then((answer) => ack?.(answer));
     };
-    for (const { type, payload, ack } of early.splice(0)) receive(type, payload, ack);
+    for (const [type, payload, ack] of early.splice(0)) receive(type, payload, ack);
   }
 
   return {

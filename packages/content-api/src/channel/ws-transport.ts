@@ -37,12 +37,10 @@ export function attachWebSocket(
   });
 
   async function serve(ws: WebSocket, conversationId: string, token: string | undefined): Promise<void> {
-    const early: RawData[] = [];
-    let session: ChannelSession | undefined;
-    ws.on('message', (data, isBinary) => {
-      if (session) receive(session, data, isBinary);
-      else early.push(data);
-    });
+    // Frames that arrive before the checks are done wait for the session.
+    const early: [RawData, boolean][] = [];
+    let deliver = (data: RawData, isBinary: boolean): void => void early.push([data, isBinary]);
+    ws.on('message', (data, isBinary) => deliver(data, isBinary));
     ws.on('error', () => ws.terminate());
     const admitted = await sessions.admit(token, conversationId);
     if ('refusal' in admitted) return ws.close(admitted.refusal.closeCode, admitted.refusal.message);
@@ -50,10 +48,10 @@ export function attachWebSocket(
       send: (frame) => ws.send(JSON.stringify(frame)),
       close: (code, reason) => ws.close(code, reason),
     });
-    session = opened;
     ws.once('close', () => sessions.close(opened));
     if (ws.readyState !== ws.OPEN) return sessions.close(opened);
-    for (const data of early) receive(opened, data, false);
+    deliver = (data, isBinary) => receive(opened, data, isBinary);
+    for (const [data, isBinary] of early.splice(0)) deliver(data, isBinary);
   }
 
   const heartbeat = setInterval(() => {

@@ -76,13 +76,17 @@ export async function startReply(deps: ReplyStarter, message: ConversationMessag
   } catch (error) {
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, messageId: message.id }, 'could not start the reply workflow');
-    await announceFailure(deps.db, message, 'reply_unavailable', 'The character cannot answer now; try again');
+    await announceFailure(
+      deps.db,
+      message,
+      'reply_unavailable',
+      'The character cannot answer now; try again',
+    );
   }
 }
 
 export type ReplyPlan =
-  | { state: 'answered' | 'not_answering' }
-  | ({ state: 'due'; cost: number } & ExecutionSettings);
+  { state: 'answered' | 'not_answering' } | ({ state: 'due'; cost: number } & ExecutionSettings);
 
 /** What the workflow needs to run: whether a reply is still due, its cost and the generator's limits. */
 export async function planReply(db: Sequelize, messageId: string): Promise<ReplyPlan> {

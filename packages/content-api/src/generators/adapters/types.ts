@@ -41,7 +41,11 @@ export interface GenerationAdapter {
    * A chat reply, streamed: `onChunk` is awaited for each piece of text as the upstream sends
    * it; the whole text is returned at the end. Only adapters that can stream text have it.
    */
-  streamChat?(chat: ChatTask, context: AdapterContext, onChunk: (text: string) => Promise<void>): Promise<string>;
+  streamChat?(
+    chat: ChatTask,
+    context: AdapterContext,
+    onChunk: (text: string) => Promise<void>,
+  ): Promise<string>;
 }
 
 /** A chat turn for a text generator: the conversation so far, the character's persona first. */

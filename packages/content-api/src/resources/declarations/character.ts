@@ -11,7 +11,10 @@ async function checkGenerator(values: Record<string, unknown>, { ctx, transactio
   if (!generator || !generator.is_active) throw new NotFoundError('generator_id: no such generator');
   if (generator.kind !== 'text' || !adapterFor(generator.type).streamChat) {
     throw new ValidationError('The character cannot use this generator', [
-      { path: '/generator_id', message: 'must be a text generator that can stream replies (builtin or openai)' },
+      {
+        path: '/generator_id',
+        message: 'must be a text generator that can stream replies (builtin or openai)',
+      },
     ]);
   }
 }
@@ -21,7 +24,8 @@ export const character = defineResource({
   table: 'content.characters',
   path: '/characters',
   schemaName: 'Character',
-  description: 'An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it.',
+  description:
+    'An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it.',
   fields: {
     name: { schema: name("The character's name."), writable: true, required: true },
     avatar_file_id: { schema: optionalFileId('Avatar image.'), writable: true, references: 'file' },
