@@ -10,7 +10,8 @@ import { call } from '../../../test/support/http.ts';
 import { balanceOf, BUILTIN, createGenerator, ledgerOf } from '../../../test/support/generation.ts';
 import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
 import type { FakeServer } from '../../../test/support/fakes/server.ts';
-import { startContentApiProcess, type ContentApiProcess } from '../../../test/support/server-process.ts';
+import { freePort } from '@muse/core';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
 import {
   FrameChecker,
   ioClient,
@@ -28,6 +29,20 @@ const LIMITS = {
   MUSE_WS_MAX_SOCKETS_PER_USER: '6',
   MUSE_WS_HEARTBEAT_MS: '400',
 };
+
+interface ContentApiProcess {
+  url: string;
+  process: MuseProcess;
+}
+
+/** A `muse-server content-api` process on a free port, once it serves. */
+async function startContentApiProcess(env: Record<string, string>): Promise<ContentApiProcess> {
+  const port = await freePort();
+  const process = startMuseServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilServing(url, process);
+  return { url, process };
+}
 
 /**
  * The conversation channel against two real `muse-server content-api` processes sharing one
@@ -66,7 +81,7 @@ describe('conversation channel across two content-API processes', () => {
     expect(checker.violations).toEqual([]);
   });
   afterAll(async () => {
-    await Promise.all([podA?.stop(), podB?.stop()]);
+    await Promise.all([podA?.process.stop(), podB?.process.stop()]);
     await openai?.close();
     await stack?.stop();
   });
@@ -601,7 +616,7 @@ describe('conversation channel across two content-API processes', () => {
     const socketIo: IoClient = sio(podC, id, alice.token);
     await Promise.all([ready(plain), ready(socketIo)]);
     const dropped = new Promise((resolve) => socketIo.socket.once('disconnect', resolve));
-    await podC.stop();
+    await podC.process.stop();
     expect(await plain.closed).toEqual({ code: 1001, reason: 'The server is shutting down; reconnect' });
     expect(await dropped).toBe('transport close');
   });
