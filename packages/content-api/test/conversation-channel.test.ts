@@ -35,12 +35,16 @@ interface ContentApiProcess {
   process: MuseProcess;
 }
 
-/** A `muse-server content-api` process on a free port, once it serves. */
+/** A `muse-server content-api` process on a free port, once it is ready (Postgres and Temporal reached). */
 async function startContentApiProcess(env: Record<string, string>): Promise<ContentApiProcess> {
   const port = await freePort();
   const process = startMuseServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await waitUntilServing(url, process);
+  await vi.waitUntil(() => fetch(`${url}/readyz`).then((response) => response.ok), {
+    timeout: 120_000,
+    interval: 200,
+  });
   return { url, process };
 }
 
