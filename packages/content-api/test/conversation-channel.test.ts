@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
@@ -29,6 +33,18 @@ const LIMITS = {
   MUSE_WS_MAX_SOCKETS_PER_USER: '6',
   MUSE_WS_HEARTBEAT_MS: '400',
 };
+
+function asyncApiMetaSchema() {
+  const schema = JSON.parse(
+    readFileSync(
+      createRequire(import.meta.url).resolve('@asyncapi/specs/schemas/3.0.0-without-$id.json'),
+      'utf8',
+    ),
+  ) as object;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  return ajv.compile(schema);
+}
 
 interface ContentApiProcess {
   url: string;
@@ -126,6 +142,10 @@ describe('conversation channel across two content-API processes', () => {
     expect(document.status).toBe(200);
     expect(document.body.asyncapi).toBe('3.0.0');
     expect(document.body.channels.conversation.address).toBe('/api/v1/conversations/{conversation_id}/ws');
+    // Valid against the AsyncAPI 3.0.0 meta-schema (which does reject a document without info).
+    const validate = asyncApiMetaSchema();
+    expect(validate(document.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...document.body, info: undefined })).toBe(false);
     const openapi = await call(podA.url, 'GET', '/openapi.json');
     expect(openapi.body.paths['/api/v1/conversations/{conversation_id}/ws'].get.responses).toHaveProperty(
       '101',
@@ -133,6 +153,7 @@ describe('conversation channel across two content-API processes', () => {
     const plain = await call(podA.url, 'GET', `/api/v1/conversations/${randomUUID()}/ws?token=x`);
     expect(plain.status).toBe(426);
     expect(plain.body.code).toBe('upgrade_required');
+    expect((await call(podA.url, 'GET', `/api/v1/conversations/${randomUUID()}/ws`)).status).toBe(422);
   });
 
   describe('handshake', () => {
