@@ -31,7 +31,8 @@ const LIMITS = {
   MUSE_WS_MAX_FRAME_BYTES: '4096',
   MUSE_WS_RATE_LIMIT: '12',
   MUSE_WS_MAX_SOCKETS_PER_USER: '6',
-  MUSE_WS_HEARTBEAT_MS: '400',
+  // Long enough that a busy test process still answers pings in time; the reaping test waits for it.
+  MUSE_WS_HEARTBEAT_MS: '5000',
 };
 
 function asyncApiMetaSchema() {
