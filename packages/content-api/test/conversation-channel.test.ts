@@ -318,7 +318,8 @@ describe('conversation channel across two content-API processes', () => {
       back.send({ type: 'resume', after: first.message_id });
       writer.send({ type: 'post', content: 'live', client_id: 'r5' });
       const resumed = await back.next((f) => f.type === 'resumed');
-      expect(resumed.count).toBe(3);
+      // 'live' is replayed or relayed live, depending on whether it was stored before the replay read; never both.
+      expect([3, 4]).toContain(resumed.count);
       await vi.waitFor(() =>
         expect(messagesIn(back).map((f) => f.message.content)).toEqual(['n2', 'n3', 'n4', 'live']),
       );
