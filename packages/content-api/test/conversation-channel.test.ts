@@ -635,6 +635,37 @@ describe('conversation channel across two content-API processes', () => {
     ]);
   });
 
+  it('answers reply_unavailable, charging nothing, when the reply workflow cannot be started', async () => {
+    const alice = await createTestUser(stack, { balance: 5 });
+    const character = await call(stack.contentUrl, 'POST', '/api/v1/characters', alice, {
+      name: 'Mute',
+      generator_id: BUILTIN.text,
+    });
+    const id = await conversation(alice, { character_id: character.body.id });
+    // A process whose Temporal is unreachable: it serves, but cannot start workflows.
+    const port = await freePort();
+    const cutOff = startMuseServer(['content-api'], {
+      ...env(),
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      MUSE_CONTENT_PORT: String(port),
+    });
+    try {
+      await waitUntilServing(`http://127.0.0.1:${port}`, cutOff);
+      const client = ws({ url: `http://127.0.0.1:${port}`, process: cutOff }, id, alice.token);
+      await ready(client);
+      client.send({ type: 'post', content: 'hello?', client_id: 'u1' });
+      const ack = await client.next((f) => f.type === 'ack');
+      expect(await client.next((f) => f.type === 'error')).toMatchObject({
+        code: 'reply_unavailable',
+        reply_to_id: ack.message_id,
+      });
+      expect(await ledgerOf(stack, alice.id)).toEqual([]);
+      expect((await storedMessages(id)).length).toBe(1);
+    } finally {
+      await cutOff.stop();
+    }
+  });
+
   it('closes its sockets with 1001 on SIGTERM so clients reconnect elsewhere', async () => {
     const alice = await createTestUser(stack);
     const id = await conversation(alice);

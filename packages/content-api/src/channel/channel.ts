@@ -8,8 +8,6 @@ import { attachSocketIo } from './socketio-transport.ts';
 import { attachWebSocket } from './ws-transport.ts';
 
 export interface ConversationChannel {
-  /** Open sockets on this process, both transports. */
-  readonly size: number;
   /** Stops accepting sockets and closes the open ones with 1001 so clients reconnect elsewhere. */
   close(): Promise<void>;
 }
@@ -29,9 +27,6 @@ export function attachConversationChannel(server: HttpServer, deps: ContentDeps)
   };
   const transports = [attachWebSocket(server, sessions, limits), attachSocketIo(server, sessions, limits)];
   return {
-    get size() {
-      return hub.size;
-    },
     async close() {
       sessions.closing = true;
       await Promise.all(transports.map((transport) => transport.close()));

@@ -73,12 +73,6 @@ export class ChannelHub {
     return this.byUser.get(userId)?.size ?? 0;
   }
 
-  get size(): number {
-    let count = 0;
-    for (const room of this.rooms.values()) count += room.members.size;
-    return count;
-  }
-
   private onConversationEvent(room: Room, event: ConversationEvent): void {
     room.queue = room.queue
       .then(async () => {

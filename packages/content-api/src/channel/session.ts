@@ -174,9 +174,7 @@ export class ChannelSession {
       });
     });
     if (created) {
-      void startReply(ctx, message).catch((error: unknown) =>
-        this.deps.logger.error({ err: error }, 'could not start the reply'),
-      );
+      void startReply(ctx, message);
     }
     return {
       type: 'ack',

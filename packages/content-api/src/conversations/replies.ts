@@ -23,6 +23,8 @@ export const REPLY_WORKFLOW = 'characterReplyWorkflow';
 export const replyWorkflowId = (messageId: string) => `reply-${messageId}`;
 const chargeReference = (messageId: string) => `reply:${messageId}`;
 
+/** How long starting the workflow may take before the conversation hears `reply_unavailable`. */
+const START_DEADLINE_MS = 10_000;
 /** How many earlier messages the upstream sees. */
 const CONTEXT_MESSAGES = 30;
 /** A delta stays far below the 8000-byte notification cap. */
@@ -62,17 +64,21 @@ export interface ReplyStarter {
 }
 
 /**
- * Starts the reply workflow of a just-stored user message, if its character answers. When
- * Temporal cannot be reached nothing was charged yet: the conversation hears `reply_unavailable`.
+ * Starts the reply workflow of a just-stored user message, if its character answers. It never
+ * throws (the message is stored either way): when Temporal cannot be reached nothing was charged
+ * yet, and the conversation hears `reply_unavailable`.
  */
 export async function startReply(deps: ReplyStarter, message: ConversationMessage): Promise<void> {
-  if (message.role !== 'user' || !(await replySource(deps.db, message.id))) return;
+  if (message.role !== 'user') return;
   try {
-    await deps.temporal.workflow.start(REPLY_WORKFLOW, {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: replyWorkflowId(message.id),
-      args: [message.id],
-    });
+    if (!(await replySource(deps.db, message.id))) return;
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(REPLY_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: replyWorkflowId(message.id),
+        args: [message.id],
+      }),
+    );
   } catch (error) {
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, messageId: message.id }, 'could not start the reply workflow');
@@ -81,6 +87,8 @@ export async function startReply(deps: ReplyStarter, message: ConversationMessag
       message,
       'reply_unavailable',
       'The character cannot answer now; try again',
+    ).catch((announceError: unknown) =>
+      deps.logger.error({ err: announceError }, 'could not announce reply_unavailable'),
     );
   }
 }
