@@ -63,11 +63,18 @@ async function channelTarget(): Promise<Target> {
     MUSE_WS_RATE_LIMIT: String(messages + 10),
   };
   const ports = [await freePort(), await freePort()];
-  const processes = await Promise.all(
-    ports.map((port) =>
-      startProcess([serverMain, 'content-api'], { ...env, MUSE_CONTENT_PORT: String(port) }, port),
-    ),
-  );
+  const processes = [];
+  // One after the other, with time to spare: a busy machine starts Node slowly.
+  for (const port of ports) {
+    processes.push(
+      await startProcess(
+        [serverMain, 'content-api'],
+        { ...env, MUSE_CONTENT_PORT: String(port) },
+        port,
+        180_000,
+      ),
+    );
+  }
   return {
     name: 'conversation channel (2 processes, Postgres fan-out)',
     urls: ports.map(
