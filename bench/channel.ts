@@ -63,7 +63,7 @@ async function channelTarget(): Promise<Target> {
     MUSE_WS_RATE_LIMIT: String(messages + 10),
   };
   const ports = [await freePort(), await freePort()];
-  const processes = [];
+  const processes: Awaited<ReturnType<typeof startProcess>>[] = [];
   // One after the other, with time to spare: a busy machine starts Node slowly.
   for (const port of ports) {
     processes.push(
