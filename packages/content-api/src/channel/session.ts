@@ -4,7 +4,7 @@ import type { CurrentUser } from '../auth/authenticate.ts';
 import {
   appendMessage,
   findMessage,
-  messagesAfter,
+  messagesBetween,
   type ConversationMessage,
 } from '../conversations/messages.ts';
 import { startReply } from '../conversations/replies.ts';
@@ -32,15 +32,20 @@ const RATE_WINDOW_MS = 10_000;
 /**
  * One open socket of one account on one conversation. Client frames are handled one at a time
  * in arrival order; each (but ping and auth) re-checks the token, the account and access.
- * Messages from the hub are delivered once each, in storage order, also across a resume.
+ * Each message is sent at most once per socket: live ones in storage order, and a resume replays,
+ * in storage order, only those this socket has not sent (a live message that came before the
+ * resume is not repeated: clients order by `seq`).
  */
 export class ChannelSession {
   readonly user: CurrentUser;
   readonly conversationId: string;
   private token: string;
   private tokenExpired = false;
+  /** The latest message sent live on this socket. */
   private lastSeq = 0;
-  /** Live messages held back until `ready` is sent, and while a resume replays older ones. */
+  /** Every message with a seq above this one has been sent on this socket (live or replayed). */
+  private sentFrom = 0;
+  /** Live messages held back until `ready` is sent. */
   private held: ConversationMessage[] | undefined = [];
   private queue: Promise<unknown> = Promise.resolve();
   private windowStart = 0;
@@ -65,6 +70,7 @@ export class ChannelSession {
   /** The socket is in: `ready`, then whatever was stored after `lastSeq` meanwhile. */
   start(lastSeq: number): void {
     this.lastSeq = lastSeq;
+    this.sentFrom = lastSeq;
     this.send({
       type: 'ready',
       conversation_id: this.conversationId,
@@ -193,15 +199,17 @@ export class ChannelSession {
     if (!from || from.conversation_id !== this.conversationId) {
       return { type: 'error', code: 'not_found', message: 'No message with this id in this conversation' };
     }
-    this.held ??= [];
-    try {
-      const missed = await messagesAfter(this.deps.ctx.db, this.conversationId, from.seq, RESUME_LIMIT);
-      for (const message of missed) this.send({ type: 'message', message });
-      this.lastSeq = Math.max(this.lastSeq, missed.at(-1)?.seq ?? from.seq);
-      return { type: 'resumed', after, count: missed.length };
-    } finally {
-      this.release();
-    }
+    // Only what this socket has not sent: messages after `from`, up to where its sends begin.
+    const missed = await messagesBetween(
+      this.deps.ctx.db,
+      this.conversationId,
+      { after: from.seq, upTo: this.sentFrom },
+      RESUME_LIMIT,
+    );
+    for (const message of missed) this.send({ type: 'message', message });
+    // Replayed to the end: everything after `from` has now been sent here.
+    if (missed.length < RESUME_LIMIT) this.sentFrom = Math.min(this.sentFrom, from.seq);
+    return { type: 'resumed', after, count: missed.length };
   }
 
   private release(): void {

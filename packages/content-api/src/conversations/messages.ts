@@ -147,17 +147,17 @@ export async function findMessage(db: Sequelize, id: string): Promise<Conversati
   return row ? normalise(row) : undefined;
 }
 
-/** Messages stored after `seq`, in storage order (what a resuming client missed), at most `limit`. */
-export async function messagesAfter(
+/** Messages with `after < seq <= upTo`, in storage order (what a resuming client missed), at most `limit`. */
+export async function messagesBetween(
   db: Sequelize,
   conversationId: string,
-  seq: number,
+  range: { after: number; upTo: number },
   limit: number,
 ): Promise<ConversationMessage[]> {
   const rows = await db.query<ConversationMessage>(
     `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
-      WHERE conversation_id = :conversationId AND seq > :seq ORDER BY seq LIMIT :limit`,
-    { replacements: { conversationId, seq, limit }, type: QueryTypes.SELECT },
+      WHERE conversation_id = :conversationId AND seq > :after AND seq <= :upTo ORDER BY seq LIMIT :limit`,
+    { replacements: { conversationId, ...range, limit }, type: QueryTypes.SELECT },
   );
   return rows.map(normalise);
 }
