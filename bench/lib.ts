@@ -72,12 +72,17 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   port: number,
+  readyTimeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitForPort(port, 60_000);
+  // A process that does not come up is not left behind.
+  await waitForPort(port, readyTimeoutMs).catch(async (error: unknown) => {
+    await stopChild(child);
+    throw error;
+  });
   return { child, stop: () => stopChild(child) };
 }
 

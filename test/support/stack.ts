@@ -11,7 +11,7 @@ import {
   type Logger,
   type RunningServer,
 } from '@muse/core';
-import { createContentApp } from '@muse/content-api';
+import { attachConversationChannel, createContentApp } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createTemporalClient, createWorker } from '@muse/temporal';
 import type { Client } from '@temporalio/client';
@@ -60,6 +60,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const serverOptions = { host: config.MUSE_HOST, logger, shutdownTimeoutMs: 1000 };
   const content: RunningServer = await listen(createContentApp(deps), { ...serverOptions, port: 0 });
   const chat: RunningServer = await listen(createChatApp(deps), { ...serverOptions, port: 0 });
+  const sockets = attachConversationChannel(content.server, deps);
 
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   return {
@@ -87,6 +88,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running.catch(() => {});
       }
+      await sockets.close();
       await content.close();
       await chat.close();
       await events.close();

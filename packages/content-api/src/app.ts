@@ -21,6 +21,7 @@ import { adminRouter } from './admin/router.ts';
 import { generatorsRouter } from './generators/routes.ts';
 import { generationsRouter } from './generations/routes.ts';
 import { filesRouter } from './files/routes.ts';
+import { channelRouter } from './channel/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps {
@@ -60,6 +61,7 @@ export function createContentApp(deps: ContentDeps): Express {
   app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
   app.use(resourcesRouter(context));
   app.use(generatorsRouter(context), generationsRouter(context), filesRouter(context));
+  app.use(channelRouter());
 
   app.use(errorHandler(deps.logger));
   return app;

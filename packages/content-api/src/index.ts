@@ -54,3 +54,16 @@ export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from
 export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
+export { appendMessage, type ConversationMessage, type ConversationEvent } from './conversations/messages.ts';
+export {
+  REPLY_WORKFLOW,
+  replyWorkflowId,
+  planReply,
+  chargeReply,
+  streamReply,
+  storeReply,
+  refundReply,
+  type ReplyPlan,
+} from './conversations/replies.ts';
+export { attachConversationChannel, type ConversationChannel } from './channel/channel.ts';
+export { asyncapiDocument } from './channel/protocol.ts';

@@ -152,6 +152,8 @@ describe('resources: references and conversation messages', () => {
             conversation_id: conversation.id,
             message_id: message.body.id,
             role: 'user',
+            seq: 1,
+            message: message.body,
           },
         ]);
     } finally {

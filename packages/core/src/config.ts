@@ -66,6 +66,14 @@ export interface Config {
   MUSE_S3_SECRET_ACCESS_KEY?: string;
   /** Optional key prefix inside the bucket, so several installations can share one. */
   MUSE_S3_PREFIX?: string;
+  /** Conversation channel: largest client frame accepted (bytes); a bigger one closes the socket with 1009. */
+  MUSE_WS_MAX_FRAME_BYTES: number;
+  /** Conversation channel: client frames one socket may send per 10-second window before `rate_limited`. */
+  MUSE_WS_RATE_LIMIT: number;
+  /** Conversation channel: open sockets one account may hold on one process. */
+  MUSE_WS_MAX_SOCKETS_PER_USER: number;
+  /** Conversation channel: interval of the liveness ping; a socket silent for two intervals is dropped. */
+  MUSE_WS_HEARTBEAT_MS: number;
   /** Mobile push: `none`, `direct` (APNs and/or FCM with this server's own credentials) or `bouncer` (Zulip's push bouncer). */
   MUSE_PUSH_SENDER: 'none' | 'direct' | 'bouncer';
   /** APNs base URL (the sandbox is https://api.sandbox.push.apple.com). */
@@ -137,6 +145,10 @@ const schema: JSONSchemaType<Config> = {
     MUSE_S3_ACCESS_KEY_ID: { type: 'string', minLength: 1, nullable: true },
     MUSE_S3_SECRET_ACCESS_KEY: { type: 'string', minLength: 1, nullable: true },
     MUSE_S3_PREFIX: { type: 'string', nullable: true },
+    MUSE_WS_MAX_FRAME_BYTES: { type: 'integer', minimum: 256, default: 65536 },
+    MUSE_WS_RATE_LIMIT: { type: 'integer', minimum: 1, default: 30 },
+    MUSE_WS_MAX_SOCKETS_PER_USER: { type: 'integer', minimum: 1, default: 20 },
+    MUSE_WS_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 25000 },
     // Messaging API: mobile push senders and video-call providers (issue 12).
     MUSE_PUSH_SENDER: { type: 'string', enum: ['none', 'direct', 'bouncer'], default: 'none' },
     MUSE_PUSH_APNS_URL: { type: 'string', pattern: '^https?://', default: 'https://api.push.apple.com' },

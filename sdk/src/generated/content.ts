@@ -200,6 +200,49 @@ export interface paths {
     patch: operations['updateVerificationCodeProvider'];
     trace?: never;
   };
+  '/api/v1/conversations/{conversation_id}/ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Open the conversation's WebSocket
+     * @description A WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`); the frames are in
+     *     /asyncapi.json. The token goes in the query, since browsers cannot set headers on a
+     *     WebSocket. The upgrade is always accepted; the checks answer with close codes a browser
+     *     can read: 4401 (token missing, invalid or expired), 4403 (account banned or disabled, or
+     *     permission revoked), 4404 (no such conversation, or another user's private one),
+     *     4429 (too many sockets for this account), 1001 (the server is shutting down: reconnect),
+     *     1009 (a frame larger than the maximum). A socket that is let in receives `ready` first.
+     */
+    get: operations['openConversationSocket'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/asyncapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The conversation channel's AsyncAPI 3 document */
+    get: operations['getAsyncApi'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/files': {
     parameters: {
       query?: never;
@@ -726,7 +769,7 @@ export interface paths {
     put?: never;
     /**
      * Add a message to a conversation
-     * @description The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public conversation answers 403, a private one 404. Subscribers of the conversation's channel are notified.
+     * @description The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public conversation answers 403, a private one 404. The conversation's sockets receive it (see /asyncapi.json); a user message in a conversation whose character has a text generator starts the character's streamed reply.
      */
     post: operations['createConversationMessage'];
     delete?: never;
@@ -1605,7 +1648,7 @@ export interface components {
         reference?: string;
       };
     };
-    /** @description An AI character: its persona (system prompt), how it greets, and how it looks. */
+    /** @description An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it. */
     Character: {
       /** Format: uuid */
       id: string;
@@ -1638,6 +1681,11 @@ export interface components {
       greeting: string;
       /** @description Free-form labels for search and grouping. */
       tags: string[];
+      /**
+       * Format: uuid
+       * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+       */
+      generator_id: string | null;
     };
     CharacterCreate: {
       /**
@@ -1660,6 +1708,11 @@ export interface components {
       greeting?: string;
       /** @description Free-form labels for search and grouping. */
       tags?: string[];
+      /**
+       * Format: uuid
+       * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+       */
+      generator_id?: string | null;
     };
     CharacterUpdate: {
       /**
@@ -1682,6 +1735,11 @@ export interface components {
       greeting?: string;
       /** @description Free-form labels for search and grouping. */
       tags?: string[];
+      /**
+       * Format: uuid
+       * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+       */
+      generator_id?: string | null;
     };
     /** @description A user's personal settings for chatting with one character (one per user and character). */
     UserCharacterConfig: {
@@ -1804,6 +1862,8 @@ export interface components {
       /** @description Title shown in the conversation list. */
       title?: string;
     };
+    /** @description The client's idempotency key for a message: the same author sending the same client_id to the same conversation again gets the stored message back, and nothing is stored twice. */
+    ClientMessageId: string;
     ConversationMessage: {
       /** Format: uuid */
       id: string;
@@ -1820,6 +1880,15 @@ export interface components {
        */
       role: 'user' | 'assistant' | 'system';
       content: string;
+      /** @description Its place in the conversation: 1, 2, 3... in the order messages were stored. */
+      seq: number;
+      /** @description The sender's idempotency key, if it sent one. */
+      client_id: components['schemas']['ClientMessageId'] | null;
+      /**
+       * Format: uuid
+       * @description For a character's reply: the message it answers.
+       */
+      reply_to_id: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -3124,6 +3193,62 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
+    };
+  };
+  openConversationSocket: {
+    parameters: {
+      query: {
+        /** @description The bearer token. */
+        token: string;
+      };
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching to the WebSocket protocol. */
+      101: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      422: components['responses']['ValidationFailed'];
+      /** @description A plain GET, not an upgrade */
+      426: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAsyncApi: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The AsyncAPI document */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
     };
   };
   listFiles: {
@@ -4568,10 +4693,21 @@ export interface operations {
           /** @enum {string} */
           role: 'user' | 'assistant' | 'system';
           content: string;
+          client_id?: components['schemas']['ClientMessageId'];
         };
       };
     };
     responses: {
+      /** @description This client_id was already stored by the caller: the stored message, nothing added */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversationMessage'];
+        };
+      };
       /** @description Added */
       201: {
         headers: {

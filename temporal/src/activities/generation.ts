@@ -225,7 +225,7 @@ async function moveTo(
 }
 
 /** Upstream errors become Temporal failures: permanent ones are not retried; a 429's Retry-After paces the retry. */
-async function callUpstream<T>(call: () => Promise<T>): Promise<T> {
+export async function callUpstream<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {

@@ -1,9 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import { json, startFakeServer, TINY_PNG, type FakeServer } from './server.ts';
 
 /**
  * An OpenAI-compatible API: POST /v1/images/generations (b64_json, or url pointing to this
- * server) and POST /v1/chat/completions, both requiring `Authorization: Bearer <apiKey>` as
- * OpenAI does (401 otherwise). Scripted behaviours apply to the /v1 endpoints, not downloads.
+ * server) and POST /v1/chat/completions (with `stream: true`, server-sent events of
+ * `chat.completion.chunk` deltas ending in `data: [DONE]`, as OpenAI streams), all requiring
+ * `Authorization: Bearer <apiKey>` as OpenAI does (401 otherwise). Scripted behaviours apply to
+ * the /v1 endpoints, not downloads.
  */
 export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
   return startFakeServer(
@@ -32,6 +35,8 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
       }
       if (request.method === 'POST' && request.path === '/v1/chat/completions') {
         const messages = body.messages as { role: string; content: string }[];
+        if (body.stream === true)
+          return streamChat(res, String(body.model), `Echo: ${messages.at(-1)?.content}`);
         return json(res, 200, {
           id: 'chatcmpl-fake',
           object: 'chat.completion',
@@ -50,6 +55,26 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeServer> {
     },
     (request) => request.path.startsWith('/v1/'),
   );
+}
+
+/** The reply word by word, one SSE event each, written as separate chunks of the response. */
+async function streamChat(res: ServerResponse, model: string, reply: string): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const event = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })}\n\n`;
+  res.write(event({ role: 'assistant', content: '' }, null));
+  for (const [index, word] of reply.split(' ').entries()) {
+    res.write(event({ content: index === 0 ? word : ` ${word}` }, null));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.write(event({}, 'stop'));
+  res.end('data: [DONE]\n\n');
 }
 
 function fakeUrl(host: string | undefined): string {

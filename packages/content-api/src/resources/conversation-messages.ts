@@ -1,20 +1,16 @@
 import type { Router } from 'express';
-import { QueryTypes } from 'sequelize';
-import { EventBus } from '@muse/core';
 import { currentUser } from '../auth/authenticate.ts';
 import { listRows, parseListQuery } from '../listing/listing.ts';
+import { appendMessage, MESSAGE_COLUMNS, type ConversationMessage } from '../conversations/messages.ts';
+import { startReply } from '../conversations/replies.ts';
 import type { ResourceKit } from './define.ts';
 import { LIST_PARAMETER_REFS } from './openapi.ts';
 
-/** The EventBus channel of a conversation; its WebSocket relays what is published here. */
-export const conversationChannel = (conversationId: string) => `conversation:${conversationId}`;
-
-const MESSAGE_COLUMNS = 'id, conversation_id, author_id, role, content, created_at, updated_at';
-
 /**
  * Messages of a conversation: whoever may read the conversation reads them (the same 404 as
- * the conversation otherwise); its owner (or an administrator) adds them. Adding one publishes
- * `{type: 'message.created', ...}` on `conversation:<id>` when the transaction commits.
+ * the conversation otherwise); its owner (or an administrator) adds them. Adding one announces
+ * it on `conversation:<id>` (its sockets relay it) and, for a user message in a conversation
+ * whose character has a text generator, starts the character's reply.
  */
 export function conversationMessageRoutes(router: Router, kit: ResourceKit): void {
   const { ctx } = kit;
@@ -24,7 +20,7 @@ export function conversationMessageRoutes(router: Router, kit: ResourceKit): voi
     const user = currentUser(req);
     const conversation = await kit.findReadable(user, String(req.params.id));
     const query = parseListQuery(req.query as Record<string, unknown>);
-    const rows = await listRows(
+    const rows = await listRows<ConversationMessage>(
       ctx.db,
       {
         from: 'content.conversation_messages',
@@ -37,36 +33,23 @@ export function conversationMessageRoutes(router: Router, kit: ResourceKit): voi
       { ...query, scope: 'all' },
       user,
     );
-    res.json(rows);
+    res.json(rows.map((row) => ({ ...row, seq: Number(row.seq) })));
   });
 
   router.post(path, async (req, res) => {
     const user = currentUser(req);
-    const { role, content } = req.body as { role: string; content: string };
-    const message = await ctx.db.transaction(async (transaction) => {
+    const body = req.body as { role: 'user' | 'assistant' | 'system'; content: string; client_id?: string };
+    const { message, created } = await ctx.db.transaction(async (transaction) => {
       const conversation = await kit.findWritable(user, String(req.params.id), 'update', transaction);
-      const [row] = await ctx.db.query<{ id: string; created_at: Date }>(
-        `INSERT INTO content.conversation_messages (conversation_id, author_id, role, content)
-         VALUES (:conversationId, :authorId, :role, :content) RETURNING ${MESSAGE_COLUMNS}`,
-        {
-          replacements: { conversationId: conversation.id, authorId: user.id, role, content },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
-      await ctx.db.query(
-        'UPDATE content.conversations SET last_message_at = :at, updated_at = clock_timestamp() WHERE id = :id',
-        { replacements: { at: row!.created_at, id: conversation.id }, transaction },
-      );
-      await EventBus.publish(
-        ctx.db,
-        conversationChannel(conversation.id),
-        { type: 'message.created', conversation_id: conversation.id, message_id: row!.id, role },
-        transaction,
-      );
-      return row!;
+      return appendMessage(ctx.db, transaction, conversation.id, {
+        authorId: user.id,
+        role: body.role,
+        content: body.content,
+        clientId: body.client_id,
+      });
     });
-    res.status(201).json(message);
+    if (created) await startReply(ctx, message);
+    res.status(created ? 201 : 200).json(message);
   });
 }
 
@@ -118,7 +101,8 @@ export const conversationMessagesOpenApi = {
         summary: 'Add a message to a conversation',
         description:
           "The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public " +
-          "conversation answers 403, a private one 404. Subscribers of the conversation's channel are notified.",
+          "conversation answers 403, a private one 404. The conversation's sockets receive it (see /asyncapi.json); a user " +
+          "message in a conversation whose character has a text generator starts the character's streamed reply.",
         requestBody: {
           required: true,
           content: {
@@ -130,12 +114,17 @@ export const conversationMessagesOpenApi = {
                 properties: {
                   role: { type: 'string', enum: ['user', 'assistant', 'system'] },
                   content: { type: 'string', minLength: 1, maxLength: 100000 },
+                  client_id: { $ref: '#/components/schemas/ClientMessageId' },
                 },
               },
             },
           },
         },
         responses: {
+          '200': {
+            description: 'This client_id was already stored by the caller: the stored message, nothing added',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ConversationMessage' } } },
+          },
           '201': {
             description: 'Added',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ConversationMessage' } } },
@@ -147,9 +136,28 @@ export const conversationMessagesOpenApi = {
   },
   components: {
     schemas: {
+      ClientMessageId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "The client's idempotency key for a message: the same author sending the same client_id to the same " +
+          'conversation again gets the stored message back, and nothing is stored twice.',
+      },
       ConversationMessage: {
         type: 'object',
-        required: ['id', 'conversation_id', 'author_id', 'role', 'content', 'created_at', 'updated_at'],
+        required: [
+          'id',
+          'conversation_id',
+          'author_id',
+          'role',
+          'content',
+          'seq',
+          'client_id',
+          'reply_to_id',
+          'created_at',
+          'updated_at',
+        ],
         properties: {
           id: { type: 'string', format: 'uuid' },
           conversation_id: { type: 'string', format: 'uuid' },
@@ -160,6 +168,20 @@ export const conversationMessagesOpenApi = {
             description: 'Who speaks: the user, the character, or a system note.',
           },
           content: { type: 'string' },
+          seq: {
+            type: 'integer',
+            minimum: 1,
+            description: 'Its place in the conversation: 1, 2, 3... in the order messages were stored.',
+          },
+          client_id: {
+            oneOf: [{ $ref: '#/components/schemas/ClientMessageId' }, { type: 'null' }],
+            description: "The sender's idempotency key, if it sent one.",
+          },
+          reply_to_id: {
+            type: ['string', 'null'],
+            format: 'uuid',
+            description: "For a character's reply: the message it answers.",
+          },
           created_at: { type: 'string', format: 'date-time' },
           updated_at: { type: 'string', format: 'date-time' },
         },

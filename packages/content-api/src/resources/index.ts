@@ -22,4 +22,4 @@ export {
   type ResourceHooks,
 } from './define.ts';
 export { assertReferenceReadable, authorizeRead, authorizeWrite } from './access.ts';
-export { conversationChannel } from './conversation-messages.ts';
+export { conversationChannel } from '../conversations/messages.ts';

@@ -1,5 +1,5 @@
 import { listen, onShutdownSignal, type Config } from '@muse/core';
-import { createContentApp, prepareContentService } from '@muse/content-api';
+import { attachConversationChannel, createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createRuntime, type Runtime } from '../runtime.ts';
 
@@ -8,11 +8,14 @@ const services = {
     create: createContentApp,
     port: (config: Config) => config.MUSE_CONTENT_PORT,
     prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
+    /** The conversation channel's sockets share the API's port. */
+    attach: attachConversationChannel,
   },
   'chat-api': {
     create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
     prepare: async () => {},
+    attach: undefined,
   },
 } as const;
 
@@ -34,8 +37,11 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     logger: runtime.logger,
     shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
   });
+  const sockets = service.attach?.(server.server, runtime);
   runtime.logger.info({ url: server.url }, `${name} listening`);
   onShutdownSignal(runtime.logger, async () => {
+    // Sockets first (close code 1001, so clients reconnect to another pod), then in-flight requests.
+    await sockets?.close();
     await server.close();
     await runtime.close();
   });

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32, deflateSync } from 'node:zlib';
-import type { GenerationAdapter, UpstreamOutput, UpstreamTask } from './types.ts';
+import type { ChatTask, GenerationAdapter, UpstreamOutput, UpstreamTask } from './types.ts';
 
 /**
  * The offline generator: real files made in process, so the platform generates with no
  * upstream. Images are PNGs, videos are looping animated GIFs (the simplest moving-picture
  * format every browser plays, written without ffmpeg), texts are plain UTF-8. Everything is
  * derived from the prompt, so the same prompt gives the same file. `config.delay_ms` makes
- * it take that long, to imitate a real upstream.
+ * it take that long, to imitate a real upstream. Chat replies stream word by word, spread over
+ * `delay_ms` when it is set.
  */
 export const builtinAdapter: GenerationAdapter = {
   kinds: ['image', 'video', 'text'],
@@ -18,6 +19,17 @@ export const builtinAdapter: GenerationAdapter = {
     const outputs: UpstreamOutput[] = [];
     for (let index = 0; index < task.count; index++) outputs.push(makeOutput(task, index));
     return { state: 'succeeded', outputs };
+  },
+  async streamChat(chat: ChatTask, _context, onChunk) {
+    const prompt = chat.messages.findLast((message) => message.role === 'user')?.content ?? '';
+    const seed = createHash('sha256').update(`${prompt}\u0000reply`).digest();
+    const words = makeText('', seed).trim().split(' ');
+    const pause = Number(chat.config.delay_ms ?? 0) / words.length;
+    for (const [index, word] of words.entries()) {
+      if (pause > 0) await sleep(pause);
+      await onChunk(index === 0 ? word : ` ${word}`);
+    }
+    return words.join(' ');
   },
 };
 

@@ -39,6 +39,31 @@ export async function requestJson<T>(
   }
 }
 
+/**
+ * A POST whose answer is a stream (server-sent events): the error classification of
+ * `requestJson` applies to the status; the body is handed over unread.
+ */
+export async function openStream(
+  context: AdapterContext,
+  url: string,
+  init: { headers?: Record<string, string>; body: unknown },
+): Promise<ReadableStream<Uint8Array>> {
+  let response: Response;
+  try {
+    response = await context.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...init.headers },
+      body: JSON.stringify(init.body),
+      signal: AbortSignal.timeout(context.requestTimeoutMs),
+    });
+  } catch (error) {
+    throw networkError(error, url, context);
+  }
+  if (!response.ok) throw statusError(response, await response.text().catch(() => ''));
+  if (!response.body) throw new UpstreamError('transient', 'The upstream answered without a body');
+  return response.body;
+}
+
 /** Downloads a result file an upstream points to, refusing one larger than `maxResultBytes`. */
 export async function downloadBytes(
   context: AdapterContext,

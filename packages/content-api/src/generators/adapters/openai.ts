@@ -1,9 +1,17 @@
-import { downloadBytes, requestJson } from './http.ts';
-import { UpstreamError, type AdapterContext, type GenerationAdapter, type UpstreamTask } from './types.ts';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { downloadBytes, openStream, requestJson } from './http.ts';
+import {
+  UpstreamError,
+  type AdapterContext,
+  type ChatTask,
+  type GenerationAdapter,
+  type UpstreamTask,
+} from './types.ts';
 
 /**
  * Any OpenAI-compatible API: images through /v1/images/generations (base64 or URL results),
- * texts through /v1/chat/completions. Config: `base_url`, `model`; secret: `api_key`.
+ * texts through /v1/chat/completions (streamed as server-sent events for chat replies).
+ * Config: `base_url`, `model`; secret: `api_key`.
  */
 export const openaiAdapter: GenerationAdapter = {
   kinds: ['image', 'text'],
@@ -11,7 +19,52 @@ export const openaiAdapter: GenerationAdapter = {
     if (task.kind === 'image') return { state: 'succeeded', outputs: await generateImages(task, context) };
     return { state: 'succeeded', outputs: [await completeText(task, context)] };
   },
+  streamChat,
 };
+
+interface ChatChunk {
+  choices?: { delta?: { content?: string | null } }[];
+}
+
+/** `stream: true`: each `data:` event carries a delta; `data: [DONE]` ends the stream. */
+async function streamChat(
+  chat: ChatTask,
+  context: AdapterContext,
+  onChunk: (text: string) => Promise<void>,
+): Promise<string> {
+  const body = await openStream(context, endpoint(chat, '/v1/chat/completions'), {
+    headers: { ...authorization(chat), accept: 'text/event-stream' },
+    body: { model: chat.config.model, messages: chat.messages, stream: true },
+  });
+  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  let text = '';
+  let done = false;
+  try {
+    for await (const event of events) {
+      if (event.data === '[DONE]') {
+        done = true;
+        break;
+      }
+      const piece = parseChunk(event.data).choices?.[0]?.delta?.content;
+      if (!piece) continue;
+      text += piece;
+      await onChunk(piece);
+    }
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    throw new UpstreamError('transient', `The upstream's stream broke off: ${(error as Error).message}`);
+  }
+  if (!done) throw new UpstreamError('transient', 'The upstream closed the stream before [DONE]');
+  return text;
+}
+
+function parseChunk(data: string): ChatChunk {
+  try {
+    return JSON.parse(data) as ChatChunk;
+  } catch {
+    throw new UpstreamError('permanent', 'The upstream streamed an event that is not JSON');
+  }
+}
 
 interface ImagesResponse {
   data?: { b64_json?: string; url?: string }[];
@@ -65,10 +118,12 @@ function sizeFor(aspectRatio: string): string {
   return w > h ? '1536x1024' : '1024x1536';
 }
 
-export function endpoint(task: UpstreamTask, path: string): string {
+type Settings = Pick<UpstreamTask, 'config' | 'secrets'>;
+
+export function endpoint(task: Settings, path: string): string {
   return `${String(task.config.base_url).replace(/\/+$/, '')}${path}`;
 }
 
-export function authorization(task: UpstreamTask): Record<string, string> {
+export function authorization(task: Settings): Record<string, string> {
   return task.secrets.api_key ? { authorization: `Bearer ${String(task.secrets.api_key)}` } : {};
 }

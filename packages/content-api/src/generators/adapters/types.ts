@@ -37,6 +37,22 @@ export interface GenerationAdapter {
   readonly kinds: readonly GenerationKind[];
   start(task: UpstreamTask, context: AdapterContext): Promise<UpstreamResult>;
   poll?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<UpstreamResult>;
+  /**
+   * A chat reply, streamed: `onChunk` is awaited for each piece of text as the upstream sends
+   * it; the whole text is returned at the end. Only adapters that can stream text have it.
+   */
+  streamChat?(
+    chat: ChatTask,
+    context: AdapterContext,
+    onChunk: (text: string) => Promise<void>,
+  ): Promise<string>;
+}
+
+/** A chat turn for a text generator: the conversation so far, the character's persona first. */
+export interface ChatTask {
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  config: Record<string, unknown>;
+  secrets: Record<string, unknown>;
 }
 
 /**

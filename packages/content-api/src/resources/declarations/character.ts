@@ -1,12 +1,31 @@
-import { defineResource } from '../define.ts';
+import { NotFoundError, ValidationError } from '@muse/core';
+import { findGenerator } from '../../generators/generators.ts';
+import { adapterFor } from '../../generators/adapters/registry.ts';
+import { defineResource, type HookContext } from '../define.ts';
 import { name, optionalFileId, tags, text } from './common.ts';
+
+/** A character answers through an active text generator whose upstream can stream a reply. */
+async function checkGenerator(values: Record<string, unknown>, { ctx, transaction }: HookContext) {
+  if (typeof values.generator_id !== 'string') return;
+  const generator = await findGenerator(ctx.db, values.generator_id, transaction);
+  if (!generator || !generator.is_active) throw new NotFoundError('generator_id: no such generator');
+  if (generator.kind !== 'text' || !adapterFor(generator.type).streamChat) {
+    throw new ValidationError('The character cannot use this generator', [
+      {
+        path: '/generator_id',
+        message: 'must be a text generator that can stream replies (builtin or openai)',
+      },
+    ]);
+  }
+}
 
 export const character = defineResource({
   name: 'character',
   table: 'content.characters',
   path: '/characters',
   schemaName: 'Character',
-  description: 'An AI character: its persona (system prompt), how it greets, and how it looks.',
+  description:
+    'An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it.',
   fields: {
     name: { schema: name("The character's name."), writable: true, required: true },
     avatar_file_id: { schema: optionalFileId('Avatar image.'), writable: true, references: 'file' },
@@ -20,5 +39,20 @@ export const character = defineResource({
       writable: true,
     },
     tags: { schema: tags, writable: true },
+    generator_id: {
+      schema: {
+        type: ['string', 'null'],
+        format: 'uuid',
+        description:
+          "The text generator that writes the character's replies (builtin or openai). With one, each user " +
+          "message in a conversation with the character starts a reply, charged to the message's author at the " +
+          "generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.",
+      },
+      writable: true,
+    },
+  },
+  hooks: {
+    beforeCreate: checkGenerator,
+    beforeUpdate: (changes, _existing, hook) => checkGenerator(changes, hook),
   },
 });

@@ -1,0 +1,187 @@
+/**
+ * Conversation channel bench: `--sockets` plain WebSockets on each of two content-API processes
+ * (one conversation, shared Postgres), then `--messages` posts one after another; for each, the
+ * time until every socket on both processes has it (fan-out latency, p50/p99 over all
+ * deliveries), and each process's resident memory per socket. Next to it, the same against a
+ * bare single-process `ws` relay (bare-broadcast.ts), as a ratio.
+ *
+ *   node bench/channel.ts [--sockets 1000] [--messages 30]
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { QueryTypes } from 'sequelize';
+import { createTokenSigner } from '@muse/content-api';
+import { freePort, startBenchStack, startProcess } from './lib.ts';
+
+const { values } = parseArgs({
+  options: { sockets: { type: 'string', default: '1000' }, messages: { type: 'string', default: '30' } },
+});
+const socketsPerProcess = Number(values.sockets);
+const messages = Number(values.messages);
+const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+
+const stack = await startBenchStack();
+const [user] = await stack.db.query<{ id: string }>(
+  `INSERT INTO content.users (phone) VALUES ('139${String(Date.now()).slice(-8)}') RETURNING id`,
+  { type: QueryTypes.SELECT },
+);
+const [conversation] = await stack.db.query<{ id: string }>(
+  `INSERT INTO content.conversations (owner_id, title) VALUES (:owner, 'bench') RETURNING id`,
+  { replacements: { owner: user!.id }, type: QueryTypes.SELECT },
+);
+const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign({
+  id: user!.id,
+  isActive: true,
+  isAdmin: false,
+});
+
+/** Resident memory of a process, from /proc (Linux). */
+const rssBytes = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+interface Target {
+  name: string;
+  urls: string[];
+  pids: number[];
+  /** The frame a client sends to post message `n`, and how a received frame names its n. */
+  post(n: number): string;
+  received(data: string): number | undefined;
+  stop(): Promise<void>;
+}
+
+async function channelTarget(): Promise<Target> {
+  const env = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    MUSE_HOST: '127.0.0.1',
+    MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+    MUSE_WS_MAX_SOCKETS_PER_USER: String(socketsPerProcess + 10),
+    MUSE_WS_RATE_LIMIT: String(messages + 10),
+  };
+  const ports = [await freePort(), await freePort()];
+  const processes: Awaited<ReturnType<typeof startProcess>>[] = [];
+  // One after the other, with time to spare: a busy machine starts Node slowly.
+  for (const port of ports) {
+    processes.push(
+      await startProcess(
+        [serverMain, 'content-api'],
+        { ...env, MUSE_CONTENT_PORT: String(port) },
+        port,
+        180_000,
+      ),
+    );
+  }
+  return {
+    name: 'conversation channel (2 processes, Postgres fan-out)',
+    urls: ports.map(
+      (port) => `ws://127.0.0.1:${port}/api/v1/conversations/${conversation!.id}/ws?token=${token}`,
+    ),
+    pids: processes.map(({ child }) => child.pid!),
+    post: (n) =>
+      JSON.stringify({ type: 'post', content: `bench ${n}`, client_id: `bench-${Date.now()}-${n}` }),
+    received(data) {
+      const frame = JSON.parse(data) as { type: string; message?: { content: string } };
+      return frame.type === 'message' ? Number(frame.message!.content.slice('bench '.length)) : undefined;
+    },
+    stop: async () => void (await Promise.all(processes.map(({ stop }) => stop()))),
+  };
+}
+
+async function bareTarget(): Promise<Target> {
+  const port = await freePort();
+  const bare = await startProcess(
+    [fileURLToPath(new URL('./bare-broadcast.ts', import.meta.url))],
+    { PORT: String(port) },
+    port,
+  );
+  return {
+    name: 'bare ws relay (1 process, in memory)',
+    urls: [`ws://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`],
+    pids: [bare.child.pid!, bare.child.pid!],
+    post: (n) => JSON.stringify({ n }),
+    received: (data) => (JSON.parse(data) as { n: number }).n,
+    stop: bare.stop,
+  };
+}
+
+async function open(url: string, onMessage: (data: string) => void): Promise<WebSocket> {
+  const socket = new WebSocket(url);
+  socket.on('message', (data) => onMessage(data.toString()));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+async function measure(target: Target) {
+  const latencies: number[] = [];
+  let waiting: { n: number; sentAt: number; left: number; done: () => void } | undefined;
+  const onMessage = (data: string) => {
+    if (waiting && target.received(data) === waiting.n) {
+      latencies.push(performance.now() - waiting.sentAt);
+      if (--waiting.left === 0) waiting.done();
+    }
+  };
+  const sockets: WebSocket[] = [];
+  // Opened in batches of 50 (a burst of thousands of handshakes is not what is measured), half
+  // on each process, then the other half: memory per socket is the growth over the second half,
+  // when the processes are past their start-up garbage.
+  const openHalf = async () => {
+    for (const url of target.urls) {
+      for (let i = 0; i < socketsPerProcess / 2; i += 50) {
+        const batch = Math.min(50, socketsPerProcess / 2 - i);
+        sockets.push(...(await Promise.all(Array.from({ length: batch }, () => open(url, onMessage)))));
+      }
+    }
+  };
+  const pids = [...new Set(target.pids)];
+  await openHalf();
+  const half = pids.map(rssBytes);
+  await openHalf();
+  const full = pids.map(rssBytes);
+  const grown = full.reduce((sum, value, i) => sum + value - half[i]!, 0);
+  const sender = sockets[0]!;
+  for (let n = 0; n < messages; n++) {
+    await new Promise<void>((done) => {
+      waiting = { n, sentAt: performance.now(), left: sockets.length, done };
+      sender.send(target.post(n));
+    });
+  }
+  for (const socket of sockets) socket.terminate();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return {
+    target: target.name,
+    sockets: sockets.length,
+    deliveries: latencies.length,
+    'p50 ms': Number(at(0.5).toFixed(1)),
+    'p99 ms': Number(at(0.99).toFixed(1)),
+    'KiB/socket': Number((grown / (sockets.length / 2) / 1024).toFixed(1)),
+  };
+}
+
+const results = [];
+for (const make of [bareTarget, channelTarget]) {
+  const target = await make();
+  try {
+    results.push(await measure(target));
+  } finally {
+    await target.stop();
+  }
+}
+await stack.stop();
+
+console.log(
+  `\nConversation channel: ${socketsPerProcess} sockets per process, ${messages} messages, fan-out to every socket`,
+);
+console.table(results);
+const [bare, channel] = results as [(typeof results)[0], (typeof results)[0]];
+console.log(
+  `ratio channel/bare: p50 ${(channel['p50 ms'] / bare['p50 ms']).toFixed(1)}x, p99 ${(channel['p99 ms'] / bare['p99 ms']).toFixed(1)}x, ` +
+    `memory per socket ${(channel['KiB/socket'] / bare['KiB/socket']).toFixed(1)}x; target p99 < 50 ms: ${channel['p99 ms'] < 50 ? 'met' : 'not met'}`,
+);

@@ -1,0 +1,83 @@
+import { AppError, NotFoundError, UnauthorizedError } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import type { ContentContext } from '../app.ts';
+import { loadUser, type CurrentUser } from '../auth/authenticate.ts';
+import { conversation as conversationDeclaration } from '../resources/declarations/conversation.ts';
+import { createResourceKit } from '../resources/router.ts';
+import type { ResourceKit, Row } from '../resources/define.ts';
+
+/** Why a socket is refused or closed: the HTTP status it stands for and the WebSocket close code. */
+export interface Refusal {
+  status: 401 | 403 | 404 | 429 | 503;
+  closeCode: 4401 | 4403 | 4404 | 4429 | 1001;
+  code: string;
+  message: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The checks of the REST API, applied to a socket: the token, the account (banned or disabled
+ * answers 403 even with a valid token), and access to the conversation through the resource
+ * mechanism (missing and another user's private conversation answer the same 404).
+ */
+export class ChannelAccess {
+  private readonly ctx: ContentContext;
+  private readonly kit: ResourceKit;
+
+  constructor(ctx: ContentContext) {
+    this.ctx = ctx;
+    this.kit = createResourceKit(ctx, conversationDeclaration);
+  }
+
+  /** The account of a valid, unexpired token; throws 401 or 403 as the REST API would. */
+  async account(token: string | undefined): Promise<CurrentUser> {
+    if (!token) throw new UnauthorizedError('Send the bearer token as ?token= (socket.io: auth.token)');
+    const claims = await this.ctx.tokens.verify(token).catch(() => {
+      throw new UnauthorizedError('The token is invalid or expired; log in again');
+    });
+    if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
+    return loadUser(this.ctx.db, claims.sub);
+  }
+
+  readable(user: CurrentUser, conversationId: string): Promise<Row> {
+    if (!UUID.test(conversationId)) return Promise.reject(new NotFoundError('No conversation with this id'));
+    return this.kit.findReadable(user, conversationId);
+  }
+
+  writable(user: CurrentUser, conversationId: string, transaction: Transaction): Promise<Row> {
+    return this.kit.findWritable(user, conversationId, 'update', transaction);
+  }
+
+  /** Admission of a new socket: its account and conversation, or the refusal. */
+  async admit(
+    token: string | undefined,
+    conversationId: string,
+  ): Promise<{ user: CurrentUser; conversation: Row } | { refusal: Refusal }> {
+    try {
+      const user = await this.account(token);
+      return { user, conversation: await this.readable(user, conversationId) };
+    } catch (error) {
+      return { refusal: refusalOf(error) };
+    }
+  }
+}
+
+/** 401/403/404 as close codes 4401/4403/4404; anything else is not a refusal and is rethrown. */
+export function refusalOf(error: unknown): Refusal {
+  if (!(error instanceof AppError) || ![401, 403, 404].includes(error.status)) throw error;
+  const status = error.status as 401 | 403 | 404;
+  return {
+    status,
+    closeCode: (4000 + status) as Refusal['closeCode'],
+    code: error.code,
+    message: error.message,
+  };
+}
+
+export const tooManySockets = (limit: number): Refusal => ({
+  status: 429,
+  closeCode: 4429,
+  code: 'too_many_sockets',
+  message: `This account already has ${limit} open sockets on this server`,
+});

@@ -1,0 +1,70 @@
+import { QueryTypes } from 'sequelize';
+import type { ContentContext } from '../app.ts';
+import { tooManySockets, type ChannelAccess, type Refusal } from './admission.ts';
+import type { ChannelHub } from './hub.ts';
+import type { CurrentUser } from '../auth/authenticate.ts';
+import { ChannelSession, type Transport } from './session.ts';
+
+export interface Admitted {
+  user: CurrentUser;
+  conversationId: string;
+  token: string;
+}
+
+export const SHUTTING_DOWN: Refusal = {
+  status: 503,
+  closeCode: 1001,
+  code: 'shutting_down',
+  message: 'This server is shutting down; connect again',
+};
+
+/**
+ * Opens sessions for both transports: admission (token, account, conversation, the cap on one
+ * account's sockets), membership of the hub, and the `ready` frame.
+ */
+export class ChannelSessions {
+  closing = false;
+
+  private readonly deps: { ctx: ContentContext; hub: ChannelHub; access: ChannelAccess };
+
+  constructor(deps: { ctx: ContentContext; hub: ChannelHub; access: ChannelAccess }) {
+    this.deps = deps;
+  }
+
+  /** The checks of a new socket: its account and conversation, and the cap on one account's sockets. */
+  async admit(token: string | undefined, conversationId: string): Promise<Admitted | { refusal: Refusal }> {
+    if (this.closing) return { refusal: SHUTTING_DOWN };
+    const { ctx, hub, access } = this.deps;
+    const admitted = await access.admit(token, conversationId);
+    if ('refusal' in admitted) return admitted;
+    const limit = ctx.config.MUSE_WS_MAX_SOCKETS_PER_USER;
+    if (hub.socketsOf(admitted.user.id) >= limit) return { refusal: tooManySockets(limit) };
+    return { user: admitted.user, conversationId: String(admitted.conversation.id), token: token! };
+  }
+
+  /** Joins the hub, then sends `ready`: listening first, then reading the latest seq, so nothing is missed. */
+  async open(admitted: Admitted, transport: Transport): Promise<ChannelSession> {
+    const { ctx, hub, access } = this.deps;
+    const session = new ChannelSession(
+      { ctx, access, logger: ctx.logger, rateLimit: ctx.config.MUSE_WS_RATE_LIMIT },
+      admitted,
+      transport,
+    );
+    await hub.join(session);
+    session.start(await latestSeq(ctx, admitted.conversationId));
+    return session;
+  }
+
+  close(session: ChannelSession): void {
+    session.closed = true;
+    this.deps.hub.leave(session);
+  }
+}
+
+async function latestSeq(ctx: ContentContext, conversationId: string): Promise<number> {
+  const [row] = await ctx.db.query<{ message_seq: string }>(
+    'SELECT message_seq FROM content.conversations WHERE id = :conversationId',
+    { replacements: { conversationId }, type: QueryTypes.SELECT },
+  );
+  return Number(row?.message_seq ?? 0);
+}

@@ -1,0 +1,187 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { EventBus, type Sequelize } from '@muse/core';
+
+/**
+ * The one owner of conversation messages: storing them (numbered in storage order under the
+ * conversation's row lock, once per client id or replied-to message) and announcing them on
+ * the conversation's event-bus channel when the transaction commits. The REST route, the
+ * sockets and the reply workflow all store through here.
+ */
+export interface ConversationMessage {
+  id: string;
+  conversation_id: string;
+  author_id: string | null;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  seq: number;
+  client_id: string | null;
+  reply_to_id: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The EventBus channel of a conversation; its sockets relay what is published here. */
+export const conversationChannel = (conversationId: string) => `conversation:${conversationId}`;
+
+/** What travels on `conversation:<id>`: a stored message, a reply's chunk, or a reply's failure. */
+export type ConversationEvent =
+  | {
+      type: 'message.created';
+      conversation_id: string;
+      message_id: string;
+      role: string;
+      seq: number;
+      /** Present when it fits a notification; otherwise listeners read it by id. */
+      message?: ConversationMessage;
+    }
+  | { type: 'reply.delta'; conversation_id: string; reply_to_id: string; index: number; text: string }
+  | { type: 'reply.failed'; conversation_id: string; reply_to_id: string; code: string; message: string };
+
+export const MESSAGE_COLUMNS =
+  'id, conversation_id, author_id, role, content, seq, client_id, reply_to_id, created_at, updated_at';
+
+/** Postgres caps a notification at 8000 bytes; a larger message is announced by id only. */
+const INLINE_EVENT_BYTES = 7000;
+
+export interface NewMessage {
+  authorId: string | null;
+  role: ConversationMessage['role'];
+  content: string;
+  clientId?: string | undefined;
+  replyToId?: string | undefined;
+}
+
+/**
+ * Stores a message unless the same author already stored this client id (or a reply to this
+ * message exists): then answers that one with `created: false`, and nothing is published.
+ */
+export async function appendMessage(
+  db: Sequelize,
+  transaction: Transaction,
+  conversationId: string,
+  message: NewMessage,
+): Promise<{ message: ConversationMessage; created: boolean }> {
+  // The lock orders concurrent writers of one conversation: seq and commit order agree.
+  await db.query('SELECT id FROM content.conversations WHERE id = :conversationId FOR UPDATE', {
+    replacements: { conversationId },
+    transaction,
+  });
+  const earlier = await findRepeat(db, transaction, conversationId, message);
+  if (earlier) return { message: normalise(earlier), created: false };
+  const [row] = await db.query<ConversationMessage>(
+    `WITH numbered AS (
+       UPDATE content.conversations SET message_seq = message_seq + 1, last_message_at = clock_timestamp(),
+              updated_at = clock_timestamp()
+        WHERE id = :conversationId RETURNING message_seq)
+     INSERT INTO content.conversation_messages (conversation_id, author_id, role, content, seq, client_id, reply_to_id)
+     SELECT :conversationId, :authorId, :role, :content, message_seq, :clientId, :replyToId FROM numbered
+     RETURNING ${MESSAGE_COLUMNS}`,
+    {
+      replacements: {
+        conversationId,
+        authorId: message.authorId,
+        role: message.role,
+        content: message.content,
+        clientId: message.clientId ?? null,
+        replyToId: message.replyToId ?? null,
+      },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  const stored = normalise(row!);
+  await publishConversationEvent(db, messageCreated(stored), transaction);
+  return { message: stored, created: true };
+}
+
+export async function publishConversationEvent(
+  db: Sequelize,
+  event: ConversationEvent,
+  transaction?: Transaction,
+): Promise<void> {
+  await EventBus.publish(db, conversationChannel(event.conversation_id), event, transaction);
+}
+
+function messageCreated(message: ConversationMessage): ConversationEvent {
+  const event = {
+    type: 'message.created' as const,
+    conversation_id: message.conversation_id,
+    message_id: message.id,
+    role: message.role,
+    seq: message.seq,
+  };
+  const inline = { ...event, message };
+  return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_EVENT_BYTES ? inline : event;
+}
+
+async function findRepeat(
+  db: Sequelize,
+  transaction: Transaction,
+  conversationId: string,
+  message: NewMessage,
+): Promise<ConversationMessage | undefined> {
+  if (!message.clientId && !message.replyToId) return undefined;
+  const [row] = await db.query<ConversationMessage>(
+    `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
+      WHERE conversation_id = :conversationId
+        AND ((client_id = :clientId AND author_id IS NOT DISTINCT FROM :authorId) OR reply_to_id = :replyToId)`,
+    {
+      replacements: {
+        conversationId,
+        clientId: message.clientId ?? null,
+        authorId: message.authorId,
+        replyToId: message.replyToId ?? null,
+      },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  return row;
+}
+
+export async function findMessage(db: Sequelize, id: string): Promise<ConversationMessage | undefined> {
+  const [row] = await db.query<ConversationMessage>(
+    `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages WHERE id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  return row ? normalise(row) : undefined;
+}
+
+/** Messages with `after < seq <= upTo`, in storage order (what a resuming client missed), at most `limit`. */
+export async function messagesBetween(
+  db: Sequelize,
+  conversationId: string,
+  range: { after: number; upTo: number },
+  limit: number,
+): Promise<ConversationMessage[]> {
+  const rows = await db.query<ConversationMessage>(
+    `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
+      WHERE conversation_id = :conversationId AND seq > :after AND seq <= :upTo ORDER BY seq LIMIT :limit`,
+    { replacements: { conversationId, ...range, limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map(normalise);
+}
+
+/** The latest messages, oldest first: the context a character's reply is written from. */
+export async function latestMessages(
+  db: Sequelize,
+  conversationId: string,
+  limit: number,
+  transaction?: Transaction,
+): Promise<ConversationMessage[]> {
+  const rows = await db.query<ConversationMessage>(
+    `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
+      WHERE conversation_id = :conversationId ORDER BY seq DESC LIMIT :limit`,
+    {
+      replacements: { conversationId, limit },
+      type: QueryTypes.SELECT,
+      ...(transaction ? { transaction } : {}),
+    },
+  );
+  return rows.map(normalise).reverse();
+}
+
+/** pg returns BIGINT as text. */
+function normalise(row: ConversationMessage): ConversationMessage {
+  return { ...row, seq: Number(row.seq) };
+}

@@ -1,0 +1,25 @@
+import type { Sequelize } from '@muse/core';
+import { chargeReply, planReply, refundReply, storeReply, streamReply } from '@muse/content-api';
+import { callUpstream } from './generation.ts';
+
+export interface ReplyActivityDeps {
+  db: Sequelize;
+  fetch: typeof fetch;
+}
+
+/**
+ * The steps of a character's reply. Thin on purpose: each hands off to the content service's
+ * reply module (packages/content-api/src/conversations/replies.ts), which owns the ledger
+ * entries, the stored message and the events, each keyed by the replied-to message.
+ */
+export function createReplyActivities(deps: ReplyActivityDeps) {
+  return {
+    planReply: (messageId: string) => planReply(deps.db, messageId),
+    chargeReply: (messageId: string) => chargeReply(deps.db, messageId),
+    streamReply: (messageId: string) => callUpstream(() => streamReply(deps.db, messageId, deps.fetch)),
+    storeReply: (messageId: string, content: string) => storeReply(deps.db, messageId, content),
+    refundReply: (messageId: string, reason: string) => refundReply(deps.db, messageId, reason),
+  };
+}
+
+export type ReplyActivities = ReturnType<typeof createReplyActivities>;
