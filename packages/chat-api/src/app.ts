@@ -8,6 +8,7 @@ import {
   type Sequelize,
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
+import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { QueueNotifier } from './domain/events.ts';
 import { authenticate } from './http/auth.ts';
 import { multipartFields } from './http/body.ts';
@@ -17,8 +18,11 @@ import { alertWordRoutes } from './views/alert-words.ts';
 import { apiKeyRoutes } from './views/api-keys.ts';
 import type { ChatRuntime } from './views/context.ts';
 import { eventRoutes } from './views/events.ts';
+import { draftRoutes } from './views/drafts.ts';
 import { messageRoutes } from './views/messages.ts';
 import { profileDataRoutes } from './views/profile-data.ts';
+import { savedSnippetRoutes } from './views/saved-snippets.ts';
+import { scheduledMessageRoutes } from './views/scheduled-messages.ts';
 import { serverSettingsRoutes } from './views/server-settings.ts';
 import { subscriptionRoutes } from './views/subscriptions.ts';
 import { userRoutes } from './views/users.ts';
@@ -43,6 +47,9 @@ function apiRouter(runtime: ChatRuntime): Router {
   profileDataRoutes(router, runtime);
   eventRoutes(router, runtime);
   messageRoutes(router, runtime);
+  scheduledMessageRoutes(router, runtime);
+  draftRoutes(router, runtime);
+  savedSnippetRoutes(router, runtime);
   userRoutes(router, runtime);
   router.use((req, _res, next) =>
     next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
@@ -63,6 +70,7 @@ export function createChatApp(deps: ChatDeps): Express {
     config: deps.config,
     logger: deps.logger,
     notifier: new QueueNotifier(deps.events),
+    scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields);

@@ -9,3 +9,5 @@ export const chatMigrations: ServiceMigrations = {
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
 export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
+export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
+export type { DeliveryOutcome, DeliveryPlan } from './domain/delivery-contract.ts';

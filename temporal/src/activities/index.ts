@@ -1,6 +1,7 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
 import { createFileStorage, type FileStorage } from '@muse/content-api';
 import { createGenerationActivities } from './generation.ts';
+import { createScheduledMessageActivities } from './scheduled-messages.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
       storage: deps.storage ?? createFileStorage(deps.config),
       fetch: deps.fetch ?? fetch,
     }),
+    ...createScheduledMessageActivities(deps),
   };
 }
 

@@ -2,3 +2,4 @@
 // import only workflow code and types here, never Node or database modules.
 export { pingWorkflow } from './ping.ts';
 export { generationWorkflow } from './generation.ts';
+export { scheduledMessageWorkflow } from './scheduled-message.ts';

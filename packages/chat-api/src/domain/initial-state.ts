@@ -1,5 +1,6 @@
 import type { Actor } from './context.ts';
 import { alertWords } from './alert-words.ts';
+import { listDrafts } from './drafts.ts';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
@@ -11,6 +12,8 @@ import {
 } from './limits.ts';
 import { listProfileFields } from './profile-fields.ts';
 import { realmHost } from './realms.ts';
+import { listSnippets } from './saved-snippets.ts';
+import { listScheduledMessages } from './scheduled-messages.ts';
 import { one } from './sql.ts';
 import { listSubscriptions } from './streams.ts';
 import {
@@ -40,6 +43,9 @@ export async function fetchInitialState(
     zulip_merge_base: ZULIP_MERGE_BASE,
   };
   if (wants('alert_words')) state.alert_words = await alertWords(db, user.id);
+  if (wants('drafts')) state.drafts = await listDrafts(db, user.id);
+  if (wants('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
+  if (wants('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
   if (wants('message')) {
     const max = await one<{ id: string | null }>(

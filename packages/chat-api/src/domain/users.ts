@@ -100,8 +100,8 @@ export async function userById(
   return one<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId AND id = :id', { realmId, id }, t);
 }
 
-export async function usersInRealm(db: Sequelize, realmId: number): Promise<User[]> {
-  return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId });
+export async function usersInRealm(db: Sequelize, realmId: number, t?: Transaction): Promise<User[]> {
+  return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId }, t);
 }
 
 /** By real address, API address or dummy `user<id>@<host>` address, case-insensitively. */

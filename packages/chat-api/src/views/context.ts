@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
+import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -9,6 +10,8 @@ export interface ChatRuntime {
   config: Config;
   logger: Logger;
   notifier: QueueNotifier;
+  /** Delivers scheduled messages at their time (Temporal). */
+  scheduler: DeliveryScheduler;
 }
 
 export interface ViewContext extends Actor {
