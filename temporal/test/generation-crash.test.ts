@@ -1,17 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
+import { startServerProcess, type ServerProcess } from '../../test/support/processes.ts';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../test/support/content.ts';
 import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '../../test/support/generation.ts';
 import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
 import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
 import type { FakeServer } from '../../test/support/fakes/server.ts';
-
-const mainPath = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
 
 /**
  * The worker is a real `muse-server worker` process here, killed with SIGKILL in the middle of
@@ -23,7 +19,7 @@ describe('a worker killed mid-task', () => {
   let admin: TestUser;
   let replicate: FakeReplicate;
   let openai: FakeServer;
-  const children = new Set<ChildProcess>();
+  const workers = new Set<ServerProcess>();
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -33,7 +29,8 @@ describe('a worker killed mid-task', () => {
   });
   // Each test starts from no worker at all, so the task can only go where the test sends it.
   afterEach(async () => {
-    for (const child of children) await kill(child);
+    for (const worker of workers) await worker.kill();
+    workers.clear();
   });
   afterAll(async () => {
     await replicate.close();
@@ -41,38 +38,10 @@ describe('a worker killed mid-task', () => {
     await stack.stop();
   });
 
-  async function startWorkerProcess(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [mainPath, 'worker'], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        DATABASE_URL: stack.database.url,
-        TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-        MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('worker running')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-    });
-    return child;
-  }
-
-  async function kill(child: ChildProcess): Promise<void> {
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  async function startWorkerProcess(): Promise<ServerProcess> {
+    const worker = await startServerProcess(stack, 'worker');
+    workers.add(worker);
+    return worker;
   }
 
   const generationStatus = async (fileId: string) => {
@@ -103,7 +72,7 @@ describe('a worker killed mid-task', () => {
     while (replicate.predictionsCreated() === 0 || (await generationStatus(fileId)) !== 'processing')
       await sleep(50);
     await sleep(500);
-    await kill(first);
+    await first.kill();
 
     await startWorkerProcess();
     const file = await waitForFile(stack, user, fileId, 60_000);
@@ -126,7 +95,7 @@ describe('a worker killed mid-task', () => {
     const before = openai.requests.length;
     const { body } = await submit(stack, user, 'texts', { generator_id: generatorId, prompt: 'crash' });
     while (openai.requests.length === before) await sleep(20);
-    await kill(worker); // the activity is in flight: the upstream is still answering
+    await worker.kill(); // the activity is in flight: the upstream is still answering
     await startWorkerProcess();
     const file = await waitForFile(stack, user, body.file_ids[0]!, 60_000);
     expect(file.status).toBe('completed');

@@ -6,14 +6,27 @@ import {
   listScheduledMessages,
   scheduledType,
 } from '../domain/scheduled-messages.ts';
-import { endpoint, p, pathInt } from '../http/params.ts';
+import { JsonableError } from '../http/errors.ts';
+import { endpoint, p, Param, pathInt } from '../http/params.ts';
 import { authed, type ChatRuntime } from './context.ts';
 
 const types = ['direct', 'channel', 'stream', 'private'] as const;
-/** A channel id, or a non-empty list of user ids (a single id is read as a one-item list for direct messages). */
+/**
+ * `to`: a channel id, or a non-empty list of user ids (a single id is a one-item list for direct
+ * messages). JSON, or leniently a comma-joined list, which zulip-js puts in PATCH query strings.
+ */
 const recipients = () =>
-  p.json<number | number[]>({
-    anyOf: [{ type: 'integer' }, { type: 'array', items: { type: 'integer' }, minItems: 1 }],
+  new Param<number | number[]>((raw) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = /^\d+(,\d+)+$/.test(raw.trim()) ? raw.split(',').map(Number) : undefined;
+    }
+    const ids = Array.isArray(value) ? value : [value];
+    if (ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id)))
+      throw new JsonableError('Invalid to: must be a channel ID or a list of user IDs');
+    return value as number | number[];
   });
 
 /** GET/POST /scheduled_messages, PATCH/DELETE /scheduled_messages/{scheduled_message_id}. */
