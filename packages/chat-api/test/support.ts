@@ -74,7 +74,8 @@ export async function call(
 /** node:http rather than fetch, because tests set the Host header to pick an organization. */
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
+    // A fresh connection per call: a kept-alive one may be closed by the server just as it is reused (ECONNRESET).
+    const req = request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
