@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { scheduledMessageWorkflowId } from '@muse/chat-api';
 import { startServerProcess, type ServerProcess } from '../../test/support/processes.ts';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import {
@@ -34,7 +35,8 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
     );
     return Number(row!.n);
   };
-  const workflowOf = (id: number) => stack.temporal.workflow.getHandle(`scheduled-message-${id}`);
+  const workflowOf = (id: number) =>
+    stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
 
   beforeAll(async () => {
     stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
@@ -72,7 +74,12 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
 
     await start('worker');
     const events = await waitForEvents(stack.chatUrl, bob, bobQueue, (seen) => seen.length > 0, 90_000);
-    expect(events).toEqual([expect.objectContaining({ type: 'message', message: expect.objectContaining({ content: '<p>crash-proof</p>' }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        message: expect.objectContaining({ content: '<p>crash-proof</p>' }),
+      }),
+    ]);
     expect(await handle.result()).toBe('delivered');
     expect(await deliveredCount('crash-proof')).toBe(1);
   }, 240_000);

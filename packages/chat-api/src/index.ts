@@ -10,4 +10,8 @@ export const chatMigrations: ServiceMigrations = {
 };
 export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
 export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
-export type { DeliveryOutcome, DeliveryPlan } from './domain/delivery-contract.ts';
+export {
+  scheduledMessageWorkflowId,
+  type DeliveryOutcome,
+  type DeliveryPlan,
+} from './domain/delivery-contract.ts';

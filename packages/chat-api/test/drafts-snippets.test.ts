@@ -14,10 +14,13 @@ describe('drafts and saved snippets', () => {
   const register = async (user: TestUser, types: string[]) =>
     (await call(url(), 'POST', '/register', user, { event_types: types })).body.queue_id as string;
   const streamId = async (name: string) => {
-    const [row] = await stack.database.db.query<{ id: number }>('SELECT id FROM chat.streams WHERE name = :name', {
-      replacements: { name },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await stack.database.db.query<{ id: number }>(
+      'SELECT id FROM chat.streams WHERE name = :name',
+      {
+        replacements: { name },
+        type: QueryTypes.SELECT,
+      },
+    );
     return row!.id;
   };
 
@@ -27,7 +30,10 @@ describe('drafts and saved snippets', () => {
     alice = await makeUser(stack);
     bob = await makeUser(stack);
     await call(url(), 'POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'drafting' }] });
-    await call(url(), 'POST', '/users/me/subscriptions', bob, { subscriptions: [{ name: 'bobs-secret' }], invite_only: true });
+    await call(url(), 'POST', '/users/me/subscriptions', bob, {
+      subscriptions: [{ name: 'bobs-secret' }],
+      invite_only: true,
+    });
     channel = await streamId('drafting');
     secret = await streamId('bobs-secret');
   });
@@ -53,8 +59,20 @@ describe('drafts and saved snippets', () => {
     const drafts = listed.body.drafts as { id: number; timestamp: number }[];
     expect(listed.body.count).toBe(3);
     // The two without a timestamp were stamped now; the one that gave an old timestamp is last.
-    expect(drafts.at(-1)).toEqual({ id: ids[0], type: 'stream', to: [channel], topic: 'ideas', content: 'first', timestamp: 1_595_479_019 });
-    expect(drafts.slice(0, 2).map((d) => d.id).sort()).toEqual([ids[1], ids[2]].sort());
+    expect(drafts.at(-1)).toEqual({
+      id: ids[0],
+      type: 'stream',
+      to: [channel],
+      topic: 'ideas',
+      content: 'first',
+      timestamp: 1_595_479_019,
+    });
+    expect(
+      drafts
+        .slice(0, 2)
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual([ids[1], ids[2]].sort());
     expect(drafts.find((d) => d.id === ids[1])).toMatchObject({ topic: '', to: [bob.id] });
     expect(Math.abs(drafts[0]!.timestamp - Date.now() / 1000)).toBeLessThan(120);
 
@@ -82,31 +100,59 @@ describe('drafts and saved snippets', () => {
 
   it('refuses invalid drafts with BAD_REQUEST and writes none of the batch', async () => {
     const cases: [unknown, string][] = [
-      [{ type: 'stream', to: [], topic: 't', content: 'x' }, 'Must specify exactly 1 channel ID for channel messages'],
-      [{ type: 'stream', to: [channel, channel], topic: 't', content: 'x' }, 'Must specify exactly 1 channel ID for channel messages'],
+      [
+        { type: 'stream', to: [], topic: 't', content: 'x' },
+        'Must specify exactly 1 channel ID for channel messages',
+      ],
+      [
+        { type: 'stream', to: [channel, channel], topic: 't', content: 'x' },
+        'Must specify exactly 1 channel ID for channel messages',
+      ],
       [{ type: 'stream', to: [999_999], topic: 't', content: 'x' }, 'Invalid channel ID'],
       [{ type: 'stream', to: [secret], topic: 't', content: 'x' }, 'Invalid channel ID'],
       [{ type: 'private', to: [999_999], topic: '', content: 'x' }, 'Invalid user ID 999999'],
-      [{ type: 'private', to: [bob.id], topic: '', content: 'a\u0000b' }, 'Content must not contain null bytes'],
-      [{ type: 'stream', to: [channel], topic: 'a\u0000b', content: 'x' }, 'Topic must not contain null bytes'],
-      [{ type: 'stream', to: [channel], content: 'x' }, "Invalid drafts[1]: must have required property 'topic'"],
-      [{ type: 'letter', to: [], topic: '', content: 'x' }, 'Invalid drafts[1].type: must be equal to one of the allowed values'],
+      [
+        { type: 'private', to: [bob.id], topic: '', content: 'a\u0000b' },
+        'Content must not contain null bytes',
+      ],
+      [
+        { type: 'stream', to: [channel], topic: 'a\u0000b', content: 'x' },
+        'Topic must not contain null bytes',
+      ],
+      [
+        { type: 'stream', to: [channel], content: 'x' },
+        "Invalid drafts[1]: must have required property 'topic'",
+      ],
+      [
+        { type: 'letter', to: [], topic: '', content: 'x' },
+        'Invalid drafts[1].type: must be equal to one of the allowed values',
+      ],
     ];
     const before = (await call(url(), 'GET', '/drafts', alice)).body.count;
     for (const [bad, msg] of cases) {
       const reply = await call(url(), 'POST', '/drafts', alice, {
         drafts: [{ type: '', to: [], topic: '', content: 'valid one' }, bad],
       });
-      expect({ status: reply.status, body: reply.body }).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: { result: 'error', msg, code: 'BAD_REQUEST' },
+      });
       expectZulipSchema('/drafts', 'post', reply.body, '400');
     }
     expect((await call(url(), 'GET', '/drafts', alice)).body.count).toBe(before);
 
-    const bobs = await call(url(), 'POST', '/drafts', bob, { drafts: [{ type: '', to: [], topic: '', content: 'bob' }] });
+    const bobs = await call(url(), 'POST', '/drafts', bob, {
+      drafts: [{ type: '', to: [], topic: '', content: 'bob' }],
+    });
     const bobsId = (bobs.body.ids as number[])[0]!;
     for (const target of [999_999, bobsId]) {
-      const edited = await call(url(), 'PATCH', `/drafts/${target}`, alice, { draft: { type: '', to: [], topic: '', content: 'x' } });
-      expect({ status: edited.status, body: edited.body }).toEqual({ status: 404, body: { result: 'error', msg: 'Draft does not exist', code: 'BAD_REQUEST' } });
+      const edited = await call(url(), 'PATCH', `/drafts/${target}`, alice, {
+        draft: { type: '', to: [], topic: '', content: 'x' },
+      });
+      expect({ status: edited.status, body: edited.body }).toEqual({
+        status: 404,
+        body: { result: 'error', msg: 'Draft does not exist', code: 'BAD_REQUEST' },
+      });
       expectZulipSchema('/drafts/{draft_id}', 'patch', edited.body, '404');
       const deleted = await call(url(), 'DELETE', `/drafts/${target}`, alice);
       expect(deleted.body).toEqual({ result: 'error', msg: 'Draft does not exist', code: 'BAD_REQUEST' });
@@ -118,7 +164,10 @@ describe('drafts and saved snippets', () => {
 
   it('saved snippets: create, list, edit, delete, events and initial state', async () => {
     const queue = await register(alice, ['saved_snippets']);
-    const created = await call(url(), 'POST', '/saved_snippets', alice, { title: 'Greeting', content: 'Welcome **aboard**.' });
+    const created = await call(url(), 'POST', '/saved_snippets', alice, {
+      title: 'Greeting',
+      content: 'Welcome **aboard**.',
+    });
     expect(created.status).toBe(200);
     expectZulipSchema('/saved_snippets', 'post', created.body);
     const id = created.body.saved_snippet_id as number;
@@ -126,7 +175,9 @@ describe('drafts and saved snippets', () => {
     expectZulipSchema('/saved_snippets/{saved_snippet_id}', 'patch', edited.body);
     const listed = await call(url(), 'GET', '/saved_snippets', alice);
     expectZulipSchema('/saved_snippets', 'get', listed.body);
-    expect(listed.body.saved_snippets).toEqual([{ id, title: 'Greeting', content: 'Welcome!', date_created: expect.any(Number) }]);
+    expect(listed.body.saved_snippets).toEqual([
+      { id, title: 'Greeting', content: 'Welcome!', date_created: expect.any(Number) },
+    ]);
     const state = await call(url(), 'POST', '/register', alice, { fetch_event_types: ['saved_snippets'] });
     expectZulipSchema('/register', 'post', state.body);
     expect(state.body.saved_snippets).toEqual(listed.body.saved_snippets);
@@ -146,7 +197,10 @@ describe('drafts and saved snippets', () => {
       [{ title: 't'.repeat(201), content: 'x' }, 'title is too long (limit: 200 characters)'],
     ] as const) {
       const reply = await call(url(), 'POST', '/saved_snippets', alice, params);
-      expect({ status: reply.status, body: reply.body }).toEqual({ status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: { result: 'error', msg, code: 'BAD_REQUEST' },
+      });
       expectZulipSchema('/saved_snippets', 'post', reply.body, '400');
     }
     const bobs = await call(url(), 'POST', '/saved_snippets', bob, { title: 'Bob', content: 'mine' });

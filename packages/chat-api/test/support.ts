@@ -118,8 +118,12 @@ export async function waitForEvents(
   while (!done(seen)) {
     if (Date.now() > deadline)
       throw new Error(`events not seen within ${timeoutMs} ms; got ${JSON.stringify(seen).slice(0, 2000)}`);
-    const reply = await call(baseUrl, 'GET', '/events', user, { queue_id: queueId, last_event_id: lastEventId });
-    if (reply.status !== 200) throw new Error(`GET /events answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    const reply = await call(baseUrl, 'GET', '/events', user, {
+      queue_id: queueId,
+      last_event_id: lastEventId,
+    });
+    if (reply.status !== 200)
+      throw new Error(`GET /events answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     for (const event of reply.body.events as QueuedEvent[]) {
       lastEventId = Math.max(lastEventId, event.id);
       if (event.type !== 'heartbeat') seen.push(event);

@@ -109,7 +109,8 @@ export function expectZulipComponent(name: string, body: unknown): void {
     validate = ajv.compile({ $ref: `zulip#/components/schemas/${name}` });
     compiled.set(name, validate);
   }
-  if (!validate(body)) throw new Error(`not Zulip's ${name}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+  if (!validate(body))
+    throw new Error(`not Zulip's ${name}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
 }
 
 /** For endpoints the reference does not describe (they are in our spec only): Zulip's plain success object. */

@@ -17,14 +17,18 @@ const TEMPORAL_DEADLINE_MS = 10_000;
  * signalWithStart reaches the running workflow, or starts a new one when none runs (a new
  * message, or a failed one given a new time).
  */
-export function temporalScheduler(temporal: TemporalClient, config: Config, logger: Logger): DeliveryScheduler {
+export function temporalScheduler(
+  temporal: TemporalClient,
+  config: Config,
+  logger: Logger,
+): DeliveryScheduler {
   return {
     async schedule(id: number, plan: DeliveryPlan) {
       try {
         await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
           temporal.workflow.signalWithStart(SCHEDULED_MESSAGE_WORKFLOW, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
-            workflowId: scheduledMessageWorkflowId(id),
+            workflowId: scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id),
             args: [id, plan],
             signal: RESCHEDULE_SIGNAL,
             signalArgs: [plan],
@@ -38,7 +42,7 @@ export function temporalScheduler(temporal: TemporalClient, config: Config, logg
     async cancel(id: number) {
       try {
         await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
-          temporal.workflow.getHandle(scheduledMessageWorkflowId(id)).cancel(),
+          temporal.workflow.getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id)).cancel(),
         );
       } catch (error) {
         // Finished already, or Temporal is away: the workflow would find the message gone anyway.

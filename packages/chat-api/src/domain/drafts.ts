@@ -56,7 +56,8 @@ async function validDraft(actor: Actor, draft: DraftInput): Promise<DraftInput &
   const timestamp = draft.timestamp ?? Math.floor(Date.now() / 1000);
   if (draft.type === '') return { type: '', to: [], topic: '', content: draft.content, timestamp };
   if (draft.type === 'stream') {
-    if (draft.to.length !== 1) throw new JsonableError('Must specify exactly 1 channel ID for channel messages');
+    if (draft.to.length !== 1)
+      throw new JsonableError('Must specify exactly 1 channel ID for channel messages');
     const streamId = draft.to[0]!;
     const stream = await streamById(actor.db, actor.realm.id, streamId);
     const subscribed = stream ? ((await subscriberIds(actor.db, [streamId])).get(streamId) ?? []) : [];
@@ -77,7 +78,11 @@ async function validDraft(actor: Actor, draft: DraftInput): Promise<DraftInput &
 }
 
 /** The user's drafts, most recently edited first. */
-export async function listDrafts(db: Sequelize, userId: number, t?: Transaction): Promise<Record<string, unknown>[]> {
+export async function listDrafts(
+  db: Sequelize,
+  userId: number,
+  t?: Transaction,
+): Promise<Record<string, unknown>[]> {
   const found = await rows<DraftRow>(
     db,
     'SELECT * FROM chat.drafts WHERE user_id = :userId ORDER BY last_edit_time DESC, id DESC',
@@ -105,7 +110,11 @@ export async function createDrafts(actor: Actor, drafts: DraftInput[]): Promise<
       created.push(row);
     }
     if (created.length)
-      await sendEvent(actor.db, t, [actor.user.id], { type: 'drafts', op: 'add', drafts: created.map(formatDraft) });
+      await sendEvent(actor.db, t, [actor.user.id], {
+        type: 'drafts',
+        op: 'add',
+        drafts: created.map(formatDraft),
+      });
     return created.map((row) => row.id);
   });
 }
@@ -139,4 +148,3 @@ export async function deleteDraft(actor: Actor, id: number): Promise<void> {
     await sendEvent(actor.db, t, [actor.user.id], { type: 'drafts', op: 'remove', draft_id: id });
   });
 }
-

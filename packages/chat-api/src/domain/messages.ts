@@ -149,7 +149,12 @@ export async function insertMessage(
     `INSERT INTO chat.user_messages (user_id, message_id, flags)
      SELECT u, :id, CASE WHEN u = :sender THEN CAST(:senderFlags AS text[]) ELSE '{}'::text[] END
        FROM unnest(CAST(:users AS int[])) AS u`,
-    { id: row.id, sender: user.id, senderFlags: `{${senderFlags.join(',')}}`, users: `{${recipients.join(',')}}` },
+    {
+      id: row.id,
+      sender: user.id,
+      senderFlags: `{${senderFlags.join(',')}}`,
+      users: `{${recipients.join(',')}}`,
+    },
     t,
   );
   const users = await usersInRealm(db, realm.id, t);

@@ -27,8 +27,17 @@ function checkFilled(title: string | undefined, content: string | undefined): vo
   if (content !== undefined && content.trim() === '') throw new JsonableError('Content cannot be empty.');
 }
 
-export async function listSnippets(db: Sequelize, userId: number, t?: Transaction): Promise<Record<string, unknown>[]> {
-  const found = await rows<SnippetRow>(db, 'SELECT * FROM chat.saved_snippets WHERE user_id = :userId ORDER BY id', { userId }, t);
+export async function listSnippets(
+  db: Sequelize,
+  userId: number,
+  t?: Transaction,
+): Promise<Record<string, unknown>[]> {
+  const found = await rows<SnippetRow>(
+    db,
+    'SELECT * FROM chat.saved_snippets WHERE user_id = :userId ORDER BY id',
+    { userId },
+    t,
+  );
   return found.map(formatSnippet);
 }
 
@@ -43,7 +52,11 @@ export async function createSnippet(actor: Actor, title: string, content: string
       t,
     );
     if (!row) throw new Error('snippet insert returned nothing');
-    await sendEvent(actor.db, t, [actor.user.id], { type: 'saved_snippets', op: 'add', saved_snippet: formatSnippet(row) });
+    await sendEvent(actor.db, t, [actor.user.id], {
+      type: 'saved_snippets',
+      op: 'add',
+      saved_snippet: formatSnippet(row),
+    });
     return row.id;
   });
 }
@@ -54,7 +67,8 @@ export async function editSnippet(
   id: number,
   change: { title: string | undefined; content: string | undefined },
 ): Promise<void> {
-  if (change.title === undefined && change.content === undefined) throw new JsonableError('Nothing to update');
+  if (change.title === undefined && change.content === undefined)
+    throw new JsonableError('Nothing to update');
   checkFilled(change.title, change.content);
   await actor.db.transaction(async (t) => {
     const row = await one<SnippetRow>(
@@ -82,6 +96,10 @@ export async function deleteSnippet(actor: Actor, id: number): Promise<void> {
       t,
     );
     if (!row) throw notFound('Saved snippet does not exist.');
-    await sendEvent(actor.db, t, [actor.user.id], { type: 'saved_snippets', op: 'remove', saved_snippet_id: id });
+    await sendEvent(actor.db, t, [actor.user.id], {
+      type: 'saved_snippets',
+      op: 'remove',
+      saved_snippet_id: id,
+    });
   });
 }

@@ -31,6 +31,7 @@ interface ScheduledRow {
   failed: boolean;
   failure_message: string | null;
   delivered_at: Date | null;
+  delivered_message_id: string | null;
   version: number;
 }
 
@@ -67,7 +68,9 @@ export function formatScheduledMessage(row: ScheduledRow): Record<string, unknow
   };
 }
 
-function destinationOf(row: Pick<ScheduledRow, 'type' | 'stream_id' | 'recipient_ids' | 'topic'>): Destination {
+function destinationOf(
+  row: Pick<ScheduledRow, 'type' | 'stream_id' | 'recipient_ids' | 'topic'>,
+): Destination {
   return row.type === 'stream'
     ? { kind: 'stream', to: row.stream_id ?? -1, topic: row.topic }
     : { kind: 'direct', to: row.recipient_ids ?? [] };
@@ -174,7 +177,12 @@ export async function createScheduledMessage(
   return created.id;
 }
 
-async function removeScheduledMessage(db: Sequelize, id: number, userId: number, t?: Transaction): Promise<void> {
+async function removeScheduledMessage(
+  db: Sequelize,
+  id: number,
+  userId: number,
+  t?: Transaction,
+): Promise<void> {
   const remove = async (tx: Transaction) => {
     await exec(db, 'DELETE FROM chat.scheduled_messages WHERE id = :id', { id }, tx);
     await sendEvent(db, tx, [userId], { type: 'scheduled_messages', op: 'remove', scheduled_message_id: id });
@@ -193,7 +201,8 @@ export interface ScheduledEdit {
 /** The destination after an edit, by Zulip's rules: a new type needs `to`, and a topic when it becomes a channel. */
 function editedDestination(row: ScheduledRow, edit: ScheduledEdit) {
   if (edit.type !== undefined && edit.type !== row.type) {
-    if (edit.to === undefined) throw new JsonableError('Recipient required when updating type of scheduled message.');
+    if (edit.to === undefined)
+      throw new JsonableError('Recipient required when updating type of scheduled message.');
     if (edit.type === 'stream' && edit.topic === undefined)
       throw new JsonableError('Topic required when updating scheduled message type to channel.');
   }
@@ -263,7 +272,9 @@ export async function editScheduledMessage(
     // Told after the commit, so the workflow never reads an older state than the one it was told.
     if (written) return scheduler.schedule(id, planOf(written));
   }
-  throw new JsonableError('The scheduled message is being edited by someone else; try again', { status: 409 });
+  throw new JsonableError('The scheduled message is being edited by someone else; try again', {
+    status: 409,
+  });
 }
 
 /** DELETE /scheduled_messages/{id}: gone at commit; the workflow is then cancelled (it would find nothing anyway). */
@@ -334,9 +345,10 @@ export async function deliverScheduledMessage(
   });
 }
 
-/** Why a row cannot be sent now: deleted or delivered, failed (awaiting a new time), or not due yet. */
+/** Why a row cannot be sent now: deleted, delivered already, failed (awaiting a new time), or not due yet. */
 function unsendable(row: ScheduledRow | undefined): DeliveryOutcome | undefined {
-  if (!row || row.delivered_at) return { status: 'gone' };
+  if (!row) return { status: 'gone' };
+  if (row.delivered_at) return { status: 'delivered', messageId: Number(row.delivered_message_id) };
   if (row.failed) return { status: 'failed', reason: row.failure_message ?? '' };
   if (new Date(row.deliver_at).getTime() > Date.now() + DUE_MARGIN_MS)
     return { status: 'pending', plan: planOf(row) };
@@ -363,7 +375,12 @@ async function markFailed(db: Sequelize, row: ScheduledRow, reason: string): Pro
       t,
     );
     if (!failed) {
-      const now = await one<ScheduledRow>(db, 'SELECT * FROM chat.scheduled_messages WHERE id = :id', { id: row.id }, t);
+      const now = await one<ScheduledRow>(
+        db,
+        'SELECT * FROM chat.scheduled_messages WHERE id = :id',
+        { id: row.id },
+        t,
+      );
       return unsendable(now) ?? { status: 'pending', plan: planOf(now!) };
     }
     await sendEvent(db, t, [row.sender_id], {

@@ -1,5 +1,12 @@
 import type { Router } from 'express';
-import { createDrafts, deleteDraft, draftSchema, editDraft, listDrafts, type DraftInput } from '../domain/drafts.ts';
+import {
+  createDrafts,
+  deleteDraft,
+  draftSchema,
+  editDraft,
+  listDrafts,
+  type DraftInput,
+} from '../domain/drafts.ts';
 import { endpoint, p, pathInt } from '../http/params.ts';
 import { authed, type ChatRuntime } from './context.ts';
 

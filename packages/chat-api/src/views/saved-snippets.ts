@@ -18,7 +18,9 @@ export function savedSnippetRoutes(router: Router, runtime: ChatRuntime): void {
   const ctx = authed(runtime);
   router.get(
     '/saved_snippets',
-    endpoint({}, ctx, async (_params, actor) => ({ saved_snippets: await listSnippets(actor.db, actor.user.id) })),
+    endpoint({}, ctx, async (_params, actor) => ({
+      saved_snippets: await listSnippets(actor.db, actor.user.id),
+    })),
   );
   router.post(
     '/saved_snippets',
@@ -28,9 +30,13 @@ export function savedSnippetRoutes(router: Router, runtime: ChatRuntime): void {
   );
   router.patch(
     '/saved_snippets/:saved_snippet_id',
-    endpoint({ title: title().optional(), content: content().optional() }, ctx, async (params, actor, req) => {
-      await editSnippet(actor, pathInt(req, 'saved_snippet_id'), params);
-    }),
+    endpoint(
+      { title: title().optional(), content: content().optional() },
+      ctx,
+      async (params, actor, req) => {
+        await editSnippet(actor, pathInt(req, 'saved_snippet_id'), params);
+      },
+    ),
   );
   router.delete(
     '/saved_snippets/:saved_snippet_id',
