@@ -3,7 +3,7 @@ import { JsonableError, notFound } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from './delivery-contract.ts';
 import { sendEvent } from './events.ts';
-import { insertMessage, prepareMessage, type Destination } from './messages.ts';
+import { insertMessage, prepareMessage, type Destination, type PreparedMessage } from './messages.ts';
 import type { Realm } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { userById } from './users.ts';
@@ -87,6 +87,18 @@ function storedDestination(destination: ScheduledDestination) {
   return { type: 'private' as const, stream_id: null, recipient_ids: ids, topic: '' };
 }
 
+/** The replacements of the destination and content columns, as stored. */
+function columnsOf(stored: ReturnType<typeof storedDestination>, prepared: PreparedMessage) {
+  return {
+    type: stored.type,
+    streamId: stored.stream_id,
+    recipientIds: stored.recipient_ids ? `{${stored.recipient_ids.join(',')}}` : null,
+    topic: prepared.topic,
+    content: prepared.content,
+    rendered: prepared.rendered,
+  };
+}
+
 function futureDate(timestamp: number): Date {
   const at = new Date(timestamp * 1000);
   if (!Number.isFinite(at.getTime()) || at.getTime() <= Date.now())
@@ -148,12 +160,7 @@ export async function createScheduledMessage(
       {
         realmId: realm.id,
         senderId: user.id,
-        type: stored.type,
-        streamId: stored.stream_id,
-        recipientIds: stored.recipient_ids ? `{${stored.recipient_ids.join(',')}}` : null,
-        topic: prepared.topic,
-        content: prepared.content,
-        rendered: prepared.rendered,
+        ...columnsOf(stored, prepared),
         readBySender: input.readBySender,
         deliverAt,
       },
@@ -251,12 +258,7 @@ export async function editScheduledMessage(
         {
           id,
           version: row.version,
-          type: stored.type,
-          streamId: stored.stream_id,
-          recipientIds: stored.recipient_ids ? `{${stored.recipient_ids.join(',')}}` : null,
-          topic: prepared.topic,
-          content: prepared.content,
-          rendered: prepared.rendered,
+          ...columnsOf(stored, prepared),
           deliverAt: deliverAt ?? row.deliver_at,
         },
         t,
