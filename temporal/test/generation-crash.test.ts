@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startServerProcess, type ServerProcess } from '../../test/support/processes.ts';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../test/support/content.ts';
 import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '../../test/support/generation.ts';
 import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
 import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
 import type { FakeServer } from '../../test/support/fakes/server.ts';
+import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
 
 /**
  * The worker is a real `muse-server worker` process here, killed with SIGKILL in the middle of
@@ -19,7 +19,7 @@ describe('a worker killed mid-task', () => {
   let admin: TestUser;
   let replicate: FakeReplicate;
   let openai: FakeServer;
-  const workers = new Set<ServerProcess>();
+  const workers = new Set<MuseProcess>();
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -29,8 +29,7 @@ describe('a worker killed mid-task', () => {
   });
   // Each test starts from no worker at all, so the task can only go where the test sends it.
   afterEach(async () => {
-    for (const worker of workers) await worker.kill();
-    workers.clear();
+    for (const worker of workers) await kill(worker);
   });
   afterAll(async () => {
     await replicate.close();
@@ -38,10 +37,25 @@ describe('a worker killed mid-task', () => {
     await stack.stop();
   });
 
-  async function startWorkerProcess(): Promise<ServerProcess> {
-    const worker = await startServerProcess(stack, 'worker');
+  async function startWorkerProcess(): Promise<MuseProcess> {
+    const worker = startMuseServer(['worker'], {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: stack.database.url,
+      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
+      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+    });
     workers.add(worker);
+    void worker.exited().then(() => workers.delete(worker));
+    await worker.waitForOutput(/worker running/);
     return worker;
+  }
+
+  async function kill(worker: MuseProcess): Promise<void> {
+    worker.child.kill('SIGKILL');
+    await worker.exited();
   }
 
   const generationStatus = async (fileId: string) => {
@@ -72,7 +86,7 @@ describe('a worker killed mid-task', () => {
     while (replicate.predictionsCreated() === 0 || (await generationStatus(fileId)) !== 'processing')
       await sleep(50);
     await sleep(500);
-    await first.kill();
+    await kill(first);
 
     await startWorkerProcess();
     const file = await waitForFile(stack, user, fileId, 60_000);
@@ -95,7 +109,7 @@ describe('a worker killed mid-task', () => {
     const before = openai.requests.length;
     const { body } = await submit(stack, user, 'texts', { generator_id: generatorId, prompt: 'crash' });
     while (openai.requests.length === before) await sleep(20);
-    await worker.kill(); // the activity is in flight: the upstream is still answering
+    await kill(worker); // the activity is in flight: the upstream is still answering
     await startWorkerProcess();
     const file = await waitForFile(stack, user, body.file_ids[0]!, 60_000);
     expect(file.status).toBe('completed');

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledMessageWorkflowId } from '@muse/chat-api';
-import { startServerProcess, type ServerProcess } from '../../test/support/processes.ts';
+import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import {
   call,
@@ -21,12 +21,29 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   let stack: TestStack;
   let alice: TestUser;
   let bob: TestUser;
-  const processes = new Set<ServerProcess>();
+  const processes = new Set<MuseProcess>();
 
+  /** A real `muse-server <command>` on this stack's database, Temporal and task queue, once ready. */
   const start = async (command: 'worker' | 'chat-api') => {
-    const started = await startServerProcess(stack, command);
-    processes.add(started);
-    return started;
+    const server = startMuseServer([command], {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: stack.database.url,
+      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      MUSE_HOST: '127.0.0.1',
+      MUSE_CHAT_PORT: '0',
+    });
+    processes.add(server);
+    const ready = await server.waitForOutput(
+      command === 'worker' ? /worker running/ : /"url":"(http:\/\/[^"]+)"/,
+    );
+    return { server, url: ready[1] };
+  };
+  /** SIGKILL: no shutdown of any kind, as in a crash. */
+  const kill = async (server: MuseProcess) => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    await server.exited();
   };
   const deliveredCount = async (pattern: string) => {
     const [row] = await stack.database.db.query<{ n: string }>(
@@ -45,7 +62,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
     bob = await makeUser(stack);
   });
   afterEach(async () => {
-    for (const started of processes) await started.kill();
+    for (const server of processes) await kill(server);
     processes.clear();
   });
   afterAll(() => stack.stop());
@@ -53,7 +70,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   it('a worker killed while the timer runs is replaced; the message is delivered exactly once', async () => {
     const bobQueue = (await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'] })).body
       .queue_id as string;
-    const first = await start('worker');
+    const { server: first } = await start('worker');
     const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
       type: 'direct',
       to: [bob.id],
@@ -69,7 +86,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
       if (history.events?.some((event) => event.timerStartedEventAttributes)) break;
       await sleep(100);
     }
-    await first.kill();
+    await kill(first);
     expect(await deliveredCount('crash-proof')).toBe(0);
 
     await start('worker');
@@ -86,7 +103,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
 
   it('two API processes editing the same scheduled message concurrently: one delivery, of the last edit', async () => {
     const [second] = await Promise.all([start('chat-api'), start('worker')]);
-    const urls = [stack.chatUrl, second.ready[1]!];
+    const urls = [stack.chatUrl, second.url!];
     const bobQueue = (await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'] })).body
       .queue_id as string;
     const created = await call(urls[0]!, 'POST', '/scheduled_messages', alice, {

@@ -1,67 +1,97 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { TestStack } from './stack.ts';
+import { stopChild } from '@muse/core';
 
-const mainPath = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
+const serverMain = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
 
-export interface ServerProcess {
+/** How long a spawned process may take to become ready: generous, since CI machines can be busy. */
+export const READY_TIMEOUT_MS = 120_000;
+
+export interface MuseProcess {
   child: ChildProcess;
-  /** The first match of the readiness pattern in the process's output. */
-  ready: RegExpExecArray;
-  /** SIGKILL: no shutdown of any kind, as in a crash. */
-  kill(): Promise<void>;
-  /** SIGTERM, then waits for the exit. */
-  stop(): Promise<void>;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** Its exit code, once it has ended. */
+  exited(): Promise<number | null>;
+  /** The first match of `pattern` in its output; rejects if it exits first or the limit passes. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
 }
 
-const ready: Record<'worker' | 'chat-api', RegExp> = {
-  worker: /worker running/,
-  'chat-api': /"url":"(http:\/\/[^"]+)"/,
-};
+const running = new Set<ChildProcess>();
+// A test that fails or times out may never reach its own clean-up: whatever this test process
+// started ends with it. (The IPC channel also makes muse-server stop itself, see main.ts.)
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
-/**
- * A real `muse-server <command>` process on the stack's database, Temporal and task queue;
- * resolves once its log says it is ready.
- */
-export async function startServerProcess(
-  stack: TestStack,
-  command: 'worker' | 'chat-api',
-): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [mainPath, command], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
-      MUSE_HOST: '127.0.0.1',
-      MUSE_CHAT_PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** Runs `muse-server <args>` as its own process, the way an operator does. */
+export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
+  const child = spawn(process.execPath, [serverMain, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  running.add(child);
   let output = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = ready[command].exec(output);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
-  });
-  const exit = async (signal: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill(signal);
-    await exited;
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+
+  return {
+    child,
+    output: () => output,
+    exited: () => exit,
+    waitForOutput(pattern, timeoutMs = READY_TIMEOUT_MS) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(output);
+          if (match) finish(() => resolve(match));
+        };
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms: ${output}`))),
+          timeoutMs,
+        );
+        const onExit = (code: number | null) =>
+          finish(() => reject(new Error(`muse-server ${args[0]} exited (${code}): ${output}`)));
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          child.stderr!.off('data', check);
+          child.off('exit', onExit);
+          settle();
+        };
+        child.stdout!.on('data', check);
+        child.stderr!.on('data', check);
+        child.once('exit', onExit);
+        check();
+      });
+    },
+    stop: (graceMs = 5000) => stopChild(child, graceMs),
   };
-  return { child, ready: match, kill: () => exit('SIGKILL'), stop: () => exit('SIGTERM') };
+}
+
+/** Resolves once `url`/healthz answers 200; rejects as soon as the process exits. */
+export async function waitUntilServing(
+  url: string,
+  server: MuseProcess,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 1000)) {
+    if (server.child.exitCode !== null) throw new Error(`muse-server exited: ${server.output()}`);
+    const ok = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+  throw new Error(`${url} did not start within ${timeoutMs} ms: ${server.output()}`);
 }

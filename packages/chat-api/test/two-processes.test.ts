@@ -1,21 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../../../test/support/processes.ts';
+import { inject } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+
+/** A second, real `muse-server chat-api` process on the same database. */
+async function startSecondProcess(stack: TestStack): Promise<{ server: MuseProcess; url: string }> {
+  const server = startMuseServer(['chat-api'], {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: stack.database.url,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    MUSE_HOST: '127.0.0.1',
+    MUSE_CHAT_PORT: '0',
+  });
+  const [, url] = await server.waitForOutput(/"url":"(http:\/\/[^"]+)"/);
+  return { server, url: url! };
+}
 
 describe('two API processes on one database', () => {
   let stack: TestStack;
-  let second: ServerProcess & { url: string };
+  let second: { server: MuseProcess; url: string };
   let user: TestUser;
   beforeAll(async () => {
     stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '10000' });
     await makeOrganization(stack);
     user = await makeUser(stack);
-    const started = await startServerProcess(stack, 'chat-api');
-    second = { ...started, url: started.ready[1]! };
+    second = await startSecondProcess(stack);
   });
   afterAll(async () => {
-    await second?.stop();
+    await second?.server.stop();
     await stack.stop();
   });
 

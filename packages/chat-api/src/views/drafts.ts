@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   createDrafts,
   deleteDraft,
@@ -7,37 +6,61 @@ import {
   listDrafts,
   type DraftInput,
 } from '../domain/drafts.ts';
-import { endpoint, p, pathInt } from '../http/params.ts';
-import { authed, type ChatRuntime } from './context.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+import { schema } from './schemas.ts';
+
+const draftId = () => p.id();
 
 /** GET/POST /drafts, PATCH/DELETE /drafts/{draft_id}. */
-export function draftRoutes(router: Router, runtime: ChatRuntime): void {
-  const ctx = authed(runtime);
-  router.get(
-    '/drafts',
-    endpoint({}, ctx, async (_params, actor) => {
+export const draftEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/drafts',
+    operationId: 'listDrafts',
+    summary: "The caller's drafts, most recently edited first",
+    response: {
+      required: ['count', 'drafts'],
+      properties: { count: { type: 'integer' }, drafts: { type: 'array', items: schema('Draft') } },
+    },
+    view: async (_params, actor) => {
       const drafts = await listDrafts(actor.db, actor.user.id);
       return { count: drafts.length, drafts };
-    }),
-  );
-  router.post(
-    '/drafts',
-    endpoint(
-      { drafts: p.json<DraftInput[]>({ type: 'array', items: draftSchema }).default([]) },
-      ctx,
-      async ({ drafts }, actor) => ({ ids: await createDrafts(actor, drafts) }),
-    ),
-  );
-  router.patch(
-    '/drafts/:draft_id',
-    endpoint({ draft: p.json<DraftInput>(draftSchema) }, ctx, async ({ draft }, actor, req) => {
-      await editDraft(actor, pathInt(req, 'draft_id'), draft);
-    }),
-  );
-  router.delete(
-    '/drafts/:draft_id',
-    endpoint({}, ctx, async (_params, actor, req) => {
-      await deleteDraft(actor, pathInt(req, 'draft_id'));
-    }),
-  );
-}
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/drafts',
+    operationId: 'createDrafts',
+    summary: 'Create drafts; ids in submission order',
+    description:
+      "type '' (unaddressed), stream (exactly one channel the caller can see) or private (existing user ids); " +
+      'no NUL bytes in topic or content; a missing timestamp is now. All drafts of a call are created, or none; ' +
+      'a drafts add event goes to every queue of the caller.',
+    params: { drafts: p.json<DraftInput[]>({ type: 'array', items: draftSchema }).default([]) },
+    response: { required: ['ids'], properties: { ids: { type: 'array', items: { type: 'integer' } } } },
+    view: async ({ drafts }, actor) => ({ ids: await createDrafts(actor, drafts) }),
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/drafts/{draft_id}',
+    operationId: 'editDraft',
+    summary: "Replace a draft (404 when it does not exist or is someone else's); drafts update event",
+    params: { draft_id: draftId(), draft: p.json<DraftInput>(draftSchema) },
+    errors: [404],
+    view: async ({ draft_id, draft }, actor) => {
+      await editDraft(actor, draft_id, draft);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/drafts/{draft_id}',
+    operationId: 'deleteDraft',
+    summary: "Delete a draft (404 when it does not exist or is someone else's); drafts remove event",
+    params: { draft_id: draftId() },
+    errors: [404],
+    view: async ({ draft_id }, actor) => {
+      await deleteDraft(actor, draft_id);
+    },
+  }),
+];
