@@ -46,14 +46,28 @@ async function api(
 ): Promise<Record<string, unknown>> {
   const body = new URLSearchParams(params).toString();
   const inQuery = method === 'GET';
-  const response = await fetch(`${server.url}/api/v1${path}${inQuery ? `?${body}` : ''}`, {
-    method,
-    headers: { authorization: authOf(user!), 'content-type': 'application/x-www-form-urlencoded' },
-    ...(inQuery ? {} : { body }),
-  });
+  const response = await withRetry(() =>
+    fetch(`${server.url}/api/v1${path}${inQuery ? `?${body}` : ''}`, {
+      method,
+      headers: { authorization: authOf(user!), 'content-type': 'application/x-www-form-urlencoded' },
+      ...(inQuery ? {} : { body }),
+    }),
+  );
   const answer = (await response.json()) as Record<string, unknown>;
   if (answer.result !== 'success') throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
   return answer;
+}
+
+/** A connection reset by the server as it is reused is tried again (a repeated create only adds a sample). */
+async function withRetry(send: () => Promise<Response>, attempts = 3): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+      if (code !== 'ECONNRESET' || attempt >= attempts) throw error;
+    }
+  }
 }
 
 /** Runs `task(i)` for i < count with `concurrency` in flight. */
