@@ -16,3 +16,4 @@ export {
   type DeliveryOutcome,
   type DeliveryPlan,
 } from './domain/delivery-contract.ts';
+export { VIDEO_CHAT_PROVIDER } from './domain/video-calls.ts';

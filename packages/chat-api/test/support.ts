@@ -150,3 +150,16 @@ export async function waitForEvents(
 
 /** A Unix time `seconds` from now, rounded up to the next whole second (the API's unit). */
 export const secondsFromNow = (seconds: number) => Math.ceil(Date.now() / 1000) + seconds;
+
+/** Polls `check` until it holds (no fixed sleeps: the machine may be busy), failing after `limitMs`. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (let pause = 10; !(await check()); pause = Math.min(pause * 2, 200)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

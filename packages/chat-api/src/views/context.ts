@@ -2,6 +2,8 @@ import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
 import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
+import type { PushSender } from '../push/index.ts';
+import type { VideoProviders } from '../video/index.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -11,6 +13,10 @@ export interface ChatRuntime {
   notifier: QueueNotifier;
   /** Delivers scheduled messages at their time (Temporal). */
   scheduler: DeliveryScheduler;
+  /** The configured mobile push sender; undefined when push is off. */
+  push: PushSender | undefined;
+  /** The video-call providers configured on this server. */
+  video: VideoProviders;
 }
 
 /** What an authenticated view receives: the caller, and the runtime. */

@@ -9,7 +9,10 @@ import { savedSnippetEndpoints } from './saved-snippets.ts';
 import { scheduledMessageEndpoints } from './scheduled-messages.ts';
 import { serverSettingsEndpoints } from './server-settings.ts';
 import { subscriptionEndpoints } from './subscriptions.ts';
+import { pushEndpoints } from './push.ts';
+import { userGroupEndpoints } from './user-groups.ts';
 import { userEndpoints } from './users.ts';
+import { videoCallEndpoints } from './video-calls.ts';
 
 /**
  * Every endpoint of the messaging API under /api/v1, by area. The routes, the served OpenAPI
@@ -27,4 +30,7 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...draftEndpoints,
   ...savedSnippetEndpoints,
   ...userEndpoints,
+  ...userGroupEndpoints,
+  ...pushEndpoints,
+  ...videoCallEndpoints,
 ];
