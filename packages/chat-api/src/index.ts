@@ -11,6 +11,8 @@ export const chatMigrations: ServiceMigrations = {
 };
 export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
 export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
+export { pushForMessage } from './domain/push.ts';
+export { createPushSender } from './push/index.ts';
 export {
   scheduledMessageWorkflowId,
   type DeliveryOutcome,

@@ -304,6 +304,8 @@ export async function deliverScheduledMessage(
   db: Sequelize,
   config: Config,
   id: number,
+  /** Runs once the message this call sent is committed (push notifications); never for a repeat. */
+  afterSend?: (sender: Actor, messageId: number) => Promise<void>,
 ): Promise<DeliveryOutcome> {
   const row = await one<ScheduledRow>(db, 'SELECT * FROM chat.scheduled_messages WHERE id = :id', { id });
   const early = unsendable(row);
@@ -319,7 +321,8 @@ export async function deliverScheduledMessage(
     throw error;
   }
   const sender = actor as Actor;
-  return db.transaction(async (t): Promise<DeliveryOutcome> => {
+  let sentNow = false;
+  const outcome = await db.transaction(async (t): Promise<DeliveryOutcome> => {
     const locked = await one<ScheduledRow>(
       db,
       'SELECT * FROM chat.scheduled_messages WHERE id = :id FOR UPDATE',
@@ -343,8 +346,11 @@ export async function deliverScheduledMessage(
       op: 'remove',
       scheduled_message_id: id,
     });
+    sentNow = true;
     return { status: 'delivered', messageId };
   });
+  if (sentNow && outcome.status === 'delivered') await afterSend?.(sender, outcome.messageId);
+  return outcome;
 }
 
 /** Why a row cannot be sent now: deleted, delivered already, failed (awaiting a new time), or not due yet. */
