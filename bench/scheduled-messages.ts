@@ -144,6 +144,7 @@ if (Date.now() > second * 1000 - 1000) {
 }
 const scheduledArrivals = await collect(await register(), COUNT);
 const scheduled = summary(scheduledArrivals.map((t) => t - second * 1000));
+console.log(JSON.stringify({ scheduled_for_one_second: COUNT, delivery_delay_from_timestamp: scheduled }));
 
 // 2. Baseline: the same number of plain sends fired at one instant.
 const baselineQueue = await register();
