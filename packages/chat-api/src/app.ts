@@ -8,6 +8,7 @@ import {
   type Sequelize,
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
+import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { QueueNotifier } from './domain/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
@@ -49,6 +50,7 @@ export function createChatApp(deps: ChatDeps): Express {
     config: deps.config,
     logger: deps.logger,
     notifier: new QueueNotifier(deps.events),
+    scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config),
     video: videoProviders(deps.config),
   };

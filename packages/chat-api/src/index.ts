@@ -10,4 +10,12 @@ export const chatMigrations: ServiceMigrations = {
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
 export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
+export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
+export { pushForMessage } from './domain/push.ts';
+export { createPushSender } from './push/index.ts';
+export {
+  scheduledMessageWorkflowId,
+  type DeliveryOutcome,
+  type DeliveryPlan,
+} from './domain/delivery-contract.ts';
 export { VIDEO_CHAT_PROVIDER } from './domain/video-calls.ts';

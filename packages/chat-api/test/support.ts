@@ -115,6 +115,42 @@ function send(url: string, method: string, headers: Record<string, string>, body
   });
 }
 
+export type QueuedEvent = { id: number; type: string; op?: string } & Record<string, unknown>;
+
+/**
+ * Long-polls a queue until `done` holds for the events seen so far (heartbeats left out).
+ * The stack's heartbeat interval bounds each poll, so the deadline is checked regularly.
+ */
+export async function waitForEvents(
+  baseUrl: string,
+  user: TestUser,
+  queueId: string,
+  done: (events: QueuedEvent[]) => boolean,
+  timeoutMs = 60_000,
+): Promise<QueuedEvent[]> {
+  const seen: QueuedEvent[] = [];
+  let lastEventId = -1;
+  const deadline = Date.now() + timeoutMs;
+  while (!done(seen)) {
+    if (Date.now() > deadline)
+      throw new Error(`events not seen within ${timeoutMs} ms; got ${JSON.stringify(seen).slice(0, 2000)}`);
+    const reply = await call(baseUrl, 'GET', '/events', user, {
+      queue_id: queueId,
+      last_event_id: lastEventId,
+    });
+    if (reply.status !== 200)
+      throw new Error(`GET /events answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+    for (const event of reply.body.events as QueuedEvent[]) {
+      lastEventId = Math.max(lastEventId, event.id);
+      if (event.type !== 'heartbeat') seen.push(event);
+    }
+  }
+  return seen;
+}
+
+/** A Unix time `seconds` from now, rounded up to the next whole second (the API's unit). */
+export const secondsFromNow = (seconds: number) => Math.ceil(Date.now() / 1000) + seconds;
+
 /** Polls `check` until it holds (no fixed sleeps: the machine may be busy), failing after `limitMs`. */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,

@@ -18,12 +18,12 @@ describe('the zulip-js client library against a running server', () => {
   });
   afterAll(() => stack.stop());
 
-  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, and follows callOnEachEvent', async () => {
+  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, schedules, edits and deletes a scheduled message, creates drafts, and follows callOnEachEvent', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [script, stack.chatUrl, user.email, user.password],
+      [script, stack.chatUrl, user.email, user.password, String(user.id)],
       {
-        timeout: 30_000,
+        timeout: 50_000,
       },
     );
     const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<
@@ -46,7 +46,28 @@ describe('the zulip-js client library against a running server', () => {
     expect(events.map((e) => `${e.type}/${e.op}`)).toEqual(['subscription/remove', 'subscription/remove']);
     expect(report.deregister).toEqual({ result: 'success', msg: '' });
     expect(report.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
+    expect(report.schedule).toMatchObject({ result: 'success', scheduled_message_id: expect.any(Number) });
+    expectZulipSchema('/scheduled_messages', 'post', report.schedule);
+    expectZulipSchema('/scheduled_messages/{scheduled_message_id}', 'patch', report.editScheduled);
+    expectZulipSchema('/scheduled_messages', 'get', report.scheduledAfterEdit);
+    expect(report.scheduledAfterEdit?.scheduled_messages).toEqual([
+      expect.objectContaining({
+        scheduled_message_id: report.schedule?.scheduled_message_id,
+        type: 'private',
+        to: [user.id],
+        content: 'note to self, edited',
+      }),
+    ]);
+    expectZulipSchema('/scheduled_messages/{scheduled_message_id}', 'delete', report.deleteScheduled);
+    expect(report.scheduledAfterDelete?.scheduled_messages).toEqual([]);
+    expectZulipSchema('/drafts', 'post', report.createDrafts);
+    expect(report.createDrafts?.ids).toHaveLength(2);
+    expectZulipSchema('/drafts', 'get', report.drafts);
+    expect((report.drafts?.drafts as { content: string }[]).map((d) => d.content).sort()).toEqual([
+      'draft one',
+      'draft two',
+    ]);
     const followed = report.callOnEachEvent as unknown as { type: string; op?: string }[];
     expect(followed.at(-1)).toMatchObject({ type: 'subscription', op: 'add' });
-  }, 40_000);
+  }, 60_000);
 });

@@ -100,17 +100,21 @@ export function expectZulipSchema(path: string, method: string, body: unknown, s
   }
 }
 
-/** For endpoints the reference does not describe (they are in our spec only): Zulip's plain success object. */
-export function expectZulipSuccess(body: unknown): void {
+/** Throws unless `body` matches one of the reference's component schemas, e.g. `NonExistingChannelIdError`. */
+export function expectZulipComponent(name: string, body: unknown): void {
   doc ??= parse(readFileSync(REFERENCE, 'utf8')) as Doc;
-  const key = 'JsonSuccess';
-  let validate = compiled.get(key);
+  let validate = compiled.get(name);
   if (!validate) {
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajv.addSchema({ components: convert((doc as unknown as { components: unknown }).components) }, 'zulip');
-    validate = ajv.compile({ $ref: 'zulip#/components/schemas/JsonSuccess' });
-    compiled.set(key, validate);
+    validate = ajv.compile({ $ref: `zulip#/components/schemas/${name}` });
+    compiled.set(name, validate);
   }
   if (!validate(body))
-    throw new Error(`not Zulip's success object: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+    throw new Error(`not Zulip's ${name}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+}
+
+/** For endpoints the reference does not describe (they are in our spec only): Zulip's plain success object. */
+export function expectZulipSuccess(body: unknown): void {
+  expectZulipComponent('JsonSuccess', body);
 }

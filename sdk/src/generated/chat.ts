@@ -311,6 +311,126 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/scheduled_messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's undelivered scheduled messages (failed ones included), soonest first */
+    get: operations['listScheduledMessages'];
+    put?: never;
+    /**
+     * Schedule a channel or direct message for a time in the future
+     * @description Checked as POST /messages would check it now, and again at the time. Delivery runs on Temporal (one workflow per scheduled message, a durable timer) through the send path of POST /messages, at most once; a send refused then keeps the message with failed: true and an update event. An unknown channel is STREAM_DOES_NOT_EXIST with stream_id; an unknown user id BAD_REQUEST. 503 when Temporal cannot be reached (nothing is kept).
+     */
+    post: operations['createScheduledMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/scheduled_messages/{scheduled_message_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a scheduled message, cancelling its delivery */
+    delete: operations['deleteScheduledMessage'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit the type, destination, topic, content or time of a scheduled message
+     * @description A new type needs to, and a topic when it becomes a channel message. The running delivery workflow is signalled with the numbered edit, so concurrent edits (from any API process) end with the last one committed. A message that failed to send needs scheduled_delivery_timestamp, which schedules it again. One that does not exist, is someone else's or was sent is 404. 409 if it kept changing under 20 attempts; 503 if Temporal could not be told (the edit is saved; repeat it).
+     */
+    patch: operations['editScheduledMessage'];
+    trace?: never;
+  };
+  '/api/v1/drafts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's drafts, most recently edited first */
+    get: operations['listDrafts'];
+    put?: never;
+    /**
+     * Create drafts; ids in submission order
+     * @description type '' (unaddressed), stream (exactly one channel the caller can see) or private (existing user ids); no NUL bytes in topic or content; a missing timestamp is now. All drafts of a call are created, or none; a drafts add event goes to every queue of the caller.
+     */
+    post: operations['createDrafts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/drafts/{draft_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a draft (404 when it does not exist or is someone else's); drafts remove event */
+    delete: operations['deleteDraft'];
+    options?: never;
+    head?: never;
+    /** Replace a draft (404 when it does not exist or is someone else's); drafts update event */
+    patch: operations['editDraft'];
+    trace?: never;
+  };
+  '/api/v1/saved_snippets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's saved snippets */
+    get: operations['listSavedSnippets'];
+    put?: never;
+    /** Create a saved snippet (title and content must not be blank); saved_snippets add event */
+    post: operations['createSavedSnippet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/saved_snippets/{saved_snippet_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a saved snippet (404 when it does not exist or is someone else's); saved_snippets remove event */
+    delete: operations['deleteSavedSnippet'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a saved snippet's title and/or content; saved_snippets update event
+     * @description Neither given is 400 Nothing to update; one that does not exist or is someone else's is 404.
+     */
+    patch: operations['editSavedSnippet'];
+    trace?: never;
+  };
   '/api/v1/users': {
     parameters: {
       query?: never;
@@ -907,6 +1027,42 @@ export interface components {
       /** @description The caller's flags (read, starred, ...). */
       flags?: string[];
     };
+    ScheduledMessage: {
+      /** @description Not the id the message will have once sent. */
+      scheduled_message_id: number;
+      /** @enum {string} */
+      type: 'stream' | 'private';
+      /** @description The channel id, or the user ids. */
+      to: number | number[];
+      /** @description Channel messages only. */
+      topic?: string;
+      /** @description Markdown. */
+      content: string;
+      rendered_content: string;
+      /** @description UNIX timestamp (seconds). */
+      scheduled_delivery_timestamp: number;
+      /** @description Delivery was tried and refused; a new time schedules it again. */
+      failed: boolean;
+    };
+    Draft: {
+      id?: number;
+      /** @enum {string} */
+      type: '' | 'stream' | 'private';
+      /** @description One channel id, user ids, or nothing (unaddressed). */
+      to: number[];
+      topic: string;
+      content: string;
+      /** @description Last edit, UNIX timestamp (seconds). */
+      timestamp?: number;
+    };
+    SavedSnippet: {
+      id: number;
+      title: string;
+      /** @description Markdown. */
+      content: string;
+      /** @description UNIX timestamp (seconds). */
+      date_created: number;
+    };
     UserGroup: {
       id: number;
       name: string;
@@ -981,6 +1137,36 @@ export interface components {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
         'WWW-Authenticate'?: 'Basic realm="zulip"';
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The object does not exist for the caller (someone else's counts as not existing); code BAD_REQUEST, as Zulip answers */
+    NotFound: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The object kept changing under the request; repeat it */
+    Conflict: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description A dependency (Temporal) could not be reached; the answer says what was kept */
+    Unavailable: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
@@ -1937,6 +2123,9 @@ export interface operations {
             zulip_merge_base: string;
             alert_words?: string[];
             custom_profile_fields?: components['schemas']['ProfileField'][];
+            scheduled_messages?: components['schemas']['ScheduledMessage'][];
+            drafts?: components['schemas']['Draft'][];
+            saved_snippets?: components['schemas']['SavedSnippet'][];
             /** @description -1 when the caller has no messages. */
             max_message_id?: number;
             subscriptions?: components['schemas']['Subscription'][];
@@ -2140,6 +2329,510 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+    };
+  };
+  listScheduledMessages: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            scheduled_messages: components['schemas']['ScheduledMessage'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createScheduledMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /**
+           * @description direct or channel; private and stream are their legacy names
+           * @enum {string}
+           */
+          type: 'direct' | 'channel' | 'stream' | 'private';
+          /** @description A channel id, or a list of user ids */
+          to: number | number[];
+          /** @description Markdown; limit: max_message_length */
+          content: string;
+          /**
+           * @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length
+           * @default
+           */
+          topic?: string;
+          /** @description UNIX timestamp (seconds), in the future */
+          scheduled_delivery_timestamp: number;
+          /** @default true */
+          read_by_sender?: boolean;
+        };
+        'multipart/form-data': {
+          /**
+           * @description direct or channel; private and stream are their legacy names
+           * @enum {string}
+           */
+          type: 'direct' | 'channel' | 'stream' | 'private';
+          /** @description A channel id, or a list of user ids */
+          to: number | number[];
+          /** @description Markdown; limit: max_message_length */
+          content: string;
+          /**
+           * @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length
+           * @default
+           */
+          topic?: string;
+          /** @description UNIX timestamp (seconds), in the future */
+          scheduled_delivery_timestamp: number;
+          /** @default true */
+          read_by_sender?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            scheduled_message_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteScheduledMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        scheduled_message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  editScheduledMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        scheduled_message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @enum {string} */
+          type?: 'direct' | 'channel' | 'stream' | 'private';
+          /** @description A channel id, or a list of user ids */
+          to?: number | number[];
+          content?: string;
+          /** @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length */
+          topic?: string;
+          scheduled_delivery_timestamp?: number;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          type?: 'direct' | 'channel' | 'stream' | 'private';
+          /** @description A channel id, or a list of user ids */
+          to?: number | number[];
+          content?: string;
+          /** @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length */
+          topic?: string;
+          scheduled_delivery_timestamp?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  listDrafts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            count: number;
+            drafts: components['schemas']['Draft'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createDrafts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @default [] */
+          drafts?: {
+            /** @enum {unknown} */
+            type: '' | 'stream' | 'private';
+            to: number[];
+            topic: string;
+            content: string;
+            timestamp?: number;
+          }[];
+        };
+        'multipart/form-data': {
+          /** @default [] */
+          drafts?: {
+            /** @enum {unknown} */
+            type: '' | 'stream' | 'private';
+            to: number[];
+            topic: string;
+            content: string;
+            timestamp?: number;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            ids: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  deleteDraft: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        draft_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  editDraft: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        draft_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          draft: {
+            /** @enum {unknown} */
+            type: '' | 'stream' | 'private';
+            to: number[];
+            topic: string;
+            content: string;
+            timestamp?: number;
+          };
+        };
+        'multipart/form-data': {
+          draft: {
+            /** @enum {unknown} */
+            type: '' | 'stream' | 'private';
+            to: number[];
+            topic: string;
+            content: string;
+            timestamp?: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  listSavedSnippets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            saved_snippets: components['schemas']['SavedSnippet'][];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  createSavedSnippet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          title: string;
+          /** @description Markdown */
+          content: string;
+        };
+        'multipart/form-data': {
+          title: string;
+          /** @description Markdown */
+          content: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            saved_snippet_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+    };
+  };
+  deleteSavedSnippet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        saved_snippet_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  editSavedSnippet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        saved_snippet_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          title?: string;
+          /** @description Markdown */
+          content?: string;
+        };
+        'multipart/form-data': {
+          title?: string;
+          /** @description Markdown */
+          content?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
     };
   };
   listUsers: {

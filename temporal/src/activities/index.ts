@@ -2,6 +2,7 @@ import type { Config, Logger, Sequelize } from '@muse/core';
 import { createFileStorage, type FileStorage } from '@muse/content-api';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
+import { createScheduledMessageActivities } from './scheduled-messages.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
       fetch: deps.fetch ?? fetch,
     }),
     ...createReplyActivities({ db: deps.db, fetch: deps.fetch ?? fetch }),
+    ...createScheduledMessageActivities(deps),
   };
 }
 

@@ -50,10 +50,15 @@ export async function sendEvent(
   );
   const touched = await rows<{ queue_id: string }>(
     db,
-    `WITH q AS (
-       UPDATE chat.event_queues SET last_event_id = last_event_id + 1
+    // Queue rows are locked in id order: a user with several queues must not deadlock two producers.
+    `WITH target AS (
+       SELECT id FROM chat.event_queues
        WHERE user_id IN (:users) AND (event_types IS NULL OR event_types ? :type)
-       RETURNING id, last_event_id)
+       ORDER BY id FOR UPDATE),
+     q AS (
+       UPDATE chat.event_queues e SET last_event_id = e.last_event_id + 1
+       FROM target WHERE e.id = target.id
+       RETURNING e.id, e.last_event_id)
      INSERT INTO chat.queue_events (queue_id, event_id, event)
      SELECT id, last_event_id, jsonb_set(CAST(:event AS jsonb), '{id}', to_jsonb(last_event_id)) FROM q
      RETURNING queue_id`,

@@ -1,5 +1,6 @@
 import type { Actor } from './context.ts';
 import { alertWords } from './alert-words.ts';
+import { listDrafts } from './drafts.ts';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
@@ -12,6 +13,8 @@ import {
 import { listProfileFields } from './profile-fields.ts';
 import { realmUrl } from './realms.ts';
 import { maxMessageId } from './messages.ts';
+import { listSnippets } from './saved-snippets.ts';
+import { listScheduledMessages } from './scheduled-messages.ts';
 import { defaultStreams, listSubscriptions } from './streams.ts';
 import { listGroups } from './user-groups.ts';
 import {
@@ -49,6 +52,9 @@ export async function fetchInitialState(
     zulip_merge_base: ZULIP_MERGE_BASE,
   };
   if (wants('alert_words')) state.alert_words = await alertWords(db, user.id);
+  if (wants('drafts')) state.drafts = await listDrafts(db, user.id);
+  if (wants('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
+  if (wants('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
   if (wants('message')) {
     state.max_message_id = await maxMessageId(db, user.id);

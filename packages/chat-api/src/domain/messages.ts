@@ -3,7 +3,7 @@ import { JsonableError } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
-import { exec, one, rows } from './sql.ts';
+import { exec, one, rows, type Transaction } from './sql.ts';
 import { renderMarkdown } from './markdown.ts';
 import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
 import { userHasGroupSetting } from './groups.ts';
@@ -44,77 +44,136 @@ async function resolveStream(actor: Actor, to: string | number): Promise<Stream>
   return stream;
 }
 
-/** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
-export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
-  const { db, user, realm } = actor;
+/** A message that passed every check of its sender, ready to be stored. */
+export interface PreparedMessage {
+  stream: Stream | undefined;
+  recipients: number[];
+  topic: string;
+  content: string;
+  rendered: string;
+}
+
+/** The topic as stored: `(no topic)` is the empty topic; the channel's (or organization's) policy applies. */
+function checkTopic(actor: Actor, stream: Stream, raw: string): string {
+  const topic = raw.trim() === '(no topic)' ? '' : raw.trim();
+  if ([...topic].length > MAX_TOPIC_LENGTH)
+    throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
+  const policy = stream.topics_policy === 'inherit' ? actor.realm.topics_policy : stream.topics_policy;
+  if (topic === '' && policy === 'disable_empty_topic')
+    throw new JsonableError('Sending messages to the general chat is not allowed in this channel.');
+  if (topic !== '' && policy === 'empty_topic_only')
+    throw new JsonableError('Only the general chat topic is allowed in this channel.');
+  return topic;
+}
+
+async function channelRecipients(actor: Actor, stream: Stream): Promise<number[]> {
+  const { db, user } = actor;
+  if (stream.is_archived) throw new JsonableError(`Channel '${stream.name}' is archived.`);
+  const subs = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
+  if (stream.invite_only && !subs.includes(user.id))
+    throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  if (!(await userHasGroupSetting(db, user, stream.can_send_message_group))) {
+    throw new JsonableError('You do not have permission to post in this channel.');
+  }
+  return [...new Set([...subs, user.id])];
+}
+
+async function directRecipients(actor: Actor, to: (string | number)[]): Promise<number[]> {
+  const { db, realm, user } = actor;
+  const ids: number[] = [];
+  for (const address of to) {
+    const target =
+      typeof address === 'number'
+        ? await userById(db, realm.id, address)
+        : await userByAnyEmail(db, realm, actor.config, address);
+    if (!target) throw new JsonableError(`Invalid user ID ${address}`);
+    if (!target.is_active)
+      throw new JsonableError(`'${apiEmail(target, realm, actor.config)}' is no longer using Zulip.`);
+    ids.push(target.id);
+  }
+  return [...new Set([...ids, user.id])];
+}
+
+/**
+ * Every check of sending, with the state of now: content, destination, topic policy, the
+ * sender's permission. Used when sending and when scheduling (which checks again at the time).
+ */
+export async function prepareMessage(
+  actor: Actor,
+  destination: Destination,
+  content: string,
+): Promise<PreparedMessage> {
   if (content.trim() === '') throw new JsonableError('Message must not be empty');
   if ([...content].length > MAX_MESSAGE_LENGTH)
     throw new JsonableError(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
-  let stream: Stream | undefined;
-  let recipients: number[];
-  let topic = '';
   if (destination.kind === 'stream') {
-    stream = await resolveStream(actor, destination.to);
-    topic = destination.topic.trim() === '(no topic)' ? '' : destination.topic.trim();
-    if ([...topic].length > MAX_TOPIC_LENGTH)
-      throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
-    if (topic === '' && ['disable_empty_topic'].includes(stream.topics_policy))
-      throw new JsonableError('Sending messages to the general chat is not allowed in this channel.');
-    const subs = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
-    if (stream.invite_only && !subs.includes(user.id))
-      throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
-    if (!(await userHasGroupSetting(db, user, stream.can_send_message_group))) {
-      throw new JsonableError('You do not have permission to post in this channel.');
-    }
-    recipients = [...new Set([...subs, user.id])];
-  } else {
-    const ids: number[] = [];
-    for (const to of destination.to) {
-      const target =
-        typeof to === 'number'
-          ? await userById(db, realm.id, to)
-          : await userByAnyEmail(db, realm, actor.config, to);
-      if (!target) throw new JsonableError(`Invalid user ID ${to}`);
-      ids.push(target.id);
-    }
-    recipients = [...new Set([...ids, user.id])];
+    const stream = await resolveStream(actor, destination.to);
+    const topic = checkTopic(actor, stream, destination.topic);
+    const recipients = await channelRecipients(actor, stream);
+    return { stream, recipients, topic, content, rendered: renderMarkdown(content) };
   }
-  const rendered = renderMarkdown(content);
-  return db.transaction(async (t) => {
-    const row = await one<MessageRow>(
-      db,
-      `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content)
-       VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered) RETURNING *`,
-      {
-        realmId: realm.id,
-        senderId: user.id,
-        streamId: stream?.id ?? null,
-        recipientIds: stream ? null : `{${recipients.join(',')}}`,
-        topic,
-        content,
-        rendered,
-      },
-      t,
-    );
-    if (!row) throw new Error('message insert returned nothing');
-    await exec(
-      db,
-      `INSERT INTO chat.user_messages (user_id, message_id, flags)
-       SELECT u, :id, CASE WHEN u = :sender THEN ARRAY['read'] ELSE '{}'::text[] END FROM unnest(CAST(:users AS int[])) AS u`,
-      { id: row.id, sender: user.id, users: `{${recipients.join(',')}}` },
-      t,
-    );
-    const users = await usersInRealm(db, realm.id);
-    const message = formatMessage(actor, row, users, stream);
-    for (const recipient of recipients) {
-      await sendEvent(db, t, [recipient], {
-        type: 'message',
-        message,
-        flags: recipient === user.id ? ['read'] : [],
-      });
-    }
-    return Number(row.id);
-  });
+  const recipients = await directRecipients(actor, destination.to);
+  return { stream: undefined, recipients, topic: '', content, rendered: renderMarkdown(content) };
+}
+
+/**
+ * Stores a prepared message in the caller's transaction: the message, each recipient's
+ * unread state, and a `message` event to every recipient's queues.
+ */
+export async function insertMessage(
+  actor: Actor,
+  prepared: PreparedMessage,
+  t: Transaction,
+  options: { readBySender?: boolean } = {},
+): Promise<number> {
+  const { db, user, realm } = actor;
+  const { stream, recipients } = prepared;
+  const senderFlags = options.readBySender === false ? [] : ['read'];
+  const row = await one<MessageRow>(
+    db,
+    `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content)
+     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered) RETURNING *`,
+    {
+      realmId: realm.id,
+      senderId: user.id,
+      streamId: stream?.id ?? null,
+      recipientIds: stream ? null : `{${recipients.join(',')}}`,
+      topic: prepared.topic,
+      content: prepared.content,
+      rendered: prepared.rendered,
+    },
+    t,
+  );
+  if (!row) throw new Error('message insert returned nothing');
+  await exec(
+    db,
+    `INSERT INTO chat.user_messages (user_id, message_id, flags)
+     SELECT u, :id, CASE WHEN u = :sender THEN CAST(:senderFlags AS text[]) ELSE '{}'::text[] END
+       FROM unnest(CAST(:users AS int[])) AS u`,
+    {
+      id: row.id,
+      sender: user.id,
+      senderFlags: `{${senderFlags.join(',')}}`,
+      users: `{${recipients.join(',')}}`,
+    },
+    t,
+  );
+  const users = await usersInRealm(db, realm.id, t);
+  const message = formatMessage(actor, row, users, stream);
+  for (const recipient of recipients) {
+    await sendEvent(db, t, [recipient], {
+      type: 'message',
+      message,
+      flags: recipient === user.id ? senderFlags : [],
+    });
+  }
+  return Number(row.id);
+}
+
+/** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
+export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
+  const prepared = await prepareMessage(actor, destination, content);
+  return actor.db.transaction((t) => insertMessage(actor, prepared, t));
 }
 
 function formatMessage(

@@ -119,8 +119,8 @@ export async function activeUserIds(db: Sequelize, realmId: number, t?: Transact
   ).map((r) => r.id);
 }
 
-export async function usersInRealm(db: Sequelize, realmId: number): Promise<User[]> {
-  return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId });
+export async function usersInRealm(db: Sequelize, realmId: number, t?: Transaction): Promise<User[]> {
+  return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId }, t);
 }
 
 /** By real address, API address or dummy `user<id>@<host>` address, case-insensitively. */

@@ -13,7 +13,10 @@ export type ViewResult = Record<string, unknown> | void;
 export const ERROR_RESPONSES = {
   400: 'Error',
   401: 'Unauthorized',
+  404: 'NotFound',
+  409: 'Conflict',
   429: 'RateLimited',
+  503: 'Unavailable',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 

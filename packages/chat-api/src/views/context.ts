@@ -1,6 +1,7 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
+import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
 import type { PushSender } from '../push/index.ts';
 import type { VideoProviders } from '../video/index.ts';
 
@@ -10,6 +11,8 @@ export interface ChatRuntime {
   config: Config;
   logger: Logger;
   notifier: QueueNotifier;
+  /** Delivers scheduled messages at their time (Temporal). */
+  scheduler: DeliveryScheduler;
   /** The configured mobile push sender; undefined when push is off. */
   push: PushSender | undefined;
   /** The video-call providers configured on this server. */

@@ -1,9 +1,12 @@
 import type { Endpoint } from '../http/endpoint.ts';
 import { alertWordEndpoints } from './alert-words.ts';
 import { apiKeyEndpoints } from './api-keys.ts';
+import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
 import { profileDataEndpoints } from './profile-data.ts';
+import { savedSnippetEndpoints } from './saved-snippets.ts';
+import { scheduledMessageEndpoints } from './scheduled-messages.ts';
 import { serverSettingsEndpoints } from './server-settings.ts';
 import { subscriptionEndpoints } from './subscriptions.ts';
 import { pushEndpoints } from './push.ts';
@@ -23,6 +26,9 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...profileDataEndpoints,
   ...eventEndpoints,
   ...messageEndpoints,
+  ...scheduledMessageEndpoints,
+  ...draftEndpoints,
+  ...savedSnippetEndpoints,
   ...userEndpoints,
   ...userGroupEndpoints,
   ...pushEndpoints,

@@ -139,6 +139,36 @@ export const chatSchemas = {
     },
     ['stream_id', 'flags'],
   ),
+  ScheduledMessage: closed(
+    {
+      scheduled_message_id: { ...int, description: 'Not the id the message will have once sent.' },
+      type: { type: 'string', enum: ['stream', 'private'] },
+      to: { description: 'The channel id, or the user ids.', anyOf: [int, list(int)] },
+      topic: { ...str, description: 'Channel messages only.' },
+      content: { ...str, description: 'Markdown.' },
+      rendered_content: str,
+      scheduled_delivery_timestamp: { ...int, description: 'UNIX timestamp (seconds).' },
+      failed: { ...bool, description: 'Delivery was tried and refused; a new time schedules it again.' },
+    },
+    ['topic'],
+  ),
+  Draft: closed(
+    {
+      id: int,
+      type: { type: 'string', enum: ['', 'stream', 'private'] },
+      to: { ...list(int), description: 'One channel id, user ids, or nothing (unaddressed).' },
+      topic: str,
+      content: str,
+      timestamp: { ...int, description: 'Last edit, UNIX timestamp (seconds).' },
+    },
+    ['id', 'timestamp'],
+  ),
+  SavedSnippet: closed({
+    id: int,
+    title: str,
+    content: { ...str, description: 'Markdown.' },
+    date_created: { ...int, description: 'UNIX timestamp (seconds).' },
+  }),
   UserGroup: closed({
     id: int,
     name: str,

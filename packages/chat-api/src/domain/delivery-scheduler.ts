@@ -1,0 +1,54 @@
+import type { Config, Logger } from '@muse/core';
+import type { Client as TemporalClient } from '@temporalio/client';
+import { JsonableError } from '../http/errors.ts';
+import {
+  RESCHEDULE_SIGNAL,
+  SCHEDULED_MESSAGE_WORKFLOW,
+  scheduledMessageWorkflowId,
+  type DeliveryPlan,
+} from './delivery-contract.ts';
+import type { DeliveryScheduler } from './scheduled-messages.ts';
+
+/** How long an API request waits for Temporal before answering 503. */
+const TEMPORAL_DEADLINE_MS = 10_000;
+
+/**
+ * Deliveries on Temporal: one workflow per scheduled message, its id derived from the message.
+ * signalWithStart reaches the running workflow, or starts a new one when none runs (a new
+ * message, or a failed one given a new time).
+ */
+export function temporalScheduler(
+  temporal: TemporalClient,
+  config: Config,
+  logger: Logger,
+): DeliveryScheduler {
+  return {
+    async schedule(id: number, plan: DeliveryPlan) {
+      try {
+        await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+          temporal.workflow.signalWithStart(SCHEDULED_MESSAGE_WORKFLOW, {
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            workflowId: scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id),
+            args: [id, plan],
+            signal: RESCHEDULE_SIGNAL,
+            signalArgs: [plan],
+          }),
+        );
+      } catch (error) {
+        logger.error({ err: error, scheduledMessageId: id }, 'could not schedule the delivery');
+        throw new JsonableError('The message scheduler is unavailable; try again', { status: 503 });
+      }
+    },
+    async cancel(id: number) {
+      try {
+        await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+          temporal.workflow.getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id)).cancel(),
+        );
+      } catch (error) {
+        // Finished already, or Temporal is away: the workflow would find the message gone anyway.
+        if ((error as Error).name !== 'WorkflowNotFoundError')
+          logger.warn({ err: error, scheduledMessageId: id }, 'could not cancel a scheduled delivery');
+      }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import {
+  createDrafts,
+  deleteDraft,
+  draftSchema,
+  editDraft,
+  listDrafts,
+  type DraftInput,
+} from '../domain/drafts.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+import { schema } from './schemas.ts';
+
+const draftId = () => p.id();
+
+/** GET/POST /drafts, PATCH/DELETE /drafts/{draft_id}. */
+export const draftEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/drafts',
+    operationId: 'listDrafts',
+    summary: "The caller's drafts, most recently edited first",
+    response: {
+      required: ['count', 'drafts'],
+      properties: { count: { type: 'integer' }, drafts: { type: 'array', items: schema('Draft') } },
+    },
+    view: async (_params, actor) => {
+      const drafts = await listDrafts(actor.db, actor.user.id);
+      return { count: drafts.length, drafts };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/drafts',
+    operationId: 'createDrafts',
+    summary: 'Create drafts; ids in submission order',
+    description:
+      "type '' (unaddressed), stream (exactly one channel the caller can see) or private (existing user ids); " +
+      'no NUL bytes in topic or content; a missing timestamp is now. All drafts of a call are created, or none; ' +
+      'a drafts add event goes to every queue of the caller.',
+    params: { drafts: p.json<DraftInput[]>({ type: 'array', items: draftSchema }).default([]) },
+    response: { required: ['ids'], properties: { ids: { type: 'array', items: { type: 'integer' } } } },
+    view: async ({ drafts }, actor) => ({ ids: await createDrafts(actor, drafts) }),
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/drafts/{draft_id}',
+    operationId: 'editDraft',
+    summary: "Replace a draft (404 when it does not exist or is someone else's); drafts update event",
+    params: { draft_id: draftId(), draft: p.json<DraftInput>(draftSchema) },
+    errors: [404],
+    view: async ({ draft_id, draft }, actor) => {
+      await editDraft(actor, draft_id, draft);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/drafts/{draft_id}',
+    operationId: 'deleteDraft',
+    summary: "Delete a draft (404 when it does not exist or is someone else's); drafts remove event",
+    params: { draft_id: draftId() },
+    errors: [404],
+    view: async ({ draft_id }, actor) => {
+      await deleteDraft(actor, draft_id);
+    },
+  }),
+];

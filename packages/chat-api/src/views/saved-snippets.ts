@@ -1,0 +1,66 @@
+import { MAX_MESSAGE_LENGTH } from '../domain/limits.ts';
+import {
+  MAX_SNIPPET_TITLE_LENGTH,
+  createSnippet,
+  deleteSnippet,
+  editSnippet,
+  listSnippets,
+} from '../domain/saved-snippets.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+import { schema } from './schemas.ts';
+
+const title = () => p.string({ maxLength: MAX_SNIPPET_TITLE_LENGTH });
+const content = () => p.string({ maxLength: MAX_MESSAGE_LENGTH }).describe('Markdown');
+const snippetId = () => p.id();
+
+/** GET/POST /saved_snippets, PATCH/DELETE /saved_snippets/{saved_snippet_id}. */
+export const savedSnippetEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/saved_snippets',
+    operationId: 'listSavedSnippets',
+    summary: "The caller's saved snippets",
+    response: {
+      required: ['saved_snippets'],
+      properties: { saved_snippets: { type: 'array', items: schema('SavedSnippet') } },
+    },
+    view: async (_params, actor) => ({ saved_snippets: await listSnippets(actor.db, actor.user.id) }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/saved_snippets',
+    operationId: 'createSavedSnippet',
+    summary: 'Create a saved snippet (title and content must not be blank); saved_snippets add event',
+    params: { title: title(), content: content() },
+    response: { required: ['saved_snippet_id'], properties: { saved_snippet_id: { type: 'integer' } } },
+    view: async (params, actor) => ({
+      saved_snippet_id: await createSnippet(actor, params.title, params.content),
+    }),
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/saved_snippets/{saved_snippet_id}',
+    operationId: 'editSavedSnippet',
+    summary: "Change a saved snippet's title and/or content; saved_snippets update event",
+    description:
+      "Neither given is 400 Nothing to update; one that does not exist or is someone else's is 404.",
+    params: { saved_snippet_id: snippetId(), title: title().optional(), content: content().optional() },
+    errors: [404],
+    view: async ({ saved_snippet_id, ...change }, actor) => {
+      await editSnippet(actor, saved_snippet_id, change);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/saved_snippets/{saved_snippet_id}',
+    operationId: 'deleteSavedSnippet',
+    summary:
+      "Delete a saved snippet (404 when it does not exist or is someone else's); saved_snippets remove event",
+    params: { saved_snippet_id: snippetId() },
+    errors: [404],
+    view: async ({ saved_snippet_id }, actor) => {
+      await deleteSnippet(actor, saved_snippet_id);
+    },
+  }),
+];

@@ -1,0 +1,483 @@
+import { QueryTypes } from 'sequelize';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverScheduledMessage, scheduledMessageWorkflowId } from '@muse/chat-api';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { call, makeOrganization, makeUser, secondsFromNow, waitForEvents, type TestUser } from './support.ts';
+import { expectZulipComponent, expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
+
+describe('scheduled messages over HTTP, delivered by a real Temporal worker', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  let alice: TestUser;
+  let bob: TestUser;
+  let carol: TestUser;
+  let general: number;
+  const url = () => stack.chatUrl;
+
+  const channelId = async (name: string) => {
+    const [row] = await stack.database.db.query<{ id: number }>(
+      'SELECT id FROM chat.streams WHERE lower(name) = lower(:name)',
+      { replacements: { name }, type: QueryTypes.SELECT },
+    );
+    return row!.id;
+  };
+  const messagesWith = async (content: string) =>
+    stack.database.db.query<{ id: string; sender_id: number }>(
+      'SELECT id, sender_id FROM chat.messages WHERE content = :content',
+      { replacements: { content }, type: QueryTypes.SELECT },
+    );
+  const schedule = (user: TestUser, params: Record<string, unknown>) =>
+    call(url(), 'POST', '/scheduled_messages', user, params);
+  const register = async (user: TestUser, types: string[]) =>
+    (await call(url(), 'POST', '/register', user, { event_types: types })).body.queue_id as string;
+  const workflowOf = (id: number) =>
+    stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
+
+  beforeAll(async () => {
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
+    await makeOrganization(stack);
+    admin = await makeUser(stack, { role: 200 });
+    alice = await makeUser(stack);
+    bob = await makeUser(stack);
+    carol = await makeUser(stack);
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'plans' }],
+      principals: [alice.id, bob.id],
+    });
+    general = await channelId('plans');
+    await stack.startWorker();
+  });
+  afterAll(() => stack.stop());
+
+  it('creates, lists, registers and announces a scheduled message in every shape of type and to', async () => {
+    const queue = await register(alice, ['scheduled_messages']);
+    const shapes = [
+      { type: 'channel', to: general, topic: 'later' },
+      { type: 'stream', to: [general], topic: '(no topic)' },
+      { type: 'direct', to: [bob.id, carol.id] },
+      { type: 'private', to: bob.id },
+    ];
+    const ids: number[] = [];
+    for (const [i, shape] of shapes.entries()) {
+      const created = await schedule(alice, {
+        ...shape,
+        content: `shape ${i}`,
+        scheduled_delivery_timestamp: secondsFromNow(3600 + i),
+      });
+      expect(created.status).toBe(200);
+      expectZulipSchema('/scheduled_messages', 'post', created.body);
+      ids.push(created.body.scheduled_message_id as number);
+    }
+    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
+    expectZulipSchema('/scheduled_messages', 'get', listed.body);
+    const mine = (listed.body.scheduled_messages as Record<string, unknown>[]).filter((m) =>
+      ids.includes(m.scheduled_message_id as number),
+    );
+    expect(mine).toEqual([
+      expect.objectContaining({
+        type: 'stream',
+        to: general,
+        topic: 'later',
+        content: 'shape 0',
+        failed: false,
+      }),
+      expect.objectContaining({ type: 'stream', to: general, topic: '', rendered_content: '<p>shape 1</p>' }),
+      expect.objectContaining({ type: 'private', to: [bob.id, carol.id], content: 'shape 2' }),
+      expect.objectContaining({ type: 'private', to: [bob.id], content: 'shape 3' }),
+    ]);
+    expect(mine[2]).not.toHaveProperty('topic');
+    // Another user's list does not show them.
+    const bobs = await call(url(), 'GET', '/scheduled_messages', bob);
+    expect(bobs.body.scheduled_messages).toEqual([]);
+
+    const state = await call(url(), 'POST', '/register', alice, {
+      fetch_event_types: ['scheduled_messages'],
+    });
+    expectZulipSchema('/register', 'post', state.body);
+    expect(state.body.scheduled_messages).toEqual(listed.body.scheduled_messages);
+
+    const events = await waitForEvents(url(), alice, queue, (seen) => seen.length >= 4);
+    const reply = { result: 'success', msg: '', events, queue_id: queue };
+    expectZulipSchema('/events', 'get', reply);
+    expect(
+      events.map((e) => [
+        e.op,
+        (e.scheduled_messages as { scheduled_message_id: number }[])[0]?.scheduled_message_id,
+      ]),
+    ).toEqual(ids.map((id) => ['add', id]));
+    for (const id of ids) await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
+  });
+
+  it('answers every documented error over HTTP', async () => {
+    const future = secondsFromNow(3600);
+    const unknownChannel = await schedule(alice, {
+      type: 'channel',
+      to: 999_999,
+      topic: 't',
+      content: 'x',
+      scheduled_delivery_timestamp: future,
+    });
+    expect(unknownChannel.status).toBe(400);
+    expect(unknownChannel.body).toMatchObject({
+      result: 'error',
+      code: 'STREAM_DOES_NOT_EXIST',
+      stream_id: 999_999,
+    });
+    // The reference's 400 is a oneOf whose two branches both admit this error, so it is checked against its own branch.
+    expectZulipComponent('NonExistingChannelIdError', unknownChannel.body);
+
+    const unknownUser = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id, 999_999],
+      content: 'x',
+      scheduled_delivery_timestamp: future,
+    });
+    expect(unknownUser.status).toBe(400);
+    expect(unknownUser.body).toEqual({ result: 'error', msg: 'Invalid user ID 999999', code: 'BAD_REQUEST' });
+    expectZulipComponent('CodedError', unknownUser.body);
+
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        { type: 'direct', to: [bob.id], content: 'x', scheduled_delivery_timestamp: secondsFromNow(-60) },
+        'Scheduled delivery time must be in the future.',
+      ],
+      [
+        { type: 'direct', to: [bob.id], content: '  ', scheduled_delivery_timestamp: future },
+        'Message must not be empty',
+      ],
+      [
+        { type: 'direct', to: [bob.id], content: 'x'.repeat(10_001), scheduled_delivery_timestamp: future },
+        'Message too long (limit: 10000 characters)',
+      ],
+      [
+        {
+          type: 'channel',
+          to: general,
+          topic: 't'.repeat(61),
+          content: 'x',
+          scheduled_delivery_timestamp: future,
+        },
+        'Topic too long (limit: 60 characters)',
+      ],
+      [
+        {
+          type: 'channel',
+          to: [general, general],
+          topic: 't',
+          content: 'x',
+          scheduled_delivery_timestamp: future,
+        },
+        'Must specify exactly 1 channel ID for channel messages',
+      ],
+      [
+        { type: 'direct', to: [], content: 'x', scheduled_delivery_timestamp: future },
+        'Invalid to: must be a channel ID or a list of user IDs',
+      ],
+      [
+        { type: 'direct', to: '"bob"', content: 'x', scheduled_delivery_timestamp: future },
+        'Invalid to: must be a channel ID or a list of user IDs',
+      ],
+      [
+        { type: 'letter', to: [bob.id], content: 'x', scheduled_delivery_timestamp: future },
+        'Invalid type: must be one of direct, channel, stream, private',
+      ],
+      [
+        { type: 'direct', to: [bob.id], content: 'x', scheduled_delivery_timestamp: 'soon' },
+        'scheduled_delivery_timestamp is not an integer',
+      ],
+    ];
+    for (const [params, msg] of cases) {
+      const reply = await schedule(alice, params);
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: { result: 'error', msg, code: 'BAD_REQUEST' },
+      });
+    }
+    const missing = await schedule(alice, { type: 'direct', to: [bob.id], content: 'x' });
+    expect(missing.body).toMatchObject({
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'scheduled_delivery_timestamp',
+    });
+    const before = await call(url(), 'GET', '/scheduled_messages', alice);
+    expect(before.body.scheduled_messages).toEqual([]); // nothing half-written by the refusals
+
+    // Required topics: an empty topic, or "(no topic)", is refused in such a channel.
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'strict' }],
+      topics_policy: 'disable_empty_topic',
+    });
+    const strict = await channelId('strict');
+    for (const topic of ['', '(no topic)']) {
+      const reply = await schedule(alice, {
+        type: 'channel',
+        to: strict,
+        topic,
+        content: 'x',
+        scheduled_delivery_timestamp: future,
+      });
+      expect(reply.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        msg: 'Sending messages to the general chat is not allowed in this channel.',
+      });
+    }
+
+    const created = await schedule(alice, {
+      type: 'channel',
+      to: general,
+      topic: 'a',
+      content: 'x',
+      scheduled_delivery_timestamp: future,
+    });
+    const id = created.body.scheduled_message_id as number;
+    const patch = (user: TestUser, target: number, params: Record<string, unknown>) =>
+      call(url(), 'PATCH', `/scheduled_messages/${target}`, user, params);
+    const notExisting = { result: 'error', msg: 'Scheduled message does not exist', code: 'BAD_REQUEST' };
+    for (const [user, target] of [
+      [alice, 999_999],
+      [bob, id],
+    ] as const) {
+      const edited = await patch(user, target, { content: 'y' });
+      expect({ status: edited.status, body: edited.body }).toEqual({ status: 404, body: notExisting });
+      expectZulipSchema('/scheduled_messages/{scheduled_message_id}', 'patch', edited.body, '404');
+      const deleted = await call(url(), 'DELETE', `/scheduled_messages/${target}`, user);
+      expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 404, body: notExisting });
+      expectZulipSchema('/scheduled_messages/{scheduled_message_id}', 'delete', deleted.body, '404');
+    }
+    const editChannel = await patch(alice, id, { to: 888_888 });
+    expect(editChannel.body).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST', stream_id: 888_888 });
+    expectZulipComponent('NonExistingChannelIdError', editChannel.body);
+    const editUser = await patch(alice, id, { type: 'direct', to: [999_998] });
+    expect(editUser.body).toEqual({ result: 'error', msg: 'Invalid user ID 999998', code: 'BAD_REQUEST' });
+    const editCases: [Record<string, unknown>, string][] = [
+      [{ type: 'direct' }, 'Recipient required when updating type of scheduled message.'],
+      [{}, 'Nothing to change'],
+      [
+        { scheduled_delivery_timestamp: secondsFromNow(-1) },
+        'Scheduled delivery time must be in the future.',
+      ],
+      [{ content: 'x'.repeat(10_001) }, 'Message too long (limit: 10000 characters)'],
+      [
+        { to: strict, topic: '(no topic)' },
+        'Sending messages to the general chat is not allowed in this channel.',
+      ],
+    ];
+    for (const [params, msg] of editCases) {
+      const reply = await patch(alice, id, params);
+      expect({ status: reply.status, body: reply.body }).toEqual({
+        status: 400,
+        body: { result: 'error', msg, code: 'BAD_REQUEST' },
+      });
+    }
+    const direct = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'dm',
+      scheduled_delivery_timestamp: future,
+    });
+    const toChannel = await patch(alice, direct.body.scheduled_message_id as number, {
+      type: 'channel',
+      to: general,
+    });
+    expect(toChannel.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Topic required when updating scheduled message type to channel.',
+    });
+
+    // Valid edits: type and destination change, topic and content; unchanged parts stay.
+    const changed = await patch(alice, direct.body.scheduled_message_id as number, {
+      type: 'stream',
+      to: general,
+      topic: 'moved',
+    });
+    expect(changed.status).toBe(200);
+    expectZulipSchema('/scheduled_messages/{scheduled_message_id}', 'patch', changed.body);
+    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
+    expect(listed.body.scheduled_messages).toContainEqual(
+      expect.objectContaining({
+        scheduled_message_id: direct.body.scheduled_message_id,
+        type: 'stream',
+        to: general,
+        topic: 'moved',
+        content: 'dm',
+      }),
+    );
+    for (const m of listed.body.scheduled_messages as { scheduled_message_id: number }[]) {
+      const deleted = await call(url(), 'DELETE', `/scheduled_messages/${m.scheduled_message_id}`, alice);
+      expectZulipSuccess(deleted.body);
+    }
+  });
+
+  it('delivers at the time through the send path: message events, unread state, the scheduled one removed', async () => {
+    const bobQueue = await register(bob, ['message']);
+    const aliceQueue = await register(alice, ['scheduled_messages', 'message']);
+    const created = await schedule(alice, {
+      type: 'channel',
+      to: general,
+      topic: 'on time',
+      content: 'delivered on time',
+      scheduled_delivery_timestamp: secondsFromNow(2),
+    });
+    const id = created.body.scheduled_message_id as number;
+    const [event] = await waitForEvents(url(), bob, bobQueue, (seen) => seen.length > 0);
+    expect(event).toMatchObject({
+      type: 'message',
+      flags: [],
+      message: { subject: 'on time', sender_id: alice.id, content: '<p>delivered on time</p>' },
+    });
+    const aliceEvents = await waitForEvents(url(), alice, aliceQueue, (seen) =>
+      seen.some((e) => e.op === 'remove'),
+    );
+    expectZulipSchema('/events', 'get', {
+      result: 'success',
+      msg: '',
+      events: aliceEvents,
+      queue_id: aliceQueue,
+    });
+    expect(aliceEvents.map((e) => `${e.type}/${e.op ?? ''}`)).toEqual([
+      'scheduled_messages/add',
+      'message/',
+      'scheduled_messages/remove',
+    ]);
+    expect(aliceEvents[1]).toMatchObject({ flags: ['read'] });
+    const bobsView = await call(url(), 'GET', '/messages', bob, { anchor: 'newest', num_before: 1 });
+    expect(bobsView.body.messages).toEqual([
+      expect.objectContaining({ content: '<p>delivered on time</p>', flags: [] }),
+    ]);
+    expect((await call(url(), 'GET', '/scheduled_messages', alice)).body.scheduled_messages).toEqual([]);
+    expect(await workflowOf(id).result()).toBe('delivered');
+    expect(await messagesWith('delivered on time')).toHaveLength(1);
+  }, 120_000);
+
+  it('an edit of time and content reaches the waiting workflow; a delete cancels it', async () => {
+    const bobQueue = await register(bob, ['message']);
+    const late = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'first draft',
+      scheduled_delivery_timestamp: secondsFromNow(3600),
+    });
+    const id = late.body.scheduled_message_id as number;
+    const edited = await call(url(), 'PATCH', `/scheduled_messages/${id}`, alice, {
+      content: 'moved earlier',
+      scheduled_delivery_timestamp: secondsFromNow(2),
+    });
+    expect(edited.status).toBe(200);
+    const [event] = await waitForEvents(url(), bob, bobQueue, (seen) => seen.length > 0);
+    expect(event).toMatchObject({
+      type: 'message',
+      message: { content: '<p>moved earlier</p>', type: 'private' },
+    });
+    expect(await workflowOf(id).result()).toBe('delivered');
+
+    const doomed = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'never sent',
+      scheduled_delivery_timestamp: secondsFromNow(3600),
+    });
+    const doomedId = doomed.body.scheduled_message_id as number;
+    const deleted = await call(url(), 'DELETE', `/scheduled_messages/${doomedId}`, alice);
+    expect(deleted.status).toBe(200);
+    expect(await workflowOf(doomedId).result()).toBe('cancelled');
+    expect(await messagesWith('never sent')).toEqual([]);
+  }, 120_000);
+
+  it('a send refused at the time keeps the message with failed: true; a new time schedules it again', async () => {
+    const aliceQueue = await register(alice, ['scheduled_messages']);
+    const created = await schedule(alice, {
+      type: 'direct',
+      to: [carol.id],
+      content: 'to carol',
+      scheduled_delivery_timestamp: secondsFromNow(15),
+    });
+    const id = created.body.scheduled_message_id as number;
+    expect((await call(url(), 'DELETE', `/users/${carol.id}`, admin)).status).toBe(200);
+    const events = await waitForEvents(url(), alice, aliceQueue, (seen) =>
+      seen.some((e) => (e.scheduled_message as { failed?: boolean } | undefined)?.failed === true),
+    );
+    expectZulipSchema('/events', 'get', { result: 'success', msg: '', events, queue_id: aliceQueue });
+    expect(events.at(-1)).toMatchObject({
+      op: 'update',
+      scheduled_message: { scheduled_message_id: id, failed: true },
+    });
+    expect(await workflowOf(id).result()).toBe('failed');
+    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
+    expect(listed.body.scheduled_messages).toEqual([
+      expect.objectContaining({ scheduled_message_id: id, failed: true }),
+    ]);
+
+    const withoutTime = await call(url(), 'PATCH', `/scheduled_messages/${id}`, alice, {
+      content: 'to carol, again',
+    });
+    expect(withoutTime.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Scheduled delivery time must be in the future.',
+    });
+    expect((await call(url(), 'POST', `/users/${carol.id}/reactivate`, admin)).status).toBe(200);
+    const carolQueue = await register(carol, ['message']);
+    const again = await call(url(), 'PATCH', `/scheduled_messages/${id}`, alice, {
+      scheduled_delivery_timestamp: secondsFromNow(2),
+    });
+    expect(again.status).toBe(200);
+    const [event] = await waitForEvents(url(), carol, carolQueue, (seen) => seen.length > 0);
+    expect(event).toMatchObject({ type: 'message', message: { content: '<p>to carol</p>' } });
+    expect(await messagesWith('to carol')).toHaveLength(1);
+  }, 120_000);
+
+  it('permission lost before the time: a private channel the sender left fails the delivery', async () => {
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'secret' }],
+      invite_only: true,
+      principals: [alice.id, bob.id],
+    });
+    const secret = await channelId('secret');
+    const created = await schedule(alice, {
+      type: 'channel',
+      to: secret,
+      topic: 't',
+      content: 'secret words',
+      scheduled_delivery_timestamp: secondsFromNow(15),
+    });
+    const id = created.body.scheduled_message_id as number;
+    expect(
+      (await call(url(), 'DELETE', '/users/me/subscriptions', alice, { subscriptions: ['secret'] })).status,
+    ).toBe(200);
+    expect(await workflowOf(id).result()).toBe('failed');
+    expect(await messagesWith('secret words')).toEqual([]);
+    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
+    expect(listed.body.scheduled_messages).toContainEqual(
+      expect.objectContaining({ scheduled_message_id: id, failed: true }),
+    );
+    await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
+  }, 120_000);
+
+  it('concurrent delivery attempts of one due message send it once (the database guard)', async () => {
+    const created = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'raced',
+      scheduled_delivery_timestamp: secondsFromNow(3600),
+    });
+    const id = created.body.scheduled_message_id as number;
+    // Due now as far as the database knows, while its workflow still waits for the old time.
+    await stack.database.db.query(
+      "UPDATE chat.scheduled_messages SET deliver_at = now() - interval '1 second' WHERE id = :id",
+      { replacements: { id } },
+    );
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => deliverScheduledMessage(stack.database.db, stack.config, id)),
+    );
+    const sent = await messagesWith('raced');
+    expect(sent).toHaveLength(1);
+    // Every attempt, and a later retry, reports the one message.
+    const once = { status: 'delivered', messageId: Number(sent[0]!.id) };
+    expect(outcomes).toEqual(outcomes.map(() => once));
+    expect(await deliverScheduledMessage(stack.database.db, stack.config, id)).toEqual(once);
+    await workflowOf(id).cancel();
+  });
+
+  it('GET /scheduled_messages needs authentication', async () => {
+    const reply = await call(url(), 'GET', '/scheduled_messages', null);
+    expect(reply.status).toBe(401);
+  });
+});
