@@ -4,6 +4,7 @@
 # on every run. Prints the directory on stdout; progress goes to stderr.
 #
 #   tools/k8s/build.sh            # build when missing
+#   tools/k8s/build.sh --dir      # only print where the binaries are (or would be)
 #   MUSE_K8S_BIN_DIR=... build.sh # somewhere else than $HOME/.cache/muse-bin
 set -euo pipefail
 
@@ -14,7 +15,7 @@ HELM_VERSION=v3.22.0
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin_dir="${MUSE_K8S_BIN_DIR:-$HOME/.cache/muse-bin/k8s-kube${KUBE_VERSION}-etcd${ETCD_VERSION}-helm${HELM_VERSION}}"
 
-if [[ -x "$bin_dir/kube-apiserver" && -x "$bin_dir/etcd" && -x "$bin_dir/helm" ]]; then
+if [[ "${1:-}" == "--dir" || ( -x "$bin_dir/kube-apiserver" && -x "$bin_dir/etcd" && -x "$bin_dir/helm" ) ]]; then
   echo "$bin_dir"
   exit 0
 fi

@@ -8,4 +8,4 @@ export const chatMigrations: ServiceMigrations = {
   schema: 'chat',
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
-export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
+export { createOrganization, createChatUser, updateOrganization, ROLE_NAMES } from './bootstrap.ts';

@@ -54,3 +54,10 @@ export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from
 export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
+export {
+  createProvider,
+  updateProvider,
+  deleteProvider,
+  assertTypeAllowed,
+  type ProviderRow,
+} from './code-providers/store.ts';

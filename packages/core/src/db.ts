@@ -36,6 +36,11 @@ export interface ServiceMigrations {
   directory: string;
 }
 
+/** A service's migration files, in the order they apply. */
+async function migrationFiles(directory: string): Promise<string[]> {
+  return (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+}
+
 function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigrations) {
   const context: MigrationContext = { sequelize, queryInterface: sequelize.getQueryInterface(), schema };
   return new Umzug<MigrationContext>({
@@ -43,7 +48,7 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
     storage: new SequelizeStorage({ sequelize, schema, tableName: 'migrations' }),
     logger: undefined,
     migrations: async () => {
-      const files = (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+      const files = await migrationFiles(directory);
       return files.map((file) => {
         const filePath = path.join(directory, file);
         const load = async (): Promise<Migration> => import(pathToFileURL(filePath).href);
@@ -56,6 +61,34 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
       });
     },
   });
+}
+
+/**
+ * The migrations of the given services not yet applied. Read-only (nothing is created or
+ * applied): for a pod that must wait until the schema has reached its own version.
+ */
+export async function pendingMigrations(
+  sequelize: Sequelize,
+  services: ServiceMigrations[],
+): Promise<string[]> {
+  const pending: string[] = [];
+  for (const service of services) {
+    const [log] = await sequelize.query('SELECT to_regclass(:table) AS present', {
+      replacements: { table: `"${service.schema}".migrations` },
+    });
+    const applied = (log as { present: string | null }[])[0]?.present
+      ? new Set(
+          (
+            (await sequelize.query(`SELECT name FROM "${service.schema}".migrations`))[0] as {
+              name: string;
+            }[]
+          ).map((row) => row.name),
+        )
+      : new Set<string>();
+    const names = (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
+    pending.push(...names.filter((name) => !applied.has(name)).map((name) => `${service.schema}/${name}`));
+  }
+  return pending;
 }
 
 /**
