@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { freePort } from '@muse/core';
 import { createKube, type Kube } from '@muse/operator';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../tools/k8s/build.sh', import.meta.url));
@@ -38,16 +39,6 @@ export interface TestKube {
   /** A kubeconfig like `kubeconfigPath`, but for another server address (a proxy in front). */
   kubeconfigFor(server: string): Promise<string>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Starts a child whose output is kept for the error message if it dies early. */

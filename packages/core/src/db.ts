@@ -64,29 +64,20 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
 }
 
 /**
- * The migrations of the given services not yet applied. Read-only (nothing is created or
- * applied): for a pod that must wait until the schema has reached its own version.
+ * The migrations of the given services not yet applied, as umzug sees them (nothing is
+ * applied): for a pod that must wait until the schema has reached its own version. Before the
+ * first migration ran (no schema yet) everything is pending and nothing is touched.
  */
-export async function pendingMigrations(
-  sequelize: Sequelize,
-  services: ServiceMigrations[],
-): Promise<string[]> {
+export async function pendingMigrations(sequelize: Sequelize, services: ServiceMigrations[]): Promise<string[]> {
   const pending: string[] = [];
   for (const service of services) {
-    const [log] = await sequelize.query('SELECT to_regclass(:table) AS present', {
-      replacements: { table: `"${service.schema}".migrations` },
+    const [schemas] = await sequelize.query('SELECT 1 FROM pg_namespace WHERE nspname = :schema', {
+      replacements: { schema: service.schema },
     });
-    const applied = (log as { present: string | null }[])[0]?.present
-      ? new Set(
-          (
-            (await sequelize.query(`SELECT name FROM "${service.schema}".migrations`))[0] as {
-              name: string;
-            }[]
-          ).map((row) => row.name),
-        )
-      : new Set<string>();
-    const names = (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
-    pending.push(...names.filter((name) => !applied.has(name)).map((name) => `${service.schema}/${name}`));
+    const names = schemas.length
+      ? (await createMigrator(sequelize, service).pending()).map((m) => m.name)
+      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
+    pending.push(...names.map((name) => `${service.schema}/${name}`));
   }
   return pending;
 }
