@@ -15,9 +15,9 @@ import { createKube, type Kube } from '@muse/operator';
 const BUILD_SCRIPT = fileURLToPath(new URL('../../tools/k8s/build.sh', import.meta.url));
 
 /** Where tools/k8s/build.sh keeps kube-apiserver, etcd and helm; a clear error when they are not built. */
-export function kubeBinDir(): string {
+export function kubeBinDir(binaries = ['etcd', 'kube-apiserver']): string {
   const dir = execFileSync('bash', [BUILD_SCRIPT, '--dir'], { encoding: 'utf8' }).trim();
-  for (const binary of ['etcd', 'kube-apiserver', 'helm']) {
+  for (const binary of binaries) {
     if (!existsSync(path.join(dir, binary))) {
       throw new Error(
         `${binary} is not built (looked in ${dir}). Run tools/k8s/build.sh once (CI's .ci/run does): ` +

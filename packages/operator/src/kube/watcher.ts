@@ -122,6 +122,8 @@ export class ResilientWatch<T extends WatchedObject> {
         },
         done,
       );
+      // Connected: a later end is routine (server timeout, 30 s of silence), not a failure streak.
+      if (!ended) this.failures = 0;
     } catch (error) {
       done(error);
     }
