@@ -10,7 +10,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { freePort } from '@muse/core';
-import { createKube, type Kube } from '@muse/operator';
+import {
+  CRD_KINDS,
+  GROUP,
+  RESOURCE_KINDS,
+  createKube,
+  customResourceDefinition,
+  type Kube,
+} from '@muse/operator';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../tools/k8s/build.sh', import.meta.url));
 
@@ -282,4 +289,13 @@ export async function startCuttableProxy(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The operator's CRDs, created and served. */
+export async function installMuseCrds(kube: TestKube): Promise<void> {
+  await applyObjects(kube, CRD_KINDS.map((kind) => customResourceDefinition(kind)) as KubernetesObject[]);
+  await waitForCrds(
+    kube,
+    CRD_KINDS.map((kind) => `${RESOURCE_KINDS[kind].plural}.${GROUP}`),
+  );
 }

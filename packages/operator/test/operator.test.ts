@@ -3,12 +3,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CRD_KINDS,
   GROUP,
   RESOURCE_KINDS,
   VERSION,
   createKube,
-  customResourceDefinition,
   startOperator,
   type RunningOperator,
 } from '@muse/operator';
@@ -22,7 +20,7 @@ import {
   eventually,
   startCuttableProxy,
   startKube,
-  waitForCrds,
+  installMuseCrds,
   type TestKube,
 } from '../../../test/support/kube.ts';
 
@@ -39,11 +37,7 @@ let user: TestUser;
 
 beforeAll(async () => {
   [kube, stack] = await Promise.all([startKube(), startTestStack()]);
-  await applyObjects(kube, CRD_KINDS.map((kind) => customResourceDefinition(kind)) as never);
-  await waitForCrds(
-    kube,
-    CRD_KINDS.map((kind) => `${RESOURCE_KINDS[kind].plural}.${GROUP}`),
-  );
+  await installMuseCrds(kube);
   // The operator talks to the API server through a proxy whose connections the tests can cut.
   proxy = await startCuttableProxy(kube.server);
   const config = new KubeConfig();

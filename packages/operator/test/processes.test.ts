@@ -2,13 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@muse/core';
-import { CRD_KINDS, GROUP, RESOURCE_KINDS, VERSION, customResourceDefinition } from '@muse/operator';
+import { GROUP, VERSION } from '@muse/operator';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import {
   applyObjects,
   eventually,
   startKube,
-  waitForCrds,
+  installMuseCrds,
   type TestKube,
 } from '../../../test/support/kube.ts';
 
@@ -35,11 +35,7 @@ function muse(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   [kube, database] = await Promise.all([startKube(), createTestDatabase()]);
-  await applyObjects(kube, CRD_KINDS.map((kind) => customResourceDefinition(kind)) as never);
-  await waitForCrds(
-    kube,
-    CRD_KINDS.map((kind) => `${RESOURCE_KINDS[kind].plural}.${GROUP}`),
-  );
+  await installMuseCrds(kube);
 });
 
 afterAll(async () => {
@@ -175,20 +171,21 @@ describe('muse-server rotate-jwt-secret', { timeout: PROCESS_TIMEOUT_MS }, () =>
   });
 
   const read = (name: string) => kube.kube.apps.readNamespacedDeployment({ name, namespace: NAMESPACE });
+  const rotate = (...options: string[]) =>
+    muse([
+      'rotate-jwt-secret',
+      `--kubeconfig=${kube.kubeconfigPath}`,
+      `--namespace=${NAMESPACE}`,
+      '--release=muse',
+      ...options,
+    ]);
   const restartedAt = (d: Awaited<ReturnType<typeof read>>) =>
     d.spec!.template.metadata!.annotations?.['kubectl.kubernetes.io/restartedAt'];
   const ROLLED = ['muse-content-api', 'muse-chat-api', 'muse-worker'];
 
   it('writes a new secret and restarts the API and worker Deployments of the release', async () => {
     const before = await Promise.all([...ROLLED, 'muse-operator'].map(read));
-    const rotation = muse([
-      'rotate-jwt-secret',
-      `--kubeconfig=${kube.kubeconfigPath}`,
-      `--namespace=${NAMESPACE}`,
-      '--secret=muse-auth',
-      '--release=muse',
-      '--no-wait',
-    ]);
+    const rotation = rotate('--secret=muse-auth', '--no-wait');
     expect(await rotation.exited, rotation.output()).toBe(0);
     const secret = await secretValue();
     expect(secret).not.toBe('the-old-secret-of-at-least-32-characters');
@@ -208,14 +205,7 @@ describe('muse-server rotate-jwt-secret', { timeout: PROCESS_TIMEOUT_MS }, () =>
     // No controller-manager runs here, so this test plays the Deployment controller: it
     // reports each restarted Deployment rolled out, as `kubectl rollout status` would read it.
     const before = await Promise.all(ROLLED.map(read));
-    const rotation = muse([
-      'rotate-jwt-secret',
-      `--kubeconfig=${kube.kubeconfigPath}`,
-      `--namespace=${NAMESPACE}`,
-      '--secret=muse-auth',
-      '--release=muse',
-      '--timeout=240',
-    ]);
+    const rotation = rotate('--secret=muse-auth', '--timeout=240');
     for (const [i, name] of ROLLED.entries()) {
       const restarted = await eventually(
         () => read(name),
@@ -243,14 +233,7 @@ describe('muse-server rotate-jwt-secret', { timeout: PROCESS_TIMEOUT_MS }, () =>
 
   it('fails naming the Deployment whose rollout did not finish in time; the secret is written', async () => {
     const previous = await secretValue();
-    const rotation = muse([
-      'rotate-jwt-secret',
-      `--kubeconfig=${kube.kubeconfigPath}`,
-      `--namespace=${NAMESPACE}`,
-      '--secret=muse-auth',
-      '--release=muse',
-      '--timeout=1',
-    ]);
+    const rotation = rotate('--secret=muse-auth', '--timeout=1');
     expect(await rotation.exited).toBe(1);
     expect(rotation.output()).toMatch(/deployment\/muse-\S+ has not finished rolling out/);
     expect(await secretValue()).not.toBe(previous);
@@ -258,14 +241,7 @@ describe('muse-server rotate-jwt-secret', { timeout: PROCESS_TIMEOUT_MS }, () =>
 
   it('changes nothing when the Secret does not exist', async () => {
     const before = await read('muse-content-api');
-    const rotation = muse([
-      'rotate-jwt-secret',
-      `--kubeconfig=${kube.kubeconfigPath}`,
-      `--namespace=${NAMESPACE}`,
-      '--secret=missing',
-      '--release=muse',
-      '--no-wait',
-    ]);
+    const rotation = rotate('--secret=missing', '--no-wait');
     expect(await rotation.exited).toBe(1);
     expect(rotation.output()).toContain('Secret default/missing does not exist; nothing was changed');
     expect((await read('muse-content-api')).metadata!.generation).toBe(before.metadata!.generation);
