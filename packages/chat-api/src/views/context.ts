@@ -1,7 +1,8 @@
-import type { Request, Response } from 'express';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
+import type { PushSender } from '../push/index.ts';
+import type { VideoProviders } from '../video/index.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -9,17 +10,13 @@ export interface ChatRuntime {
   config: Config;
   logger: Logger;
   notifier: QueueNotifier;
+  /** The configured mobile push sender; undefined when push is off. */
+  push: PushSender | undefined;
+  /** The video-call providers configured on this server. */
+  video: VideoProviders;
 }
 
+/** What an authenticated view receives: the caller, and the runtime. */
 export interface ViewContext extends Actor {
   runtime: ChatRuntime;
-}
-
-/** The context of an authenticated view (the auth middleware ran first). */
-export function authed(runtime: ChatRuntime) {
-  return (_req: Request, res: Response): ViewContext => ({ ...(res.locals.actor as Actor), runtime });
-}
-
-export function anonymous(runtime: ChatRuntime) {
-  return (): ChatRuntime => runtime;
 }

@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
@@ -8,16 +7,59 @@ import {
   ZULIP_MERGE_BASE,
   ZULIP_VERSION,
 } from '../domain/limits.ts';
-import { realmHost } from '../domain/realms.ts';
+import { realmUrl } from '../domain/realms.ts';
 import { requestRealm } from '../http/auth.ts';
-import { endpoint } from '../http/params.ts';
-import { anonymous, type ChatRuntime } from './context.ts';
+import { endpoint } from '../http/endpoint.ts';
 
 /** GET /server_settings: what a client reads before logging in. */
-export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void {
-  router.get(
-    '/server_settings',
-    endpoint({}, anonymous(runtime), async (_params, rt, req) => {
+export const serverSettingsEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/server_settings',
+    operationId: 'getServerSettings',
+    summary: 'Server version, feature level, authentication methods and length limits',
+    description: "The realm_* fields are present when an organization is served at the request's host.",
+    public: true,
+    response: {
+      required: [
+        'authentication_methods',
+        'external_authentication_methods',
+        'zulip_feature_level',
+        'zulip_version',
+        'zulip_merge_base',
+        'push_notifications_enabled',
+        'is_incompatible',
+        'email_auth_enabled',
+        'require_email_format_usernames',
+      ],
+      properties: {
+        authentication_methods: {
+          type: 'object',
+          required: ['password', 'dev'],
+          properties: { password: { type: 'boolean' }, dev: { type: 'boolean' } },
+          additionalProperties: { type: 'boolean' },
+        },
+        external_authentication_methods: { type: 'array', items: { type: 'object' } },
+        zulip_feature_level: { type: 'integer' },
+        zulip_version: { type: 'string' },
+        zulip_merge_base: { type: 'string' },
+        push_notifications_enabled: { type: 'boolean' },
+        is_incompatible: { type: 'boolean' },
+        email_auth_enabled: { type: 'boolean' },
+        require_email_format_usernames: { type: 'boolean' },
+        max_stream_name_length: { type: 'integer' },
+        max_stream_description_length: { type: 'integer' },
+        max_message_length: { type: 'integer' },
+        max_topic_length: { type: 'integer' },
+        realm_uri: { type: 'string', description: 'Old name of realm_url.' },
+        realm_url: { type: 'string' },
+        realm_name: { type: 'string' },
+        realm_icon: { type: 'string' },
+        realm_description: { type: 'string' },
+        realm_web_public_access_enabled: { type: 'boolean' },
+      },
+    },
+    view: async (_params, rt, req) => {
       const realm = await requestRealm(rt.db, rt.config, req.headers.host);
       const devEnabled = rt.config.MUSE_CHAT_DEV_ENDPOINTS && rt.config.NODE_ENV !== 'production';
       const settings: Record<string, unknown> = {
@@ -26,7 +68,7 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         zulip_feature_level: ZULIP_FEATURE_LEVEL,
         zulip_version: ZULIP_VERSION,
         zulip_merge_base: ZULIP_MERGE_BASE,
-        push_notifications_enabled: false,
+        push_notifications_enabled: rt.push !== undefined,
         is_incompatible: false,
         email_auth_enabled: true,
         require_email_format_usernames: true,
@@ -36,7 +78,7 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         max_topic_length: MAX_TOPIC_LENGTH,
       };
       if (realm) {
-        const url = `${req.protocol}://${req.headers.host ?? realmHost(realm, rt.config)}`;
+        const url = realmUrl(realm, rt.config, req.protocol);
         Object.assign(settings, {
           realm_uri: url,
           realm_url: url,
@@ -47,6 +89,6 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         });
       }
       return settings;
-    }),
-  );
-}
+    },
+  }),
+];

@@ -1,6 +1,7 @@
 import express, { type Express, type Request } from 'express';
 import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.ts';
+import { requestId, requestLog } from './request-id.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
 export type ReadinessCheck = () => Promise<void>;
@@ -30,7 +31,7 @@ export function platformReadiness(deps: {
 
 /**
  * The parts every Muse API shares: liveness, readiness, Prometheus metrics, its OpenAPI
- * document, and request timing. The service mounts its own routes on the returned app.
+ * document, request timing, and request ids (X-Request-Id, logged with every line). The service mounts its own routes on the returned app.
  */
 export function createServiceApp({
   name,
@@ -55,12 +56,19 @@ export function createServiceApp({
     registers: [registry],
   });
 
+  app.use(requestId(logger));
   app.use((req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
-      end({ method: req.method, route: routeLabel(req), status: res.statusCode });
-      if (res.statusCode >= 500)
-        logger.error({ method: req.method, url: req.originalUrl, status: res.statusCode }, 'request failed');
+      const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
+      const line = {
+        method: req.method,
+        url: req.originalUrl,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1000),
+      };
+      if (res.statusCode >= 500) requestLog(res, logger).error(line, 'request failed');
+      else requestLog(res, logger).debug(line, 'request completed');
     });
     next();
   });
