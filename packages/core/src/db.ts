@@ -68,7 +68,10 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
  * applied): for a pod that must wait until the schema has reached its own version. Before the
  * first migration ran (no schema yet) everything is pending and nothing is touched.
  */
-export async function pendingMigrations(sequelize: Sequelize, services: ServiceMigrations[]): Promise<string[]> {
+export async function pendingMigrations(
+  sequelize: Sequelize,
+  services: ServiceMigrations[],
+): Promise<string[]> {
   const pending: string[] = [];
   for (const service of services) {
     const [schemas] = await sequelize.query('SELECT 1 FROM pg_namespace WHERE nspname = :schema', {
