@@ -43,6 +43,11 @@ export interface TestKube {
   kube: Kube;
   objects: KubernetesObjectApi;
   binDir: string;
+  /**
+   * Sends an object as JSON exactly as written (the typed clients drop fields their models do not
+   * know, such as a CRD's `x-kubernetes-*`), with strict field validation: unknown fields are errors.
+   */
+  send(method: 'POST' | 'PUT', object: KubernetesObject, options?: { dryRun?: boolean }): Promise<RawAnswer>;
   /** A kubeconfig like `kubeconfigPath`, but for another server address (a proxy in front). */
   kubeconfigFor(server: string): Promise<string>;
   stop(): Promise<void>;
@@ -58,6 +63,44 @@ function startProcess(binary: string, args: string[]): { child: ChildProcess; ou
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   return { child, output: () => output };
+}
+
+export interface RawAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API server's answer, read loosely by tests
+  body: any;
+}
+
+/** Exposes where an object is created or replaced (the client's own discovery-backed mapping). */
+class ObjectPaths extends KubernetesObjectApi {
+  pathFor(object: KubernetesObject, action: 'create' | 'replace'): Promise<string> {
+    return this.specUriPath(object, action);
+  }
+}
+
+function httpsJson(
+  url: string,
+  ca: Buffer,
+  token: string,
+  method: string,
+  body: unknown,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
 }
 
 async function waitUntil(
@@ -182,7 +225,14 @@ export async function startKube(): Promise<TestKube> {
     const kubeconfigPath = await kubeconfigFor(server);
     const config = new KubeConfig();
     config.loadFromFile(kubeconfigPath);
+    const paths = config.makeApiClient(ObjectPaths);
+    const send: TestKube['send'] = async (method, object, options = {}) => {
+      const path = await paths.pathFor(object, method === 'POST' ? 'create' : 'replace');
+      const query = `?fieldValidation=Strict${options.dryRun ? '&dryRun=All' : ''}`;
+      return httpsJson(`${server}${path}${query}`, ca!, token, method, object);
+    };
     return {
+      send,
       server,
       kubeconfigPath,
       config,
@@ -198,19 +248,21 @@ export async function startKube(): Promise<TestKube> {
   }
 }
 
-/** Creates each object, or replaces it when it exists. */
+/** Creates each object as written, or replaces it when it exists. */
 export async function applyObjects(kube: TestKube, objects: KubernetesObject[]): Promise<void> {
   for (const object of objects) {
-    try {
-      await kube.objects.create(object);
-    } catch (error) {
-      if ((error as { code?: number }).code !== 409) throw error;
+    let answer = await kube.send('POST', object);
+    if (answer.status === 409) {
       const current = await kube.objects.read(object as never);
-      await kube.objects.replace({
+      answer = await kube.send('PUT', {
         ...object,
         metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
-      } as KubernetesObject);
+      });
     }
+    if (answer.status >= 300)
+      throw new Error(
+        `${object.kind}/${object.metadata?.name}: ${answer.status} ${JSON.stringify(answer.body)}`,
+      );
   }
 }
 

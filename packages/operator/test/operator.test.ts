@@ -7,6 +7,7 @@ import {
   RESOURCE_KINDS,
   VERSION,
   createKube,
+  mergePatch,
   startOperator,
   type RunningOperator,
 } from '@muse/operator';
@@ -87,16 +88,12 @@ async function read(kind: keyof typeof RESOURCE_KINDS, name: string): Promise<Re
   });
 }
 
+/** A JSON merge patch of the spec: no read-modify-write race with the operator's own writes. */
 async function patchSpec(kind: keyof typeof RESOURCE_KINDS, name: string, spec: object): Promise<void> {
-  const current = await read(kind, name);
-  await custom().replaceNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace: NAMESPACE,
-    plural: plural(kind),
-    name,
-    body: { ...current, spec: { ...current.spec, ...spec } },
-  });
+  await custom().patchNamespacedCustomObject(
+    { group: GROUP, version: VERSION, namespace: NAMESPACE, plural: plural(kind), name, body: { spec } },
+    mergePatch,
+  );
 }
 
 async function remove(kind: keyof typeof RESOURCE_KINDS, name: string): Promise<void> {
