@@ -255,7 +255,7 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     const [deployment] = (await render([CI_VALUES[0]!])).filter((m) => m.kind === 'Deployment');
     const answer = await kube.send(
       'POST',
-      { ...deployment!, spec: { ...deployment!.spec, replicaz: 2 } },
+      { ...deployment!, spec: { ...deployment!.spec, replicaz: 2 } } as Manifest,
       { dryRun: true },
     );
     expect(answer.status).toBe(400);
