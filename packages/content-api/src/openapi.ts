@@ -30,7 +30,24 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return documentRequestId(document);
+  return documentRequestId(documentValidationFailures(document));
+}
+
+/**
+ * The request validator answers 422 to any operation whose parameters or body break the
+ * document, so every such operation documents it (it is easily forgotten by hand).
+ */
+function documentValidationFailures(document: Document): Document {
+  type Operation = { parameters?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> };
+  for (const item of Object.values(document.paths) as Record<string, Operation | unknown[]>[]) {
+    const shared = Array.isArray(item.parameters) && item.parameters.length > 0;
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'parameters' || Array.isArray(operation)) continue;
+      const validated = shared || (operation.parameters?.length ?? 0) > 0 || operation.requestBody;
+      if (validated) operation.responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
+    }
+  }
+  return document;
 }
 
 function mergeFragment(document: Document, fragment: Partial<Document>, source: string): void {

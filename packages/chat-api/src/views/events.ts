@@ -7,13 +7,13 @@ import { schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
-/** When each runtime (process) last removed expired queues. */
-const lastExpiry = new WeakMap<ChatRuntime, number>();
+/** When this process last removed expired queues, per database. */
+const lastExpiry = new WeakMap<ChatRuntime['db'], number>();
 
 /** Expired queues are removed lazily, at most every few seconds per process, by whoever registers next. */
 async function expireNow(runtime: ChatRuntime): Promise<void> {
-  if (Date.now() - (lastExpiry.get(runtime) ?? 0) < 5000) return;
-  lastExpiry.set(runtime, Date.now());
+  if (Date.now() - (lastExpiry.get(runtime.db) ?? 0) < 5000) return;
+  lastExpiry.set(runtime.db, Date.now());
   await expireIdleQueues(runtime.db, runtime.config.MUSE_CHAT_QUEUE_IDLE_MS);
 }
 

@@ -1334,7 +1334,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1392,7 +1392,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1441,7 +1441,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1556,7 +1556,7 @@ export interface components {
             /** @description What this provider can deliver. */
             code_types: ("sms" | "voice")[];
             /** @description The non-secret settings of the type, defaults filled in. */
-            config: Record<string, never>;
+            config: Record<string, unknown>;
             /** Format: date-time */
             created_at: string;
             enabled: boolean;
@@ -1573,12 +1573,12 @@ export interface components {
         };
         CodeProviderCreate: {
             /** @description See `CodeProviderType` for the fields of each type. */
-            config?: Record<string, never>;
+            config?: Record<string, unknown>;
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
             name: string;
             /** @default 100 */
-            priority: number;
+            priority?: number;
             /** @description Write-only secrets of the type (see `CodeProviderType`). */
             secrets?: {
                 [key: string]: string;
@@ -1596,7 +1596,7 @@ export interface components {
          */
         CodeProviderType: "aliyun_sms" | "aliyun_voice" | "tencent_sms" | "tencent_voice" | "webhook" | "log";
         CodeProviderUpdate: {
-            config?: Record<string, never>;
+            config?: Record<string, unknown>;
             enabled?: boolean;
             name?: string;
             priority?: number;
@@ -1807,7 +1807,7 @@ export interface components {
         };
         GeneratorAdmin: components["schemas"]["Generator"] & {
             config?: components["schemas"]["GeneratorConfig"];
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             /** @description Names of the stored secrets; their values are never returned. */
             secret_names?: string[];
         };
@@ -1831,7 +1831,7 @@ export interface components {
             kind: "image" | "video" | "text";
             name: string;
             /** @description JSON Schema of the request body; default: the generic fields of the kind. */
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             /** @description Write-only, e.g. `{"api_key": "..."}`, sent as a bearer token upstream. */
             secrets?: {
                 [key: string]: string | null;
@@ -1847,7 +1847,7 @@ export interface components {
             /** @enum {string} */
             kind?: "image" | "video" | "text";
             name?: string;
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             secrets?: {
                 [key: string]: string | null;
             };
@@ -1980,7 +1980,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2020,7 +2020,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes?: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2053,7 +2053,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes?: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2247,7 +2247,7 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "unavailable";
         };
-        ServerConfig: components["schemas"]["ServerConfigUpdate"] & Record<string, never>;
+        ServerConfig: components["schemas"]["ServerConfigUpdate"] & Record<string, unknown>;
         ServerConfigUpdate: {
             /** @description Seconds before the same number may request another code (default 60). */
             code_cooldown_seconds?: number;
@@ -2286,7 +2286,7 @@ export interface components {
              */
             owner_id: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags: string[];
             /** Format: date-time */
@@ -2305,7 +2305,7 @@ export interface components {
             /** @description Display name. */
             name: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags?: string[];
             /**
@@ -2322,7 +2322,7 @@ export interface components {
             /** @description Display name. */
             name?: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags?: string[];
             /**
@@ -3814,6 +3814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     updateFile: {
@@ -3984,7 +3985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4185,6 +4186,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     deactivateGenerator: {
@@ -4209,6 +4211,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     updateGenerator: {
@@ -5524,6 +5527,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     deleteUser: {
@@ -5548,6 +5552,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     updateUser: {
@@ -5804,6 +5809,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     deleteVerificationCodeProvider: {
@@ -5828,6 +5834,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     updateVerificationCodeProvider: {
@@ -5929,7 +5936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
         };
