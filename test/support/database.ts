@@ -11,14 +11,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, fully migrated database of its own for one test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh, fully migrated (unless told otherwise) database of its own for one test file. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   await adminQuery(adminUrl, `CREATE DATABASE "${name}"`);
   const url = withDatabase(adminUrl, name);
   const db = createDatabase(url);
-  await migrate(db, [contentMigrations, chatMigrations]);
+  if (options.migrated ?? true) await migrate(db, [contentMigrations, chatMigrations]);
   return {
     url,
     db,

@@ -106,3 +106,23 @@ export async function createChatUser(
     return { ...user, can_change_user_emails: true };
   });
 }
+
+/** Renames, re-describes, deactivates or reactivates an organization (a deactivated one refuses every request). */
+export async function updateOrganization(
+  db: Sequelize,
+  realmId: number,
+  changes: { name?: string; description?: string; deactivated?: boolean },
+): Promise<void> {
+  await db.query(
+    `UPDATE chat.realms SET name = COALESCE(:name, name), description = COALESCE(:description, description),
+       deactivated = COALESCE(:deactivated, deactivated) WHERE id = :id`,
+    {
+      replacements: {
+        id: realmId,
+        name: changes.name ?? null,
+        description: changes.description ?? null,
+        deactivated: changes.deactivated ?? null,
+      },
+    },
+  );
+}

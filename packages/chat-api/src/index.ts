@@ -9,7 +9,7 @@ export const chatMigrations: ServiceMigrations = {
   schema: 'chat',
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
-export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
+export { createOrganization, createChatUser, updateOrganization, ROLE_NAMES } from './bootstrap.ts';
 export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
 export { pushForMessage } from './domain/push.ts';
 export { createPushSender } from './push/index.ts';

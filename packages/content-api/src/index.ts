@@ -67,3 +67,10 @@ export {
 } from './conversations/replies.ts';
 export { attachConversationChannel, type ConversationChannel } from './channel/channel.ts';
 export { asyncapiDocument } from './channel/protocol.ts';
+export {
+  createProvider,
+  updateProvider,
+  deleteProvider,
+  assertTypeAllowed,
+  type ProviderRow,
+} from './code-providers/store.ts';

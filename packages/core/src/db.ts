@@ -36,6 +36,11 @@ export interface ServiceMigrations {
   directory: string;
 }
 
+/** A service's migration files, in the order they apply. */
+async function migrationFiles(directory: string): Promise<string[]> {
+  return (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+}
+
 function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigrations) {
   const context: MigrationContext = { sequelize, queryInterface: sequelize.getQueryInterface(), schema };
   return new Umzug<MigrationContext>({
@@ -43,7 +48,7 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
     storage: new SequelizeStorage({ sequelize, schema, tableName: 'migrations' }),
     logger: undefined,
     migrations: async () => {
-      const files = (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+      const files = await migrationFiles(directory);
       return files.map((file) => {
         const filePath = path.join(directory, file);
         const load = async (): Promise<Migration> => import(pathToFileURL(filePath).href);
@@ -56,6 +61,28 @@ function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigr
       });
     },
   });
+}
+
+/**
+ * The migrations of the given services not yet applied, as umzug sees them (nothing is
+ * applied): for a pod that must wait until the schema has reached its own version. Before the
+ * first migration ran (no schema yet) everything is pending and nothing is touched.
+ */
+export async function pendingMigrations(
+  sequelize: Sequelize,
+  services: ServiceMigrations[],
+): Promise<string[]> {
+  const pending: string[] = [];
+  for (const service of services) {
+    const [schemas] = await sequelize.query('SELECT 1 FROM pg_namespace WHERE nspname = :schema', {
+      replacements: { schema: service.schema },
+    });
+    const names = schemas.length
+      ? (await createMigrator(sequelize, service).pending()).map((m) => m.name)
+      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
+    pending.push(...names.map((name) => `${service.schema}/${name}`));
+  }
+  return pending;
 }
 
 /**

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '@muse/core';
 import { runApi } from './commands/api.ts';
 import { runWorker } from './commands/worker.ts';
-import { runMigrate } from './commands/migrate.ts';
+import { runMigrate, type MigrateOptions } from './commands/migrate.ts';
 import { runDev } from './commands/dev.ts';
 import { runAdminGrant } from './commands/admin.ts';
 import { registerChatCommands } from './commands/chat.ts';
+import { runOperator, type OperatorCommandOptions } from './commands/operator.ts';
+import { runRotateJwtSecret, type RotateCommandOptions } from './commands/rotate-jwt-secret.ts';
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
 function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>) {
@@ -41,12 +43,51 @@ program
   .description('serve the messaging API')
   .action(withConfig((c) => runApi('chat-api', c)));
 program.command('worker').description('run the Temporal worker').action(withConfig(runWorker));
-program.command('migrate').description('apply database migrations').action(withConfig(runMigrate));
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .option('--wait', 'apply nothing; wait until every migration of this version has been applied')
+  .option('--timeout <seconds>', 'how long --wait waits', '600')
+  .action(withConfig<MigrateOptions>(runMigrate));
 program
   .command('dev')
   .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
   .action(withConfig(runDev));
 registerChatCommands(program, withConfig);
+const collect = (value: string, previous: string[]) => [...previous, value];
+program
+  .command('operator')
+  .description('reconcile Generator, VerificationCodeProvider and ChatOrganization resources (Kubernetes)')
+  .option(
+    '--namespace <name>',
+    'namespace to watch, repeatable; * for all (default: the pod namespace)',
+    collect,
+    [],
+  )
+  .option('--lease-name <name>', 'leader-election Lease', 'muse-operator')
+  .option('--lease-namespace <name>', 'namespace of the Lease (default: the pod namespace)')
+  .option('--identity <id>', 'this replica in the Lease (default: the pod name)')
+  .option('--resync-seconds <n>', 'full re-list period', '300')
+  .option('--lease-duration-seconds <n>', 'how long a silent leader keeps the Lease', '15')
+  .option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster, then KUBECONFIG)')
+  .addOption(
+    new Option('--metrics-port <port>', 'port of /metrics, /healthz, /readyz')
+      .env('MUSE_OPERATOR_METRICS_PORT')
+      .default('9467'),
+  )
+  .action(withConfig<OperatorCommandOptions>(runOperator));
+program
+  .command('rotate-jwt-secret')
+  .description('write a new MUSE_JWT_SECRET into its Secret and restart the API and worker Deployments')
+  .requiredOption('--namespace <name>', 'namespace of the release')
+  .requiredOption('--secret <name>', 'the Secret holding MUSE_JWT_SECRET')
+  .option('--key <key>', 'its key in the Secret', 'jwt-secret')
+  .option('--release <name>', 'Helm release whose content-api, chat-api and worker Deployments are restarted')
+  .option('--selector <labels>', 'label selector of the Deployments to restart instead')
+  .option('--no-wait', 'do not wait for the rollouts')
+  .option('--timeout <seconds>', 'how long to wait for the rollouts', '600')
+  .option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster, then KUBECONFIG)')
+  .action(withConfig<RotateCommandOptions>((_config, options) => runRotateJwtSecret(options)));
 
 const admin = program.command('admin').description('administer accounts from the shell');
 admin

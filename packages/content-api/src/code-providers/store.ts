@@ -12,12 +12,14 @@ export interface ProviderRow {
   priority: number;
   config: Record<string, unknown>;
   secrets: Record<string, string>;
+  /** The Kubernetes resource that owns the provider (see the operator), or null. */
+  managed_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** What the API shows: everything but the secrets, of which only the names that are set. */
-export type ProviderView = Omit<ProviderRow, 'secrets'> & {
+export type ProviderView = Omit<ProviderRow, 'secrets' | 'managed_by'> & {
   code_types: readonly CodeType[];
   secrets_set: string[];
 };
@@ -26,7 +28,7 @@ export type ProviderInput = Schema<'CodeProviderCreate'>;
 /** `config` and `secrets` are merged into the stored ones; a `null` secret removes it. */
 export type ProviderChanges = Schema<'CodeProviderUpdate'>;
 
-export function toView({ secrets, ...row }: ProviderRow): ProviderView {
+export function toView({ secrets, managed_by: _managedBy, ...row }: ProviderRow): ProviderView {
   return { ...row, code_types: PROVIDER_KINDS[row.type].codeTypes, secrets_set: Object.keys(secrets).sort() };
 }
 
@@ -53,14 +55,18 @@ export async function getProvider(
   return row;
 }
 
-export async function createProvider(db: Sequelize, input: ProviderInput): Promise<ProviderRow> {
+export async function createProvider(
+  db: Sequelize,
+  input: ProviderInput,
+  transaction?: Transaction,
+): Promise<ProviderRow> {
   if (!isProviderType(input.type))
     throw new ValidationError('Unknown provider type', [{ path: 'type', message: 'unknown' }]);
   const config = checkProviderSettings(input.type, 'config', input.config ?? {});
   const secrets = checkProviderSettings(input.type, 'secrets', input.secrets ?? {});
   return saveRow(
     db,
-    undefined,
+    transaction,
     `INSERT INTO content.verification_code_providers (name, type, enabled, priority, config, secrets)
      VALUES (:name, :type, :enabled, :priority, CAST(:config AS jsonb), CAST(:secrets AS jsonb)) RETURNING *`,
     {

@@ -1,0 +1,267 @@
+{{/* Names, following the usual `<release>-<chart>` convention, truncated to DNS label length. */}}
+{{- define "muse.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "muse.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* `<fullname>-<component>`; call with (dict "root" $ "component" "content-api"). */}}
+{{- define "muse.componentName" -}}
+{{- printf "%s-%s" (include "muse.fullname" .root | trunc 50 | trimSuffix "-") .component -}}
+{{- end -}}
+
+{{- define "muse.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Standard labels of every resource; call with the root context, or a dict with root and component. */}}
+{{- define "muse.labels" -}}
+{{- $root := .root | default . -}}
+helm.sh/chart: {{ include "muse.chart" $root }}
+app.kubernetes.io/name: {{ include "muse.name" $root }}
+app.kubernetes.io/instance: {{ $root.Release.Name }}
+app.kubernetes.io/version: {{ $root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ $root.Release.Service }}
+app.kubernetes.io/part-of: muse
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- with $root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Labels that select one component's pods; never change across upgrades. */}}
+{{- define "muse.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "muse.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "muse.annotations" -}}
+{{- with .Values.commonAnnotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{- define "muse.image" -}}
+{{- $image := .Values.image -}}
+{{- $ref := printf "%s/%s" $image.registry $image.repository | trimPrefix "/" -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $ref $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $ref (default .Chart.AppVersion $image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "muse.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "muse.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart's own Secret (values given inline, generated JWT secret). */}}
+{{- define "muse.secretName" -}}
+{{- include "muse.fullname" . -}}
+{{- end -}}
+
+{{/* Values the chart cannot run without, as one clear message instead of crash-looping pods. */}}
+{{- define "muse.validateValues" -}}
+{{- $problems := list -}}
+{{- $db := .Values.database -}}
+{{- if not (or $db.url (and $db.existingSecret $db.existingSecretUrlKey) (and $db.host $db.existingSecret)) -}}
+{{- $problems = append $problems "database: set database.url, or database.existingSecret with database.existingSecretUrlKey, or database.host with database.existingSecret (password key database.existingSecretPasswordKey)" -}}
+{{- end -}}
+{{- if not (or .Values.temporal.address .Values.temporal.existingSecret) -}}
+{{- $problems = append $problems "temporal: set temporal.address (host:port of the Temporal frontend) or temporal.existingSecret" -}}
+{{- end -}}
+{{- if not (or .Values.auth.jwtSecret .Values.auth.existingSecret .Values.auth.generateJwtSecret) -}}
+{{- $problems = append $problems "auth: set auth.existingSecret (key auth.existingSecretJwtKey), auth.jwtSecret, or auth.generateJwtSecret=true" -}}
+{{- end -}}
+{{- if .Values.s3.enabled -}}
+{{- if not (and .Values.s3.endpoint .Values.s3.bucket) -}}
+{{- $problems = append $problems "s3: s3.enabled needs s3.endpoint and s3.bucket" -}}
+{{- end -}}
+{{- if not (or .Values.s3.existingSecret (and .Values.s3.accessKeyId .Values.s3.secretAccessKey)) -}}
+{{- $problems = append $problems "s3: s3.enabled needs s3.existingSecret, or s3.accessKeyId and s3.secretAccessKey" -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.gateway.enabled (not .Values.gateway.parentRefs) -}}
+{{- $problems = append $problems "gateway: gateway.enabled needs gateway.parentRefs (the Gateway the routes attach to)" -}}
+{{- end -}}
+{{- if $problems -}}
+{{- fail (printf "\n\nMuse chart values are incomplete:\n  - %s\n" (join "\n  - " $problems)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* MUSE_TRUST_PROXY: explicit, else the ingress/gateway proxies, else nobody. */}}
+{{- define "muse.trustProxy" -}}
+{{- if .Values.config.trustProxy -}}
+{{- .Values.config.trustProxy -}}
+{{- else if and (or .Values.ingress.enabled .Values.gateway.enabled) .Values.ingress.trustedProxies -}}
+{{- join "," .Values.ingress.trustedProxies -}}
+{{- else -}}
+false
+{{- end -}}
+{{- end -}}
+
+{{- define "muse.secretRef" -}}
+valueFrom:
+  secretKeyRef:
+    name: {{ .name }}
+    key: {{ .key }}
+    {{- if .optional }}
+    optional: true
+    {{- end }}
+{{- end -}}
+
+{{/* Environment variables that come from Secrets (the rest is in the ConfigMap). */}}
+{{- define "muse.secretEnv" -}}
+{{- $secret := include "muse.secretName" . -}}
+{{- $db := .Values.database -}}
+{{- if and $db.existingSecret $db.existingSecretUrlKey }}
+- name: DATABASE_URL
+  {{- include "muse.secretRef" (dict "name" $db.existingSecret "key" $db.existingSecretUrlKey) | nindent 2 }}
+{{- else if $db.url }}
+- name: DATABASE_URL
+  {{- include "muse.secretRef" (dict "name" $secret "key" "database-url") | nindent 2 }}
+{{- else }}
+- name: MUSE_DATABASE_PASSWORD
+  {{- include "muse.secretRef" (dict "name" $db.existingSecret "key" $db.existingSecretPasswordKey) | nindent 2 }}
+- name: DATABASE_URL
+  value: {{ printf "postgres://%s:$(MUSE_DATABASE_PASSWORD)@%s:%v/%s" $db.user $db.host $db.port $db.name | quote }}
+{{- end }}
+{{- if .Values.temporal.existingSecret }}
+- name: TEMPORAL_ADDRESS
+  {{- include "muse.secretRef" (dict "name" .Values.temporal.existingSecret "key" .Values.temporal.existingSecretAddressKey) | nindent 2 }}
+{{- end }}
+- name: MUSE_JWT_SECRET
+{{- if .Values.auth.existingSecret }}
+  {{- include "muse.secretRef" (dict "name" .Values.auth.existingSecret "key" .Values.auth.existingSecretJwtKey) | nindent 2 }}
+- name: MUSE_SECRETS_KEY
+  {{- include "muse.secretRef" (dict "name" .Values.auth.existingSecret "key" .Values.auth.existingSecretSecretsKeyKey "optional" true) | nindent 2 }}
+{{- else }}
+  {{- include "muse.secretRef" (dict "name" $secret "key" "jwt-secret") | nindent 2 }}
+{{- if .Values.auth.secretsKey }}
+- name: MUSE_SECRETS_KEY
+  {{- include "muse.secretRef" (dict "name" $secret "key" "secrets-key") | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- if .Values.s3.enabled }}
+{{- $s3secret := default $secret .Values.s3.existingSecret }}
+- name: MUSE_S3_ACCESS_KEY_ID
+  {{- include "muse.secretRef" (dict "name" $s3secret "key" (ternary .Values.s3.existingSecretAccessKeyIdKey "s3-access-key-id" (not (empty .Values.s3.existingSecret)))) | nindent 2 }}
+- name: MUSE_S3_SECRET_ACCESS_KEY
+  {{- include "muse.secretRef" (dict "name" $s3secret "key" (ternary .Values.s3.existingSecretSecretAccessKeyKey "s3-secret-access-key" (not (empty .Values.s3.existingSecret)))) | nindent 2 }}
+{{- end }}
+{{- with .Values.config.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Config and Secret checksums: a change rolls every pod that reads them. */}}
+{{- define "muse.checksums" -}}
+checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end -}}
+
+{{/* Volumes every pod has: the root filesystem is read-only, /tmp is not. */}}
+{{- define "muse.tmpVolume" -}}
+- name: tmp
+  emptyDir: {}
+{{- end -}}
+
+{{/* The container fields every Muse process shares: image, env, security, /tmp. */}}
+{{- define "muse.containerBase" -}}
+image: {{ include "muse.image" . }}
+imagePullPolicy: {{ .Values.image.pullPolicy }}
+securityContext:
+  {{- toYaml .Values.containerSecurityContext | nindent 2 }}
+envFrom:
+  - configMapRef:
+      name: {{ include "muse.fullname" . }}
+  {{- with .Values.config.extraEnvFrom }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+{{- end -}}
+
+{{/* Init container that waits until the migrations Job has brought the schema to this image's version. */}}
+{{- define "muse.waitForSchema" -}}
+{{- if .Values.migrations.enabled }}
+initContainers:
+  - name: wait-for-schema
+    {{- include "muse.containerBase" . | nindent 4 }}
+    args: ["migrate", "--wait", "--timeout", {{ .Values.migrations.waitTimeoutSeconds | quote }}]
+    env:
+      {{- include "muse.secretEnv" . | nindent 6 }}
+    resources:
+      {{- toYaml .Values.migrations.resources | nindent 6 }}
+{{- end }}
+{{- end -}}
+
+{{/* Scheduling fields of a component: values, plus a soft spread over nodes and zones by default. */}}
+{{- define "muse.scheduling" -}}
+{{- $values := .values -}}
+{{- with $values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+topologySpreadConstraints:
+{{- if $values.topologySpreadConstraints }}
+  {{- toYaml $values.topologySpreadConstraints | nindent 2 }}
+{{- else }}
+{{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+  - maxSkew: 1
+    topologyKey: {{ . }}
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "muse.selectorLabels" $ | nindent 8 }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "muse.httpProbes" -}}
+{{- $values := .values -}}
+{{- $port := .port -}}
+{{- with $values.startupProbe }}{{ if .enabled }}
+startupProbe:
+  httpGet: { path: /healthz, port: {{ $port }} }
+  {{- toYaml (omit . "enabled") | nindent 2 }}
+{{- end }}{{ end }}
+{{- with $values.livenessProbe }}{{ if .enabled }}
+livenessProbe:
+  httpGet: { path: /healthz, port: {{ $port }} }
+  {{- toYaml (omit . "enabled") | nindent 2 }}
+{{- end }}{{ end }}
+{{- with $values.readinessProbe }}{{ if .enabled }}
+readinessProbe:
+  httpGet: { path: /readyz, port: {{ $port }} }
+  {{- toYaml (omit . "enabled") | nindent 2 }}
+{{- end }}{{ end }}
+{{- end -}}

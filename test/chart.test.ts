@@ -1,0 +1,307 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRD_KINDS, customResourceDefinition } from '@muse/operator';
+import { renderCrdFiles } from '../packages/operator/src/resources/crd-files.ts';
+import { readmeWithValuesTable } from '../packages/operator/src/resources/chart-readme.ts';
+import { readFile } from 'node:fs/promises';
+import { applyObjects, kubeBinDir, startKube, waitForCrds, type TestKube } from './support/kube.ts';
+
+const CHART = fileURLToPath(new URL('../charts/muse', import.meta.url));
+const CI_VALUES = ['minimal', 'hooks', 'ingress', 'existing-secrets'].map((name) =>
+  path.join(CHART, 'ci', `${name}-values.yaml`),
+);
+const NAMESPACE = 'muse-ci';
+const run = promisify(execFile);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Manifest = KubernetesObject & Record<string, any>;
+
+let kube: TestKube;
+let helmBin: string;
+
+async function helm(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(helmBin, [...args, '--kubeconfig', kube.kubeconfigPath], {
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: '/tmp/muse-helm/cache',
+        HELM_CONFIG_HOME: '/tmp/muse-helm/config',
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+async function render(values: string[], extra: string[] = []): Promise<Manifest[]> {
+  const result = await helm([
+    'template',
+    'muse',
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    ...values.flatMap((file) => ['-f', file]),
+    ...extra,
+  ]);
+  expect(result.code, result.stderr).toBe(0);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((doc): doc is Manifest => Boolean(doc));
+}
+
+const find = (manifests: Manifest[], kind: string, name: string) =>
+  manifests.find((m) => m.kind === kind && m.metadata?.name === name);
+
+beforeAll(async () => {
+  kube = await startKube();
+  helmBin = path.join(kubeBinDir(['helm']), 'helm');
+  await kube.kube.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  // The chart's CRDs, and stand-ins (any content accepted) for the Gateway API's HTTPRoute and the
+  // Prometheus Operator's ServiceMonitor, whose real CRDs are not part of Kubernetes.
+  const standIn = (group: string, kind: string, plural: string) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    // *.k8s.io groups are reserved; a stand-in says it is not the approved API.
+    metadata: {
+      name: `${plural}.${group}`,
+      annotations: { 'api-approved.kubernetes.io': 'unapproved, test stand-in' },
+    },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  });
+  await applyObjects(kube, [
+    ...CRD_KINDS.map((kind) => customResourceDefinition(kind)),
+    standIn('gateway.networking.k8s.io', 'HTTPRoute', 'httproutes'),
+    standIn('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors'),
+  ] as KubernetesObject[]);
+  await waitForCrds(kube, [
+    'generators.muse.dev',
+    'verificationcodeproviders.muse.dev',
+    'chatorganizations.muse.dev',
+    'httproutes.gateway.networking.k8s.io',
+    'servicemonitors.monitoring.coreos.com',
+  ]);
+});
+
+afterAll(async () => {
+  await kube?.stop();
+});
+
+describe('the generated files of the chart', () => {
+  it('has CRDs generated from the current schemas (npm run crds -w @muse/operator)', async () => {
+    for (const { path: file, content } of renderCrdFiles())
+      expect(await readFile(file, 'utf8'), file).toBe(content);
+  });
+
+  it('has a values table generated from the current values.yaml (npm run chart:readme -w @muse/operator)', async () => {
+    const { current, expected } = await readmeWithValuesTable();
+    expect(current).toBe(expected);
+  });
+});
+
+// helm runs as a child process: slow on a busy machine.
+describe('helm lint and helm template', { timeout: 180_000 }, () => {
+  it.each(CI_VALUES)('lints with %s', async (file) => {
+    const result = await helm(['lint', CHART, '-f', file]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('refuses the bare defaults with one message naming every missing setting', async () => {
+    const result = await helm(['template', 'muse', CHART]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('Muse chart values are incomplete');
+    expect(result.stderr).toMatch(/database: set database.url/);
+    expect(result.stderr).toMatch(/temporal: set temporal.address/);
+    expect(result.stderr).toMatch(/auth: set auth.existingSecret/);
+  });
+
+  it.each([
+    [['--set', 'image.pullPolicy=Sometimes'], /image.pullPolicy|pullPolicy/],
+    [['--set', 'contentApi.replicaCount=-1'], /contentApi.replicaCount|minimum/],
+    [['--set', 'auth.jwtSecret=too-short'], /jwtSecret/],
+    [['--set', 'contentApi.replicas=3'], /replicas/],
+    [['--set', 'temporal.address=http://temporal'], /temporal.address|address/],
+  ])('values.schema.json rejects %j', async (extra, message) => {
+    const result = await helm(['template', 'muse', CHART, '-f', CI_VALUES[0]!, ...extra]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('values don');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('renders pods that are non-root, read-only, without capabilities, probed, and rolled on config changes', async () => {
+    const manifests = await render([CI_VALUES[0]!]);
+    const deployments = manifests.filter((m) => m.kind === 'Deployment');
+    expect(deployments.map((d) => d.metadata!.name).sort()).toEqual([
+      'muse-chat-api',
+      'muse-content-api',
+      'muse-operator',
+      'muse-worker',
+    ]);
+    for (const deployment of deployments) {
+      const pod = deployment.spec.template.spec;
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect(container.securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        });
+      }
+      expect(pod.initContainers[0].args).toEqual(['migrate', '--wait', '--timeout', '600']);
+      expect(deployment.spec.template.metadata.annotations).toHaveProperty('checksum/config');
+      expect(pod.topologySpreadConstraints).toHaveLength(2);
+    }
+    const content = find(manifests, 'Deployment', 'muse-content-api')!.spec.template.spec.containers[0];
+    expect(content.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(content.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(content.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(content.env).toContainEqual({
+      name: 'MUSE_JWT_SECRET',
+      valueFrom: { secretKeyRef: { name: 'muse-auth', key: 'jwt-secret' } },
+    });
+    const config = find(manifests, 'ConfigMap', 'muse')!;
+    expect(config.data).toMatchObject({ MUSE_TRUST_PROXY: 'false', MUSE_CONTENT_METRICS_PORT: '9464' });
+    const job = manifests.find((m) => m.kind === 'Job')!;
+    expect(job.metadata!.name).toMatch(/^muse-migrate-[0-9a-f]{10}$/);
+    expect(job.metadata!.annotations?.['helm.sh/hook']).toBeUndefined();
+    expect(manifests.filter((m) => m.kind === 'PodDisruptionBudget')).toHaveLength(4);
+    expect(manifests.some((m) => m.kind === 'Secret')).toBe(false);
+  });
+
+  it('runs migrations as a hook only when asked', async () => {
+    const manifests = await render([CI_VALUES[1]!]);
+    const job = manifests.find((m) => m.kind === 'Job')!;
+    expect(job.metadata!.annotations).toMatchObject({ 'helm.sh/hook': 'post-install,pre-upgrade' });
+    expect(find(manifests, 'Secret', 'muse')!.data).toHaveProperty('jwt-secret');
+  });
+
+  it('with an ingress, trusts its proxies and keeps WebSockets and long polls open', async () => {
+    const manifests = await render([CI_VALUES[2]!]);
+    expect(find(manifests, 'ConfigMap', 'muse')!.data).toMatchObject({
+      MUSE_TRUST_PROXY: '10.42.0.0/16',
+      MUSE_CHAT_REALM_HOST: 'chat.example.com',
+      MUSE_PUBLIC_URL: 'https://content.example.com',
+    });
+    const ingress = find(manifests, 'Ingress', 'muse')!;
+    expect(ingress.metadata!.annotations).toMatchObject({
+      'nginx.ingress.kubernetes.io/proxy-read-timeout': '3600',
+    });
+    expect(ingress.spec.rules.map((r: { host: string }) => r.host)).toEqual([
+      'content.example.com',
+      'chat.example.com',
+      '*.chat.example.com',
+    ]);
+    expect(manifests.filter((m) => m.kind === 'HTTPRoute')).toHaveLength(2);
+    expect(manifests.filter((m) => m.kind === 'HorizontalPodAutoscaler')).toHaveLength(3);
+    expect(manifests.some((m) => m.kind === 'ClusterRole')).toBe(true);
+    const policy = find(manifests, 'NetworkPolicy', 'muse-content-api')!;
+    expect(policy.spec.ingress[0].from).toBeDefined();
+  });
+
+  it('with existing Secrets, renders no Secret and references every key', async () => {
+    const manifests = await render([CI_VALUES[3]!]);
+    expect(manifests.some((m) => m.kind === 'Secret')).toBe(false);
+    expect(manifests.some((m) => m.kind === 'Job')).toBe(false);
+    const env = find(manifests, 'Deployment', 'muse-worker')!.spec.template.spec.containers[0].env;
+    expect(env).toEqual(
+      expect.arrayContaining([
+        { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'muse-database', key: 'url' } } },
+        { name: 'MUSE_JWT_SECRET', valueFrom: { secretKeyRef: { name: 'muse-auth', key: 'jwt' } } },
+        {
+          name: 'MUSE_S3_SECRET_ACCESS_KEY',
+          valueFrom: { secretKeyRef: { name: 'muse-s3', key: 'secret-access-key' } },
+        },
+      ]),
+    );
+  });
+});
+
+describe('against the real API server', { timeout: 300_000 }, () => {
+  it.each(CI_VALUES)('accepts every object rendered with %s (server-side dry run)', async (file) => {
+    const manifests = await render([file]);
+    const refused: string[] = [];
+    for (const manifest of manifests) {
+      const answer = await kube.send('POST', manifest, { dryRun: true });
+      if (answer.status !== 201)
+        refused.push(`${manifest.kind}/${manifest.metadata?.name}: ${answer.status} ${answer.body?.message}`);
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it('the dry run refuses what real Kubernetes refuses (an unknown field)', async () => {
+    const [deployment] = (await render([CI_VALUES[0]!])).filter((m) => m.kind === 'Deployment');
+    const answer = await kube.send(
+      'POST',
+      { ...deployment!, spec: { ...deployment!.spec, replicaz: 2 } } as Manifest,
+      { dryRun: true },
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toMatch(/unknown field "spec.replicaz"/);
+  });
+
+  it('installs and upgrades a release; the generated JWT secret survives the upgrade', async () => {
+    const values = [
+      '-f',
+      CI_VALUES[0]!,
+      '--set',
+      'auth.existingSecret=',
+      '--set',
+      'auth.generateJwtSecret=true',
+    ];
+    const install = await helm(['install', 'muse', CHART, '--namespace', NAMESPACE, ...values]);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain('STATUS: deployed');
+    const secretBefore = await kube.kube.core.readNamespacedSecret({ name: 'muse', namespace: NAMESPACE });
+    const deploymentBefore = await kube.kube.apps.readNamespacedDeployment({
+      name: 'muse-content-api',
+      namespace: NAMESPACE,
+    });
+
+    const upgrade = await helm([
+      'upgrade',
+      'muse',
+      CHART,
+      '--namespace',
+      NAMESPACE,
+      ...values,
+      '--set',
+      'config.logLevel=debug',
+    ]);
+    expect(upgrade.code, upgrade.stderr).toBe(0);
+    expect(upgrade.stdout).toMatch(/REVISION: 2/);
+    const secretAfter = await kube.kube.core.readNamespacedSecret({ name: 'muse', namespace: NAMESPACE });
+    expect(secretAfter.data!['jwt-secret']).toBe(secretBefore.data!['jwt-secret']);
+    const deploymentAfter = await kube.kube.apps.readNamespacedDeployment({
+      name: 'muse-content-api',
+      namespace: NAMESPACE,
+    });
+    const checksum = (d: typeof deploymentAfter) =>
+      d.spec!.template.metadata!.annotations!['checksum/config'];
+    expect(checksum(deploymentAfter)).not.toBe(checksum(deploymentBefore));
+    const status = await helm(['status', 'muse', '--namespace', NAMESPACE]);
+    expect(status.stdout).toContain('STATUS: deployed');
+  });
+});
