@@ -49,6 +49,8 @@ export interface Config {
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
+  /** Messaging API: password attempts allowed per client address and window, over all accounts. */
+  MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
   /** Base URL clients reach the content API at, for absolute download links; unset: taken from each request's Host. */
@@ -103,6 +105,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
+    MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
     MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
