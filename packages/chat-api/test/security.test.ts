@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
+import { createChatApp } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { call, makeOrganization, makeUser } from './support.ts';
 
@@ -50,5 +52,92 @@ describe('messaging API hardening', () => {
     const user = await makeUser(stack);
     const address = fromAddress();
     for (let i = 0; i < 8; i++) expect((await guess(user.email, user.password, address)).status).toBe(200);
+  });
+
+  it('alert words: a list past the limit is refused whole, in one clear error', async () => {
+    const user = await makeUser(stack);
+    const many = Array.from({ length: 6000 }, (_, i) => `word${i}`);
+    const refused = await call(stack.chatUrl, 'POST', '/users/me/alert_words', user, { alert_words: many });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Too many alert words (limit: 1000)' });
+    const kept = await call(stack.chatUrl, 'GET', '/users/me/alert_words', user);
+    expect(kept.body.alert_words).toEqual([]);
+    const allowed = await call(stack.chatUrl, 'POST', '/users/me/alert_words', user, {
+      alert_words: many.slice(0, 1000),
+    });
+    expect(allowed.status).toBe(200);
+    expect((allowed.body.alert_words as string[]).length).toBe(1000);
+  });
+
+  it('subscriptions: one request may not subscribe to 200 channels, nor change more than 1000 pairs', async () => {
+    const user = await makeUser(stack);
+    const channels = Array.from({ length: 200 }, (_, i) => ({ name: `bulk-${user.id}-${i}` }));
+    const refused = await call(stack.chatUrl, 'POST', '/users/me/subscriptions', user, {
+      subscriptions: channels,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.msg).toMatch(/^Too many subscription changes in one request/);
+    const principals = Array.from({ length: 11 }, () => user.id);
+    const pairs = await call(stack.chatUrl, 'DELETE', '/users/me/subscriptions', user, {
+      subscriptions: channels.slice(0, 100).map((c) => c.name),
+      principals,
+    });
+    expect(pairs.status).toBe(400);
+  });
+
+  /** The messaging API on a pool of its own, so the test can exhaust or slow it. */
+  async function chatOnPool(options: DatabaseOptions) {
+    const db = createDatabase(stack.database.url, undefined, { poolMax: 1, ...options });
+    const server = await listen(createChatApp({ ...stack, db }), {
+      host: '127.0.0.1',
+      port: 0,
+      logger: stack.logger,
+      shutdownTimeoutMs: 1000,
+    });
+    return { db, url: server.url, close: async () => (await server.close(), await db.close()) };
+  }
+
+  it('pool exhaustion answers 503 with Retry-After, not 500', async () => {
+    const user = await makeUser(stack);
+    const chat = await chatOnPool({ acquireTimeoutMs: 300 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const isHolding = new Promise<void>((resolve) => (holding = resolve));
+      const holder = chat.db.transaction(async () => (holding(), await held));
+      await isHolding;
+      const answer = await call(chat.url, 'GET', '/users/me/alert_words', user);
+      release();
+      await holder;
+      expect(answer.status).toBe(503);
+      expect(answer.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await chat.close();
+    }
+  });
+
+  it('a request statement stuck past the statement timeout is cancelled: 503, the connection freed', async () => {
+    const user = await makeUser(stack);
+    const chat = await chatOnPool({ statementTimeoutMs: 500 });
+    try {
+      const locker = await stack.database.db.transaction();
+      await stack.database.db.query('LOCK TABLE chat.alert_words IN ACCESS EXCLUSIVE MODE', {
+        transaction: locker,
+      });
+      const answer = await Promise.race([
+        call(chat.url, 'POST', '/users/me/alert_words', user, { alert_words: ['stuck'] }),
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
+      ]);
+      await locker.rollback();
+      expect(answer).not.toBe('still waiting');
+      if (answer === 'still waiting') return;
+      expect(answer.status).toBe(503);
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await call(chat.url, 'GET', '/users/me/alert_words', user)).status).toBe(200);
+    } finally {
+      await chat.close();
+    }
   });
 });

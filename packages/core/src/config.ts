@@ -22,6 +22,10 @@ export interface Config {
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
   MUSE_SHUTDOWN_TIMEOUT_MS: number;
+  /** API processes: the longest one SQL statement (or an idle pause inside a transaction) may take. */
+  MUSE_DB_STATEMENT_TIMEOUT_MS: number;
+  /** API processes: how long a request waits for a pooled database connection before 503. */
+  MUSE_DB_ACQUIRE_TIMEOUT_MS: number;
   /**
    * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
    * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
@@ -89,6 +93,8 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
+    MUSE_DB_ACQUIRE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
     MUSE_TRUST_PROXY: {
       type: 'string',
       pattern: '^[0-9a-zA-Z.:/, ]+$',

@@ -20,7 +20,7 @@ export type ApiName = keyof typeof services;
 
 /** Serves one API until SIGTERM, then drains in-flight requests and exits. */
 export async function runApi(name: ApiName, config: Config): Promise<void> {
-  const runtime = createRuntime(config, name);
+  const runtime = createRuntime(config, name, { servesRequests: true });
   const service = services[name];
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
   await service.prepare(runtime).catch(async (error: unknown) => {
