@@ -26,7 +26,7 @@ describe('a worker killed mid-task', () => {
   const children = new Set<ChildProcess>();
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
     admin = await createTestUser(stack, { admin: true });
     replicate = await startFakeReplicate('r8-test');
     openai = await startFakeOpenAi('sk-test');
@@ -52,6 +52,7 @@ describe('a worker killed mid-task', () => {
         TEMPORAL_TASK_QUEUE: stack.taskQueue,
         MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
         MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
+        MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -34,7 +34,7 @@ export interface ContentDeps {
 export type ContentContext = ContentDeps & ContentServices;
 
 export function createContentApp(deps: ContentDeps): Express {
-  const context: ContentContext = { ...deps, ...createContentServices(deps.config) };
+  const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,

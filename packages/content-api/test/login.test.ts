@@ -22,7 +22,7 @@ describe('phone login', () => {
     stack.database.db.query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
     admin = await createTestUser(stack, { admin: true });
   });
   afterAll(async () => {
@@ -264,7 +264,7 @@ describe('client addresses behind an untrusted peer', () => {
   let receiver: CodeReceiver & { providerId: string };
   beforeAll(async () => {
     // Nothing in front of the API is trusted, so X-Forwarded-For is the client's own claim.
-    stack = await startTestStack({ MUSE_TRUST_PROXY: 'false' });
+    stack = await startTestStack({ MUSE_TRUST_PROXY: 'false', MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
   });
   afterAll(async () => {
     await receiver?.close();

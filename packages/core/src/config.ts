@@ -1,4 +1,5 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
+import { OUTBOUND_ALLOW_PATTERN } from './outbound/address-policy.ts';
 
 /**
  * Process configuration, read once from environment variables and validated at start.
@@ -72,6 +73,12 @@ export interface Config {
   MUSE_S3_SECRET_ACCESS_KEY?: string;
   /** Optional key prefix inside the bucket, so several installations can share one. */
   MUSE_S3_PREFIX?: string;
+  /**
+   * Hosts (`api.example.com`, `*.example.com`), addresses and CIDR ranges that outbound calls
+   * (generation upstreams, code providers) may reach although they are loopback, private,
+   * link-local or otherwise internal. `muse-server dev` allows loopback when unset.
+   */
+  MUSE_OUTBOUND_ALLOW: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -121,6 +128,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_S3_ACCESS_KEY_ID: { type: 'string', minLength: 1, nullable: true },
     MUSE_S3_SECRET_ACCESS_KEY: { type: 'string', minLength: 1, nullable: true },
     MUSE_S3_PREFIX: { type: 'string', nullable: true },
+    MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
   },
   required: [],
   additionalProperties: false,

@@ -7,3 +7,4 @@ export * from './http/service-app.ts';
 export * from './http/serve.ts';
 export * from './dev-stack/postgres.ts';
 export * from './dev-stack/temporal.ts';
+export * from './outbound/index.ts';

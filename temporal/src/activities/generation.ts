@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Config, Logger, OutboundFetch, Sequelize } from '@muse/core';
 import {
   adapterFor,
   createLinkSigner,
@@ -22,7 +22,7 @@ export interface GenerationActivityDeps {
   logger: Logger;
   config: Config;
   storage: FileStorage;
-  fetch: typeof fetch;
+  fetch: OutboundFetch;
 }
 
 /** What the workflow needs to know to drive a task; `finished` when an earlier run already ended it. */
@@ -100,6 +100,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     const settings = executionSettings(task.config);
     return {
       fetch: deps.fetch,
+      logger: deps.logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
       maxResultBytes: settings.maxResultBytes,
     };

@@ -1,4 +1,10 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import {
+  createOutboundFetch,
+  type Config,
+  type Logger,
+  type OutboundFetch,
+  type Sequelize,
+} from '@muse/core';
 import { createFileStorage, type FileStorage } from '@muse/content-api';
 import { createGenerationActivities } from './generation.ts';
 
@@ -9,8 +15,8 @@ export interface ActivityDeps {
   config: Config;
   /** Where generated contents go; default: the configured storage (local disk or S3). */
   storage?: FileStorage;
-  /** How upstreams are called; default: the global fetch. */
-  fetch?: typeof fetch;
+  /** How upstreams are called; default: the outbound client under MUSE_OUTBOUND_ALLOW. */
+  fetch?: OutboundFetch;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -24,7 +30,8 @@ export function createActivities(deps: ActivityDeps) {
       logger: deps.logger,
       config: deps.config,
       storage: deps.storage ?? createFileStorage(deps.config),
-      fetch: deps.fetch ?? fetch,
+      fetch:
+        deps.fetch ?? createOutboundFetch({ allow: deps.config.MUSE_OUTBOUND_ALLOW, logger: deps.logger }),
     }),
   };
 }

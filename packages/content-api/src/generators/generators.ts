@@ -133,6 +133,8 @@ export function checkSpec(spec: GeneratorSpec): void {
   }
   if (spec.type !== 'builtin' && typeof spec.config?.base_url !== 'string') {
     problems.push({ path: '/config/base_url', message: 'is required for an upstream generator' });
+  } else if (spec.config?.base_url !== undefined && !isHttpUrl(spec.config.base_url)) {
+    problems.push({ path: '/config/base_url', message: 'must be an http or https URL' });
   }
   for (const key of SETTINGS_KEYS) {
     const value = spec.config?.[key];
@@ -224,4 +226,10 @@ export async function updateGenerator(
     };
     return upsertGenerator(db, spec, transaction);
   });
+}
+
+/** Upstreams are reached over http(s) only; the outbound client refuses anything else anyway. */
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  return ['http:', 'https:'].includes(new URL(value).protocol);
 }

@@ -36,7 +36,7 @@ export function loginRouter(context: ContentContext): Router {
       settings,
     );
     try {
-      await deliverCode(providers, { phone, code, codeType }, logger);
+      await deliverCode(providers, { phone, code, codeType }, logger, context.outbound);
     } catch (error) {
       await withdrawCode(db, phone, codeHash);
       throw error;

@@ -58,6 +58,9 @@ export async function runDev(config: Config): Promise<void> {
       env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
     // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
     if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
+    // Local fakes and self-hosted upstreams on this machine keep working in development.
+    if (process.env.MUSE_OUTBOUND_ALLOW === undefined)
+      env.MUSE_OUTBOUND_ALLOW = '127.0.0.0/8, ::1, localhost';
     const childConfig = { ...config, ...env } as Config;
     const unpublish = publishDevStack(config, {
       DATABASE_URL: childConfig.DATABASE_URL,

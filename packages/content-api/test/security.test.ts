@@ -1,0 +1,124 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { balanceOf, createGenerator, submit, waitForFile } from '../../../test/support/generation.ts';
+import { json, startFakeServer, type FakeServer } from '../../../test/support/fakes/server.ts';
+import { api, requestCode } from '../../../test/support/login.ts';
+
+/** Regression tests of the content service's security findings (issue 14). */
+describe('content service hardening', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  let internal: { url: string; paths: string[]; close(): Promise<unknown> };
+  let upstream: FakeServer;
+  beforeAll(async () => {
+    // The fakes on 127.0.0.1 are allowed; 127.0.0.2 plays an internal service nobody allowed.
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1', MUSE_TRUST_PROXY: 'loopback' });
+    await stack.startWorker();
+    admin = await createTestUser(stack, { admin: true });
+    const paths: string[] = [];
+    const http: Server = createServer((req, res) => (paths.push(req.url ?? ''), res.end('internal secret')));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.2', resolve));
+    internal = {
+      url: `http://127.0.0.2:${(http.address() as AddressInfo).port}`,
+      paths,
+      close: () => new Promise((resolve) => http.close(resolve)),
+    };
+    // An OpenAI-style upstream whose image results point at the internal service.
+    upstream = await startFakeServer((request, res) => {
+      if (request.path === '/v1/images/generations')
+        return json(res, 200, { data: [{ url: `${internal.url}/latest/meta-data` }] });
+      if (request.path === '/redirect') {
+        res.writeHead(307, { location: `${internal.url}/hook` });
+        return void res.end();
+      }
+      json(res, 404, {});
+    });
+  });
+  afterAll(async () => {
+    await upstream.close();
+    await internal.close();
+    await stack.stop();
+  });
+
+  it('SSRF: a result URL pointing at an internal address is not fetched; the task fails and is refunded', async () => {
+    const generatorId = await createGenerator(stack, admin, {
+      kind: 'image',
+      type: 'openai',
+      base_cost: 2,
+      config: { base_url: upstream.url, model: 'm', response_format: 'url', max_attempts: 1 },
+      secrets: { api_key: 'sk' },
+    });
+    const user = await createTestUser(stack, { balance: 5 });
+    const answer = await submit(stack, user, 'images', { generator_id: generatorId, prompt: 'x' });
+    expect(answer.status).toBe(202);
+    const file = await waitForFile(stack, user, answer.body.file_ids[0]!);
+    expect(file.status).toBe('failed');
+    expect(file.error_message).toBe(
+      'The generation failed: The upstream call failed: The address is not one this server may call',
+    );
+    expect(internal.paths).toEqual([]);
+    expect(await balanceOf(stack, user.id)).toBe(5);
+  });
+
+  it('SSRF: base_url must be http(s); file:// and gopher:// are refused at creation', async () => {
+    for (const base_url of ['file:///etc/passwd', 'gopher://127.0.0.1:70/_stats', 'not a url']) {
+      const created = await api(stack, '/api/v1/generators', {
+        method: 'POST',
+        headers: admin.headers,
+        body: {
+          name: `g-${Math.random()}`,
+          kind: 'text',
+          type: 'openai',
+          base_cost: 1,
+          config: { base_url },
+        },
+      });
+      expect(created.status).toBe(422);
+      expect(created.body.details).toContainEqual({
+        path: '/config/base_url',
+        message: 'must be an http or https URL',
+      });
+    }
+  });
+
+  it('SSRF: a link-local base_url (cloud metadata) is refused when called, with a short reason', async () => {
+    const generatorId = await createGenerator(stack, admin, {
+      kind: 'text',
+      type: 'openai',
+      base_cost: 1,
+      config: { base_url: 'http://169.254.169.254', model: 'm', max_attempts: 1 },
+    });
+    const user = await createTestUser(stack, { balance: 1 });
+    const answer = await submit(stack, user, 'texts', { generator_id: generatorId, prompt: 'x' });
+    const file = await waitForFile(stack, user, answer.body.file_ids[0]!);
+    expect(file.error_message).toBe(
+      'The generation failed: The upstream call failed: The address is not one this server may call',
+    );
+    expect(await balanceOf(stack, user.id)).toBe(1);
+  });
+
+  it('webhook code provider: a redirect to an internal address is not followed', async () => {
+    const created = await api(stack, '/api/v1/verification-code-providers', {
+      method: 'POST',
+      headers: admin.headers,
+      body: {
+        name: 'redirecting',
+        type: 'webhook',
+        priority: 1,
+        config: { url: `${upstream.url}/redirect` },
+        secrets: { signing_secret: 'a-signing-secret-of-length' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const answer = await requestCode(stack, '13900000001');
+    expect(answer.status).toBe(502);
+    expect(internal.paths).toEqual([]);
+    await api(stack, `/api/v1/verification-code-providers/${created.body.id}`, {
+      method: 'DELETE',
+      headers: admin.headers,
+    });
+  });
+});
