@@ -185,6 +185,16 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       });
     },
 
+    /** Best effort: a cancelled task asks its upstream to stop; an upstream that cannot is left to finish. */
+    async cancelUpstream(taskId: string, upstreamId: string): Promise<void> {
+      const task = await loadTask(taskId);
+      const adapter = adapterFor(task.type);
+      if (!adapter.cancel) return;
+      await adapter
+        .cancel(upstreamTask(task), upstreamId, adapterContext(task))
+        .catch((error: unknown) => deps.logger.warn({ err: error, taskId }, 'the upstream did not cancel'));
+    },
+
     /** The compensation of the charge (see failGeneration): failed, refunded, once. */
     async failAndRefundGeneration(taskId: string, message: string): Promise<void> {
       await failGeneration(db, taskId, message, { refundDescription: 'Refund: the generation failed' });

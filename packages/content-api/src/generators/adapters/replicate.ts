@@ -37,6 +37,10 @@ export const replicateAdapter: GenerationAdapter = {
       context,
     );
   },
+  async cancel(task, upstreamId, context) {
+    const path = `/v1/predictions/${encodeURIComponent(upstreamId)}/cancel`;
+    await requestJson(context, endpoint(task, path), { method: 'POST', headers: authorization(task) });
+  },
 };
 
 interface Prediction {

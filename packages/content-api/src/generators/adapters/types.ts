@@ -41,6 +41,8 @@ export interface GenerationAdapter {
   readonly kinds: readonly GenerationKind[];
   start(task: UpstreamTask, context: AdapterContext): Promise<UpstreamResult>;
   poll?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<UpstreamResult>;
+  /** Asks the upstream to stop a running task, where its protocol allows. */
+  cancel?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<void>;
 }
 
 /**
