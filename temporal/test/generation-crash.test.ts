@@ -53,6 +53,7 @@ describe('a worker killed mid-task', () => {
         MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
         MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
         MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
+        MUSE_WORKER_METRICS_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

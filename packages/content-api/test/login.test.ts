@@ -22,7 +22,8 @@ describe('phone login', () => {
     stack.database.db.query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
+    // These tests play clients at many addresses behind a proxy on this machine.
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1', MUSE_TRUST_PROXY: 'loopback' });
     admin = await createTestUser(stack, { admin: true });
   });
   afterAll(async () => {
@@ -259,12 +260,12 @@ describe('phone login', () => {
   });
 });
 
-describe('client addresses behind an untrusted peer', () => {
+describe('client addresses with the default MUSE_TRUST_PROXY (nothing trusted)', () => {
   let stack: TestStack;
   let receiver: CodeReceiver & { providerId: string };
   beforeAll(async () => {
-    // Nothing in front of the API is trusted, so X-Forwarded-For is the client's own claim.
-    stack = await startTestStack({ MUSE_TRUST_PROXY: 'false', MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
+    // By default nothing in front of the API is trusted, so X-Forwarded-For is the client's own claim.
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
   });
   afterAll(async () => {
     await receiver?.close();

@@ -19,6 +19,10 @@ export interface Config {
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
+  /** Prometheus `/metrics` of each process, on MUSE_HOST; the API ports do not serve it. */
+  MUSE_CONTENT_METRICS_PORT: number;
+  MUSE_CHAT_METRICS_PORT: number;
+  MUSE_WORKER_METRICS_PORT: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -31,7 +35,8 @@ export interface Config {
    * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
    * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
    * header), a hop count, or a comma-separated list of addresses, subnets and the names
-   * loopback, linklocal, uniquelocal. Default: proxies on this machine or a private network.
+   * loopback, linklocal, uniquelocal. Default: nobody (the peer's address is the client's); behind
+   * an ingress, name its range.
    */
   MUSE_TRUST_PROXY: string;
   /** HS256 secret of bearer tokens; changing it and restarting invalidates every token. Development keeps one under MUSE_DATA_DIR. */
@@ -98,6 +103,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
+    MUSE_CONTENT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9464 },
+    MUSE_CHAT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9465 },
+    MUSE_WORKER_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9466 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
@@ -105,7 +113,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_TRUST_PROXY: {
       type: 'string',
       pattern: '^[0-9a-zA-Z.:/, ]+$',
-      default: 'loopback, linklocal, uniquelocal',
+      default: 'false',
     },
     MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },

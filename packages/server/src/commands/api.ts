@@ -1,4 +1,4 @@
-import { listen, onShutdownSignal, type Config } from '@muse/core';
+import { listen, metricsHandler, metricsRegistryOf, onShutdownSignal, type Config } from '@muse/core';
 import { createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -7,11 +7,13 @@ const services = {
   'content-api': {
     create: createContentApp,
     port: (config: Config) => config.MUSE_CONTENT_PORT,
+    metricsPort: (config: Config) => config.MUSE_CONTENT_METRICS_PORT,
     prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
   },
   'chat-api': {
     create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
+    metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
     prepare: async () => {},
   },
 } as const;
@@ -34,9 +36,16 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     logger: runtime.logger,
     shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
   });
-  runtime.logger.info({ url: server.url }, `${name} listening`);
+  const metrics = await listen(metricsHandler(metricsRegistryOf(app)), {
+    host: config.MUSE_HOST,
+    port: service.metricsPort(config),
+    logger: runtime.logger,
+    shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
+  });
+  runtime.logger.info({ url: server.url, metrics: `${metrics.url}/metrics` }, `${name} listening`);
   onShutdownSignal(runtime.logger, async () => {
     await server.close();
+    await metrics.close();
     await runtime.close();
   });
 }
