@@ -54,6 +54,7 @@ describe('a worker killed mid-task', () => {
         MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
         MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
         MUSE_WORKER_METRICS_PORT: '0',
+        MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

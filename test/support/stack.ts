@@ -55,6 +55,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     MUSE_CONTENT_PORT: '0',
     MUSE_CHAT_PORT: '0',
     MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+    MUSE_SECRETS_KEY: randomBytes(32).toString('base64'),
     MUSE_DATA_DIR: path.join(os.tmpdir(), `muse-${taskQueue}`),
     ...env,
   });

@@ -18,6 +18,7 @@ async function startSecondProcess(stack: TestStack): Promise<{ child: ChildProce
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       MUSE_HOST: '127.0.0.1',
       MUSE_CHAT_PORT: '0',
+      MUSE_CHAT_METRICS_PORT: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -54,3 +54,4 @@ export { BOOTSTRAP_SECTIONS, type BootstrapSection, type BootstrapContext } from
 export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
+export { resealSecrets } from './secrets/reseal.ts';

@@ -1,4 +1,11 @@
-import { createOutboundFetch, type Config, type Logger, type OutboundFetch } from '@muse/core';
+import {
+  createOutboundFetch,
+  createSecretBox,
+  type Config,
+  type Logger,
+  type OutboundFetch,
+  type SecretBox,
+} from '@muse/core';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createFileStorage, type FileStorage } from './storage/storage.ts';
 
@@ -8,6 +15,8 @@ export interface ContentServices {
   storage: FileStorage;
   /** Calls to code providers: the address policy of MUSE_OUTBOUND_ALLOW applies. */
   outbound: OutboundFetch;
+  /** Seals and opens stored secrets (MUSE_SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
 export function createContentServices(config: Config, logger?: Logger): ContentServices {
@@ -19,6 +28,7 @@ export function createContentServices(config: Config, logger?: Logger): ContentS
   return {
     tokens: createTokenSigner(config.MUSE_JWT_SECRET, config.MUSE_JWT_TTL_SECONDS),
     storage: createFileStorage(config),
+    secrets: createSecretBox(config.MUSE_SECRETS_KEY),
     outbound: createOutboundFetch({ allow: config.MUSE_OUTBOUND_ALLOW, ...(logger ? { logger } : {}) }),
   };
 }

@@ -7,18 +7,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { createLogger, freePort, loadConfig, stopChild } from '@muse/core';
+import { createLogger, createSecretBox, freePort, loadConfig, stopChild } from '@muse/core';
 import { applyBootstrapFile, prepareContentService } from '@muse/content-api';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { randomPhone } from '../../../test/support/content.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
+
+const secretsKey = randomBytes(32).toString('base64');
+const secrets = createSecretBox(secretsKey);
 
 const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
 
 /** Runs `muse-server <args>` as its own process, the way an operator does. */
 function museServer(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, [serverMain, ...args], {
-    env: { ...process.env, ...env },
+    // Metrics on free ports, so parallel servers on this machine never collide.
+    env: { ...process.env, MUSE_CONTENT_METRICS_PORT: '0', MUSE_SECRETS_KEY: secretsKey, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -87,6 +91,7 @@ describe('bootstrap file and the black-box login journey', () => {
       MUSE_HOST: '127.0.0.1',
       MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
       MUSE_BOOTSTRAP_FILE: bootstrapFile,
+      MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     };
   });
   afterAll(async () => {
@@ -230,7 +235,7 @@ describe('bootstrap file and the black-box login journey', () => {
       'code_providers:\n  - name: half\n    type: aliyun_sms\n    config: { access_key_id: x }\n',
     );
     const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(
+    await expect(applyBootstrapFile({ db: database.db, logger, secrets }, file)).rejects.toThrow(
       /section code_providers failed.*sign_name/s,
     );
     expect(await query("SELECT 1 FROM content.verification_code_providers WHERE name = 'half'")).toEqual([]);
@@ -253,18 +258,22 @@ describe('bootstrap file and the black-box login journey', () => {
       );
     const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
     await declare(7);
-    await applyBootstrapFile({ db: database.db, logger }, file);
+    await applyBootstrapFile({ db: database.db, logger, secrets }, file);
     await declare(9);
-    await applyBootstrapFile({ db: database.db, logger }, file);
+    await applyBootstrapFile({ db: database.db, logger, secrets }, file);
     const rows = await query<{ base_cost: number; secrets: Record<string, string> }>(
       "SELECT base_cost, secrets FROM content.generators WHERE name = 'studio images'",
     );
-    expect(rows).toEqual([{ base_cost: 9, secrets: { api_key: 'sk-test' } }]);
+    expect(rows.map((row) => ({ ...row, secrets: secrets.openValues(row.secrets) }))).toEqual([
+      { base_cost: 9, secrets: { api_key: 'sk-test' } },
+    ]);
     await writeFile(
       file,
       'generators:\n  - name: broken\n    kind: image\n    type: nobody\n    base_cost: 1\n',
     );
-    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(/generators/);
+    await expect(applyBootstrapFile({ db: database.db, logger, secrets }, file)).rejects.toThrow(
+      /generators/,
+    );
   });
 
   it('adds a log provider in development when none exists, so a fresh start can log in', async () => {
@@ -272,8 +281,8 @@ describe('bootstrap file and the black-box login journey', () => {
     try {
       const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
       const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: fresh.url });
-      await prepareContentService({ db: fresh.db, logger }, config);
-      await prepareContentService({ db: fresh.db, logger }, config);
+      await prepareContentService({ db: fresh.db, logger, secrets }, config);
+      await prepareContentService({ db: fresh.db, logger, secrets }, config);
       const providers = await fresh.db.query(
         'SELECT type, enabled FROM content.verification_code_providers',
         { type: QueryTypes.SELECT },
@@ -282,7 +291,7 @@ describe('bootstrap file and the black-box login journey', () => {
       const production = await createTestDatabase();
       try {
         await prepareContentService(
-          { db: production.db, logger },
+          { db: production.db, logger, secrets },
           loadConfig({ NODE_ENV: 'production', DATABASE_URL: production.url }),
         );
         expect(

@@ -84,6 +84,11 @@ export interface Config {
    * link-local or otherwise internal. `muse-server dev` allows loopback when unset.
    */
   MUSE_OUTBOUND_ALLOW: string;
+  /**
+   * Keys that seal stored secrets (AES-256-GCM): comma-separated base64 of 32 bytes each; the
+   * first seals, all open. `muse-server dev` keeps one under MUSE_DATA_DIR. Never logged.
+   */
+  MUSE_SECRETS_KEY?: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -137,6 +142,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_S3_SECRET_ACCESS_KEY: { type: 'string', minLength: 1, nullable: true },
     MUSE_S3_PREFIX: { type: 'string', nullable: true },
     MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
+    MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
   },
   required: [],
   additionalProperties: false,

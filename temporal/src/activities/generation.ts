@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { Config, Logger, OutboundFetch, Sequelize } from '@muse/core';
+import { createSecretBox, type Config, type Logger, type OutboundFetch, type Sequelize } from '@muse/core';
 import {
   adapterFor,
   createLinkSigner,
@@ -64,6 +64,7 @@ interface TaskRow {
  */
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const { db, storage } = deps;
+  const secretBox = createSecretBox(deps.config.MUSE_SECRETS_KEY);
   const links = deps.config.MUSE_JWT_SECRET
     ? createLinkSigner(deps.config.MUSE_JWT_SECRET, deps.config.MUSE_DOWNLOAD_URL_TTL_SECONDS)
     : undefined;
@@ -91,7 +92,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       params,
       count: task.file_ids.length,
       config: task.config,
-      secrets: task.secrets,
+      secrets: secretBox.openValues(task.secrets),
       referenceUrls: base && links ? references.map((id) => `${base}${links.sign(id)}`) : [],
     };
   };

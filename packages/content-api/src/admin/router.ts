@@ -9,7 +9,7 @@ import {
 import { readPaymentApi, updatePaymentApi, type PaymentApiChanges } from './payment-api.ts';
 
 /** Runtime configuration and the payment-provider configuration; administrators only. */
-export function adminRouter({ db }: ContentContext): Router {
+export function adminRouter({ db, secrets }: ContentContext): Router {
   const router = express.Router();
   router.get('/api/v1/server-config', async (req, res) => {
     requireAdmin(req);
@@ -25,7 +25,7 @@ export function adminRouter({ db }: ContentContext): Router {
   });
   router.patch('/api/v1/payment-api', async (req, res) => {
     requireAdmin(req);
-    res.json(await updatePaymentApi(db, req.body as PaymentApiChanges));
+    res.json(await updatePaymentApi(db, secrets, req.body as PaymentApiChanges));
   });
   return router;
 }

@@ -14,7 +14,7 @@ import {
 } from './store.ts';
 
 /** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */
-export function codeProvidersRouter({ db, config }: ContentContext): Router {
+export function codeProvidersRouter({ db, config, secrets }: ContentContext): Router {
   const router = express.Router();
   const production = config.NODE_ENV === 'production';
   const base = '/api/v1/verification-code-providers';
@@ -27,7 +27,7 @@ export function codeProvidersRouter({ db, config }: ContentContext): Router {
     requireAdmin(req);
     const input = req.body as ProviderInput;
     assertTypeAllowed(input.type, production);
-    const row = await createProvider(db, input);
+    const row = await createProvider(db, secrets, input);
     res.status(201).location(`${base}/${row.id}`).json(toView(row));
   });
   router.get(`${base}/:id`, async (req, res) => {
@@ -36,7 +36,7 @@ export function codeProvidersRouter({ db, config }: ContentContext): Router {
   });
   router.patch(`${base}/:id`, async (req, res) => {
     requireAdmin(req);
-    res.json(toView(await updateProvider(db, req.params.id, req.body as ProviderChanges)));
+    res.json(toView(await updateProvider(db, secrets, req.params.id, req.body as ProviderChanges)));
   });
   router.delete(`${base}/:id`, async (req, res) => {
     requireAdmin(req);

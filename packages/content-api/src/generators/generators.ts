@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { ADAPTER_TYPES, adapterFor } from './adapters/registry.ts';
 import {
   assertValidSchema,
@@ -155,6 +155,7 @@ export function checkSpec(spec: GeneratorSpec): void {
  */
 export async function upsertGenerator(
   db: Sequelize,
+  box: SecretBox,
   spec: GeneratorSpec,
   transaction?: Transaction,
 ): Promise<GeneratorRow> {
@@ -168,7 +169,7 @@ export async function upsertGenerator(
     base_cost: spec.base_cost,
     is_active: spec.is_active ?? true,
     config: JSON.stringify(spec.config ?? {}),
-    secrets: JSON.stringify(spec.secrets ?? {}),
+    secrets: JSON.stringify(box.sealValues(spec.secrets ?? {})),
     schema: JSON.stringify(spec.parameters_schema ?? defaultParametersSchema(spec.kind)),
   };
   const conflictTarget = spec.id ? '(id)' : '(name)';
@@ -201,6 +202,7 @@ export async function upsertGenerator(
 /** Applies a partial change (PATCH): the merged spec is checked as a whole. */
 export async function updateGenerator(
   db: Sequelize,
+  box: SecretBox,
   id: string,
   changes: Partial<GeneratorSpec>,
 ): Promise<GeneratorRow> {
@@ -224,7 +226,7 @@ export async function updateGenerator(
           ? defaultParametersSchema(kind)
           : current.parameters_schema),
     };
-    return upsertGenerator(db, spec, transaction);
+    return upsertGenerator(db, box, spec, transaction);
   });
 }
 

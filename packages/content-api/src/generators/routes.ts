@@ -42,7 +42,10 @@ export function generatorsRouter(context: ContentContext): Router {
 
   router.post('/api/v1/generators', async (req, res) => {
     requireAdmin(req);
-    const row = await upsertGenerator(db, { ...(req.body as GeneratorSpec), id: randomUUID() });
+    const row = await upsertGenerator(db, context.secrets, {
+      ...(req.body as GeneratorSpec),
+      id: randomUUID(),
+    });
     res.status(201).json(adminGenerator(row));
   });
 
@@ -56,12 +59,16 @@ export function generatorsRouter(context: ContentContext): Router {
 
   router.patch('/api/v1/generators/:id', async (req, res) => {
     requireAdmin(req);
-    res.json(adminGenerator(await updateGenerator(db, req.params.id, req.body as Partial<GeneratorSpec>)));
+    res.json(
+      adminGenerator(
+        await updateGenerator(db, context.secrets, req.params.id, req.body as Partial<GeneratorSpec>),
+      ),
+    );
   });
 
   router.delete('/api/v1/generators/:id', async (req, res) => {
     requireAdmin(req);
-    await updateGenerator(db, req.params.id, { is_active: false });
+    await updateGenerator(db, context.secrets, req.params.id, { is_active: false });
     res.status(204).end();
   });
 

@@ -25,7 +25,7 @@ export function loginRouter(context: ContentContext): Router {
     const phone = String(req.query.phone_number);
     const codeType = (req.query.code_type ?? 'sms') as CodeType;
     const providers = requireProviders(
-      await enabledProvidersFor(db, codeType, context.config.NODE_ENV === 'production'),
+      await enabledProvidersFor(db, context.secrets, codeType, context.config.NODE_ENV === 'production'),
       codeType,
     );
     const settings = await readServerSettings(db);

@@ -1,4 +1,11 @@
-import { listen, metricsHandler, metricsRegistryOf, onShutdownSignal, type Config } from '@muse/core';
+import {
+  createSecretBox,
+  listen,
+  metricsHandler,
+  metricsRegistryOf,
+  onShutdownSignal,
+  type Config,
+} from '@muse/core';
 import { createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -8,7 +15,11 @@ const services = {
     create: createContentApp,
     port: (config: Config) => config.MUSE_CONTENT_PORT,
     metricsPort: (config: Config) => config.MUSE_CONTENT_METRICS_PORT,
-    prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
+    prepare: (runtime: Runtime) =>
+      prepareContentService(
+        { ...runtime, secrets: createSecretBox(runtime.config.MUSE_SECRETS_KEY) },
+        runtime.config,
+      ),
   },
   'chat-api': {
     create: createChatApp,
