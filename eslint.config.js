@@ -1,7 +1,15 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.muse/**', '**/dist/**', 'sdk/src/generated/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '.muse/**',
+      '**/dist/**',
+      'sdk/src/generated/**',
+      'packages/content-api/src/generated/openapi.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

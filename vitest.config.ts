@@ -8,7 +8,8 @@ export default defineConfig({
     // One real Postgres and one Temporal dev server serve the whole run; files isolate by database and task queue.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // Generous: tests wait on readiness, and CI machines can be busy; a stuck test still ends.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
   },
 });

@@ -1,6 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
@@ -10,8 +7,7 @@ import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '../..
 import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
 import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
 import type { FakeServer } from '../../test/support/fakes/server.ts';
-
-const mainPath = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
+import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
 
 /**
  * The worker is a real `muse-server worker` process here, killed with SIGKILL in the middle of
@@ -23,7 +19,7 @@ describe('a worker killed mid-task', () => {
   let admin: TestUser;
   let replicate: FakeReplicate;
   let openai: FakeServer;
-  const children = new Set<ChildProcess>();
+  const workers = new Set<MuseProcess>();
 
   beforeAll(async () => {
     stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
@@ -33,7 +29,7 @@ describe('a worker killed mid-task', () => {
   });
   // Each test starts from no worker at all, so the task can only go where the test sends it.
   afterEach(async () => {
-    for (const child of children) await kill(child);
+    for (const worker of workers) await kill(worker);
   });
   afterAll(async () => {
     await replicate.close();
@@ -41,41 +37,27 @@ describe('a worker killed mid-task', () => {
     await stack.stop();
   });
 
-  async function startWorkerProcess(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [mainPath, 'worker'], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        DATABASE_URL: stack.database.url,
-        TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-        MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET,
-        MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
-        MUSE_WORKER_METRICS_PORT: '0',
-        MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  async function startWorkerProcess(): Promise<MuseProcess> {
+    const worker = startMuseServer(['worker'], {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: stack.database.url,
+      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
+      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+      MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
     });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('worker running')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-    });
-    return child;
+    workers.add(worker);
+    void worker.exited().then(() => workers.delete(worker));
+    await worker.waitForOutput(/worker running/);
+    return worker;
   }
 
-  async function kill(child: ChildProcess): Promise<void> {
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
+  async function kill(worker: MuseProcess): Promise<void> {
+    worker.child.kill('SIGKILL');
+    await worker.exited();
   }
 
   const generationStatus = async (fileId: string) => {

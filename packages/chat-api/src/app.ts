@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import {
   createServiceApp,
   platformReadiness,
@@ -9,19 +9,12 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { QueueNotifier } from './domain/events.ts';
-import { authenticate } from './http/auth.ts';
+import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
-import { alertWordRoutes } from './views/alert-words.ts';
-import { apiKeyRoutes } from './views/api-keys.ts';
 import type { ChatRuntime } from './views/context.ts';
-import { eventRoutes } from './views/events.ts';
-import { messageRoutes } from './views/messages.ts';
-import { profileDataRoutes } from './views/profile-data.ts';
-import { serverSettingsRoutes } from './views/server-settings.ts';
-import { subscriptionRoutes } from './views/subscriptions.ts';
-import { userRoutes } from './views/users.ts';
+import { chatEndpoints } from './views/index.ts';
 
 /** Everything the messaging API needs from outside; tests pass their own. */
 export interface ChatDeps {
@@ -32,18 +25,9 @@ export interface ChatDeps {
   events: EventBus;
 }
 
-/** The Zulip-compatible routes under /api/v1: public ones first, then those behind Basic auth. */
+/** The Zulip-compatible routes under /api/v1; any other path there is a 404 in the error envelope. */
 function apiRouter(runtime: ChatRuntime): Router {
-  const router = Router();
-  apiKeyRoutes(router, runtime);
-  serverSettingsRoutes(router, runtime);
-  router.use(authenticate(runtime.db, runtime.config));
-  subscriptionRoutes(router, runtime);
-  alertWordRoutes(router, runtime);
-  profileDataRoutes(router, runtime);
-  eventRoutes(router, runtime);
-  messageRoutes(router, runtime);
-  userRoutes(router, runtime);
+  const router = endpointRouter(chatEndpoints, runtime);
   router.use((req, _res, next) =>
     next(new JsonableError(`Unknown endpoint: ${req.method} ${req.path}`, { status: 404 })),
   );
@@ -67,6 +51,6 @@ export function createChatApp(deps: ChatDeps): Express {
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields);
   app.use('/api/v1', apiRouter(runtime));
-  app.use(errorHandler((error) => deps.logger.error({ err: error }, 'unhandled error in chat-api')));
+  app.use(errorHandler(deps.logger));
   return app;
 }

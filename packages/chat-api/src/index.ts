@@ -3,6 +3,7 @@ import type { ServiceMigrations } from '@muse/core';
 
 export { createChatApp, type ChatDeps } from './app.ts';
 export { openapiDocument } from './openapi.ts';
+export { chatEndpoints } from './views/index.ts';
 
 export const chatMigrations: ServiceMigrations = {
   schema: 'chat',

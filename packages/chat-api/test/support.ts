@@ -1,5 +1,6 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { createChatUser, createOrganization } from '@muse/chat-api';
+import { expectDocumentedAnswer, servedContract } from '../../../test/support/contract.ts';
 import type { TestStack } from '../../../test/support/stack.ts';
 
 export interface TestUser {
@@ -51,7 +52,10 @@ export interface Reply {
   body: Record<string, unknown> & { result: string; msg: string; code?: string };
 }
 
-/** One API call over real HTTP: form-encoded body for POST/PATCH, query string for GET/DELETE. */
+/**
+ * One API call over real HTTP: form-encoded body for POST/PATCH, query string for GET/DELETE.
+ * The answer must be one the served /openapi.json documents (status and body), or the call fails.
+ */
 export async function call(
   baseUrl: string,
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
@@ -68,13 +72,26 @@ export async function call(
   const headers: Record<string, string> = { ...extraHeaders };
   if (user) headers.authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
   if (!inQuery) headers['content-type'] = 'application/x-www-form-urlencoded';
-  return send(url, method, headers, inQuery ? undefined : form.toString());
+  const contract = await servedContract(baseUrl);
+  const reply = await send(url, method, headers, inQuery ? undefined : form.toString());
+  expectDocumentedAnswer(contract, method, url, {
+    status: reply.status,
+    contentType: reply.headers.get('content-type'),
+    body: reply.body,
+  });
+  return reply;
 }
+
+/**
+ * A connection per call: a kept-alive one the server closed while the (busy) test process was not
+ * looking would fail the next call with ECONNRESET.
+ */
+const agent = new Agent({ keepAlive: false });
 
 /** node:http rather than fetch, because tests set the Host header to pick an organization. */
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
+    const req = request(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -1,46 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 
-const main = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
-
 /** A second, real `muse-server chat-api` process on the same database. */
-async function startSecondProcess(stack: TestStack): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [main, 'chat-api'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      MUSE_HOST: '127.0.0.1',
-      MUSE_CHAT_PORT: '0',
-      MUSE_CHAT_METRICS_PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startSecondProcess(stack: TestStack): Promise<{ server: MuseProcess; url: string }> {
+  const server = startMuseServer(['chat-api'], {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: stack.database.url,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    MUSE_HOST: '127.0.0.1',
+    MUSE_CHAT_PORT: '0',
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`second process did not start: ${output}`)), 20_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`second process exited with ${code}: ${output}`)));
-  });
-  return { child, url };
+  const [, url] = await server.waitForOutput(/"url":"(http:\/\/[^"]+)"/);
+  return { server, url: url! };
 }
 
 describe('two API processes on one database', () => {
   let stack: TestStack;
-  let second: { child: ChildProcess; url: string };
+  let second: { server: MuseProcess; url: string };
   let user: TestUser;
   beforeAll(async () => {
     stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '10000' });
@@ -49,8 +29,7 @@ describe('two API processes on one database', () => {
     second = await startSecondProcess(stack);
   });
   afterAll(async () => {
-    second?.child.kill('SIGTERM');
-    await new Promise((resolve) => second?.child.once('exit', resolve));
+    await second?.server.stop();
     await stack.stop();
   });
 

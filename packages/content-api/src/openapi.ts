@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
+import { documentRequestId } from '@muse/core';
 import { resourcesOpenApi } from './resources/index.ts';
 
 const folder = new URL('../openapi/', import.meta.url);
@@ -29,7 +30,7 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return document;
+  return documentRequestId(document);
 }
 
 function mergeFragment(document: Document, fragment: Partial<Document>, source: string): void {

@@ -1,55 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { createLogger, createSecretBox, freePort, loadConfig, stopChild } from '@muse/core';
+import { createLogger, createSecretBox, freePort, loadConfig } from '@muse/core';
 import { applyBootstrapFile, prepareContentService } from '@muse/content-api';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { randomPhone } from '../../../test/support/content.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
 
 const secretsKey = randomBytes(32).toString('base64');
 const secrets = createSecretBox(secretsKey);
 
-const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
-
-/** Runs `muse-server <args>` as its own process, the way an operator does. */
-function museServer(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [serverMain, ...args], {
-    // Metrics on free ports, so parallel servers on this machine never collide.
-    env: { ...process.env, MUSE_CONTENT_METRICS_PORT: '0', MUSE_SECRETS_KEY: secretsKey, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return Object.assign(child, { output: () => output });
-}
-
-async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
-async function waitUntilServing(url: string, child: ChildProcess & { output: () => string }): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (child.exitCode !== null) throw new Error(`content-api exited: ${child.output()}`);
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`content-api did not start: ${child.output()}`);
-}
-
-describe('bootstrap file and the black-box login journey', () => {
+// Each test starts real processes: allow for a busy machine.
+describe('bootstrap file and the black-box login journey', { timeout: 180_000 }, () => {
   let database: TestDatabase;
   let receiver: CodeReceiver;
   let workDir: string;
@@ -91,6 +58,7 @@ describe('bootstrap file and the black-box login journey', () => {
       MUSE_HOST: '127.0.0.1',
       MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
       MUSE_BOOTSTRAP_FILE: bootstrapFile,
+      MUSE_SECRETS_KEY: secretsKey,
       MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     };
   });
@@ -99,12 +67,23 @@ describe('bootstrap file and the black-box login journey', () => {
     await database.drop();
   });
 
+  // Stopped after each test, passed or failed.
+  const started: MuseProcess[] = [];
+  const museServer = (args: string[], serverEnv: Record<string, string>) => {
+    const server = startMuseServer(args, serverEnv);
+    started.push(server);
+    return server;
+  };
+  afterEach(async () => {
+    for (const server of started.splice(0)) await server.stop(3000);
+  });
+
   async function startContentApi() {
     const port = await freePort();
-    const child = museServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(port) });
+    const server = museServer(['content-api'], { ...env, MUSE_CONTENT_PORT: String(port) });
     const url = `http://127.0.0.1:${port}`;
-    await waitUntilServing(url, child);
-    return { url, stop: () => stopChild(child, 3000) };
+    await waitUntilServing(url, server);
+    return { url, stop: () => server.stop(3000) };
   }
 
   it('runs as a new operator and user would: bootstrap, code at the receiver, login, administrate, ban, revoke', async () => {
@@ -192,16 +171,16 @@ describe('bootstrap file and the black-box login journey', () => {
   it('promotes a user from the shell with `muse-server admin grant --phone N`', async () => {
     const phone = randomPhone();
     const grant = museServer(['admin', 'grant', '--phone', phone], env);
-    expect(await exited(grant)).toBe(0);
+    expect(await grant.exited()).toBe(0);
     expect(grant.output()).toContain('is now an administrator');
     expect(await query('SELECT is_admin FROM content.users WHERE phone = :phone', { phone })).toEqual([
       { is_admin: true },
     ]);
     const again = museServer(['admin', 'grant', '--phone', phone], env);
-    expect(await exited(again)).toBe(0);
+    expect(await again.exited()).toBe(0);
     expect(again.output()).toContain('was already an administrator');
     const bad = museServer(['admin', 'grant', '--phone', '12345'], env);
-    expect(await exited(bad)).not.toBe(0);
+    expect(await bad.exited()).not.toBe(0);
     expect(bad.output()).toContain('not an 11-digit mainland mobile number');
   });
 
@@ -213,7 +192,7 @@ describe('bootstrap file and the black-box login journey', () => {
       MUSE_CONTENT_PORT: String(await freePort()),
       MUSE_BOOTSTRAP_FILE: badFile,
     });
-    expect(await exited(child)).toBe(1);
+    expect(await child.exited()).toBe(1);
     expect(child.output()).toContain(badFile);
     expect(child.output()).toMatch(/\/admins\/0 must match pattern/);
     expect(child.output()).toContain('code_provider');
@@ -224,7 +203,7 @@ describe('bootstrap file and the black-box login journey', () => {
       MUSE_CONTENT_PORT: String(await freePort()),
       MUSE_BOOTSTRAP_FILE: badFile,
     });
-    expect(await exited(notYaml)).toBe(1);
+    expect(await notYaml.exited()).toBe(1);
     expect(notYaml.output()).toContain('is not valid YAML');
   });
 

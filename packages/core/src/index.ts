@@ -4,6 +4,7 @@ export * from './errors.ts';
 export * from './db.ts';
 export * from './events.ts';
 export * from './http/service-app.ts';
+export * from './http/request-id.ts';
 export * from './http/serve.ts';
 export * from './dev-stack/postgres.ts';
 export * from './dev-stack/temporal.ts';

@@ -25,8 +25,12 @@ function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>
   };
 }
 
-// Started by `muse-server dev`: when the supervisor goes away, shut down as on SIGTERM.
-if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+// Started with an IPC channel (by `muse-server dev`, or a test): when that parent goes away, however
+// it ended, shut down as on SIGTERM. The channel alone must not keep a finished command running.
+if (process.send) {
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  process.channel?.unref();
+}
 
 const program = new Command('muse-server').description('Muse platform server');
 program

@@ -14,7 +14,7 @@ function run(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [main, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: 120_000,
   });
 }
 

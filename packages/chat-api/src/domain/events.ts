@@ -156,7 +156,7 @@ export class QueueNotifier {
   }
 
   /** Resolves on the next announcement for the queue, after `ms`, or when `signal` aborts. */
-  wait(queueId: string, ms: number, signal: AbortSignal): { ready: Promise<void> } {
+  wait(queueId: string, ms: number, signal: AbortSignal): { ready: Promise<void>; cancel: () => void } {
     let set = this.waiters.get(queueId);
     if (!set) this.waiters.set(queueId, (set = new Set()));
     const waiters = set;
@@ -173,7 +173,7 @@ export class QueueNotifier {
       signal.addEventListener('abort', done);
     });
     waiters.add(done);
-    return { ready };
+    return { ready, cancel: () => done() };
   }
 }
 
@@ -243,11 +243,14 @@ export async function getEvents(
       : notifier.wait(queueId, deadline - Date.now(), request.signal);
     const events = await readEvents(db, queue.id, after);
     if (events.length > 0 || !waiting) return events;
+    // Deleted (DELETE /events, deactivation) since it was found, or while we waited: tell the
+    // client, as Zulip does. Checked once listening, so a deletion in between is not missed.
+    if (!(await one(db, 'SELECT 1 FROM chat.event_queues WHERE id = :queueId', { queueId }))) {
+      waiting.cancel();
+      throw badQueue(queueId);
+    }
     await waiting.ready;
     if (request.signal.aborted) return [];
-    // Deleted (DELETE /events, deactivation) while we waited: tell the client, as Zulip does.
-    if (!(await one(db, 'SELECT 1 FROM chat.event_queues WHERE id = :queueId', { queueId })))
-      throw badQueue(queueId);
     if (Date.now() >= deadline) {
       const late = await readEvents(db, queue.id, after);
       if (late.length > 0) return late;

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, databaseBusy } from '@muse/core';
+import { AppError, databaseBusy, requestLog, type Logger } from '@muse/core';
 
 /**
  * An error the messaging API reports in Zulip's envelope: `{result: "error", msg, code, ...extra}`.
@@ -58,7 +58,7 @@ function sendError(res: Response, error: JsonableError | AppError): void {
 }
 
 /** Maps every failure to the envelope; anything unexpected is logged and becomes a 500. */
-export function errorHandler(log: (error: unknown) => void): ErrorRequestHandler {
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (error instanceof AppError) return sendError(res, error);
     const busy = databaseBusy(error);
@@ -68,7 +68,7 @@ export function errorHandler(log: (error: unknown) => void): ErrorRequestHandler
       // Body parser failures (malformed or oversized bodies) are the client's fault.
       return sendError(res, new JsonableError('Malformed request body', { status }));
     }
-    log(error);
+    requestLog(res, logger).error({ err: error }, 'unhandled error in chat-api');
     sendError(
       res,
       new JsonableError('Internal server error', { status: 500, code: 'INTERNAL_SERVER_ERROR' }),

@@ -1,40 +1,78 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request } from 'express';
 import { JsonableError, missingArgument } from './errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 
 type Parser<T> = (raw: string, name: string) => T;
 
+/** A JSON Schema (OpenAPI 3.1 dialect), as it appears in the served document. */
+export type JsonSchema = Record<string, unknown>;
+
+interface ParamSpec<T> {
+  parse: Parser<T>;
+  /** The value's schema once parsed; it documents the parameter. */
+  schema: JsonSchema;
+  /** Sent as JSON text (Zulip's encoding of lists, objects, integers and booleans in forms). */
+  json: boolean;
+  required: boolean;
+  fallback?: T;
+  /** Also read from this name (Zulip's legacy aliases, e.g. `subject` for `topic`). */
+  alias?: string;
+  description?: string;
+}
+
 /**
- * One declared parameter: how its form value is parsed, whether it is required, and its
- * default. Declared once per endpoint; `endpoint()` parses them all the same way Zulip's
- * typed endpoints do (integers and booleans as Zulip reads them, structured values as JSON).
+ * One declared parameter: how its form value is parsed, its JSON Schema, whether it is required,
+ * and its default. Declared once per endpoint; `endpoint()` parses them all the same way Zulip's
+ * typed endpoints do (integers and booleans as Zulip reads them, structured values as JSON) and
+ * documents them in the OpenAPI operation.
  */
 export class Param<T> {
-  readonly parse: Parser<T>;
-  readonly required: boolean;
-  readonly fallback: T | undefined;
-  /** Also read from this name (Zulip's legacy aliases, e.g. `subject` for `topic`). */
-  readonly alias: string | undefined;
+  readonly spec: Readonly<ParamSpec<T>>;
 
-  constructor(parse: Parser<T>, required = true, fallback?: T, alias?: string) {
-    this.parse = parse;
-    this.required = required;
-    this.fallback = fallback;
-    this.alias = alias;
+  constructor(parse: Parser<T>, schema: JsonSchema, json = true) {
+    this.spec = { parse, schema, json, required: true };
+  }
+
+  private with<U>(changes: Partial<ParamSpec<U>>): Param<U> {
+    const next = Object.create(Param.prototype) as Param<U>;
+    (next as { spec: ParamSpec<U> }).spec = { ...(this.spec as unknown as ParamSpec<U>), ...changes };
+    return next;
+  }
+
+  get required(): boolean {
+    return this.spec.required;
+  }
+
+  parse(raw: string, name: string): T {
+    return this.spec.parse(raw, name);
   }
 
   optional(): Param<T | undefined> {
-    return new Param<T | undefined>(this.parse, false, undefined, this.alias);
+    return this.with<T | undefined>({ required: false, fallback: undefined });
   }
 
   default(value: T): Param<T> {
-    return new Param(this.parse, false, value, this.alias);
+    return this.with<T>({ required: false, fallback: value });
   }
 
   aliased(alias: string): Param<T> {
-    return new Param(this.parse, this.required, this.fallback, alias);
+    return this.with<T>({ alias });
+  }
+
+  describe(description: string): Param<T> {
+    return this.with<T>({ description });
+  }
+
+  /** The parameter's schema as documented: its description and default included. */
+  documentedSchema(): JsonSchema {
+    const { schema, fallback, description } = this.spec;
+    return {
+      ...schema,
+      ...(description ? { description } : {}),
+      ...(fallback !== undefined ? { default: fallback } : {}),
+    };
   }
 }
 
@@ -93,99 +131,93 @@ function parseListItem(item: string): unknown {
 }
 
 export const p = {
+  /** Plain text (not JSON-encoded). */
   string: (options: { maxLength?: number; nonEmpty?: boolean } = {}) =>
-    new Param<string>((raw, name) => {
-      if (raw.includes('\u0000')) throw new JsonableError(`${name} contains NULL (0x00) characters.`);
-      if (options.nonEmpty && raw.trim() === '') throw new JsonableError(`${name} cannot be blank.`);
-      if (options.maxLength !== undefined && [...raw].length > options.maxLength) {
-        throw new JsonableError(`${name} is too long (limit: ${options.maxLength} characters)`);
-      }
-      return raw;
-    }),
-  int: () => new Param<number>(parseInt32),
+    new Param<string>(
+      (raw, name) => {
+        if (raw.includes('\u0000')) throw new JsonableError(`${name} contains NULL (0x00) characters.`);
+        if (options.nonEmpty && raw.trim() === '') throw new JsonableError(`${name} cannot be blank.`);
+        if (options.maxLength !== undefined && [...raw].length > options.maxLength) {
+          throw new JsonableError(`${name} is too long (limit: ${options.maxLength} characters)`);
+        }
+        return raw;
+      },
+      {
+        type: 'string',
+        ...(options.maxLength !== undefined ? { maxLength: options.maxLength } : {}),
+        ...(options.nonEmpty ? { minLength: 1 } : {}),
+      },
+      false,
+    ),
+  int: () => new Param<number>(parseInt32, { type: 'integer' }),
+  /** An id in a URL path: digits only, as Zulip's URL patterns read them. */
+  id: () =>
+    new Param<number>(
+      (raw, name) => {
+        if (!/^\d+$/.test(raw)) throw new JsonableError(`Invalid ${name}`);
+        return Number(raw);
+      },
+      { type: 'integer', minimum: 0 },
+      false,
+    ),
   /** A plain string restricted to the given values. */
   oneOf: <T extends string>(values: readonly T[]) =>
-    new Param<T>((raw, name) => {
-      if (!(values as readonly string[]).includes(raw))
-        throw new JsonableError(`Invalid ${name}: must be one of ${values.join(', ')}`);
-      return raw as T;
-    }),
-  bool: () => new Param<boolean>(parseBool),
-  json: <T>(schema: object) => new Param<T>(jsonParser<T>(schema)),
+    new Param<T>(
+      (raw, name) => {
+        if (!(values as readonly string[]).includes(raw))
+          throw new JsonableError(`Invalid ${name}: must be one of ${values.join(', ')}`);
+        return raw as T;
+      },
+      { type: 'string', enum: values },
+      false,
+    ),
+  bool: () => new Param<boolean>(parseBool, { type: 'boolean' }),
+  /** JSON text validated against `schema` (which also documents it). */
+  json: <T>(schema: JsonSchema) => new Param<T>(jsonParser<T>(schema), schema),
 };
 
-type Declared = Record<string, Param<unknown>>;
-type Parsed<D extends Declared> = { [K in keyof D]: D[K] extends Param<infer T> ? T : never };
-
-/** What a view returns: extra success fields, merged into `{result, msg}`. */
-export type ViewResult = Record<string, unknown> | void;
+export type Declared = Record<string, Param<unknown>>;
+export type Parsed<D extends Declared> = { [K in keyof D]: D[K] extends Param<infer T> ? T : never };
 
 /** Form body (urlencoded or multipart) and query string, the body winning, as Zulip merges them. */
 function requestValues(req: Request): Map<string, string> {
   const values = new Map<string, string>();
-  for (const [key, value] of Object.entries(req.query)) {
-    if (typeof value === 'string') values.set(key, value);
-    else if (Array.isArray(value) && typeof value.at(-1) === 'string')
-      values.set(key, value.at(-1) as string);
-  }
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string') values.set(key, value);
-    else if (Array.isArray(value) && typeof value.at(-1) === 'string')
-      values.set(key, value.at(-1) as string);
+  for (const source of [req.query, (req.body ?? {}) as Record<string, unknown>]) {
+    for (const [key, value] of Object.entries(source)) {
+      if (typeof value === 'string') values.set(key, value);
+      else if (Array.isArray(value) && typeof value.at(-1) === 'string')
+        values.set(key, value.at(-1) as string);
+    }
   }
   return values;
 }
 
-/** Parses the declared parameters; unknown names are reported, never rejected. */
+/**
+ * Parses the declared parameters: those named in `pathNames` from the URL path, the others from
+ * the form and query string. Unknown form/query names are reported, never rejected.
+ */
 export function parseParams<D extends Declared>(
   req: Request,
   declared: D,
+  pathNames: ReadonlySet<string> = new Set(),
 ): { params: Parsed<D>; ignored: string[] } {
   const values = requestValues(req);
   const known = new Set<string>();
   const params: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(declared)) {
+    const { alias, fallback } = param.spec;
     known.add(name);
-    if (param.alias) known.add(param.alias);
-    const raw = values.get(name) ?? (param.alias ? values.get(param.alias) : undefined);
-    if (raw === undefined) {
+    if (alias) known.add(alias);
+    const raw = pathNames.has(name)
+      ? req.params[name]
+      : (values.get(name) ?? (alias ? values.get(alias) : undefined));
+    if (typeof raw !== 'string') {
       if (param.required) throw missingArgument(name);
-      params[name] = param.fallback;
+      params[name] = fallback;
     } else {
       params[name] = param.parse(raw, name);
     }
   }
   const ignored = [...values.keys()].filter((name) => !known.has(name));
   return { params: params as Parsed<D>, ignored };
-}
-
-/**
- * Wraps a view: parses its declared parameters, runs it, and sends the success envelope
- * (with `ignored_parameters_unsupported` when the request carried names it does not know).
- */
-export function endpoint<D extends Declared, C>(
-  declared: D,
-  context: (req: Request, res: Response) => C,
-  view: (params: Parsed<D>, ctx: C, req: Request) => Promise<ViewResult> | ViewResult,
-): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const { params, ignored } = parseParams(req, declared);
-      const data = (await view(params, context(req, res), req)) ?? {};
-      if (res.headersSent) return;
-      const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
-      if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-      res.json(body);
-    } catch (error) {
-      next(error);
-    }
-  };
-}
-
-/** Reads an integer path parameter the way Zulip's URL patterns do (digits only). */
-export function pathInt(req: Request, name: string): number {
-  const raw = req.params[name];
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new JsonableError(`Invalid ${name}`);
-  return Number(raw);
 }

@@ -1,41 +1,66 @@
-import type { Router } from 'express';
 import { forgiveRateLimitHit, hitRateLimit } from '../domain/rate-limit.ts';
 import { userByAnyEmail, checkPassword, apiEmail } from '../domain/users.ts';
 import { JsonableError, unauthorized } from '../http/errors.ts';
-import { endpoint, p } from '../http/params.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
 import { requestRealm } from '../http/auth.ts';
-import { anonymous, type ChatRuntime } from './context.ts';
+import type { ChatRuntime } from './context.ts';
 
 const authenticationFailed = () =>
   unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
 
-/** POST /fetch_api_key and POST /dev_fetch_api_key: the ways a client obtains its API key. */
-export function apiKeyRoutes(router: Router, runtime: ChatRuntime): void {
-  router.post(
-    '/fetch_api_key',
-    endpoint(
-      { username: p.string(), password: p.string() },
-      anonymous(runtime),
-      async ({ username, password }, rt, req) => {
-        const realm = await requestRealm(rt.db, rt.config, req.headers.host);
-        if (!realm) throw authenticationFailed();
-        const user = await userByAnyEmail(rt.db, realm, rt.config, username);
-        const counted = await countLoginAttempt(rt, realm.id, user?.id, username, req.ip);
-        if (!user || user.is_bot || !(await checkPassword(password, user.password_hash))) {
-          throw authenticationFailed();
-        }
-        await Promise.all(counted.map((key) => forgiveRateLimitHit(rt.db, key)));
-        if (realm.deactivated)
-          throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
-        if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
-        return { api_key: user.api_key, email: apiEmail(user, realm, rt.config), user_id: user.id };
-      },
-    ),
-  );
+const apiKeyAnswer = {
+  required: ['api_key', 'email', 'user_id'],
+  properties: {
+    api_key: { type: 'string', pattern: '^[A-Za-z0-9]{32}$' },
+    email: { type: 'string', description: 'The API email to use with the key.' },
+    user_id: { type: 'integer' },
+  },
+};
 
-  router.post(
-    '/dev_fetch_api_key',
-    endpoint({ username: p.string() }, anonymous(runtime), async ({ username }, rt, req) => {
+/** POST /fetch_api_key and POST /dev_fetch_api_key: the ways a client obtains its API key. */
+export const apiKeyEndpoints = [
+  endpoint({
+    method: 'post',
+    path: '/fetch_api_key',
+    operationId: 'fetchApiKey',
+    summary: "Exchange an email and password for the user's API key",
+    description:
+      'Every attempt is counted before the password is checked, per account (every spelling of ' +
+      'its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per ' +
+      'client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. ' +
+      'Beyond a limit every attempt is refused with 429 until the window ends.',
+    public: true,
+    params: { username: p.string(), password: p.string() },
+    response: apiKeyAnswer,
+    errors: [401, 429],
+    view: async ({ username, password }, rt, req) => {
+      const realm = await requestRealm(rt.db, rt.config, req.headers.host);
+      if (!realm) throw authenticationFailed();
+      const user = await userByAnyEmail(rt.db, realm, rt.config, username);
+      const counted = await countLoginAttempt(rt, realm.id, user?.id, username, req.ip);
+      if (!user || user.is_bot || !(await checkPassword(password, user.password_hash))) {
+        throw authenticationFailed();
+      }
+      await Promise.all(counted.map((key) => forgiveRateLimitHit(rt.db, key)));
+      if (realm.deactivated)
+        throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+      if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
+      return { api_key: user.api_key, email: apiEmail(user, realm, rt.config), user_id: user.id };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/dev_fetch_api_key',
+    operationId: 'devFetchApiKey',
+    summary: 'Development servers only: the API key of any user, by email',
+    description:
+      'Answers only when MUSE_CHAT_DEV_ENDPOINTS is true and NODE_ENV is not production; otherwise 400.',
+    public: true,
+    params: { username: p.string() },
+    response: apiKeyAnswer,
+    errors: [401],
+    view: async ({ username }, rt, req) => {
       if (!rt.config.MUSE_CHAT_DEV_ENDPOINTS || rt.config.NODE_ENV === 'production') {
         throw new JsonableError('DevAuthBackend not enabled.');
       }
@@ -44,9 +69,9 @@ export function apiKeyRoutes(router: Router, runtime: ChatRuntime): void {
       if (!realm || !user) throw authenticationFailed();
       if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
       return { api_key: user.api_key, email: apiEmail(user, realm, rt.config), user_id: user.id };
-    }),
-  );
-}
+    },
+  }),
+];
 
 /**
  * Counts a password attempt before the password is checked, so parallel guesses cannot all pass

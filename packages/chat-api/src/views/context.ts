@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
@@ -11,15 +10,7 @@ export interface ChatRuntime {
   notifier: QueueNotifier;
 }
 
+/** What an authenticated view receives: the caller, and the runtime. */
 export interface ViewContext extends Actor {
   runtime: ChatRuntime;
-}
-
-/** The context of an authenticated view (the auth middleware ran first). */
-export function authed(runtime: ChatRuntime) {
-  return (_req: Request, res: Response): ViewContext => ({ ...(res.locals.actor as Actor), runtime });
-}
-
-export function anonymous(runtime: ChatRuntime) {
-  return (): ChatRuntime => runtime;
 }

@@ -1,85 +1,156 @@
-import type { Router } from 'express';
 import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/events.ts';
 import { fetchInitialState } from '../domain/initial-state.ts';
-import { endpoint, p } from '../http/params.ts';
-import { authed, type ChatRuntime } from './context.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+import type { ChatRuntime } from './context.ts';
+import { schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
+/** When each runtime (process) last removed expired queues. */
+const lastExpiry = new WeakMap<ChatRuntime, number>();
+
+/** Expired queues are removed lazily, at most every few seconds per process, by whoever registers next. */
+async function expireNow(runtime: ChatRuntime): Promise<void> {
+  if (Date.now() - (lastExpiry.get(runtime) ?? 0) < 5000) return;
+  lastExpiry.set(runtime, Date.now());
+  await expireIdleQueues(runtime.db, runtime.config.MUSE_CHAT_QUEUE_IDLE_MS);
+}
+
+const list = (items: object, description?: string) => ({
+  type: 'array',
+  items,
+  ...(description ? { description } : {}),
+});
+
 /** POST /register, GET /events (long-poll) and DELETE /events. */
-export function eventRoutes(router: Router, runtime: ChatRuntime): void {
-  const ctx = authed(runtime);
-  const settings = () => ({
-    heartbeatMs: runtime.config.MUSE_CHAT_HEARTBEAT_MS,
-    idleMs: runtime.config.MUSE_CHAT_QUEUE_IDLE_MS,
-  });
-  let lastExpiry = 0;
-  // Expired queues are removed lazily, at most every few seconds per process, by whoever registers next.
-  const expireNow = async () => {
-    if (Date.now() - lastExpiry < 5000) return;
-    lastExpiry = Date.now();
-    await expireIdleQueues(runtime.db, runtime.config.MUSE_CHAT_QUEUE_IDLE_MS);
-  };
-
-  router.post(
-    '/register',
-    endpoint(
-      {
-        event_types: p.json<string[] | null>(stringList).default(null),
-        fetch_event_types: p.json<string[] | null>(stringList).default(null),
-        apply_markdown: p.bool().default(false),
-        client_gravatar: p.bool().default(true),
-        all_public_streams: p.bool().default(false),
-        include_subscribers: p.bool().default(false),
-        slim_presence: p.bool().default(false),
-        presence_history_limit_days: p.int().optional(),
-        narrow: p.json<unknown[]>({ type: 'array' }).default([]),
-        client_capabilities: p.json<Record<string, unknown>>({ type: 'object' }).optional(),
+export const eventEndpoints = [
+  endpoint({
+    method: 'post',
+    path: '/register',
+    operationId: 'registerQueue',
+    summary: 'Create an event queue and return the initial state',
+    description:
+      'event_types limits what the queue receives; fetch_event_types (default event_types) limits the ' +
+      'state returned: only the keys of the requested types are sent. The queue lives in Postgres and can ' +
+      'be read through any API process. The call waits for changes to the caller already being written, ' +
+      'so each is in the state or in the queue.',
+    params: {
+      event_types: p.json<string[] | null>(stringList).default(null),
+      fetch_event_types: p.json<string[] | null>(stringList).default(null),
+      apply_markdown: p.bool().default(false),
+      client_gravatar: p.bool().default(true),
+      all_public_streams: p.bool().default(false),
+      include_subscribers: p.bool().default(false),
+      slim_presence: p.bool().default(false),
+      presence_history_limit_days: p.int().optional(),
+      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      client_capabilities: p.json<Record<string, unknown>>({ type: 'object' }).optional(),
+    },
+    response: {
+      required: ['queue_id', 'last_event_id', 'zulip_feature_level', 'zulip_version', 'zulip_merge_base'],
+      properties: {
+        queue_id: { type: 'string' },
+        last_event_id: { type: 'integer' },
+        zulip_feature_level: { type: 'integer' },
+        zulip_version: { type: 'string' },
+        zulip_merge_base: { type: 'string' },
+        alert_words: list({ type: 'string' }),
+        custom_profile_fields: list(schema('ProfileField')),
+        max_message_id: { type: 'integer', description: '-1 when the caller has no messages.' },
+        subscriptions: list(schema('Subscription')),
+        unsubscribed: list(schema('Subscription')),
+        never_subscribed: list({ type: 'object' }),
+        realm_users: list(schema('User')),
+        realm_non_active_users: list(schema('User')),
+        cross_realm_bots: list(schema('User')),
+        user_id: { type: 'integer' },
+        email: { type: 'string' },
+        delivery_email: { type: 'string' },
+        full_name: { type: 'string' },
+        is_admin: { type: 'boolean' },
+        is_owner: { type: 'boolean' },
+        is_moderator: { type: 'boolean' },
+        is_guest: { type: 'boolean' },
+        avatar_source: { type: 'string' },
+        avatar_url: { type: 'string' },
+        avatar_url_medium: { type: 'string' },
+        realm_name: { type: 'string' },
+        realm_description: { type: 'string' },
+        realm_uri: { type: 'string' },
+        realm_url: { type: 'string' },
+        realm_date_created: { type: 'integer' },
+        realm_enable_spectator_access: { type: 'boolean' },
+        realm_message_retention_days: { type: 'integer', description: '-1: unlimited.' },
+        server_web_public_streams_enabled: { type: 'boolean' },
+        max_stream_name_length: { type: 'integer' },
+        max_stream_description_length: { type: 'integer' },
+        max_topic_length: { type: 'integer' },
+        max_message_length: { type: 'integer' },
+        server_timestamp: { type: 'number' },
       },
-      ctx,
-      async (params, actor) => {
-        await expireNow();
-        // The queue exists before the state is read, so nothing that happens in between is lost.
-        const queue = await createQueue(actor.db, actor.user.id, {
-          eventTypes: params.event_types,
-          clientGravatar: params.client_gravatar,
-          applyMarkdown: params.apply_markdown,
-          allPublicStreams: params.all_public_streams,
-        });
-        const state = await fetchInitialState(actor, {
-          types: params.fetch_event_types ?? params.event_types,
-          clientGravatar: params.client_gravatar,
-          includeSubscribers: params.include_subscribers,
-        });
-        return { queue_id: queue.id, last_event_id: queue.last_event_id, ...state };
-      },
-    ),
-  );
-
-  router.get(
-    '/events',
-    endpoint(
-      { queue_id: p.string(), last_event_id: p.int().optional(), dont_block: p.bool().default(false) },
-      ctx,
-      async (params, actor, req) => {
-        const abort = new AbortController();
-        req.res?.once('close', () => abort.abort());
-        const events = await getEvents(actor.db, runtime.notifier, settings(), {
+    },
+    view: async (params, actor) => {
+      await expireNow(actor.runtime);
+      // The queue exists before the state is read, so nothing that happens in between is lost.
+      const queue = await createQueue(actor.db, actor.user.id, {
+        eventTypes: params.event_types,
+        clientGravatar: params.client_gravatar,
+        applyMarkdown: params.apply_markdown,
+        allPublicStreams: params.all_public_streams,
+      });
+      const state = await fetchInitialState(actor, {
+        types: params.fetch_event_types ?? params.event_types,
+        clientGravatar: params.client_gravatar,
+        includeSubscribers: params.include_subscribers,
+      });
+      return { queue_id: queue.id, last_event_id: queue.last_event_id, ...state };
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/events',
+    operationId: 'getEvents',
+    summary: 'Long-poll a queue for events after last_event_id',
+    description:
+      'Events up to last_event_id are acknowledged and dropped. Without dont_block the request waits ' +
+      'for new events; after MUSE_CHAT_HEARTBEAT_MS it answers a heartbeat event. A queue not polled ' +
+      'for MUSE_CHAT_QUEUE_IDLE_MS expires (400 BAD_EVENT_QUEUE_ID with queue_id).',
+    params: { queue_id: p.string(), last_event_id: p.int().optional(), dont_block: p.bool().default(false) },
+    response: {
+      required: ['events', 'queue_id'],
+      properties: { events: list(schema('Event')), queue_id: { type: 'string' } },
+    },
+    view: async (params, actor, req) => {
+      const abort = new AbortController();
+      req.res?.once('close', () => abort.abort());
+      const { runtime } = actor;
+      const events = await getEvents(
+        actor.db,
+        runtime.notifier,
+        {
+          heartbeatMs: runtime.config.MUSE_CHAT_HEARTBEAT_MS,
+          idleMs: runtime.config.MUSE_CHAT_QUEUE_IDLE_MS,
+        },
+        {
           queueId: params.queue_id,
           userId: actor.user.id,
           lastEventId: params.last_event_id,
           dontBlock: params.dont_block,
           signal: abort.signal,
-        });
-        return { events, queue_id: params.queue_id };
-      },
-    ),
-  );
-
-  router.delete(
-    '/events',
-    endpoint({ queue_id: p.string() }, ctx, async ({ queue_id }, actor) => {
+        },
+      );
+      return { events, queue_id: params.queue_id };
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/events',
+    operationId: 'deleteQueue',
+    summary: 'Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown)',
+    params: { queue_id: p.string() },
+    view: async ({ queue_id }, actor) => {
       await deleteQueue(actor.db, queue_id, actor.user.id);
-    }),
-  );
-}
+    },
+  }),
+];

@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   createProfileField,
   listProfileFields,
@@ -7,9 +6,10 @@ import {
   type ProfileValue,
 } from '../domain/profile-fields.ts';
 import { adminRequired } from '../http/errors.ts';
-import { endpoint, p } from '../http/params.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
 import { isAdmin } from '../domain/users.ts';
-import { authed, type ChatRuntime } from './context.ts';
+import { schema } from './schemas.ts';
 
 export const profileDataSchema = {
   type: 'array',
@@ -24,50 +24,58 @@ export const profileDataSchema = {
 };
 
 /** The caller's custom profile data, and the organization's field definitions. */
-export function profileDataRoutes(router: Router, runtime: ChatRuntime): void {
-  const ctx = authed(runtime);
-  router.patch(
-    '/users/me/profile_data',
-    endpoint(
-      { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
-      ctx,
-      async ({ data }, actor) => {
-        await actor.db.transaction((t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
-      },
-    ),
-  );
-  router.delete(
-    '/users/me/profile_data',
-    endpoint(
-      { data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
-      ctx,
-      async ({ data }, actor) => {
-        await removeProfileData(actor.db, actor.user, data);
-      },
-    ),
-  );
-  router.get(
-    '/realm/profile_fields',
-    endpoint({}, ctx, async (_params, actor) => ({
-      custom_fields: await listProfileFields(actor.db, actor.realm.id),
-    })),
-  );
-  router.post(
-    '/realm/profile_fields',
-    endpoint(
-      {
-        name: p.string({ maxLength: 40 }),
-        hint: p.string({ maxLength: 80 }).default(''),
-        field_type: p.int(),
-        field_data: p.string().default(''),
-        editable_by_user: p.bool().default(true),
-        required: p.bool().default(false),
-      },
-      ctx,
-      async (params, actor) => {
-        if (!isAdmin(actor.user)) throw adminRequired();
-        return { id: await createProfileField(actor.db, actor.realm.id, params) };
-      },
-    ),
-  );
-}
+export const profileDataEndpoints = [
+  endpoint({
+    method: 'patch',
+    path: '/users/me/profile_data',
+    operationId: 'updateProfileData',
+    summary: "Set the caller's custom profile values (data, a JSON list of {id, value}; null removes)",
+    params: { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
+    view: async ({ data }, actor) => {
+      await actor.db.transaction((t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/users/me/profile_data',
+    operationId: 'deleteProfileData',
+    summary: "Remove the caller's values for the given field ids (data)",
+    params: { data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
+    view: async ({ data }, actor) => {
+      await removeProfileData(actor.db, actor.user, data);
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/realm/profile_fields',
+    operationId: 'listProfileFields',
+    summary: "The organization's custom profile fields",
+    response: {
+      required: ['custom_fields'],
+      properties: { custom_fields: { type: 'array', items: schema('ProfileField') } },
+    },
+    view: async (_params, actor) => ({ custom_fields: await listProfileFields(actor.db, actor.realm.id) }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/realm/profile_fields',
+    operationId: 'createProfileField',
+    summary: 'Administrators add a custom profile field',
+    description:
+      'A select field (field_type 3) needs field_data, a JSON object of choice id to {text, order} ' +
+      "(both strings); otherwise 400. Text fields' values carry rendered_value, escaped HTML.",
+    params: {
+      name: p.string({ maxLength: 40 }),
+      hint: p.string({ maxLength: 80 }).default(''),
+      field_type: p.int(),
+      field_data: p.string().default(''),
+      editable_by_user: p.bool().default(true),
+      required: p.bool().default(false),
+    },
+    response: { required: ['id'], properties: { id: { type: 'integer', description: 'The new field.' } } },
+    view: async (params, actor) => {
+      if (!isAdmin(actor.user)) throw adminRequired();
+      return { id: await createProfileField(actor.db, actor.realm.id, params) };
+    },
+  }),
+];

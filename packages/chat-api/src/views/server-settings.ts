@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
@@ -10,14 +9,57 @@ import {
 } from '../domain/limits.ts';
 import { realmHost } from '../domain/realms.ts';
 import { requestRealm } from '../http/auth.ts';
-import { endpoint } from '../http/params.ts';
-import { anonymous, type ChatRuntime } from './context.ts';
+import { endpoint } from '../http/endpoint.ts';
 
 /** GET /server_settings: what a client reads before logging in. */
-export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void {
-  router.get(
-    '/server_settings',
-    endpoint({}, anonymous(runtime), async (_params, rt, req) => {
+export const serverSettingsEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/server_settings',
+    operationId: 'getServerSettings',
+    summary: 'Server version, feature level, authentication methods and length limits',
+    description: "The realm_* fields are present when an organization is served at the request's host.",
+    public: true,
+    response: {
+      required: [
+        'authentication_methods',
+        'external_authentication_methods',
+        'zulip_feature_level',
+        'zulip_version',
+        'zulip_merge_base',
+        'push_notifications_enabled',
+        'is_incompatible',
+        'email_auth_enabled',
+        'require_email_format_usernames',
+      ],
+      properties: {
+        authentication_methods: {
+          type: 'object',
+          required: ['password', 'dev'],
+          properties: { password: { type: 'boolean' }, dev: { type: 'boolean' } },
+          additionalProperties: { type: 'boolean' },
+        },
+        external_authentication_methods: { type: 'array', items: { type: 'object' } },
+        zulip_feature_level: { type: 'integer' },
+        zulip_version: { type: 'string' },
+        zulip_merge_base: { type: 'string' },
+        push_notifications_enabled: { type: 'boolean' },
+        is_incompatible: { type: 'boolean' },
+        email_auth_enabled: { type: 'boolean' },
+        require_email_format_usernames: { type: 'boolean' },
+        max_stream_name_length: { type: 'integer' },
+        max_stream_description_length: { type: 'integer' },
+        max_message_length: { type: 'integer' },
+        max_topic_length: { type: 'integer' },
+        realm_uri: { type: 'string', description: 'Old name of realm_url.' },
+        realm_url: { type: 'string' },
+        realm_name: { type: 'string' },
+        realm_icon: { type: 'string' },
+        realm_description: { type: 'string' },
+        realm_web_public_access_enabled: { type: 'boolean' },
+      },
+    },
+    view: async (_params, rt, req) => {
       const realm = await requestRealm(rt.db, rt.config, req.headers.host);
       const devEnabled = rt.config.MUSE_CHAT_DEV_ENDPOINTS && rt.config.NODE_ENV !== 'production';
       const settings: Record<string, unknown> = {
@@ -47,6 +89,6 @@ export function serverSettingsRoutes(router: Router, runtime: ChatRuntime): void
         });
       }
       return settings;
-    }),
-  );
-}
+    },
+  }),
+];

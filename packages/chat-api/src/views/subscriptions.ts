@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import type { Actor } from '../domain/context.ts';
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
 import {
@@ -25,8 +24,9 @@ import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
 import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';
 import { sendMessage } from '../domain/messages.ts';
-import { endpoint, p, Param, pathInt } from '../http/params.ts';
-import { authed, type ChatRuntime } from './context.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p, Param } from '../http/params.ts';
+import { schema } from './schemas.ts';
 
 const principalsSchema = {
   anyOf: [
@@ -34,6 +34,11 @@ const principalsSchema = {
     { type: 'array', items: { type: 'string' } },
   ],
 };
+const usersToChannels = (description: string) => ({
+  type: 'object',
+  description,
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+});
 const groupSetting = () => p.json<GroupSetting>(groupSettingSchema).optional();
 
 /** One request changes at most MAX_SUBSCRIPTION_CHANGES_PER_REQUEST (channel, user) pairs. */
@@ -93,185 +98,220 @@ function jsonOrText(raw: string): unknown {
 }
 
 /** The channel subscription endpoints of `users/me/subscriptions`. */
-export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
-  const ctx = authed(runtime);
-
-  router.get(
-    '/users/me/subscriptions',
-    endpoint(
-      { include_subscribers: p.bool().default(false) },
-      ctx,
-      async ({ include_subscribers }, actor) => ({
-        subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
+export const subscriptionEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/users/me/subscriptions',
+    operationId: 'listSubscriptions',
+    summary: "The caller's channel subscriptions",
+    params: { include_subscribers: p.bool().default(false).describe("Add each channel's subscriber ids") },
+    response: {
+      required: ['subscriptions'],
+      properties: { subscriptions: { type: 'array', items: schema('Subscription') } },
+    },
+    view: async ({ include_subscribers }, actor) => ({
+      subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
+    }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/users/me/subscriptions',
+    operationId: 'subscribe',
+    summary: 'Subscribe users to channels, creating missing channels',
+    description:
+      'Creation settings (invite_only, is_web_public, history_public_to_subscribers, message_retention_days, ' +
+      'topics_policy and the group settings) only apply to channels this call creates; message_retention_days ' +
+      '(days, realm_default or unlimited) is for owners only. When authorization errors are not fatal, ' +
+      'channels the caller may not join are listed in unauthorized. An unknown or deactivated principal is 400.',
+    params: {
+      subscriptions: p.json<{ name: string; description?: string }[]>({
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string' }, description: { type: 'string' } },
+        },
       }),
-    ),
-  );
-
-  router.post(
-    '/users/me/subscriptions',
-    endpoint(
-      {
-        subscriptions: p.json<{ name: string; description?: string }[]>({
+      principals: p.json<(number | string)[]>(principalsSchema).optional(),
+      authorization_errors_fatal: p.bool().default(true),
+      announce: p.bool().default(false),
+      invite_only: p.bool().default(false),
+      is_web_public: p.bool().default(false),
+      is_default_stream: p.bool().default(false),
+      history_public_to_subscribers: p.bool().optional(),
+      message_retention_days: p.string().optional(),
+      topics_policy: p.oneOf(TOPICS_POLICIES).optional(),
+      can_add_subscribers_group: groupSetting(),
+      can_remove_subscribers_group: groupSetting(),
+      can_administer_channel_group: groupSetting(),
+      can_delete_any_message_group: groupSetting(),
+      can_delete_own_message_group: groupSetting(),
+      can_send_message_group: groupSetting(),
+      can_subscribe_group: groupSetting(),
+    },
+    response: {
+      required: ['subscribed', 'already_subscribed'],
+      properties: {
+        subscribed: usersToChannels('Channels each user (by id) was subscribed to.'),
+        already_subscribed: usersToChannels('Channels each user (by id) was already subscribed to.'),
+        unauthorized: {
           type: 'array',
-          items: {
-            type: 'object',
-            required: ['name'],
-            properties: { name: { type: 'string' }, description: { type: 'string' } },
-          },
-        }),
-        principals: p.json<(number | string)[]>(principalsSchema).optional(),
-        authorization_errors_fatal: p.bool().default(true),
-        announce: p.bool().default(false),
-        invite_only: p.bool().default(false),
-        is_web_public: p.bool().default(false),
-        is_default_stream: p.bool().default(false),
-        history_public_to_subscribers: p.bool().optional(),
-        message_retention_days: p.string().optional(),
-        topics_policy: p.oneOf(TOPICS_POLICIES).optional(),
-        can_add_subscribers_group: groupSetting(),
-        can_remove_subscribers_group: groupSetting(),
-        can_administer_channel_group: groupSetting(),
-        can_delete_any_message_group: groupSetting(),
-        can_delete_own_message_group: groupSetting(),
-        can_send_message_group: groupSetting(),
-        can_subscribe_group: groupSetting(),
+          items: { type: 'string' },
+          description: 'Channels the caller may not join.',
+        },
       },
-      ctx,
-      async (params, actor) => {
-        const { db, user } = actor;
-        boundChanges(params.subscriptions.length, params.principals);
-        const requested = params.subscriptions.map((s) => ({
-          name: validateStreamName(s.name),
-          description: validateStreamDescription(s.description ?? ''),
-        }));
-        const targets = await resolvePrincipals(actor, params.principals);
-        const others = targets.some((t) => t.id !== user.id);
-        if (others && isGuest(user)) throw insufficientPermission();
-        const groupSettings: Partial<Record<GroupSettingName, GroupSetting>> = {};
-        for (const name of GROUP_SETTING_NAMES) {
-          if (params[name] !== undefined) groupSettings[name] = params[name];
+    },
+    view: async (params, actor) => {
+      const { db, user } = actor;
+      boundChanges(params.subscriptions.length, params.principals);
+      const requested = params.subscriptions.map((s) => ({
+        name: validateStreamName(s.name),
+        description: validateStreamDescription(s.description ?? ''),
+      }));
+      const targets = await resolvePrincipals(actor, params.principals);
+      const others = targets.some((t) => t.id !== user.id);
+      if (others && isGuest(user)) throw insufficientPermission();
+      const groupSettings: Partial<Record<GroupSettingName, GroupSetting>> = {};
+      for (const name of GROUP_SETTING_NAMES) {
+        if (params[name] !== undefined) groupSettings[name] = params[name];
+      }
+      const settings: CreationSettings = { ...params, groupSettings };
+
+      // Sort out what exists, what must be created, and what the caller may not touch, before writing.
+      const attempt = async () => {
+        const existing = new Map<string, Stream>();
+        const toCreate: typeof requested = [];
+        const unauthorized: string[] = [];
+        for (const item of requested) {
+          const stream = await streamByName(db, actor.realm.id, item.name);
+          if (!stream) {
+            if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase())) toCreate.push(item);
+          } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
+          else unauthorized.push(stream.name);
         }
-        const settings: CreationSettings = { ...params, groupSettings };
-
-        // Sort out what exists, what must be created, and what the caller may not touch, before writing.
-        const attempt = async () => {
-          const existing = new Map<string, Stream>();
-          const toCreate: typeof requested = [];
-          const unauthorized: string[] = [];
-          for (const item of requested) {
-            const stream = await streamByName(db, actor.realm.id, item.name);
-            if (!stream) {
-              if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase()))
-                toCreate.push(item);
-            } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
-            else unauthorized.push(stream.name);
-          }
-          if (unauthorized.length && params.authorization_errors_fatal) {
-            throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
-          }
-          if (toCreate.length && isGuest(user)) throw insufficientPermission();
-          const retention = toCreate.length ? await validateCreationSettings(actor, settings) : null;
-
-          const subscribed: [User, string][] = [];
-          const already: [User, string][] = [];
-          const created: Stream[] = [];
-          await db.transaction(async (t) => {
-            const streams = [...existing.values()];
-            for (const item of toCreate)
-              created.push(await createStream(actor, item, settings, retention, t));
-            streams.push(...created);
-            for (const stream of streams) {
-              const result = await subscribeUsers(db, stream, targets, t);
-              for (const u of result.added) subscribed.push([u, stream.name]);
-              for (const u of result.already) already.push([u, stream.name]);
-            }
-          });
-          return { subscribed, already, created, unauthorized };
-        };
-        // A channel created by a concurrent request meanwhile is an existing one the second time round.
-        const { subscribed, already, created, unauthorized } = await attempt().catch((error: unknown) => {
-          if (error instanceof ChannelCreatedMeanwhile) return attempt();
-          throw error;
-        });
-        if (params.announce) await announceNewChannels(actor, created);
-        const response: Record<string, unknown> = {
-          subscribed: byUserId(subscribed),
-          already_subscribed: byUserId(already),
-        };
-        if (unauthorized.length) response.unauthorized = unauthorized;
-        return response;
-      },
-    ),
-  );
-
-  router.delete(
-    '/users/me/subscriptions',
-    endpoint(
-      {
-        subscriptions: p.json<string[]>({ type: 'array', items: { type: 'string' } }),
-        principals: p.json<(number | string)[]>(principalsSchema).optional(),
-      },
-      ctx,
-      async (params, actor) => {
-        boundChanges(params.subscriptions.length, params.principals);
-        const targets = await resolvePrincipals(actor, params.principals);
-        const others = targets.some((t) => t.id !== actor.user.id);
-        const streams: Stream[] = [];
-        for (const name of params.subscriptions) {
-          const stream = await streamByName(actor.db, actor.realm.id, name);
-          if (!stream) throw new JsonableError(`Channel(s) (${name}) do not exist`);
-          if (others && !(await mayUnsubscribeOthers(actor.db, actor.user, stream)))
-            throw insufficientPermission();
-          streams.push(stream);
+        if (unauthorized.length && params.authorization_errors_fatal) {
+          throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
         }
-        const removed: string[] = [];
-        const notRemoved: string[] = [];
-        await actor.db.transaction(async (t) => {
+        if (toCreate.length && isGuest(user)) throw insufficientPermission();
+        const retention = toCreate.length ? await validateCreationSettings(actor, settings) : null;
+
+        const subscribed: [User, string][] = [];
+        const already: [User, string][] = [];
+        const created: Stream[] = [];
+        await db.transaction(async (t) => {
+          const streams = [...existing.values()];
+          for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
+          streams.push(...created);
           for (const stream of streams) {
-            const result = await unsubscribeUsers(actor.db, stream, targets, t);
-            if (result.removed.length) removed.push(stream.name);
-            if (result.notSubscribed.length) notRemoved.push(stream.name);
+            const result = await subscribeUsers(db, stream, targets, t);
+            for (const u of result.added) subscribed.push([u, stream.name]);
+            for (const u of result.already) already.push([u, stream.name]);
           }
         });
-        return { removed, not_removed: notRemoved };
-      },
-    ),
-  );
-
-  router.post(
-    '/users/me/subscriptions/properties',
-    endpoint(
-      {
-        subscription_data: p.json<{ stream_id: number; property: string; value: unknown }[]>({
+        return { subscribed, already, created, unauthorized };
+      };
+      // A channel created by a concurrent request meanwhile is an existing one the second time round.
+      const { subscribed, already, created, unauthorized } = await attempt().catch((error: unknown) => {
+        if (error instanceof ChannelCreatedMeanwhile) return attempt();
+        throw error;
+      });
+      if (params.announce) await announceNewChannels(actor, created);
+      const response: Record<string, unknown> = {
+        subscribed: byUserId(subscribed),
+        already_subscribed: byUserId(already),
+      };
+      if (unauthorized.length) response.unauthorized = unauthorized;
+      return response;
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/users/me/subscriptions',
+    operationId: 'unsubscribe',
+    summary: 'Unsubscribe users (principals; default the caller) from channels, by name',
+    params: {
+      subscriptions: p.json<string[]>({ type: 'array', items: { type: 'string' } }),
+      principals: p.json<(number | string)[]>(principalsSchema).optional(),
+    },
+    response: {
+      required: ['removed', 'not_removed'],
+      properties: {
+        removed: { type: 'array', items: { type: 'string' } },
+        not_removed: {
           type: 'array',
-          items: {
-            type: 'object',
-            required: ['stream_id', 'property', 'value'],
-            properties: {
-              stream_id: { type: 'integer' },
-              property: { type: 'string' },
-              value: { type: ['boolean', 'string'] },
-            },
+          items: { type: 'string' },
+          description: 'Channels the users were not subscribed to.',
+        },
+      },
+    },
+    view: async (params, actor) => {
+      boundChanges(params.subscriptions.length, params.principals);
+      const targets = await resolvePrincipals(actor, params.principals);
+      const others = targets.some((t) => t.id !== actor.user.id);
+      const streams: Stream[] = [];
+      for (const name of params.subscriptions) {
+        const stream = await streamByName(actor.db, actor.realm.id, name);
+        if (!stream) throw new JsonableError(`Channel(s) (${name}) do not exist`);
+        if (others && !(await mayUnsubscribeOthers(actor.db, actor.user, stream)))
+          throw insufficientPermission();
+        streams.push(stream);
+      }
+      const removed: string[] = [];
+      const notRemoved: string[] = [];
+      await actor.db.transaction(async (t) => {
+        for (const stream of streams) {
+          const result = await unsubscribeUsers(actor.db, stream, targets, t);
+          if (result.removed.length) removed.push(stream.name);
+          if (result.notSubscribed.length) notRemoved.push(stream.name);
+        }
+      });
+      return { removed, not_removed: notRemoved };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/users/me/subscriptions/properties',
+    operationId: 'updateSubscriptionProperties',
+    summary: "Change per-channel settings of the caller's subscriptions",
+    description:
+      'Changing is_muted or its inverse in_home_view produces two subscription update events, one per property.',
+    params: {
+      subscription_data: p.json<{ stream_id: number; property: string; value: unknown }[]>({
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['stream_id', 'property', 'value'],
+          properties: {
+            stream_id: { type: 'integer' },
+            property: { type: 'string' },
+            value: { type: ['boolean', 'string'] },
           },
-        }),
-      },
-      ctx,
-      async ({ subscription_data }, actor) => {
-        await actor.db.transaction(async (t) => {
-          for (const change of subscription_data) {
-            await updateSubscriptionProperty(actor.db, actor.user, actor.realm.id, change, t);
-          }
-        });
-      },
-    ),
-  );
-
-  // The single-channel variant; Zulip routes it as PATCH, the spec as POST: both are served.
-  const single = endpoint(
-    { property: p.string(), value: new Param<unknown>(jsonOrText) },
-    ctx,
-    async ({ property, value }, actor, req) => {
-      const streamId = pathInt(req, 'stream_id');
+        },
+      }),
+    },
+    view: async ({ subscription_data }, actor) => {
+      await actor.db.transaction(async (t) => {
+        for (const change of subscription_data) {
+          await updateSubscriptionProperty(actor.db, actor.user, actor.realm.id, change, t);
+        }
+      });
+    },
+  }),
+  endpoint({
+    // The single-channel variant; Zulip routes it as PATCH, the spec as POST: both are served.
+    method: ['post', 'patch'],
+    path: '/users/me/subscriptions/{stream_id}',
+    operationId: 'updateSubscriptionProperty',
+    summary: "Change one setting (property, value) of one of the caller's subscriptions",
+    params: {
+      stream_id: p.id(),
+      property: p.string(),
+      value: new Param<unknown>(jsonOrText, {
+        type: ['boolean', 'string'],
+        description: 'JSON text; a bare string (e.g. a colour) is taken as it is.',
+      }),
+    },
+    view: async ({ stream_id: streamId, property, value }, actor) => {
       if (!(await streamById(actor.db, actor.realm.id, streamId)))
         throw new JsonableError('Invalid channel ID');
       await actor.db.transaction((t) =>
@@ -284,7 +324,5 @@ export function subscriptionRoutes(router: Router, runtime: ChatRuntime): void {
         ),
       );
     },
-  );
-  router.post('/users/me/subscriptions/:stream_id', single);
-  router.patch('/users/me/subscriptions/:stream_id', single);
-}
+  }),
+];

@@ -1,4 +1,3 @@
-import type { Request, Router } from 'express';
 import type { Actor } from '../domain/context.ts';
 import {
   deactivateUser,
@@ -17,10 +16,11 @@ import {
   type User,
 } from '../domain/users.ts';
 import { JsonableError } from '../http/errors.ts';
-import { endpoint, p, pathInt } from '../http/params.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
 import type { ProfileValue } from '../domain/profile-fields.ts';
-import { authed, type ChatRuntime } from './context.ts';
+import { schema } from './schemas.ts';
 
 const noSuchUser = () => new JsonableError('No such user');
 
@@ -37,8 +37,7 @@ async function userByEmailFor(actor: Actor, email: string): Promise<User> {
 }
 
 /** Path `{user_id}` or `{email}`: digits are an id, anything else an address. */
-async function targetOf(actor: Actor, req: Request): Promise<User> {
-  const raw = String(req.params.user);
+async function targetOf(actor: Actor, raw: string): Promise<User> {
   if (/^\d+$/.test(raw)) {
     const user = await userById(actor.db, actor.realm.id, Number(raw));
     if (!user) throw noSuchUser();
@@ -51,14 +50,22 @@ const formatOptions = {
   client_gravatar: p.bool().default(true),
   include_custom_profile_fields: p.bool().default(false),
 };
+const userPath = p
+  .string()
+  .describe(
+    'A user id, a real email (when visible to the caller) or the dummy address user<id>@<realm host>.',
+  );
 
 /** User lookup and administration. */
-export function userRoutes(router: Router, runtime: ChatRuntime): void {
-  const ctx = authed(runtime);
-
-  router.get(
-    '/users',
-    endpoint(formatOptions, ctx, async (params, actor) => {
+export const userEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/users',
+    operationId: 'listUsers',
+    summary: 'All users of the organization',
+    params: formatOptions,
+    response: { required: ['members'], properties: { members: { type: 'array', items: schema('User') } } },
+    view: async (params, actor) => {
       const users = await usersInRealm(actor.db, actor.realm.id);
       const profiles = params.include_custom_profile_fields
         ? await profileValues(
@@ -74,13 +81,17 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
           }),
         ),
       };
-    }),
-  );
-
-  router.get(
-    '/users/:user',
-    endpoint(formatOptions, ctx, async (params, actor, req) => {
-      const target = await targetOf(actor, req);
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/users/{user}',
+    operationId: 'getUser',
+    summary: 'One user; an unknown or hidden one is 400 No such user',
+    params: { user: userPath, ...formatOptions },
+    response: { required: ['user'], properties: { user: schema('User') } },
+    view: async (params, actor) => {
+      const target = await targetOf(actor, params.user);
       const profile = params.include_custom_profile_fields
         ? ((await profileValues(actor.db, [target.id])).get(target.id) ?? new Map())
         : undefined;
@@ -90,64 +101,73 @@ export function userRoutes(router: Router, runtime: ChatRuntime): void {
           profile,
         }),
       };
-    }),
-  );
-
-  router.patch(
-    '/users/:user',
-    endpoint(
-      {
-        full_name: p.string().optional(),
-        role: p.json<number>({ type: 'integer' }).optional(),
-        profile_data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema).optional(),
-        new_email: p.string().optional(),
-      },
-      ctx,
-      async (params, actor, req) => {
-        await updateUser(actor, await targetOf(actor, req), params);
-      },
-    ),
-  );
-
-  router.delete(
-    '/users/:user',
-    endpoint(
-      {
-        actions: p
-          .json<DeactivationActions>({
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              delete_profile: { type: 'boolean' },
-              delete_public_channel_messages: { type: 'boolean' },
-              delete_private_channel_messages: { type: 'boolean' },
-              delete_direct_messages: { type: 'boolean' },
-            },
-          })
-          .default({}),
-        deactivation_notification_comment: p.string().optional(),
-      },
-      ctx,
-      async (params, actor, req) => {
-        const target = await userById(actor.db, actor.realm.id, pathInt(req, 'user'));
-        if (!target) throw noSuchUser();
-        await deactivateUser(
-          actor,
-          target,
-          params.actions,
-          params.deactivation_notification_comment,
-          (msg, data) => runtime.logger.info(data, msg),
-        );
-      },
-    ),
-  );
-
-  router.post(
-    '/users/:user/reactivate',
-    endpoint({}, ctx, async (_params, actor, req) => {
-      const target = await userById(actor.db, actor.realm.id, pathInt(req, 'user'));
+    },
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/users/{user}',
+    operationId: 'updateUser',
+    summary:
+      'Administrators change full_name, role, profile_data; owners with the email permission change new_email',
+    description:
+      'Only owners grant or remove the owner role; the only owner keeps it; a guest is made a member ' +
+      'before an administrator. Each rule violation is 400 BAD_REQUEST.',
+    params: {
+      user: userPath,
+      full_name: p.string().optional(),
+      role: p.json<number>({ type: 'integer' }).optional(),
+      profile_data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema).optional(),
+      new_email: p.string().optional(),
+    },
+    view: async ({ user, ...changes }, actor) => {
+      await updateUser(actor, await targetOf(actor, user), changes);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/users/{user}',
+    operationId: 'deactivateUser',
+    summary: 'Deactivate a user (by id), their bots first',
+    description:
+      'The only owner cannot be deactivated. The notification comment is written to the server log (no email is sent).',
+    params: {
+      user: p.id().describe('The user id.'),
+      actions: p
+        .json<DeactivationActions>({
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            delete_profile: { type: 'boolean' },
+            delete_public_channel_messages: { type: 'boolean' },
+            delete_private_channel_messages: { type: 'boolean' },
+            delete_direct_messages: { type: 'boolean' },
+          },
+        })
+        .default({}),
+      deactivation_notification_comment: p.string().optional(),
+    },
+    view: async (params, actor) => {
+      const target = await userById(actor.db, actor.realm.id, params.user);
+      if (!target) throw noSuchUser();
+      await deactivateUser(
+        actor,
+        target,
+        params.actions,
+        params.deactivation_notification_comment,
+        (msg, data) => actor.runtime.logger.info(data, msg),
+      );
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/users/{user_id}/reactivate',
+    operationId: 'reactivateUser',
+    summary: 'Reactivate a deactivated user (administrators)',
+    params: { user_id: p.id() },
+    view: async ({ user_id }, actor) => {
+      const target = await userById(actor.db, actor.realm.id, user_id);
       if (!target) throw noSuchUser();
       await reactivateUser(actor, target);
-    }),
-  );
-}
+    },
+  }),
+];

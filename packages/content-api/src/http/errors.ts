@@ -1,12 +1,12 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, databaseBusy, type Logger } from '@muse/core';
+import { AppError, databaseBusy, requestLog, type Logger } from '@muse/core';
 
 /** The content service's error body: `{code, message, details?}` (schema `Error` in openapi.yaml). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const appError = toAppError(error);
     if (appError.status >= 500 && !(error instanceof AppError))
-      logger.error({ err: error }, 'unhandled error');
+      requestLog(res, logger).error({ err: error }, 'unhandled error');
     res.set(appError.headers);
     const body: Record<string, unknown> = { code: appError.code, message: appError.message };
     if (appError.details !== undefined) body.details = appError.details;

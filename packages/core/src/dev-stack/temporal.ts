@@ -12,10 +12,10 @@ export interface DevTemporal {
 }
 
 const INSTALL_HINT =
-  'Install it with `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` (the binary lands in $(go env GOPATH)/bin), ' +
-  'put it on PATH or set TEMPORAL_CLI_PATH, or point TEMPORAL_ADDRESS at a running Temporal server.';
+  'Install it with `bash scripts/install-temporal-cli.sh` (npm start and npm test run it for you), ' +
+  'put a `temporal` binary on PATH or set TEMPORAL_CLI_PATH, or point TEMPORAL_ADDRESS at a running Temporal server.';
 
-/** Finds the Temporal CLI: TEMPORAL_CLI_PATH, then PATH, then the places `go install` and CI put it. */
+/** Finds the Temporal CLI: TEMPORAL_CLI_PATH, then PATH, then where the install script and `go install` put it. */
 export function findTemporalCli(explicit?: string): string {
   if (explicit) {
     if (!existsSync(explicit))

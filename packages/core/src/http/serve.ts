@@ -18,7 +18,9 @@ export async function listen(
     shutdownTimeoutMs,
   }: { host: string; port: number; logger: Logger; shutdownTimeoutMs: number },
 ): Promise<RunningServer> {
-  const server = createServer(handler);
+  // Idle keep-alive connections outlive those of clients and load balancers (commonly 60 s), so a
+  // client never sends a request on a connection the server is closing at that moment (ECONNRESET).
+  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.ts';
+import { requestId, requestLog } from './request-id.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
 export type ReadinessCheck = () => Promise<void>;
@@ -61,8 +62,9 @@ export function metricsHandler(registry: Registry): RequestListener {
 }
 
 /**
- * The parts every Muse API shares: liveness, readiness, its OpenAPI document, and request
- * timing (metricsRegistryOf). The service mounts its own routes on the returned app.
+ * The parts every Muse API shares: liveness, readiness, its OpenAPI document, request timing
+ * (metricsRegistryOf), and request ids (X-Request-Id, logged with every line). The service mounts
+ * its own routes on the returned app.
  */
 export function createServiceApp({
   name,
@@ -86,12 +88,19 @@ export function createServiceApp({
     registers: [registry],
   });
 
+  app.use(requestId(logger));
   app.use((req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
-      end({ method: req.method, route: routeLabel(req), status: res.statusCode });
-      if (res.statusCode >= 500)
-        logger.error({ method: req.method, url: req.originalUrl, status: res.statusCode }, 'request failed');
+      const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
+      const line = {
+        method: req.method,
+        url: req.originalUrl,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1000),
+      };
+      if (res.statusCode >= 500) requestLog(res, logger).error(line, 'request failed');
+      else requestLog(res, logger).debug(line, 'request completed');
     });
     next();
   });

@@ -1,0 +1,117 @@
+import {
+  ERROR_RESPONSES,
+  methodsOf,
+  pathParameterNames,
+  type Endpoint,
+  type ErrorStatus,
+  type Method,
+} from './endpoint.ts';
+import type { JsonSchema, Param } from './params.ts';
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+/**
+ * The OpenAPI paths of declared endpoints: parameters in the query string for GET and DELETE,
+ * a form body (urlencoded or multipart, JSON-encoded values named in `encoding`) otherwise, and
+ * the success answer's schema inside Zulip's envelope.
+ */
+export function endpointPaths(endpoints: readonly Endpoint[]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const declared of endpoints) {
+    const methods = methodsOf(declared);
+    for (const method of methods) {
+      const item = (paths[`/api/v1${declared.path}`] ??= {});
+      if (item[method]) throw new Error(`${method.toUpperCase()} ${declared.path} is declared twice`);
+      const operationId = method === methods[0] ? declared.operationId : `${declared.operationId}_${method}`;
+      item[method] = operation(declared, method, operationId);
+    }
+  }
+  return paths;
+}
+
+function operation(declared: Endpoint, method: Method, operationId: string): Record<string, unknown> {
+  const pathNames = pathParameterNames(declared.path);
+  const entries = Object.entries(declared.params ?? {});
+  const inPath = entries.filter(([name]) => pathNames.has(name));
+  const inForm = entries.filter(([name]) => !pathNames.has(name));
+  const inQuery = method === 'get' || method === 'delete';
+  const parameters = [
+    ...inPath.map(([name, param]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: param.documentedSchema(),
+    })),
+    ...(inQuery ? inForm.map(([name, param]) => queryParameter(name, param)) : []),
+  ];
+  const statuses: ErrorStatus[] = [
+    400,
+    ...(declared.public ? [] : [401 as const]),
+    ...(declared.errors ?? []),
+  ];
+  return {
+    operationId,
+    summary: declared.summary,
+    ...(declared.description ? { description: declared.description } : {}),
+    ...(declared.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(!inQuery && inForm.length ? { requestBody: formBody(inForm) } : {}),
+    responses: {
+      '200': {
+        description: 'Success',
+        content: { 'application/json': { schema: successSchema(declared.response) } },
+      },
+      ...Object.fromEntries(
+        [...new Set(statuses)].map((status) => [String(status), ref('responses', ERROR_RESPONSES[status])]),
+      ),
+    },
+  };
+}
+
+/** A JSON-encoded query parameter is `content: application/json`, as in Zulip's own document. */
+function queryParameter(name: string, param: Param<unknown>): Record<string, unknown> {
+  const schema = param.documentedSchema();
+  return {
+    name,
+    in: 'query',
+    ...(param.required ? { required: true } : {}),
+    ...(param.spec.json ? { content: { 'application/json': { schema } } } : { schema }),
+  };
+}
+
+function formBody(params: [string, Param<unknown>][]): Record<string, unknown> {
+  const required = params.filter(([, param]) => param.required).map(([name]) => name);
+  const schema = {
+    type: 'object',
+    properties: Object.fromEntries(params.map(([name, param]) => [name, param.documentedSchema()])),
+    ...(required.length ? { required } : {}),
+  };
+  const encoding = Object.fromEntries(
+    params
+      .filter(([, param]) => param.spec.json)
+      .map(([name]) => [name, { contentType: 'application/json' }]),
+  );
+  const media = { schema, ...(Object.keys(encoding).length ? { encoding } : {}) };
+  return {
+    required: required.length > 0,
+    content: { 'application/x-www-form-urlencoded': media, 'multipart/form-data': media },
+  };
+}
+
+/** Zulip's success envelope around the endpoint's own fields. */
+function successSchema(response: JsonSchema = {}): JsonSchema {
+  const properties = (response.properties ?? {}) as Record<string, unknown>;
+  const required = (response.required ?? []) as string[];
+  return {
+    ...response,
+    type: 'object',
+    required: ['result', 'msg', ...required],
+    properties: {
+      result: { type: 'string', const: 'success' },
+      msg: { type: 'string' },
+      ignored_parameters_unsupported: ref('schemas', 'IgnoredParameters'),
+      ...properties,
+    },
+    additionalProperties: response.additionalProperties ?? false,
+  };
+}

@@ -1,0 +1,24 @@
+import type { Endpoint } from '../http/endpoint.ts';
+import { alertWordEndpoints } from './alert-words.ts';
+import { apiKeyEndpoints } from './api-keys.ts';
+import { eventEndpoints } from './events.ts';
+import { messageEndpoints } from './messages.ts';
+import { profileDataEndpoints } from './profile-data.ts';
+import { serverSettingsEndpoints } from './server-settings.ts';
+import { subscriptionEndpoints } from './subscriptions.ts';
+import { userEndpoints } from './users.ts';
+
+/**
+ * Every endpoint of the messaging API under /api/v1, by area. The routes, the served OpenAPI
+ * document and the tests all read this one list.
+ */
+export const chatEndpoints: readonly Endpoint[] = [
+  ...apiKeyEndpoints,
+  ...serverSettingsEndpoints,
+  ...subscriptionEndpoints,
+  ...alertWordEndpoints,
+  ...profileDataEndpoints,
+  ...eventEndpoints,
+  ...messageEndpoints,
+  ...userEndpoints,
+];

@@ -1,0 +1,148 @@
+import { groupSettingSchema } from '../domain/groups.ts';
+import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/streams.ts';
+import type { JsonSchema } from '../http/params.ts';
+
+/**
+ * The records several answers share, as Zulip presents them (field names, types and nullability
+ * follow Zulip's API). They become `components.schemas` of the served document; endpoints refer
+ * to them with `schema('User')`.
+ */
+const int = { type: 'integer' };
+const str = { type: 'string' };
+const bool = { type: 'boolean' };
+const nullableInt = { type: ['integer', 'null'] };
+const nullableStr = { type: ['string', 'null'] };
+const list = (items: JsonSchema) => ({ type: 'array', items });
+/** Every listed property present, nothing else. */
+const closed = (properties: Record<string, JsonSchema>, optional: string[] = []): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  properties,
+  additionalProperties: false,
+});
+
+export const schema = (name: keyof typeof chatSchemas) => ({ $ref: `#/components/schemas/${name}` });
+
+const basicChannel = {
+  stream_id: int,
+  name: str,
+  description: str,
+  rendered_description: str,
+  date_created: { ...int, description: 'UNIX timestamp (seconds).' },
+  creator_id: nullableInt,
+  invite_only: bool,
+  is_web_public: bool,
+  is_announcement_only: bool,
+  stream_post_policy: int,
+  history_public_to_subscribers: bool,
+  first_message_id: nullableInt,
+  message_retention_days: { ...nullableInt, description: 'Days; null: the organization default.' },
+  is_archived: bool,
+  is_recently_active: bool,
+  stream_weekly_traffic: nullableInt,
+  topics_policy: { type: 'string', enum: TOPICS_POLICIES },
+  ...Object.fromEntries(GROUP_SETTING_NAMES.map((name) => [name, groupSettingSchema])),
+};
+
+export const chatSchemas = {
+  IgnoredParameters: {
+    ...list(str),
+    description: 'Request parameters this endpoint does not know; they were ignored.',
+  },
+  User: closed(
+    {
+      user_id: int,
+      delivery_email: {
+        ...nullableStr,
+        description: 'The real address; null when the caller may not see it.',
+      },
+      email: { ...str, description: 'The API email (a dummy address when the real one is hidden).' },
+      full_name: str,
+      date_joined: { ...str, format: 'date-time' },
+      is_active: bool,
+      is_owner: bool,
+      is_admin: bool,
+      is_guest: bool,
+      is_bot: bool,
+      bot_type: nullableInt,
+      bot_owner_id: { ...nullableInt, description: 'Bots only.' },
+      role: { type: 'integer', enum: [100, 200, 300, 400, 600] },
+      timezone: str,
+      avatar_url: { ...nullableStr, description: 'null when the client computes it (client_gravatar).' },
+      avatar_version: int,
+      is_imported_stub: bool,
+      profile_data: {
+        type: 'object',
+        description: 'Custom profile values by field id (include_custom_profile_fields; not for bots).',
+        additionalProperties: closed({ value: str, rendered_value: str }, ['rendered_value']),
+      },
+    },
+    ['bot_owner_id', 'profile_data'],
+  ),
+  Subscription: closed(
+    {
+      ...basicChannel,
+      color: str,
+      desktop_notifications: { type: ['boolean', 'null'] },
+      email_notifications: { type: ['boolean', 'null'] },
+      wildcard_mentions_notify: { type: ['boolean', 'null'] },
+      push_notifications: { type: ['boolean', 'null'] },
+      audible_notifications: { type: ['boolean', 'null'] },
+      pin_to_top: bool,
+      is_muted: bool,
+      in_home_view: { ...bool, description: 'The inverse of is_muted (deprecated by Zulip).' },
+      subscribers: { ...list(int), description: 'With include_subscribers only.' },
+    },
+    ['subscribers'],
+  ),
+  ProfileField: closed({
+    id: int,
+    name: str,
+    hint: str,
+    type: {
+      ...int,
+      description:
+        'Field type: 1 short text, 2 long text, 3 select, 4 date, 5 link, 6 users, 7 external account, 8 pronouns.',
+    },
+    field_data: { ...str, description: 'JSON text; for a select field the choices by id: {text, order}.' },
+    order: int,
+    display_in_profile_summary: bool,
+    required: bool,
+    editable_by_user: bool,
+  }),
+  Message: closed(
+    {
+      id: int,
+      sender_id: int,
+      sender_full_name: str,
+      sender_email: str,
+      sender_realm_str: str,
+      avatar_url: nullableStr,
+      client: str,
+      content: { ...str, description: 'Rendered HTML.' },
+      content_type: { type: 'string', const: 'text/html' },
+      is_me_message: bool,
+      reactions: list({ type: 'object' }),
+      submessages: list({ type: 'object' }),
+      subject: { ...str, description: 'The topic.' },
+      topic_links: list({ type: 'object' }),
+      timestamp: int,
+      recipient_id: int,
+      type: { type: 'string', enum: ['stream', 'private'] },
+      stream_id: { ...int, description: 'Channel messages only.' },
+      display_recipient: {
+        description: 'The channel name, or the direct message recipients.',
+        anyOf: [str, list(closed({ id: int, email: str, full_name: str, is_mirror_dummy: bool }))],
+      },
+      flags: { ...list(str), description: "The caller's flags (read, starred, ...)." },
+    },
+    ['stream_id', 'flags'],
+  ),
+  Event: {
+    type: 'object',
+    description: 'One event; its other fields depend on type (and op), as in Zulip.',
+    required: ['type', 'id'],
+    properties: { type: str, id: int, op: str },
+    additionalProperties: true,
+  },
+} satisfies Record<string, JsonSchema>;

@@ -1,0 +1,138 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+type Operation = { responses?: Record<string, ResponseObject> };
+type ResponseObject = { $ref?: string; content?: Record<string, { schema?: unknown }> };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { responses?: Record<string, ResponseObject>; schemas?: Record<string, unknown> };
+};
+
+/** One API's served contract, able to judge an answer of that API. */
+export class Contract {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly routes: { template: string; pattern: RegExp }[];
+
+  private readonly document: Document;
+
+  constructor(document: Document) {
+    this.document = document;
+    addFormats.default(this.ajv);
+    this.ajv.addSchema(document as object, 'contract');
+    // Literal paths win over templated ones (`/users/me` before `/users/{user}`).
+    this.routes = Object.keys(document.paths)
+      .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
+      .map((template) => ({
+        template,
+        pattern: new RegExp(
+          `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+        ),
+      }));
+    // Compiled up front, so judging an answer never delays the test's next request.
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const status of Object.keys(operation.responses ?? {})) {
+          const pointer = this.schemaPointer(template, method, status);
+          if (pointer) this.validator(pointer);
+        }
+      }
+    }
+  }
+
+  /** Where the JSON schema of a documented answer is, if it has one. */
+  private schemaPointer(template: string, method: string, status: string): string | undefined {
+    let response = this.document.paths[template]?.[method]?.responses?.[status];
+    let pointer = `#/paths/${escape(template)}/${method}/responses/${status}`;
+    if (response?.$ref) {
+      pointer = response.$ref;
+      response = this.document.components?.responses?.[response.$ref.split('/').at(-1)!];
+    }
+    return response?.content?.['application/json']?.schema === undefined
+      ? undefined
+      : `${pointer}/content/application~1json/schema`;
+  }
+
+  /**
+   * Throws unless the status is documented for the operation and the body matches its schema.
+   * A request no operation serves must have been refused (404/405) with the API's error body.
+   */
+  check(method: string, path: string, status: number, contentType: string | null, body: unknown): void {
+    const where = `${method.toUpperCase()} ${path} → ${status}`;
+    const template = this.routes.find(
+      (route) => route.pattern.test(path) && this.document.paths[route.template]?.[method.toLowerCase()],
+    )?.template;
+    if (!template) {
+      if (status !== 404 && status !== 405) throw new Error(`${where}: no documented operation answers this`);
+      if (this.document.components?.schemas?.Error) this.validate(where, '#/components/schemas/Error', body);
+      return;
+    }
+    const operation = this.document.paths[template]![method.toLowerCase()]!;
+    const statusKey = String(status);
+    let response = operation.responses?.[statusKey];
+    if (!response) throw new Error(`${where}: status ${status} is not documented for ${template}`);
+    if (response.$ref)
+      response = this.document.components?.responses?.[response.$ref.split('/').at(-1)!] ?? {};
+    const isJson = contentType?.includes('json') ?? false;
+    if (!response.content) {
+      if (body !== undefined && body !== '') throw new Error(`${where}: a body where none is documented`);
+      return;
+    }
+    const media = isJson
+      ? 'application/json'
+      : Object.keys(response.content).find((m) => !m.includes('json'));
+    if (!media || !response.content[media])
+      throw new Error(`${where}: content type ${contentType} is not documented`);
+    const schema = isJson ? this.schemaPointer(template, method.toLowerCase(), statusKey) : undefined;
+    if (schema) this.validate(where, schema, body);
+  }
+
+  private validator(pointer: string): ValidateFunction {
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `contract${pointer}` });
+      this.compiled.set(pointer, validate);
+    }
+    return validate;
+  }
+
+  private validate(where: string, pointer: string, body: unknown): void {
+    const validate = this.validator(pointer);
+    if (!validate(body)) {
+      throw new Error(
+        `${where} does not match the API's own OpenAPI document: ${JSON.stringify(validate.errors?.slice(0, 5), null, 1)}\nbody: ${JSON.stringify(body).slice(0, 1000)}`,
+      );
+    }
+  }
+}
+
+/** JSON Pointer escaping of one path segment. */
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+const contracts = new Map<string, Promise<Contract>>();
+
+/** The contract served at `${baseUrl}/openapi.json`, fetched once per server. */
+export function servedContract(baseUrl: string): Promise<Contract> {
+  let contract = contracts.get(baseUrl);
+  if (!contract) {
+    contract = fetch(`${baseUrl}/openapi.json`)
+      .then((response) => response.json())
+      .then((document) => new Contract(document as Document));
+    contracts.set(baseUrl, contract);
+  }
+  return contract;
+}
+
+/**
+ * Fails unless the answer is one the API's own served document allows: the status is documented
+ * for the operation, and the body matches that response's schema. Load the contract with
+ * `servedContract` before sending, so the first check does not delay anything.
+ */
+export function expectDocumentedAnswer(
+  contract: Contract,
+  method: string,
+  url: string,
+  answer: { status: number; contentType: string | null; body: unknown },
+): void {
+  contract.check(method, new URL(url).pathname, answer.status, answer.contentType, answer.body);
+}
