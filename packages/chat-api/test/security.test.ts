@@ -107,8 +107,7 @@ describe('messaging API hardening', () => {
       const isHolding = new Promise<void>((resolve) => (holding = resolve));
       const holder = chat.db.transaction(async () => (holding(), await held));
       await isHolding;
-      const answer = await call(chat.url, 'GET', '/users/me/alert_words', user);
-      release();
+      const answer = await call(chat.url, 'GET', '/users/me/alert_words', user).finally(release);
       await holder;
       expect(answer.status).toBe(503);
       expect(answer.body.code).toBe('SERVICE_UNAVAILABLE');

@@ -30,7 +30,23 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return documentRequestId(document);
+  return documentRequestId(documentOverload(document));
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+/** Any operation may meet a saturated database: each documents the 503 it then answers. */
+function documentOverload(document: Document): Document {
+  for (const item of Object.values(document.paths) as Record<
+    string,
+    { responses?: Record<string, unknown> }
+  >[]) {
+    for (const method of METHODS) {
+      const responses = item[method]?.responses;
+      if (responses && !responses['503']) responses['503'] = { $ref: '#/components/responses/Overloaded' };
+    }
+  }
+  return document;
 }
 
 function mergeFragment(document: Document, fragment: Partial<Document>, source: string): void {

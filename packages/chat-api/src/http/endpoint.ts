@@ -13,6 +13,7 @@ export const ERROR_RESPONSES = {
   400: 'Error',
   401: 'Unauthorized',
   429: 'RateLimited',
+  503: 'Overloaded',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 
