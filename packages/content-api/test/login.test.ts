@@ -145,12 +145,13 @@ describe('phone login', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([204, ...Array(7).fill(429)]);
   });
 
-  it('limits codes per number per day and per client address per day', async () => {
+  it('limits codes per number (from one address) per day and per client address per day', async () => {
     await setConfig({ code_cooldown_seconds: 0, codes_per_phone_per_day: 2, codes_per_ip_per_day: 3 });
     const phone = randomPhone();
-    expect((await requestCode(stack, phone)).status).toBe(204);
-    expect((await requestCode(stack, phone)).status).toBe(204);
-    const third = await requestCode(stack, phone);
+    const from = clientAddress();
+    expect((await requestCode(stack, phone, from)).status).toBe(204);
+    expect((await requestCode(stack, phone, from)).status).toBe(204);
+    const third = await requestCode(stack, phone, from);
     expect(third.status).toBe(429);
     expect(third.body.message).toMatch(/number/);
 
@@ -205,11 +206,12 @@ describe('phone login', () => {
     expect(await query('SELECT 1 FROM content.users WHERE phone = :phone', { phone })).toHaveLength(1);
   });
 
-  it('answers 429 to too many login attempts for a number, and from one address', async () => {
+  it('answers 429 to too many login attempts for a number from one address, and from one address', async () => {
     await setConfig({ login_attempts_per_phone_per_hour: 3, login_attempts_per_ip_per_hour: 4 });
     const phone = randomPhone();
-    for (let i = 0; i < 3; i++) expect((await exchangeCode(stack, phone, '000000')).status).toBe(400);
-    const limited = await exchangeCode(stack, phone, '000000');
+    const from = clientAddress();
+    for (let i = 0; i < 3; i++) expect((await exchangeCode(stack, phone, '000000', from)).status).toBe(400);
+    const limited = await exchangeCode(stack, phone, '000000', from);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 
@@ -231,6 +233,7 @@ describe('phone login', () => {
   });
 
   it('delivers voice codes through a provider that can, and fails over to the next provider', async () => {
+    await setConfig({ code_cooldown_seconds: 0 });
     const backup = await addWebhookProvider(stack, admin, { priority: 20 });
     receiver.failing = true;
     try {
@@ -245,7 +248,9 @@ describe('phone login', () => {
       expect(failed.status).toBe(502);
       expect(failed.body.code).toBe('code_delivery_failed');
       expect(
-        await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone', { phone: unlucky }),
+        await query('SELECT 1 FROM content.verification_codes WHERE phone = :phone AND expires_at > now()', {
+          phone: unlucky,
+        }),
       ).toEqual([]);
       backup.failing = false;
       expect((await requestCode(stack, unlucky)).status).toBe(204);

@@ -2,10 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
 import { balanceOf, createGenerator, submit, waitForFile } from '../../../test/support/generation.ts';
 import { json, startFakeServer, type FakeServer } from '../../../test/support/fakes/server.ts';
-import { api, requestCode } from '../../../test/support/login.ts';
+import { addWebhookProvider, api, exchangeCode, requestCode } from '../../../test/support/login.ts';
+import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
 
 /** Regression tests of the content service's security findings (issue 14). */
 describe('content service hardening', () => {
@@ -119,6 +120,84 @@ describe('content service hardening', () => {
     await api(stack, `/api/v1/verification-code-providers/${created.body.id}`, {
       method: 'DELETE',
       headers: admin.headers,
+    });
+  });
+
+  describe('login limits cannot be used against someone else', () => {
+    const attacker = { 'X-Forwarded-For': '10.66.0.1' };
+    const owner = { 'X-Forwarded-For': '10.77.0.1' };
+    let receiver: CodeReceiver & { providerId: string };
+    beforeAll(async () => {
+      receiver = await addWebhookProvider(stack, admin, { priority: 0 });
+      const configured = await api(stack, '/api/v1/server-config', {
+        method: 'PATCH',
+        headers: admin.headers,
+        body: { code_cooldown_seconds: 1, codes_per_phone_per_day: 2, login_attempts_per_phone_per_hour: 3 },
+      });
+      expect(configured.status).toBe(200);
+    });
+    afterAll(async () => {
+      await api(stack, '/api/v1/server-config', {
+        method: 'PATCH',
+        headers: admin.headers,
+        body: {
+          code_cooldown_seconds: 60,
+          codes_per_phone_per_day: 10,
+          login_attempts_per_phone_per_hour: 10,
+        },
+      });
+      await receiver.close();
+    });
+
+    /** Asks again until the one-second cool-down has passed (never a fixed sleep). */
+    async function requestAfterCooldown(phone: string, headers: Record<string, string>) {
+      for (;;) {
+        const answer = await requestCode(stack, phone, headers);
+        if (answer.status !== 429 || !/moments ago/.test(answer.body.message)) return answer;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+
+    it("wrong codes from another address do not lock the owner's login", async () => {
+      const phone = randomPhone();
+      expect((await requestCode(stack, phone, owner)).status).toBe(204);
+      for (let i = 0; i < 4; i++) await exchangeCode(stack, phone, '000000', attacker);
+      expect((await exchangeCode(stack, phone, '000000', attacker)).status).toBe(429);
+      const code = receiver.codeFor(phone)!;
+      const fresh =
+        code === '000000' ? code : (await requestAfterCooldown(phone, owner), receiver.codeFor(phone)!);
+      expect((await exchangeCode(stack, phone, fresh, owner)).status).toBe(200);
+    });
+
+    it("codes requested from another address do not use up the owner's daily codes", async () => {
+      const phone = randomPhone();
+      expect((await requestAfterCooldown(phone, attacker)).status).toBe(204);
+      expect((await requestAfterCooldown(phone, attacker)).status).toBe(204);
+      const refused = await requestAfterCooldown(phone, attacker);
+      expect(refused.status).toBe(429);
+      expect((await requestAfterCooldown(phone, owner)).status).toBe(204);
+    });
+
+    it('the cool-down counts from the last send, even when that code was used', async () => {
+      await api(stack, '/api/v1/server-config', {
+        method: 'PATCH',
+        headers: admin.headers,
+        body: { code_cooldown_seconds: 60 },
+      });
+      try {
+        const phone = randomPhone();
+        expect((await requestCode(stack, phone, owner)).status).toBe(204);
+        expect((await exchangeCode(stack, phone, receiver.codeFor(phone)!, owner)).status).toBe(200);
+        const again = await requestCode(stack, phone, owner);
+        expect(again.status).toBe(429);
+        expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(50);
+      } finally {
+        await api(stack, '/api/v1/server-config', {
+          method: 'PATCH',
+          headers: admin.headers,
+          body: { code_cooldown_seconds: 1 },
+        });
+      }
     });
   });
 });

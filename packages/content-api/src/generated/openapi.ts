@@ -16,8 +16,9 @@ export interface paths {
          * @description On the first login of a number an account is created with the default permissions and
          *     `default_credit_quota` credits (server-config), granted through the credit ledger. The
          *     code is consumed by a successful login; after `code_max_attempts` wrong entries it is
-         *     invalidated. Attempts are limited per number and per client address per hour
-         *     (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`). The token is a
+         *     invalidated. Attempts are limited per number and client address together, and per client
+         *     address, per hour (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`),
+         *     so wrong codes sent from elsewhere never lock the owner out. The token is a
          *     JWT (HS256) with the claims `sub`, `is_active`, `permission.is_admin`, `iat`, `exp`.
          */
         post: operations["createToken"];
@@ -40,9 +41,11 @@ export interface paths {
          *     one login, and sends it through the first enabled provider able to deliver `code_type`
          *     (by ascending `priority`; when one fails the next is tried). A new code replaces the
          *     previous one. The same number may ask again only after `code_cooldown_seconds`
-         *     (default 60); each number and each client address may ask `codes_per_phone_per_day`
-         *     and `codes_per_ip_per_day` times a day. Limits are kept in the database, so they hold
-         *     across all API processes.
+         *     (default 60) from the last send, whether that code was used, exhausted or withdrawn. A
+         *     number may ask `codes_per_phone_per_day` times a day from one client address (five times
+         *     that from all addresses together), and each address `codes_per_ip_per_day` times, so
+         *     requests made from elsewhere cannot use up the owner's codes. Limits are kept in the
+         *     database, so they hold across all API processes.
          */
         get: operations["requestVerificationCode"];
         put?: never;
@@ -2274,13 +2277,13 @@ export interface components {
             code_ttl_seconds?: number;
             /** @description Codes one client address may request per day (default 50). */
             codes_per_ip_per_day?: number;
-            /** @description Codes one number may request per day (default 10). */
+            /** @description Codes one number may request per day from one client address (default 10); from all addresses together, five times that. */
             codes_per_phone_per_day?: number;
             /** @description Credits a new account starts with (default 100). */
             default_credit_quota?: number;
             /** @description Login attempts per client address per hour before 429 (default 100). */
             login_attempts_per_ip_per_hour?: number;
-            /** @description Login attempts per number per hour before 429 (default 10). */
+            /** @description Login attempts per number and client address per hour before 429 (default 10). */
             login_attempts_per_phone_per_hour?: number;
             /** @description Largest accepted upload in bytes (default 20 MiB). */
             max_upload_bytes?: number;
@@ -2594,6 +2597,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+        Overloaded: {
+            headers: {
+                "Retry-After"?: number;
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request conflicts with the current state (a duplicate, or a state that no longer allows it). */
         ResourceConflict: {
             headers: {
@@ -2724,6 +2738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     requestVerificationCode: {
@@ -2784,6 +2799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     listBundles: {
@@ -2826,6 +2842,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createBundle: {
@@ -2856,6 +2873,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getBundle: {
@@ -2884,6 +2902,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteBundle: {
@@ -2910,6 +2929,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateBundle: {
@@ -2943,6 +2963,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listCanvases: {
@@ -2987,6 +3008,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createCanvas: {
@@ -3017,6 +3039,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getCanvas: {
@@ -3045,6 +3068,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteCanvas: {
@@ -3071,6 +3095,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateCanvas: {
@@ -3104,6 +3129,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listCharacters: {
@@ -3146,6 +3172,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createCharacter: {
@@ -3176,6 +3203,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getCharacter: {
@@ -3204,6 +3232,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteCharacter: {
@@ -3230,6 +3259,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateCharacter: {
@@ -3263,6 +3293,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listConversations: {
@@ -3307,6 +3338,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createConversation: {
@@ -3337,6 +3369,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getConversation: {
@@ -3365,6 +3398,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteConversation: {
@@ -3391,6 +3425,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateConversation: {
@@ -3424,6 +3459,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listConversationMessages: {
@@ -3468,6 +3504,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createConversationMessage: {
@@ -3504,6 +3541,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listFavorites: {
@@ -3548,6 +3586,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createFavorite: {
@@ -3578,6 +3617,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getFavorite: {
@@ -3606,6 +3646,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteFavorite: {
@@ -3632,6 +3673,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateFavorite: {
@@ -3665,6 +3707,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listFiles: {
@@ -3707,6 +3750,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     uploadFile: {
@@ -3761,6 +3805,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getFile: {
@@ -3788,6 +3833,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteFile: {
@@ -3831,6 +3877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     updateFile: {
@@ -3875,6 +3922,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     downloadFile: {
@@ -3914,6 +3962,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     cancelGeneration: {
@@ -3968,6 +4017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     generateImages: {
@@ -4061,6 +4111,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     generateTexts: {
@@ -4231,6 +4282,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getGenerator: {
@@ -4256,6 +4308,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deactivateGenerator: {
@@ -4280,6 +4333,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateGenerator: {
@@ -4321,6 +4375,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listImageGenerators: {
@@ -4335,6 +4390,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listTextGenerators: {
@@ -4349,6 +4405,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listVideoGenerators: {
@@ -4363,6 +4420,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listInviteCodes: {
@@ -4405,6 +4463,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createInviteCode: {
@@ -4435,6 +4494,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getInviteCode: {
@@ -4463,6 +4523,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteInviteCode: {
@@ -4489,6 +4550,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateInviteCode: {
@@ -4522,6 +4584,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     redeemInviteCode: {
@@ -4554,6 +4617,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listNodeGroups: {
@@ -4596,6 +4660,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createNodeGroup: {
@@ -4626,6 +4691,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getNodeGroup: {
@@ -4654,6 +4720,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteNodeGroup: {
@@ -4680,6 +4747,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateNodeGroup: {
@@ -4713,6 +4781,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getPaymentApi: {
@@ -4736,6 +4805,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updatePaymentApi: {
@@ -4764,6 +4834,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listPayments: {
@@ -4808,6 +4879,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createPayment: {
@@ -4838,6 +4910,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getPayment: {
@@ -4866,6 +4939,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deletePayment: {
@@ -4892,6 +4966,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updatePayment: {
@@ -4925,6 +5000,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listProjects: {
@@ -4967,6 +5043,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createProject: {
@@ -4997,6 +5074,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getProject: {
@@ -5025,6 +5103,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteProject: {
@@ -5051,6 +5130,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateProject: {
@@ -5084,6 +5164,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getServerConfig: {
@@ -5107,6 +5188,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateServerConfig: {
@@ -5135,6 +5217,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listSkills: {
@@ -5177,6 +5260,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createSkill: {
@@ -5207,6 +5291,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getSkill: {
@@ -5235,6 +5320,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteSkill: {
@@ -5261,6 +5347,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateSkill: {
@@ -5294,6 +5381,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listTransactionLogs: {
@@ -5338,6 +5426,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getTransactionLog: {
@@ -5366,6 +5455,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listUserCharacterConfigs: {
@@ -5410,6 +5500,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createUserCharacterConfig: {
@@ -5440,6 +5531,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUserCharacterConfig: {
@@ -5468,6 +5560,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteUserCharacterConfig: {
@@ -5494,6 +5587,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUserCharacterConfig: {
@@ -5527,6 +5621,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listUsers: {
@@ -5569,6 +5664,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUser: {
@@ -5595,6 +5691,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteUser: {
@@ -5619,6 +5716,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUser: {
@@ -5659,6 +5757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUserPermission: {
@@ -5695,6 +5794,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getMe: {
@@ -5718,6 +5818,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateMe: {
@@ -5756,6 +5857,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUserStats: {
@@ -5779,6 +5881,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listVerificationCodeProviders: {
@@ -5802,6 +5905,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createVerificationCodeProvider: {
@@ -5849,6 +5953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     getVerificationCodeProvider: {
@@ -5875,6 +5980,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteVerificationCodeProvider: {
@@ -5899,6 +6005,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateVerificationCodeProvider: {
@@ -5940,6 +6047,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getHealth: {
@@ -5961,6 +6069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     getOpenApi: {
@@ -5982,6 +6091,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     getReadiness: {
