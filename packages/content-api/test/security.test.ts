@@ -200,4 +200,46 @@ describe('content service hardening', () => {
       }
     });
   });
+
+  describe('uploads and generator bounds', () => {
+    const upload = (user: TestUser, bytes: number, filename = 'a.bin') => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(bytes, 1)]), filename);
+      return fetch(`${stack.contentUrl}/api/v1/files`, { method: 'POST', headers: user.headers, body: form });
+    };
+
+    it('an upload of exactly max_upload_bytes is accepted; one byte more is 413', async () => {
+      expect(
+        (
+          await api(stack, '/api/v1/server-config', {
+            method: 'PATCH',
+            headers: admin.headers,
+            body: { max_upload_bytes: 2048 },
+          })
+        ).status,
+      ).toBe(200);
+      const user = await createTestUser(stack);
+      const exact = await upload(user, 2048);
+      expect(exact.status).toBe(201);
+      expect(((await exact.json()) as { size: number }).size).toBe(2048);
+      expect((await upload(user, 2049)).status).toBe(413);
+    });
+
+    it('a UTF-8 filename is stored as sent', async () => {
+      const user = await createTestUser(stack);
+      const answer = await upload(user, 10, '图片 café.png');
+      expect(answer.status).toBe(201);
+      expect(((await answer.json()) as { name: string }).name).toBe('图片 café.png');
+    });
+
+    it('base_cost of 2^31 or more is a 422, not a 500', async () => {
+      const created = await api(stack, '/api/v1/generators', {
+        method: 'POST',
+        headers: admin.headers,
+        body: { name: 'too dear', kind: 'text', type: 'builtin', base_cost: 2 ** 31 },
+      });
+      expect(created.status).toBe(422);
+      expect(created.body.details).toContainEqual(expect.objectContaining({ path: '/body/base_cost' }));
+    });
+  });
 });
