@@ -139,4 +139,19 @@ describe('messaging API hardening', () => {
       await chat.close();
     }
   });
+
+  it('a NUL character or deep nesting in a JSON parameter is 400 BAD_REQUEST, not 500', async () => {
+    const user = await makeUser(stack);
+    const nul = await call(stack.chatUrl, 'POST', '/register', user, { event_types: '["message\\u0000"]' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'event_types contains a NUL (0x00) character',
+    });
+    const deep = await call(stack.chatUrl, 'POST', '/register', user, {
+      event_types: `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body.msg).toMatch(/nested deeper than 64/);
+  });
 });

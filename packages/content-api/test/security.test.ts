@@ -242,4 +242,36 @@ describe('content service hardening', () => {
       expect(created.body.details).toContainEqual(expect.objectContaining({ path: '/body/base_cost' }));
     });
   });
+
+  describe('malformed JSON values', () => {
+    const post = (user: TestUser, path: string, text: string) =>
+      fetch(`${stack.contentUrl}${path}`, {
+        method: 'POST',
+        headers: { ...user.headers, 'content-type': 'application/json' },
+        body: text,
+      });
+
+    it('a NUL character anywhere in a JSON body is a 422, stored nowhere', async () => {
+      const user = await createTestUser(stack);
+      for (const body of [
+        '{"name":"s","parameters":{"a":"x\\u0000y"}}',
+        '{"name":"s","tags":["a\\u0000"]}',
+        '{"name":"bad\\u0000name"}',
+      ]) {
+        const answer = await post(user, '/api/v1/skills', body);
+        expect(answer.status).toBe(422);
+        expect(((await answer.json()) as { message: string }).message).toMatch(/NUL/);
+      }
+      const listed = await api(stack, '/api/v1/skills', { headers: user.headers });
+      expect(listed.body.items ?? listed.body).toHaveLength(0);
+    });
+
+    it('JSON nested 10,000 levels deep is a 422, not a 500', async () => {
+      const user = await createTestUser(stack);
+      const deep = `{"name":"s","parameters":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+      const answer = await post(user, '/api/v1/skills', deep);
+      expect(answer.status).toBe(422);
+      expect(((await answer.json()) as { message: string }).message).toMatch(/nested deeper than 64/);
+    });
+  });
 });

@@ -10,3 +10,4 @@ export * from './dev-stack/postgres.ts';
 export * from './dev-stack/temporal.ts';
 export * from './outbound/index.ts';
 export * from './secrets/secret-box.ts';
+export * from './http/json-text.ts';
