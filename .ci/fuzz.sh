@@ -26,7 +26,11 @@ CONTENT="http://127.0.0.1:$MUSE_CONTENT_PORT"
 CHAT="http://127.0.0.1:$MUSE_CHAT_PORT"
 server() { node packages/server/src/main.ts "$@"; }
 
-server dev >"$WORK/dev.log" 2>&1 &
+# Ports taken by something else would make the readiness check below meet the wrong server.
+for port in "$MUSE_CONTENT_PORT" "$MUSE_CHAT_PORT"; do
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "port $port is already in use"; exit 1; fi
+done
+node packages/server/src/main.ts dev >"$WORK/dev.log" 2>&1 &
 DEV=$!
 trap 'kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 300); do

@@ -76,8 +76,11 @@ type Access = 'public' | 'secured' | 'undocumented';
  */
 export function createAccessResolver(document: Document): (method: string, path: string) => Access {
   const rules = Object.entries(document.paths).map(([template, item]) => {
+    // Matched as the router matches: any letter case, an optional trailing slash. A variant the
+    // router would serve must never skip the token check.
     const pattern = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+      'i',
     );
     const operations = new Map<string, Access>();
     for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[] }>)) {

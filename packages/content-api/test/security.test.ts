@@ -274,4 +274,19 @@ describe('content service hardening', () => {
       expect(((await answer.json()) as { message: string }).message).toMatch(/nested deeper than 64/);
     });
   });
+
+  it('path variants (case, trailing slash) need the same token as the documented path', async () => {
+    const id = '00000000-0000-4000-8000-000000000001';
+    for (const path of [
+      `/api/v1/generators/${id}/`,
+      `/api/v1/Generators/${id}`,
+      '/API/V1/FILES/',
+      '/api/v1/skills/',
+    ]) {
+      const answer = await api(stack, path);
+      expect(answer.status, path).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+      expect((await api(stack, path, { headers: admin.headers })).status, path).toBeLessThan(500);
+    }
+  });
 });
