@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
 import { createChatApp } from '@muse/chat-api';
@@ -153,5 +154,41 @@ describe('messaging API hardening', () => {
     });
     expect(deep.status).toBe(400);
     expect(deep.body.msg).toMatch(/nested deeper than 64/);
+  });
+
+  it('a hidden email does not leak through the avatar (no hash of it in avatar_url)', async () => {
+    const hidden = await makeUser(stack, { visibility: 4 });
+    const viewer = await makeUser(stack);
+    const hash = createHash('md5').update(hidden.email.toLowerCase()).digest('hex');
+    const user = await call(stack.chatUrl, 'GET', `/users/${hidden.id}`, viewer, { client_gravatar: false });
+    expect(user.status).toBe(200);
+    expect(JSON.stringify(user.body)).not.toContain(hash);
+    const all = await call(stack.chatUrl, 'GET', '/users', viewer, { client_gravatar: true });
+    expect(JSON.stringify(all.body)).not.toContain(hash);
+  });
+
+  it('profile URL fields accept only real http(s) URLs', async () => {
+    const owner = await makeUser(stack, { role: 100 });
+    const created = await call(stack.chatUrl, 'POST', '/realm/profile_fields', owner, {
+      name: `Site ${owner.id}`,
+      field_type: 5,
+    });
+    expect(created.status).toBe(200);
+    const fieldId = created.body.id as number;
+    for (const value of [
+      'https://x"onmouseover="alert(1)',
+      "https://ok.example/'><script>",
+      'javascript:alert(1)',
+      'https://a b',
+    ]) {
+      const answer = await call(stack.chatUrl, 'PATCH', '/users/me/profile_data', owner, {
+        data: [{ id: fieldId, value }],
+      });
+      expect(answer.status, value).toBe(400);
+    }
+    const good = await call(stack.chatUrl, 'PATCH', '/users/me/profile_data', owner, {
+      data: [{ id: fieldId, value: 'https://example.com/a?b=c' }],
+    });
+    expect(good.status).toBe(200);
   });
 });
