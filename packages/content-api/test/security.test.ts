@@ -289,4 +289,23 @@ describe('content service hardening', () => {
       expect((await api(stack, path, { headers: admin.headers })).status, path).toBeLessThan(500);
     }
   });
+
+  it('invite-code guessing is rate limited per account (429 after 20 tries an hour)', async () => {
+    const user = await createTestUser(stack);
+    for (let i = 0; i < 20; i++) {
+      const guess = await api(stack, '/api/v1/invite-codes/redeem', {
+        method: 'POST',
+        headers: user.headers,
+        body: { code: `guess-${i}` },
+      });
+      expect(guess.status).toBe(404);
+    }
+    const limited = await api(stack, '/api/v1/invite-codes/redeem', {
+      method: 'POST',
+      headers: user.headers,
+      body: { code: 'guess-20' },
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });

@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Redeem an invite code for credits
-         * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.
+         * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses. Each account may try 20 codes an hour (429 with Retry-After beyond).
          */
         post: operations["redeemInviteCode"];
         delete?: never;
@@ -4617,6 +4617,17 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
             422: components["responses"]["ValidationFailed"];
+            /** @description Too many codes tried by this account this hour; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["Overloaded"];
         };
     };
