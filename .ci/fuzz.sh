@@ -62,7 +62,7 @@ KEY="$(server chat create-user --email owner@example.com --full-name Owner --rol
 fuzz() {
   local name="$1" url="$2"; shift 2
   echo "==> schemathesis: $name ($url/openapi.json)"
-  timeout --signal=INT "$SECONDS_PER_API" "$VENV/bin/schemathesis" run "$url/openapi.json" --url "$url" \
+  timeout --preserve-status --signal=INT "$SECONDS_PER_API" "$VENV/bin/schemathesis" run "$url/openapi.json" --url "$url" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
     --max-examples "$EXAMPLES" --seed 1 --no-color "$@"
 }

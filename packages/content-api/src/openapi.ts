@@ -30,20 +30,36 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return documentRequestId(documentOverload(document));
+  return documentRequestId(documentCommonErrors(document));
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
-/** Any operation may meet a saturated database: each documents the 503 it then answers. */
-function documentOverload(document: Document): Document {
-  for (const item of Object.values(document.paths) as Record<
-    string,
-    { responses?: Record<string, unknown> }
-  >[]) {
+const errorAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/**
+ * The answers every operation can give, documented on each: 503 (a saturated database); with a
+ * body, 400 (not JSON) and 415 (not the documented media type); with parameters or a body, 422
+ * (a value the schema refuses, e.g. a malformed id in the path).
+ */
+function documentCommonErrors(document: Document): Document {
+  type Operation = { responses?: Record<string, unknown>; requestBody?: unknown; parameters?: unknown[] };
+  for (const item of Object.values(document.paths) as Record<string, Operation>[]) {
+    const shared = (item as { parameters?: unknown[] }).parameters;
     for (const method of METHODS) {
-      const responses = item[method]?.responses;
-      if (responses && !responses['503']) responses['503'] = { $ref: '#/components/responses/Overloaded' };
+      const operation = item[method];
+      const responses = operation?.responses;
+      if (!operation || !responses) continue;
+      responses['503'] ??= { $ref: '#/components/responses/Overloaded' };
+      if (operation.requestBody) {
+        responses['400'] ??= errorAnswer('The request body is not valid JSON.');
+        responses['415'] ??= errorAnswer('The request body is not of a documented media type.');
+      }
+      if (operation.requestBody || operation.parameters?.length || shared?.length)
+        responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
     }
   }
   return document;
