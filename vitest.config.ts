@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'temporal/test/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'cli/test/**/*.test.ts',
+      'temporal/test/**/*.test.ts',
+      'test/**/*.test.ts',
+      'sdk/test/**/*.test.ts',
+    ],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     // One real Postgres and one Temporal dev server serve the whole run; files isolate by database and task queue.

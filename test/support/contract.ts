@@ -29,12 +29,21 @@ export class Contract {
           `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
         ),
       }));
-    // Compiled up front, so judging an answer never delays the test's next request.
-    for (const [template, item] of Object.entries(document.paths)) {
+  }
+
+  /**
+   * Compiles every answer schema before the first request, one at a time with a turn of the event
+   * loop in between: compiling them while a test runs would delay its next request (a queue could
+   * expire), and compiling them all in one go would block the loop long enough for the server to
+   * close an idle kept-alive connection unnoticed.
+   */
+  async precompile(): Promise<void> {
+    for (const [template, item] of Object.entries(this.document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         for (const status of Object.keys(operation.responses ?? {})) {
           const pointer = this.schemaPointer(template, method, status);
           if (pointer) this.validator(pointer);
+          await new Promise((resolve) => setImmediate(resolve));
         }
       }
     }
@@ -111,13 +120,17 @@ const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '
 
 const contracts = new Map<string, Promise<Contract>>();
 
-/** The contract served at `${baseUrl}/openapi.json`, fetched once per server. */
+/** The contract served at `${baseUrl}/openapi.json`, fetched and compiled once per server. */
 export function servedContract(baseUrl: string): Promise<Contract> {
   let contract = contracts.get(baseUrl);
   if (!contract) {
     contract = fetch(`${baseUrl}/openapi.json`)
       .then((response) => response.json())
-      .then((document) => new Contract(document as Document));
+      .then(async (document) => {
+        const loaded = new Contract(document as Document);
+        await loaded.precompile();
+        return loaded;
+      });
     contracts.set(baseUrl, contract);
   }
   return contract;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import type { TestStack } from './stack.ts';
 import type { TestUser } from './content.ts';
+import { api } from './login.ts';
 
 export { balanceOf } from './content.ts';
 
@@ -21,7 +22,7 @@ export interface FileRecord {
   [key: string]: unknown;
 }
 
-/** POSTs a generation and returns the status and parsed body. */
+/** POSTs a generation and returns the status and parsed body (checked against the API's document). */
 export async function submit(
   stack: TestStack,
   user: TestUser,
@@ -32,15 +33,12 @@ export async function submit(
   status: number;
   body: { file_ids: string[]; status: string; code?: string; details?: unknown };
 }> {
-  const response = await fetch(`${stack.contentUrl}/api/v1/generations/${kind}`, {
+  const { status, body: answer } = await api(stack, `/api/v1/generations/${kind}`, {
     method: 'POST',
-    headers: { ...user.headers, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
+    headers: { ...user.headers, ...headers },
+    body,
   });
-  return {
-    status: response.status,
-    body: (await response.json()) as { file_ids: string[]; status: string; code?: string; details?: unknown },
-  };
+  return { status, body: answer };
 }
 
 export async function getFile(
@@ -48,8 +46,8 @@ export async function getFile(
   user: TestUser,
   id: string,
 ): Promise<{ status: number; body: FileRecord }> {
-  const response = await fetch(`${stack.contentUrl}/api/v1/files/${id}`, { headers: user.headers });
-  return { status: response.status, body: (await response.json()) as FileRecord };
+  const { status, body } = await api(stack, `/api/v1/files/${id}`, { headers: user.headers });
+  return { status, body };
 }
 
 /** Polls the file record until it reaches a final status (or the time runs out). */

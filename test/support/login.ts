@@ -1,26 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { createTestUser, type TestUser } from './content.ts';
+import { expectDocumentedAnswer, servedContract } from './contract.ts';
 import { startWebhookReceiver, type CodeReceiver } from './fakes/code-receivers.ts';
 import type { TestStack } from './stack.ts';
 
-/** fetch against the content API with JSON in and out. */
+/**
+ * fetch against the content API with JSON in and out. The answer must be one the API's own
+ * /openapi.json documents (status and body), or the call fails.
+ */
 export async function api(
   stack: TestStack,
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
 ) {
+  const contract = await servedContract(stack.contentUrl);
   const response = await fetch(`${stack.contentUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: { ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  const body: unknown = text && contentType?.includes('json') ? JSON.parse(text) : text || undefined;
+  expectDocumentedAnswer(contract, init.method ?? 'GET', response.url, {
+    status: response.status,
+    contentType,
+    body,
+  });
   return {
     status: response.status,
     headers: response.headers,
     // Tests read the answers field by field; `any` keeps them short (the OpenAPI document types the real clients).
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    body: text ? (JSON.parse(text) as any) : undefined,
+    body: body as any,
   };
 }
 

@@ -13,6 +13,8 @@ import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
+import { createPushSender } from './push/index.ts';
+import { videoProviders } from './video/index.ts';
 import type { ChatRuntime } from './views/context.ts';
 import { chatEndpoints } from './views/index.ts';
 
@@ -47,6 +49,8 @@ export function createChatApp(deps: ChatDeps): Express {
     config: deps.config,
     logger: deps.logger,
     notifier: new QueueNotifier(deps.events),
+    push: createPushSender(deps.config),
+    video: videoProviders(deps.config),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields);

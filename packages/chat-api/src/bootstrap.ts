@@ -2,7 +2,7 @@ import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
-import { createStream, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -13,6 +13,8 @@ export async function createOrganization(
     description?: string;
     emailAddressVisibility?: number;
     spectatorAccess?: boolean;
+    /** Zulip's `video_chat_provider` number; Jitsi (1) by default, as Zulip. */
+    videoChatProvider?: number;
   },
 ): Promise<Realm> {
   if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?)?$/.test(input.subdomain)) {
@@ -28,6 +30,7 @@ export async function createOrganization(
       ...created,
       email_address_visibility: input.emailAddressVisibility ?? 1,
       enable_spectator_access: input.spectatorAccess ?? false,
+      video_chat_provider: input.videoChatProvider ?? created.video_chat_provider,
     };
     // The bot that announces new channels, and the channel it announces them in.
     const bot = await createUser(
@@ -49,13 +52,15 @@ export async function createOrganization(
     );
     await db.query(
       `UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators,
-         notification_bot_id = :bot, new_stream_announcements_stream_id = :general WHERE id = :id`,
+         notification_bot_id = :bot, new_stream_announcements_stream_id = :general,
+         video_chat_provider = :video WHERE id = :id`,
       {
         replacements: {
           v: realm.email_address_visibility,
           spectators: realm.enable_spectator_access,
           bot: bot.id,
           general: general.id,
+          video: realm.video_chat_provider,
           id: realm.id,
         },
         transaction: t,
@@ -90,12 +95,14 @@ export async function createChatUser(
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
   if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
-  const user = await createUser(db, realm, input);
-  if (input.canChangeUserEmails) {
+  return db.transaction(async (t) => {
+    const user = await createUser(db, realm, input, t);
+    await joinDefaultStreams(db, user, t);
+    if (!input.canChangeUserEmails) return user;
     await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
       replacements: { id: user.id },
+      transaction: t,
     });
     return { ...user, can_change_user_emails: true };
-  }
-  return user;
+  });
 }

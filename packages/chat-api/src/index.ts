@@ -10,3 +10,4 @@ export const chatMigrations: ServiceMigrations = {
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
 export { createOrganization, createChatUser, ROLE_NAMES } from './bootstrap.ts';
+export { VIDEO_CHAT_PROVIDER } from './domain/video-calls.ts';

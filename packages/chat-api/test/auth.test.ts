@@ -147,7 +147,7 @@ describe('authentication, API keys and server settings', () => {
     await call(stack.chatUrl, 'DELETE', `/users/${user.id}`, owner);
     const { status, body } = await call(stack.chatUrl, 'GET', '/users/me/alert_words', user);
     expect(status).toBe(401);
-    expect(body).toMatchObject({ code: 'UNAUTHORIZED', msg: 'Account is deactivated' });
+    expect(body).toMatchObject({ code: 'USER_DEACTIVATED', msg: 'Account is deactivated' });
   });
 
   it('401 for a deactivated organization', async () => {
@@ -163,7 +163,7 @@ describe('authentication, API keys and server settings', () => {
       { host: 'closed.localhost' },
     );
     expect(status).toBe(401);
-    expect(body).toMatchObject({ code: 'UNAUTHORIZED', msg: 'This organization has been deactivated' });
+    expect(body).toMatchObject({ code: 'REALM_DEACTIVATED', msg: 'This organization has been deactivated' });
   });
 
   it('selects the organization by subdomain: a key of one organization is not valid on another', async () => {

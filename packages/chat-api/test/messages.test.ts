@@ -144,7 +144,7 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     await expect(
       run(['create-user', '--organization', 'nowhere', '--email', 'x@y.z', '--full-name', 'X']),
     ).rejects.toThrow(/No organization/);
-  });
+  }, 300_000); // three processes started one after another
 });
 
 describe('the messaging API contract', () => {

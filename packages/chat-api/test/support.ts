@@ -114,3 +114,16 @@ function send(url: string, method: string, headers: Record<string, string>, body
     req.end(body);
   });
 }
+
+/** Polls `check` until it holds (no fixed sleeps: the machine may be busy), failing after `limitMs`. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (let pause = 10; !(await check()); pause = Math.min(pause * 2, 200)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

@@ -31,6 +31,7 @@ const NEWER_FIELDS = new Set([
   'max_stream_description_length',
   'max_message_length',
   'max_topic_length',
+  'has_videocall_token',
 ]);
 /** Endpoints where the limits above are documented (register) keep them. */
 const KEEP_LIMITS = new Set(['/register']);

@@ -89,6 +89,31 @@ export interface Config {
    * first seals, all open. `muse-server dev` keeps one under MUSE_DATA_DIR. Never logged.
    */
   MUSE_SECRETS_KEY?: string;
+  /** Mobile push: `none`, `direct` (APNs and/or FCM with this server's own credentials) or `bouncer` (Zulip's push bouncer). */
+  MUSE_PUSH_SENDER: 'none' | 'direct' | 'bouncer';
+  /** APNs base URL (the sandbox is https://api.sandbox.push.apple.com). */
+  MUSE_PUSH_APNS_URL: string;
+  /** APNs token auth: the .p8 signing key file, its key id and the Apple team id. */
+  MUSE_PUSH_APNS_KEY_FILE?: string;
+  MUSE_PUSH_APNS_KEY_ID?: string;
+  MUSE_PUSH_APNS_TEAM_ID?: string;
+  /** FCM HTTP v1: the Google service-account JSON file (client_email, private_key, token_uri, project_id). */
+  MUSE_PUSH_FCM_CREDENTIALS_FILE?: string;
+  MUSE_PUSH_FCM_URL: string;
+  /** Zulip push bouncer this server is registered with, and its registration (server UUID, API key). */
+  MUSE_PUSH_BOUNCER_URL: string;
+  MUSE_PUSH_BOUNCER_SERVER_UUID?: string;
+  MUSE_PUSH_BOUNCER_API_KEY?: string;
+  /** Video calls: a self-hosted Jitsi Meet server. */
+  MUSE_VIDEO_JITSI_URL?: string;
+  /** Video calls: a BigBlueButton server's API base (…/bigbluebutton/) and its shared secret. */
+  MUSE_VIDEO_BBB_URL?: string;
+  MUSE_VIDEO_BBB_SECRET?: string;
+  /** Video calls: a Zoom OAuth app (per-user authorization) and Zoom's OAuth and API base URLs. */
+  MUSE_VIDEO_ZOOM_CLIENT_ID?: string;
+  MUSE_VIDEO_ZOOM_CLIENT_SECRET?: string;
+  MUSE_VIDEO_ZOOM_OAUTH_URL: string;
+  MUSE_VIDEO_ZOOM_API_URL: string;
 }
 
 const schema: JSONSchemaType<Config> = {
@@ -143,6 +168,24 @@ const schema: JSONSchemaType<Config> = {
     MUSE_S3_PREFIX: { type: 'string', nullable: true },
     MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
     MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
+    // Messaging API: mobile push senders and video-call providers (issue 12).
+    MUSE_PUSH_SENDER: { type: 'string', enum: ['none', 'direct', 'bouncer'], default: 'none' },
+    MUSE_PUSH_APNS_URL: { type: 'string', pattern: '^https?://', default: 'https://api.push.apple.com' },
+    MUSE_PUSH_APNS_KEY_FILE: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUSH_APNS_KEY_ID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUSH_APNS_TEAM_ID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUSH_FCM_CREDENTIALS_FILE: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUSH_FCM_URL: { type: 'string', pattern: '^https?://', default: 'https://fcm.googleapis.com' },
+    MUSE_PUSH_BOUNCER_URL: { type: 'string', pattern: '^https?://', default: 'https://push.zulipchat.com' },
+    MUSE_PUSH_BOUNCER_SERVER_UUID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_PUSH_BOUNCER_API_KEY: { type: 'string', minLength: 1, nullable: true },
+    MUSE_VIDEO_JITSI_URL: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_VIDEO_BBB_URL: { type: 'string', pattern: '^https?://', nullable: true },
+    MUSE_VIDEO_BBB_SECRET: { type: 'string', minLength: 1, nullable: true },
+    MUSE_VIDEO_ZOOM_CLIENT_ID: { type: 'string', minLength: 1, nullable: true },
+    MUSE_VIDEO_ZOOM_CLIENT_SECRET: { type: 'string', minLength: 1, nullable: true },
+    MUSE_VIDEO_ZOOM_OAUTH_URL: { type: 'string', pattern: '^https?://', default: 'https://zoom.us' },
+    MUSE_VIDEO_ZOOM_API_URL: { type: 'string', pattern: '^https?://', default: 'https://api.zoom.us' },
   },
   required: [],
   additionalProperties: false,

@@ -24,7 +24,7 @@ export const groupSettingSchema = {
 };
 
 /** Roles that make a user a member of each system group; membership follows the role. */
-const SYSTEM_GROUP_MAX_ROLE: Record<SystemGroupName, number> = {
+export const SYSTEM_GROUP_MAX_ROLE: Record<SystemGroupName, number> = {
   'role:internet': ROLE.GUEST,
   'role:everyone': ROLE.GUEST,
   'role:members': ROLE.MEMBER,

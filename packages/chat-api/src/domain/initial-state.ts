@@ -10,9 +10,10 @@ import {
   ZULIP_VERSION,
 } from './limits.ts';
 import { listProfileFields } from './profile-fields.ts';
-import { realmHost } from './realms.ts';
-import { one } from './sql.ts';
-import { listSubscriptions } from './streams.ts';
+import { realmUrl } from './realms.ts';
+import { maxMessageId } from './messages.ts';
+import { defaultStreams, listSubscriptions } from './streams.ts';
+import { listGroups } from './user-groups.ts';
 import {
   apiEmail,
   formatUser,
@@ -30,7 +31,15 @@ import {
  */
 export async function fetchInitialState(
   actor: Actor,
-  options: { types: string[] | null; clientGravatar: boolean; includeSubscribers: boolean },
+  options: {
+    types: string[] | null;
+    clientGravatar: boolean;
+    includeSubscribers: boolean;
+    /** Zulip's `include_deactivated_groups` client capability. */
+    includeDeactivatedGroups: boolean;
+    /** The request's scheme, for the organization URL. */
+    protocol: string;
+  },
 ): Promise<Record<string, unknown>> {
   const { db, realm, user, config } = actor;
   const wants = (type: string) => options.types === null || options.types.includes(type);
@@ -42,12 +51,7 @@ export async function fetchInitialState(
   if (wants('alert_words')) state.alert_words = await alertWords(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
   if (wants('message')) {
-    const max = await one<{ id: string | null }>(
-      db,
-      'SELECT max(message_id) AS id FROM chat.user_messages WHERE user_id = :userId',
-      { userId: user.id },
-    );
-    state.max_message_id = max?.id ? Number(max.id) : -1;
+    state.max_message_id = await maxMessageId(db, user.id);
   }
   if (wants('subscription')) {
     state.subscriptions = await listSubscriptions(db, user, options.includeSubscribers);
@@ -82,8 +86,19 @@ export async function fetchInitialState(
       avatar_url_medium: gravatarUrl(user, user.delivery_email),
     });
   }
+  if (wants('user_group'))
+    state.realm_user_groups = await listGroups(db, realm.id, {
+      includeDeactivated: options.includeDeactivatedGroups,
+    });
+  if (wants('default_streams'))
+    state.realm_default_streams = (await defaultStreams(db, realm.id)).map((s) => s.id);
+  if (wants('video_calls')) {
+    // Zulip's name and the spec's: the same fact, whether Zoom calls need the OAuth step first.
+    state.has_zoom_token = user.zoom_token !== null;
+    state.has_videocall_token = user.zoom_token !== null;
+  }
   if (wants('realm')) {
-    const url = `http://${realmHost(realm, config)}`;
+    const url = realmUrl(realm, config, options.protocol);
     Object.assign(state, {
       realm_name: realm.name,
       realm_description: realm.description,
@@ -91,6 +106,8 @@ export async function fetchInitialState(
       realm_url: url,
       realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
       realm_enable_spectator_access: realm.enable_spectator_access,
+      realm_new_stream_announcements_stream_id: realm.new_stream_announcements_stream_id ?? -1,
+      realm_video_chat_provider: realm.video_chat_provider,
       realm_message_retention_days: realm.message_retention_days ?? -1,
       server_web_public_streams_enabled: config.MUSE_CHAT_WEB_PUBLIC_STREAMS,
       max_stream_name_length: MAX_STREAM_NAME_LENGTH,

@@ -1,10 +1,11 @@
+import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows } from './sql.ts';
 import { renderMarkdown } from './markdown.ts';
-import { streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
@@ -176,6 +177,16 @@ function formatMessage(
   return formatted;
 }
 
+/** The newest message the user has received (-1 before the first). */
+export async function maxMessageId(db: Sequelize, userId: number): Promise<number> {
+  const max = await one<{ id: string | null }>(
+    db,
+    'SELECT max(message_id) AS id FROM chat.user_messages WHERE user_id = :userId',
+    { userId },
+  );
+  return max?.id ? Number(max.id) : -1;
+}
+
 export interface NarrowTerm {
   operator: string;
   operand: unknown;
@@ -188,8 +199,9 @@ export async function getMessages(
   query: { anchor: string; numBefore: number; numAfter: number; narrow: NarrowTerm[] },
 ): Promise<Record<string, unknown>> {
   const { db, user, realm } = actor;
-  const where: string[] = ['um.user_id = :userId'];
+  const where: string[] = [];
   const repl: Record<string, unknown> = { userId: user.id };
+  let historyOf: Stream | undefined;
   for (const [i, term] of query.narrow.entries()) {
     const key = `o${i}`;
     // Every operator takes a channel/user id or a string; anything else would reach the SQL as a list.
@@ -203,6 +215,7 @@ export async function getMessages(
         const stream = await resolveStream(actor, term.operand);
         where.push(`${not}(m.stream_id = :${key})`);
         repl[key] = stream.id;
+        if (!term.negated && (await canReadHistory(db, user, stream))) historyOf = stream;
         break;
       }
       case 'topic':
@@ -233,15 +246,23 @@ export async function getMessages(
       ? 0
       : Number(query.anchor);
   if (!Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
-  const base = `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id WHERE ${where.join(' AND ')}`;
+  // A channel whose history the user may read is read from the messages themselves; messages the
+  // user never received carry Zulip's flags for such history.
+  const base = historyOf
+    ? `FROM chat.messages m LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
+       WHERE ${['m.stream_id = :historyOf', ...where].join(' AND ')}`
+    : `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
+       WHERE ${['um.user_id = :userId', ...where].join(' AND ')}`;
+  if (historyOf) repl.historyOf = historyOf.id;
+  const flags = `COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
   const before = await rows<MessageRow & { flags: string[] }>(
     db,
-    `SELECT m.*, um.flags ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
+    `SELECT m.*, ${flags} ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
     { ...repl, anchor: anchorId, n: query.numBefore + 1 },
   );
   const after = await rows<MessageRow & { flags: string[] }>(
     db,
-    `SELECT m.*, um.flags ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`,
+    `SELECT m.*, ${flags} ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`,
     { ...repl, anchor: anchorId, n: query.numAfter + 2 },
   );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;

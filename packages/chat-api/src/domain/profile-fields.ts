@@ -3,7 +3,7 @@ import { JsonableError } from '../http/errors.ts';
 import { sendEvent } from './events.ts';
 import { FIELD_TYPE } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { isAdmin, profileEntry, type User } from './users.ts';
+import { activeUserIds, isAdmin, profileEntry, type User } from './users.ts';
 
 export interface ProfileField {
   id: number;
@@ -29,17 +29,6 @@ export async function listProfileFields(db: Sequelize, realmId: number): Promise
     },
   );
   return fields.map(({ realm_id: _realm, ...field }) => field);
-}
-
-async function realmUserIds(db: Sequelize, realmId: number, t: Transaction): Promise<number[]> {
-  return (
-    await rows<{ id: number }>(
-      db,
-      'SELECT id FROM chat.users WHERE realm_id = :realmId AND is_active',
-      { realmId },
-      t,
-    )
-  ).map((r) => r.id);
 }
 
 /**
@@ -103,7 +92,7 @@ export async function createProfileField(
       },
       t,
     );
-    await sendEvent(db, t, await realmUserIds(db, realmId, t), {
+    await sendEvent(db, t, await activeUserIds(db, realmId, t), {
       type: 'custom_profile_fields',
       fields: await listProfileFields(db, realmId),
     });
@@ -202,7 +191,7 @@ export async function updateProfileData(
       id: field.id,
       ...(stored === null ? { value: null } : profileEntry(field.type, stored)),
     };
-    await sendEvent(db, t, await realmUserIds(db, target.realm_id, t), {
+    await sendEvent(db, t, await activeUserIds(db, target.realm_id, t), {
       type: 'realm_user',
       op: 'update',
       person: { user_id: target.id, custom_profile_field: custom },

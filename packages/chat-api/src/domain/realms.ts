@@ -14,6 +14,8 @@ export interface Realm {
   enable_spectator_access: boolean;
   notification_bot_id: number | null;
   new_stream_announcements_stream_id: number | null;
+  /** Zulip's provider numbers: 0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton. */
+  video_chat_provider: number;
 }
 
 /**
@@ -36,6 +38,14 @@ export async function realmBySubdomain(db: Sequelize, subdomain: string): Promis
 /** The host part of dummy addresses (`user<id>@<host>`) and of the organization URL. */
 export function realmHost(realm: Realm, config: Config): string {
   return realm.string_id ? `${realm.string_id}.${config.MUSE_CHAT_REALM_HOST}` : config.MUSE_CHAT_REALM_HOST;
+}
+
+/**
+ * The organization's URL: always its configured host, so it agrees with the dummy addresses
+ * (`user<id>@<host>`) whatever Host the request came in on; only the scheme follows the request.
+ */
+export function realmUrl(realm: Realm, config: Config, protocol: string): string {
+  return `${protocol}://${realmHost(realm, config)}`;
 }
 
 /** System groups every organization has; group settings refer to them by id. */
@@ -71,6 +81,19 @@ export async function createRealm(
       transaction,
     );
   }
+  // As Zulip: nobody may change a system group, everyone may mention it.
+  await exec(
+    db,
+    `UPDATE chat.user_groups g SET
+       can_add_members_group = to_jsonb(n.id), can_join_group = to_jsonb(n.id),
+       can_leave_group = to_jsonb(n.id), can_manage_group = to_jsonb(n.id),
+       can_remove_members_group = to_jsonb(n.id), can_mention_group = to_jsonb(e.id)
+     FROM chat.user_groups n, chat.user_groups e
+     WHERE g.realm_id = :realm AND g.is_system_group AND n.realm_id = :realm AND n.name = 'role:nobody'
+       AND e.realm_id = :realm AND e.name = 'role:everyone'`,
+    { realm: realm.id },
+    transaction,
+  );
   return realm;
 }
 

@@ -289,6 +289,31 @@ export async function createStream(
   return stream;
 }
 
+/**
+ * Whether the user may read the channel's whole history, not only what they received:
+ * members may read public channels, subscribers channels whose history is shared (Zulip's rule).
+ */
+export async function canReadHistory(db: Sequelize, user: User, stream: Stream): Promise<boolean> {
+  if (!stream.invite_only && !isGuest(user)) return true;
+  return stream.history_public_to_subscribers && (await isSubscribed(db, user.id, stream.id));
+}
+
+/** The organization's default channels (`is_default_stream`), which every new user joins. */
+export async function defaultStreams(db: Sequelize, realmId: number, t?: Transaction): Promise<Stream[]> {
+  return rows<Stream>(
+    db,
+    'SELECT * FROM chat.streams WHERE realm_id = :realmId AND is_default AND NOT is_archived ORDER BY id',
+    { realmId },
+    t,
+  );
+}
+
+/** Subscribes a newly created user to the default channels, as Zulip does at sign-up. */
+export async function joinDefaultStreams(db: Sequelize, user: User, t: Transaction): Promise<void> {
+  for (const stream of await defaultStreams(db, user.realm_id, t))
+    await subscribeUsers(db, stream, [user], t);
+}
+
 /** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */
 function formatBasicStream(stream: Stream, firstMessageId: number | null = null): Record<string, unknown> {
   const formatted: Record<string, unknown> = {
@@ -333,7 +358,7 @@ export function validateStreamDescription(description: string): string {
   return description;
 }
 
-async function isSubscribed(db: Sequelize, userId: number, streamId: number): Promise<boolean> {
+export async function isSubscribed(db: Sequelize, userId: number, streamId: number): Promise<boolean> {
   return !!(await one(
     db,
     'SELECT 1 FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId AND active',

@@ -26,6 +26,13 @@ export interface User {
   is_imported_stub: boolean;
   can_change_user_emails: boolean;
   email_address_visibility: number;
+  /** The user's Zoom OAuth token (access and refresh), when they connected Zoom. */
+  zoom_token: ZoomToken | null;
+}
+
+export interface ZoomToken {
+  access_token: string;
+  refresh_token: string;
 }
 
 /** Custom profile field types whose values are Markdown. */
@@ -102,6 +109,18 @@ export async function userById(
   t?: Transaction,
 ): Promise<User | undefined> {
   return one<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId AND id = :id', { realmId, id }, t);
+}
+
+/** Ids of the organization's active users: the audience of organization-wide events. */
+export async function activeUserIds(db: Sequelize, realmId: number, t?: Transaction): Promise<number[]> {
+  return (
+    await rows<{ id: number }>(
+      db,
+      'SELECT id FROM chat.users WHERE realm_id = :realmId AND is_active',
+      { realmId },
+      t,
+    )
+  ).map((r) => r.id);
 }
 
 export async function usersInRealm(db: Sequelize, realmId: number): Promise<User[]> {

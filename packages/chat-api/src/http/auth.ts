@@ -29,7 +29,8 @@ function parseBasic(header: string | undefined): { email: string; key: string } 
 
 /**
  * HTTP Basic with the API email (or, leniently, the real email) and the 32-character API key.
- * Every failure is 401 UNAUTHORIZED with the Basic challenge; `res.locals.actor` is set on success.
+ * Every failure is 401 with the Basic challenge (UNAUTHORIZED, or USER_DEACTIVATED /
+ * REALM_DEACTIVATED as Zulip answers); `res.locals.actor` is set on success.
  */
 export function authenticate(db: Sequelize, config: Config): RequestHandler {
   return async (req, res, next) => {
@@ -44,8 +45,10 @@ export function authenticate(db: Sequelize, config: Config): RequestHandler {
         (e) => e.toLowerCase() === email.toLowerCase(),
       );
       if (!matches) throw unauthorized(`Invalid API key for user '${email}'`);
-      if (realm.deactivated) throw unauthorized('This organization has been deactivated');
-      if (!user.is_active) throw unauthorized('Account is deactivated');
+      // Zulip's own codes, so a client can tell "deactivated" from "wrong key" and stop retrying.
+      if (realm.deactivated)
+        throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+      if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
       const actor: Actor = { db, config, realm, user };
       res.locals.actor = actor;
       next();

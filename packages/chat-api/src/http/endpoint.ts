@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler } from 'express';
+import { requestLog } from '@muse/core';
 import type { ChatRuntime, ViewContext } from '../views/context.ts';
 import { authenticate } from './auth.ts';
 import { parseParams, type Declared, type JsonSchema, type Parsed } from './params.ts';
@@ -87,7 +88,11 @@ function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
   return async (req, res, next) => {
     try {
       const { params, ignored } = parseParams(req, declared.params ?? {}, pathNames);
-      const ctx = declared.public ? runtime : ({ ...res.locals.actor, runtime } as ViewContext);
+      // The view's log lines name the request.
+      const requestRuntime = { ...runtime, logger: requestLog(res, runtime.logger) };
+      const ctx = declared.public
+        ? requestRuntime
+        : ({ ...res.locals.actor, runtime: requestRuntime } as ViewContext);
       const data = (await declared.view(params, ctx, req)) ?? {};
       if (res.headersSent) return;
       const body: Record<string, unknown> = { result: 'success', msg: '', ...data };

@@ -1,6 +1,8 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
+import type { PushSender } from '../push/index.ts';
+import type { VideoProviders } from '../video/index.ts';
 
 /** What views share: the process-wide pieces, created once by createChatApp. */
 export interface ChatRuntime {
@@ -8,6 +10,10 @@ export interface ChatRuntime {
   config: Config;
   logger: Logger;
   notifier: QueueNotifier;
+  /** The configured mobile push sender; undefined when push is off. */
+  push: PushSender | undefined;
+  /** The video-call providers configured on this server. */
+  video: VideoProviders;
 }
 
 /** What an authenticated view receives: the caller, and the runtime. */

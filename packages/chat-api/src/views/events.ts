@@ -7,13 +7,13 @@ import { schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
-/** When each runtime (process) last removed expired queues. */
-const lastExpiry = new WeakMap<ChatRuntime, number>();
+/** When this process last removed expired queues, per database. */
+const lastExpiry = new WeakMap<ChatRuntime['db'], number>();
 
 /** Expired queues are removed lazily, at most every few seconds per process, by whoever registers next. */
 async function expireNow(runtime: ChatRuntime): Promise<void> {
-  if (Date.now() - (lastExpiry.get(runtime) ?? 0) < 5000) return;
-  lastExpiry.set(runtime, Date.now());
+  if (Date.now() - (lastExpiry.get(runtime.db) ?? 0) < 5000) return;
+  lastExpiry.set(runtime.db, Date.now());
   await expireIdleQueues(runtime.db, runtime.config.MUSE_CHAT_QUEUE_IDLE_MS);
 }
 
@@ -82,6 +82,18 @@ export const eventEndpoints = [
         realm_date_created: { type: 'integer' },
         realm_enable_spectator_access: { type: 'boolean' },
         realm_message_retention_days: { type: 'integer', description: '-1: unlimited.' },
+        realm_new_stream_announcements_stream_id: { type: 'integer', description: '-1: none.' },
+        realm_video_chat_provider: {
+          type: 'integer',
+          description: '0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton.',
+        },
+        realm_user_groups: list(schema('UserGroup')),
+        realm_default_streams: list({ type: 'integer' }, 'Ids of the default channels new users join.'),
+        has_videocall_token: {
+          type: 'boolean',
+          description: 'Whether the caller connected Zoom (needed before creating a Zoom call).',
+        },
+        has_zoom_token: { type: 'boolean', description: "Zulip's name of has_videocall_token." },
         server_web_public_streams_enabled: { type: 'boolean' },
         max_stream_name_length: { type: 'integer' },
         max_stream_description_length: { type: 'integer' },
@@ -90,7 +102,7 @@ export const eventEndpoints = [
         server_timestamp: { type: 'number' },
       },
     },
-    view: async (params, actor) => {
+    view: async (params, actor, req) => {
       await expireNow(actor.runtime);
       // The queue exists before the state is read, so nothing that happens in between is lost.
       const queue = await createQueue(actor.db, actor.user.id, {
@@ -103,6 +115,8 @@ export const eventEndpoints = [
         types: params.fetch_event_types ?? params.event_types,
         clientGravatar: params.client_gravatar,
         includeSubscribers: params.include_subscribers,
+        includeDeactivatedGroups: params.client_capabilities?.include_deactivated_groups === true,
+        protocol: req.protocol,
       });
       return { queue_id: queue.id, last_event_id: queue.last_event_id, ...state };
     },

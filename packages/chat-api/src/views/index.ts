@@ -6,7 +6,10 @@ import { messageEndpoints } from './messages.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { serverSettingsEndpoints } from './server-settings.ts';
 import { subscriptionEndpoints } from './subscriptions.ts';
+import { pushEndpoints } from './push.ts';
+import { userGroupEndpoints } from './user-groups.ts';
 import { userEndpoints } from './users.ts';
+import { videoCallEndpoints } from './video-calls.ts';
 
 /**
  * Every endpoint of the messaging API under /api/v1, by area. The routes, the served OpenAPI
@@ -21,4 +24,7 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...eventEndpoints,
   ...messageEndpoints,
   ...userEndpoints,
+  ...userGroupEndpoints,
+  ...pushEndpoints,
+  ...videoCallEndpoints,
 ];

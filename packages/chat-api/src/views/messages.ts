@@ -1,4 +1,5 @@
 import { getMessages, sendMessage, type NarrowTerm } from '../domain/messages.ts';
+import { pushForMessage } from '../domain/push.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -37,7 +38,8 @@ export const messageEndpoints = [
       'Send a channel message (type stream/channel, to, topic, content) or a direct message (type direct/private)',
     description:
       '`to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. ' +
-      'An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id.',
+      'An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an ' +
+      '@**name** mention, to a user with no live event queue is pushed to their mobile devices.',
     params: {
       type: p.string().describe('stream or channel; direct or private'),
       to: p.string(),
@@ -57,6 +59,12 @@ export const messageEndpoints = [
       } else if (kind === 'direct' || kind === 'private') {
         id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
       } else throw new JsonableError('Invalid message type');
+      const { push, logger } = actor.runtime;
+      // After the commit and off the request's path: a slow push service never delays the answer.
+      if (push)
+        void pushForMessage(actor, push, id, logger).catch((error: unknown) =>
+          logger.warn({ err: error, messageId: id }, 'push notifications failed'),
+        );
       return { id };
     },
   }),
@@ -65,6 +73,9 @@ export const messageEndpoints = [
     path: '/messages',
     operationId: 'getMessages',
     summary: "The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm",
+    description:
+      'Narrowed to a channel whose history the caller may read (public, for members; shared history, ' +
+      'for subscribers), messages the caller never received are included with flags read, historical.',
     params: {
       anchor: p.string().default('newest').describe('A message id, newest, oldest or first_unread'),
       num_before: p.int().default(0),

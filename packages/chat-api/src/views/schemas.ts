@@ -1,5 +1,6 @@
 import { groupSettingSchema } from '../domain/groups.ts';
 import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/streams.ts';
+import { GROUP_PERMISSIONS } from '../domain/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';
 
 /**
@@ -138,6 +139,21 @@ export const chatSchemas = {
     },
     ['stream_id', 'flags'],
   ),
+  UserGroup: closed({
+    id: int,
+    name: str,
+    description: str,
+    date_created: { ...nullableInt, description: 'UNIX timestamp; null for system groups.' },
+    creator_id: nullableInt,
+    members: {
+      ...list(int),
+      description: 'Direct members (system groups: every user whose role qualifies).',
+    },
+    direct_subgroup_ids: list(int),
+    is_system_group: bool,
+    deactivated: bool,
+    ...Object.fromEntries(GROUP_PERMISSIONS.map((name) => [name, groupSettingSchema])),
+  }),
   Event: {
     type: 'object',
     description: 'One event; its other fields depend on type (and op), as in Zulip.',

@@ -7,7 +7,7 @@ import {
   ZULIP_MERGE_BASE,
   ZULIP_VERSION,
 } from '../domain/limits.ts';
-import { realmHost } from '../domain/realms.ts';
+import { realmUrl } from '../domain/realms.ts';
 import { requestRealm } from '../http/auth.ts';
 import { endpoint } from '../http/endpoint.ts';
 
@@ -68,7 +68,7 @@ export const serverSettingsEndpoints = [
         zulip_feature_level: ZULIP_FEATURE_LEVEL,
         zulip_version: ZULIP_VERSION,
         zulip_merge_base: ZULIP_MERGE_BASE,
-        push_notifications_enabled: false,
+        push_notifications_enabled: rt.push !== undefined,
         is_incompatible: false,
         email_auth_enabled: true,
         require_email_format_usernames: true,
@@ -78,7 +78,7 @@ export const serverSettingsEndpoints = [
         max_topic_length: MAX_TOPIC_LENGTH,
       };
       if (realm) {
-        const url = `${req.protocol}://${req.headers.host ?? realmHost(realm, rt.config)}`;
+        const url = realmUrl(realm, rt.config, req.protocol);
         Object.assign(settings, {
           realm_uri: url,
           realm_url: url,

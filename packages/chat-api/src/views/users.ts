@@ -15,12 +15,13 @@ import {
   usersInRealm,
   type User,
 } from '../domain/users.ts';
+import { maxMessageId } from '../domain/messages.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
-import { p } from '../http/params.ts';
+import { p, type JsonSchema } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
 import type { ProfileValue } from '../domain/profile-fields.ts';
-import { schema } from './schemas.ts';
+import { chatSchemas, schema } from './schemas.ts';
 
 const noSuchUser = () => new JsonableError('No such user');
 
@@ -44,6 +45,29 @@ async function targetOf(actor: Actor, raw: string): Promise<User> {
     return user;
   }
   return userByEmailFor(actor, raw);
+}
+
+/** The fields of Zulip's `GET /users/me` answer, a subset of the user record. */
+const OWN_USER_FIELDS = [
+  'avatar_url',
+  'avatar_version',
+  'email',
+  'full_name',
+  'is_admin',
+  'is_owner',
+  'role',
+  'is_guest',
+  'is_bot',
+  'is_active',
+  'timezone',
+  'date_joined',
+  'user_id',
+  'delivery_email',
+  'profile_data',
+];
+
+function pick<T>(record: Record<string, T>, keys: readonly string[]): Record<string, T> {
+  return Object.fromEntries(keys.filter((k) => k in record).map((k) => [k, record[k] as T]));
 }
 
 const formatOptions = {
@@ -80,6 +104,29 @@ export const userEndpoints = [
             profile: profiles ? (profiles.get(u.id) ?? new Map()) : undefined,
           }),
         ),
+      };
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/users/me',
+    operationId: 'getOwnUser',
+    summary:
+      "The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data",
+    response: {
+      required: [...OWN_USER_FIELDS.filter((name) => name !== 'profile_data'), 'max_message_id'],
+      properties: {
+        ...pick(chatSchemas.User.properties as Record<string, JsonSchema>, OWN_USER_FIELDS),
+        max_message_id: { type: 'integer' },
+      },
+    },
+    view: async (_params, actor) => {
+      const { user, realm, config, db } = actor;
+      const profile = (await profileValues(db, [user.id])).get(user.id) ?? new Map();
+      const formatted = formatUser(user, user, realm, config, { clientGravatar: false, profile });
+      return {
+        ...pick(formatted, OWN_USER_FIELDS),
+        max_message_id: await maxMessageId(db, user.id),
       };
     },
   }),

@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import type { SecretBox, Sequelize } from '@muse/core';
+import type { Schema } from '../http/contract.ts';
 
 /**
  * The payment provider's API configuration: one record of plain settings plus write-only
@@ -20,10 +21,8 @@ export interface PaymentSettings {
 export type PaymentApiView = PaymentSettings &
   Required<Pick<PaymentSettings, 'provider' | 'enabled'>> & { secrets_set: string[]; updated_at: Date };
 
-export interface PaymentApiChanges extends PaymentSettings {
-  /** Merged into the stored secrets; `null` removes one. */
-  secrets?: Record<string, string | null>;
-}
+/** `secrets` are merged into the stored ones; `null` removes one. */
+export type PaymentApiChanges = Schema<'PaymentApiUpdate'>;
 
 const DEFAULTS = { provider: 'none', enabled: false } as const;
 

@@ -1,31 +1,28 @@
 import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
-import {
-  readServerSettings,
-  updateServerSettings,
-  type ServerSettings,
-} from '../server-config/server-config.ts';
-import { readPaymentApi, updatePaymentApi, type PaymentApiChanges } from './payment-api.ts';
+import { readServerSettings, updateServerSettings } from '../server-config/server-config.ts';
+import { readPaymentApi, updatePaymentApi } from './payment-api.ts';
 
 /** Runtime configuration and the payment-provider configuration; administrators only. */
 export function adminRouter({ db, secrets }: ContentContext): Router {
   const router = express.Router();
-  router.get('/api/v1/server-config', async (req, res) => {
+  route(router, 'get', '/api/v1/server-config', async (req, res) => {
     requireAdmin(req);
     res.json(await readServerSettings(db));
   });
-  router.patch('/api/v1/server-config', async (req, res) => {
+  route(router, 'patch', '/api/v1/server-config', async (req, res) => {
     requireAdmin(req);
-    res.json(await updateServerSettings(db, req.body as Partial<ServerSettings>));
+    res.json(await updateServerSettings(db, req.body));
   });
-  router.get('/api/v1/payment-api', async (req, res) => {
+  route(router, 'get', '/api/v1/payment-api', async (req, res) => {
     requireAdmin(req);
     res.json(await readPaymentApi(db));
   });
-  router.patch('/api/v1/payment-api', async (req, res) => {
+  route(router, 'patch', '/api/v1/payment-api', async (req, res) => {
     requireAdmin(req);
-    res.json(await updatePaymentApi(db, secrets, req.body as PaymentApiChanges));
+    res.json(await updatePaymentApi(db, secrets, req.body));
   });
   return router;
 }

@@ -75,15 +75,18 @@ export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> 
   };
 }
 
+/** What the access checks read of a request: only its caller (any typed request fits). */
+export type WithCaller = Pick<Request, 'user'>;
+
 /** The authenticated caller; routes behind `authenticate` can rely on it. */
-export function currentUser(req: Request): CurrentUser {
+export function currentUser(req: WithCaller): CurrentUser {
   if (!req.user) throw new UnauthorizedError();
   return req.user;
 }
 
 /** 403 unless the caller holds `resource:operation:scope` (administrators hold everything). */
 export function requirePermission(
-  req: Request,
+  req: WithCaller,
   resource: string,
   operation: Operation,
   scope: Scope,
@@ -95,7 +98,7 @@ export function requirePermission(
   return user;
 }
 
-export function requireAdmin(req: Request): CurrentUser {
+export function requireAdmin(req: WithCaller): CurrentUser {
   const user = currentUser(req);
   if (!user.isAdmin) throw new ForbiddenError('Administrators only');
   return user;

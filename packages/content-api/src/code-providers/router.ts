@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import {
   assertTypeAllowed,
@@ -9,8 +10,6 @@ import {
   listProviders,
   toView,
   updateProvider,
-  type ProviderChanges,
-  type ProviderInput,
 } from './store.ts';
 
 /** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */
@@ -19,26 +18,26 @@ export function codeProvidersRouter({ db, config, secrets }: ContentContext): Ro
   const production = config.NODE_ENV === 'production';
   const base = '/api/v1/verification-code-providers';
 
-  router.get(base, async (req, res) => {
+  route(router, 'get', '/api/v1/verification-code-providers', async (req, res) => {
     requireAdmin(req);
     res.json((await listProviders(db)).map(toView));
   });
-  router.post(base, async (req, res) => {
+  route(router, 'post', '/api/v1/verification-code-providers', async (req, res) => {
     requireAdmin(req);
-    const input = req.body as ProviderInput;
+    const input = req.body;
     assertTypeAllowed(input.type, production);
     const row = await createProvider(db, secrets, input);
     res.status(201).location(`${base}/${row.id}`).json(toView(row));
   });
-  router.get(`${base}/:id`, async (req, res) => {
+  route(router, 'get', '/api/v1/verification-code-providers/{id}', async (req, res) => {
     requireAdmin(req);
     res.json(toView(await getProvider(db, req.params.id)));
   });
-  router.patch(`${base}/:id`, async (req, res) => {
+  route(router, 'patch', '/api/v1/verification-code-providers/{id}', async (req, res) => {
     requireAdmin(req);
-    res.json(toView(await updateProvider(db, secrets, req.params.id, req.body as ProviderChanges)));
+    res.json(toView(await updateProvider(db, secrets, req.params.id, req.body)));
   });
-  router.delete(`${base}/:id`, async (req, res) => {
+  route(router, 'delete', '/api/v1/verification-code-providers/{id}', async (req, res) => {
     requireAdmin(req);
     await deleteProvider(db, req.params.id);
     res.status(204).end();

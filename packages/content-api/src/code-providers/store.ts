@@ -2,6 +2,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
+import type { Schema } from '../http/contract.ts';
 
 export interface ProviderRow {
   id: string;
@@ -16,29 +17,14 @@ export interface ProviderRow {
 }
 
 /** What the API shows: everything but the secrets, of which only the names that are set. */
-export interface ProviderView extends Omit<ProviderRow, 'secrets'> {
+export type ProviderView = Omit<ProviderRow, 'secrets'> & {
   code_types: readonly CodeType[];
   secrets_set: string[];
-}
+};
 
-export interface ProviderInput {
-  name: string;
-  type: string;
-  enabled?: boolean;
-  priority?: number;
-  config?: Record<string, unknown>;
-  secrets?: Record<string, string>;
-}
-
-export interface ProviderChanges {
-  name?: string;
-  enabled?: boolean;
-  priority?: number;
-  /** Merged into the stored config. */
-  config?: Record<string, unknown>;
-  /** Merged into the stored secrets; `null` removes one. */
-  secrets?: Record<string, string | null>;
-}
+export type ProviderInput = Schema<'CodeProviderCreate'>;
+/** `config` and `secrets` are merged into the stored ones; a `null` secret removes it. */
+export type ProviderChanges = Schema<'CodeProviderUpdate'>;
 
 export function toView({ secrets, ...row }: ProviderRow): ProviderView {
   return { ...row, code_types: PROVIDER_KINDS[row.type].codeTypes, secrets_set: Object.keys(secrets).sort() };

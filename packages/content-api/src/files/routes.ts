@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { QueryTypes } from 'sequelize';
 import { ConflictError, ForbiddenError, NotFoundError, type Sequelize } from '@muse/core';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { currentUser, requirePermission, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import { can } from '../permissions/permissions.ts';
@@ -18,19 +19,19 @@ export function filesRouter(context: ContentContext): Router {
   const router = Router();
   const { db, storage, config } = context;
   const links = createLinkSigner(config.MUSE_JWT_SECRET!, config.MUSE_DOWNLOAD_URL_TTL_SECONDS);
-  const present = (req: Request, row: FileRow) => {
+  const present = (req: Pick<Request, 'protocol' | 'get'>, row: FileRow) => {
     const base = config.MUSE_PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
     return presentFile(row, (id) => `${base}${links.sign(id)}`);
   };
 
-  router.get('/api/v1/files', async (req, res) => {
+  route(router, 'get', '/api/v1/files', async (req, res) => {
     const query = parseListQuery(req.query);
     const user = authorizeListScope(req, 'file', query.scope);
     const rows = await listRows<FileRow>(db, { from: 'content.files' }, query, user);
     res.json(rows.map((row) => present(req, row)));
   });
 
-  router.post('/api/v1/files', async (req, res) => {
+  route(router, 'post', '/api/v1/files', async (req, res) => {
     const user = requirePermission(req, 'file', 'create', 'own');
     const { max_upload_bytes } = await readServerSettings(db);
     const upload = await receiveUpload(req, storage, max_upload_bytes);
@@ -47,13 +48,13 @@ export function filesRouter(context: ContentContext): Router {
     res.status(201).json(present(req, row!));
   });
 
-  router.get('/api/v1/files/:id', async (req, res) => {
-    res.json(present(req, await readableFile(db, currentUser(req), req.params.id)));
+  route(router, 'get', '/api/v1/files/{file_id}', async (req, res) => {
+    res.json(present(req, await readableFile(db, currentUser(req), req.params.file_id)));
   });
 
-  router.patch('/api/v1/files/:id', async (req, res) => {
-    const file = await modifiableFile(db, currentUser(req), req.params.id, 'update');
-    const body = req.body as { name?: string; visibility?: string };
+  route(router, 'patch', '/api/v1/files/{file_id}', async (req, res) => {
+    const file = await modifiableFile(db, currentUser(req), req.params.file_id, 'update');
+    const body = req.body;
     const [row] = await db.query<FileRow>(
       `UPDATE content.files SET name = COALESCE(:name, name), visibility = COALESCE(:visibility, visibility), updated_at = now()
         WHERE id = :id RETURNING *`,
@@ -66,8 +67,8 @@ export function filesRouter(context: ContentContext): Router {
     res.json(present(req, row));
   });
 
-  router.delete('/api/v1/files/:id', async (req, res) => {
-    const file = await modifiableFile(db, currentUser(req), req.params.id, 'delete');
+  route(router, 'delete', '/api/v1/files/{file_id}', async (req, res) => {
+    const file = await modifiableFile(db, currentUser(req), req.params.file_id, 'delete');
     if (file.status === 'pending' || file.status === 'processing') {
       throw new ConflictError('The file is still being generated; delete it once it is completed or failed');
     }
@@ -78,14 +79,14 @@ export function filesRouter(context: ContentContext): Router {
 
   // Public: the signature is the authorisation. A bad or expired one answers 403; a genuine
   // link to a file deleted since answers 404.
-  router.get('/api/v1/files/:id/content', async (req, res) => {
-    const { expires, signature } = req.query as { expires: string; signature: string };
-    if (!links.verify(req.params.id, String(expires), String(signature))) {
+  route(router, 'get', '/api/v1/files/{file_id}/content', async (req, res) => {
+    const { expires, signature } = req.query;
+    if (!links.verify(req.params.file_id, String(expires), String(signature))) {
       throw new ForbiddenError(
         'The download link is invalid or has expired; read the file record for a fresh one',
       );
     }
-    const file = await findFile(db, req.params.id);
+    const file = await findFile(db, req.params.file_id);
     if (!file?.storage_key || file.status !== 'completed') throw new NotFoundError('No such file');
     const stream = await storage.get(file.storage_key);
     res.set({

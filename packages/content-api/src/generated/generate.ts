@@ -13,7 +13,12 @@ const HEADER =
 /** The types file for the current document, as openapi-typescript writes it. */
 export async function generateOpenApiTypes(): Promise<string> {
   // A copy: openapi-typescript must not touch the document the server uses.
-  const ast = await openapiTS(structuredClone(openapiDocument) as never, { alphabetize: true });
+  const ast = await openapiTS(structuredClone(openapiDocument) as never, {
+    alphabetize: true,
+    emptyObjectsUnknown: true,
+    // A field with a default is optional in a schema reused by request bodies (e.g. `enabled`).
+    defaultNonNullable: false,
+  });
   return HEADER + astToString(ast);
 }
 

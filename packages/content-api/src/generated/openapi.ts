@@ -1354,7 +1354,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1412,7 +1412,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1461,7 +1461,7 @@ export interface components {
                 /** @description The nodes of the graph. */
                 nodes: {
                     /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                    data?: Record<string, never>;
+                    data?: Record<string, unknown>;
                     id: string;
                     position?: {
                         x: number;
@@ -1576,7 +1576,7 @@ export interface components {
             /** @description What this provider can deliver. */
             code_types: ("sms" | "voice")[];
             /** @description The non-secret settings of the type, defaults filled in. */
-            config: Record<string, never>;
+            config: Record<string, unknown>;
             /** Format: date-time */
             created_at: string;
             enabled: boolean;
@@ -1593,12 +1593,12 @@ export interface components {
         };
         CodeProviderCreate: {
             /** @description See `CodeProviderType` for the fields of each type. */
-            config?: Record<string, never>;
+            config?: Record<string, unknown>;
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
             name: string;
             /** @default 100 */
-            priority: number;
+            priority?: number;
             /** @description Write-only secrets of the type (see `CodeProviderType`). */
             secrets?: {
                 [key: string]: string;
@@ -1616,7 +1616,7 @@ export interface components {
          */
         CodeProviderType: "aliyun_sms" | "aliyun_voice" | "tencent_sms" | "tencent_voice" | "webhook" | "log";
         CodeProviderUpdate: {
-            config?: Record<string, never>;
+            config?: Record<string, unknown>;
             enabled?: boolean;
             name?: string;
             priority?: number;
@@ -1827,7 +1827,7 @@ export interface components {
         };
         GeneratorAdmin: components["schemas"]["Generator"] & {
             config?: components["schemas"]["GeneratorConfig"];
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             /** @description Names of the stored secrets; their values are never returned. */
             secret_names?: string[];
         };
@@ -1851,7 +1851,7 @@ export interface components {
             kind: "image" | "video" | "text";
             name: string;
             /** @description JSON Schema of the request body; default: the generic fields of the kind. */
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             /** @description Write-only, e.g. `{"api_key": "..."}`, sent as a bearer token upstream. */
             secrets?: {
                 [key: string]: string | null;
@@ -1867,7 +1867,7 @@ export interface components {
             /** @enum {string} */
             kind?: "image" | "video" | "text";
             name?: string;
-            parameters_schema?: Record<string, never>;
+            parameters_schema?: Record<string, unknown>;
             secrets?: {
                 [key: string]: string | null;
             };
@@ -2000,7 +2000,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2040,7 +2040,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes?: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2073,7 +2073,7 @@ export interface components {
             /** @description The nodes of the graph. */
             nodes?: {
                 /** @description Node-specific settings and results (e.g. a prompt, a file id). */
-                data?: Record<string, never>;
+                data?: Record<string, unknown>;
                 id: string;
                 position?: {
                     x: number;
@@ -2267,7 +2267,7 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "unavailable";
         };
-        ServerConfig: components["schemas"]["ServerConfigUpdate"] & Record<string, never>;
+        ServerConfig: components["schemas"]["ServerConfigUpdate"] & Record<string, unknown>;
         ServerConfigUpdate: {
             /** @description Seconds before the same number may request another code (default 60). */
             code_cooldown_seconds?: number;
@@ -2306,7 +2306,7 @@ export interface components {
              */
             owner_id: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags: string[];
             /** Format: date-time */
@@ -2325,7 +2325,7 @@ export interface components {
             /** @description Display name. */
             name: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags?: string[];
             /**
@@ -2342,7 +2342,7 @@ export interface components {
             /** @description Display name. */
             name?: string;
             /** @description JSON Schema of the parameters the skill takes. */
-            parameters?: Record<string, never>;
+            parameters?: Record<string, unknown>;
             /** @description Free-form labels for search and grouping. */
             tags?: string[];
             /**
@@ -4387,7 +4387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -6867,7 +6867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             503: components["responses"]["Overloaded"];

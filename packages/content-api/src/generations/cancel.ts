@@ -5,7 +5,7 @@ import type { CurrentUser } from '../auth/authenticate.ts';
 import { failGeneration } from './fail.ts';
 
 /** The error_message of a cancelled task and its files. */
-export const CANCELLED = 'cancelled';
+export const CANCELLED = 'cancelled' as const;
 
 /**
  * Cancels a pending or processing task for its owner or an administrator: failed + refunded at

@@ -1,11 +1,11 @@
 import { Router } from 'express';
+import { requestLog } from '@muse/core';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { requirePermission } from '../auth/authenticate.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { cancelGeneration } from './cancel.ts';
 import { submitGeneration } from './submit.ts';
-
-const SUBMIT_PATHS: Record<string, GenerationKind> = { images: 'image', videos: 'video', texts: 'text' };
 
 /**
  * `POST /api/v1/generations/{images|videos|texts}`: 202 with the pending result files;
@@ -13,17 +13,23 @@ const SUBMIT_PATHS: Record<string, GenerationKind> = { images: 'image', videos: 
  */
 export function generationsRouter(context: ContentContext): Router {
   const router = Router();
-  for (const [segment, kind] of Object.entries(SUBMIT_PATHS)) {
-    router.post(`/api/v1/generations/${segment}`, async (req, res) => {
+  const submitRoute = (
+    path: '/api/v1/generations/images' | '/api/v1/generations/videos' | '/api/v1/generations/texts',
+    kind: GenerationKind,
+  ) =>
+    route(router, 'post', path, async (req, res) => {
       const user = requirePermission(req, 'generation', 'create', 'own');
       const key = req.get('Idempotency-Key') || undefined;
-      const answer = await submitGeneration(context, user, kind, req.body as Record<string, unknown>, key);
-      res.status(202).json(answer);
+      // Its log lines (a workflow that could not start) name the request.
+      const deps = { ...context, logger: requestLog(res, context.logger) };
+      res.status(202).json(await submitGeneration(deps, user, kind, req.body, key));
     });
-  }
-  router.post('/api/v1/generations/:generationId/cancel', async (req, res) => {
+  submitRoute('/api/v1/generations/images', 'image');
+  submitRoute('/api/v1/generations/videos', 'video');
+  submitRoute('/api/v1/generations/texts', 'text');
+  route(router, 'post', '/api/v1/generations/{generation_id}/cancel', async (req, res) => {
     const user = requirePermission(req, 'generation', 'create', 'own');
-    res.json(await cancelGeneration(context, user, String(req.params.generationId)));
+    res.json(await cancelGeneration(context, user, String(req.params.generation_id)));
   });
   return router;
 }

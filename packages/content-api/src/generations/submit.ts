@@ -22,11 +22,10 @@ import {
 import { canRead, findFile } from '../files/files.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { publishFileStatus } from './events.ts';
+import type { Schema } from '../http/contract.ts';
 
-export interface SubmitAnswer {
-  file_ids: string[];
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-}
+/** The 202 answer: the result files, always pending (their records tell the progress). */
+export type SubmitAnswer = Schema<'GenerationResponse'>;
 
 export interface SubmitDeps {
   db: Sequelize;
@@ -127,7 +126,7 @@ export async function submitGeneration(
 
 interface TaskRow {
   id: string;
-  status: SubmitAnswer['status'];
+  status: 'pending' | 'processing' | 'completed' | 'failed';
   file_ids: string[];
   request_hash: string;
 }

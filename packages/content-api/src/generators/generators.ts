@@ -1,6 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
-import { ADAPTER_TYPES, adapterFor } from './adapters/registry.ts';
+import { ADAPTER_TYPES, adapterFor, type AdapterType } from './adapters/registry.ts';
 import {
   assertValidSchema,
   defaultParametersSchema,
@@ -12,7 +12,8 @@ export interface GeneratorRow {
   id: string;
   name: string;
   kind: GenerationKind;
-  type: string;
+  /** Checked by checkSpec before a row is written. */
+  type: AdapterType;
   description: string;
   base_cost: number;
   is_active: boolean;

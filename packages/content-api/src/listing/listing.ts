@@ -1,8 +1,7 @@
-import type { Request } from 'express';
 import { QueryTypes } from 'sequelize';
 import { ForbiddenError, ValidationError, type Sequelize } from '@muse/core';
 import { can, SCOPES, type Scope } from '../permissions/permissions.ts';
-import { currentUser, type CurrentUser } from '../auth/authenticate.ts';
+import { currentUser, type CurrentUser, type WithCaller } from '../auth/authenticate.ts';
 
 /**
  * The one pagination, sorting, time-filter and scope scheme of every list endpoint.
@@ -79,7 +78,7 @@ export function parseListQuery(query: Record<string, unknown>, defaultScope: Sco
  * Checks that the caller may list `resource` in the requested scope: `all` is for
  * administrators only; `own` and `public` need the matching read permission.
  */
-export function authorizeListScope(req: Request, resource: string, scope: Scope): CurrentUser {
+export function authorizeListScope(req: WithCaller, resource: string, scope: Scope): CurrentUser {
   const user = currentUser(req);
   if (scope === 'all' && !user.isAdmin) throw new ForbiddenError('scope=all is for administrators only');
   if (!can(user, resource, 'read', scope))

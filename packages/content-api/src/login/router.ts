@@ -1,11 +1,12 @@
 import express, { type Router } from 'express';
-import { BadRequestError, ForbiddenError, type Sequelize } from '@muse/core';
+import { BadRequestError, ForbiddenError, requestLog, type Sequelize } from '@muse/core';
 import type { ContentContext } from '../app.ts';
+import { route } from '../http/contract.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
 import { enabledProvidersFor } from '../code-providers/store.ts';
 import { createCodeHasher } from './code-hasher.ts';
-import { consumeCode, storeNewCode, withdrawCode, type CodeType } from './codes.ts';
+import { consumeCode, storeNewCode, withdrawCode } from './codes.ts';
 import { hitRateLimit, pruneRateLimits } from './rate-limits.ts';
 import { loginAccount } from './registration.ts';
 
@@ -21,9 +22,9 @@ export function loginRouter(context: ContentContext): Router {
   const hasher = createCodeHasher(context.config.MUSE_JWT_SECRET ?? '');
   const { db, logger } = context;
 
-  router.get('/api/v1/auth/verification-code', async (req, res) => {
-    const phone = String(req.query.phone_number);
-    const codeType = (req.query.code_type ?? 'sms') as CodeType;
+  route(router, 'get', '/api/v1/auth/verification-code', async (req, res) => {
+    const phone = req.query.phone_number;
+    const codeType = req.query.code_type ?? 'sms';
     const providers = requireProviders(
       await enabledProvidersFor(db, context.secrets, codeType, context.config.NODE_ENV === 'production'),
       codeType,
@@ -36,22 +37,20 @@ export function loginRouter(context: ContentContext): Router {
       settings,
     );
     try {
-      await deliverCode(providers, { phone, code, codeType }, logger, context.outbound);
+      await deliverCode(providers, { phone, code, codeType }, requestLog(res, logger), context.outbound);
     } catch (error) {
       await withdrawCode(db, phone, codeHash);
       throw error;
     }
     if (Math.random() < 0.01)
-      void pruneRateLimits(db).catch((error: unknown) => logger.warn({ err: error }, 'prune failed'));
+      void pruneRateLimits(db).catch((error: unknown) =>
+        requestLog(res, logger).warn({ err: error }, 'prune failed'),
+      );
     res.status(204).end();
   });
 
-  router.post('/api/v1/auth/token', async (req, res) => {
-    const {
-      phone,
-      verification_code: code,
-      source,
-    } = req.body as { phone: string; verification_code: string; source?: string };
+  route(router, 'post', '/api/v1/auth/token', async (req, res) => {
+    const { phone, verification_code: code, source } = req.body;
     const settings = await readServerSettings(db);
     await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
     const outcome = await db.transaction(async (transaction) => {
@@ -72,7 +71,8 @@ export function loginRouter(context: ContentContext): Router {
       );
     }
     if (!outcome.account.isActive) throw new ForbiddenError('This account is disabled');
-    if (outcome.account.registered) logger.info({ userId: outcome.account.id, source }, 'account registered');
+    if (outcome.account.registered)
+      requestLog(res, logger).info({ userId: outcome.account.id, source }, 'account registered');
     res.json({ token: await context.tokens.sign(outcome.account) });
   });
 

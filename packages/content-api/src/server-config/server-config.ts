@@ -6,7 +6,7 @@ import type { Sequelize } from '@muse/core';
  * the defaults are stored, so a new setting needs no data migration. Every process reads the
  * row from Postgres, so all API pods agree.
  */
-export interface ServerSettings {
+export type ServerSettings = {
   /** Largest accepted upload, in bytes. */
   max_upload_bytes: number;
   /** Credits a new account starts with. */
@@ -25,7 +25,7 @@ export interface ServerSettings {
   login_attempts_per_phone_per_hour: number;
   /** Login attempts per client IP per hour before 429. */
   login_attempts_per_ip_per_hour: number;
-}
+};
 
 export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
   max_upload_bytes: 20 * 1024 * 1024,

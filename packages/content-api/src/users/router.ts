@@ -3,6 +3,7 @@ import type { ContentContext } from '../app.ts';
 import type { Sequelize } from '@muse/core';
 import { currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
 import { assertReferenceReadable } from '../resources/access.ts';
+import { route } from '../http/contract.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import {
   changePermissions,
@@ -11,9 +12,6 @@ import {
   toUserView,
   updateUser,
   userStats,
-  type AdminUserChanges,
-  type PermissionChanges,
-  type ProfileChanges,
   type UserRow,
 } from './users.ts';
 
@@ -24,8 +22,8 @@ import {
 export function usersRouter({ db }: ContentContext): Router {
   const router = express.Router();
 
-  router.get('/api/v1/users', async (req, res) => {
-    const query = parseListQuery(req.query as Record<string, unknown>);
+  route(router, 'get', '/api/v1/users', async (req, res) => {
+    const query = parseListQuery(req.query);
     const user = authorizeListScope(req, 'user', query.scope);
     const rows = await listRows<UserRow>(
       db,
@@ -35,33 +33,33 @@ export function usersRouter({ db }: ContentContext): Router {
     );
     res.json(rows.map(toUserView));
   });
-  router.get('/api/v1/users/stats', async (req, res) => {
+  route(router, 'get', '/api/v1/users/stats', async (req, res) => {
     requireAdmin(req);
     res.json(await userStats(db));
   });
-  router.get('/api/v1/users/me', async (req, res) => {
+  route(router, 'get', '/api/v1/users/me', async (req, res) => {
     res.json(toUserView(await findUser(db, currentUser(req).id)));
   });
-  router.patch('/api/v1/users/me', async (req, res) => {
-    const { nickname, bio, avatar_file_id } = req.body as ProfileChanges;
+  route(router, 'patch', '/api/v1/users/me', async (req, res) => {
+    const { nickname, bio, avatar_file_id } = req.body;
     await assertAvatarReadable(db, currentUser(req), avatar_file_id);
     res.json(toUserView(await updateUser(db, currentUser(req).id, { nickname, bio, avatar_file_id })));
   });
-  router.get('/api/v1/users/:id', async (req, res) => {
+  route(router, 'get', '/api/v1/users/{id}', async (req, res) => {
     const caller = currentUser(req);
     if (caller.id !== req.params.id) requireAdmin(req);
     res.json(toUserView(await findUser(db, req.params.id)));
   });
-  router.patch('/api/v1/users/:id', async (req, res) => {
-    const changes = req.body as AdminUserChanges;
+  route(router, 'patch', '/api/v1/users/{id}', async (req, res) => {
+    const changes = req.body;
     await assertAvatarReadable(db, requireAdmin(req), changes.avatar_file_id);
     res.json(toUserView(await updateUser(db, req.params.id, changes)));
   });
-  router.patch('/api/v1/users/:id/permission', async (req, res) => {
+  route(router, 'patch', '/api/v1/users/{id}/permission', async (req, res) => {
     requireAdmin(req);
-    res.json(toUserView(await changePermissions(db, req.params.id, req.body as PermissionChanges)));
+    res.json(toUserView(await changePermissions(db, req.params.id, req.body)));
   });
-  router.delete('/api/v1/users/:id', async (req, res) => {
+  route(router, 'delete', '/api/v1/users/{id}', async (req, res) => {
     requireAdmin(req);
     await deleteUser(db, req.params.id);
     res.status(204).end();

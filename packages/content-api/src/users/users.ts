@@ -2,6 +2,8 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { NotFoundError, ValidationError, type Sequelize } from '@muse/core';
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
+import type { RequestBody, Schema } from '../http/contract.ts';
+import type { operations } from '../generated/openapi.ts';
 
 export interface UserRow {
   id: string;
@@ -64,16 +66,8 @@ export async function findUser(db: Sequelize, id: string, transaction?: Transact
   return row;
 }
 
-export interface ProfileChanges {
-  nickname?: string;
-  bio?: string;
-  avatar_file_id?: string | null;
-}
-
-export interface AdminUserChanges extends ProfileChanges {
-  is_active?: boolean;
-  credit_adjustment?: { amount: number; reason: string; reference?: string };
-}
+export type ProfileChanges = Schema<'UserProfileUpdate'>;
+export type AdminUserChanges = Schema<'UserAdminUpdate'>;
 
 const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as const;
 
@@ -120,13 +114,8 @@ async function adjustCredits(
   }
 }
 
-export interface PermissionChanges {
-  is_admin?: boolean;
-  grant?: string[];
-  revoke?: string[];
-  /** Back to the default for these triples: neither granted nor revoked. */
-  reset?: string[];
-}
+/** `reset` puts triples back to the default: neither granted nor revoked. */
+export type PermissionChanges = RequestBody<operations['updateUserPermission']>;
 
 /** Grants or revokes administrator rights and individual permission triples. */
 export async function changePermissions(
@@ -182,8 +171,8 @@ export async function deleteUser(db: Sequelize, id: string): Promise<void> {
   if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
 }
 
-export async function userStats(db: Sequelize) {
-  const [row] = await db.query<Record<string, string>>(
+export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {
+  const [row] = await db.query<Record<keyof Schema<'UserStats'>, string>>(
     `SELECT count(*) AS total,
             count(*) FILTER (WHERE is_active) AS active,
             count(*) FILTER (WHERE NOT is_active) AS banned,
@@ -195,5 +184,16 @@ export async function userStats(db: Sequelize) {
        FROM content.users`,
     { type: QueryTypes.SELECT },
   );
-  return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, Number(value)]));
+  // Postgres counts are bigint, which arrive as strings.
+  const count = (name: keyof Schema<'UserStats'>) => Number(row![name]);
+  return {
+    total: count('total'),
+    active: count('active'),
+    banned: count('banned'),
+    administrators: count('administrators'),
+    new_last_day: count('new_last_day'),
+    new_last_week: count('new_last_week'),
+    new_last_month: count('new_last_month'),
+    logged_in_last_day: count('logged_in_last_day'),
+  };
 }

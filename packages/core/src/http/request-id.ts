@@ -22,7 +22,7 @@ export function requestId(logger: Logger): RequestHandler {
 }
 
 /** The logger of the request `res` answers (the service logger's child naming its request id). */
-export function requestLog(res: Response, fallback: Logger): Logger {
+export function requestLog(res: Pick<Response, 'locals'>, fallback: Logger): Logger {
   return (res.locals.log as Logger | undefined) ?? fallback;
 }
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createDatabase, createLogger, type Config } from '@muse/core';
-import { createChatUser, createOrganization, ROLE_NAMES } from '@muse/chat-api';
+import { createChatUser, createOrganization, ROLE_NAMES, VIDEO_CHAT_PROVIDER } from '@muse/chat-api';
 import { requireSetting } from '../runtime.ts';
 
 async function withDatabase<T>(
@@ -21,13 +21,20 @@ export interface CreateOrganizationOptions {
   subdomain: string;
   name: string;
   description?: string;
+  videoChatProvider: string;
 }
 
 export async function runCreateOrganization(
   config: Config,
   options: CreateOrganizationOptions,
 ): Promise<void> {
-  const realm = await withDatabase(config, (db) => createOrganization(db, options));
+  const { videoChatProvider: providerName, ...rest } = options;
+  const videoChatProvider = VIDEO_CHAT_PROVIDER[providerName as keyof typeof VIDEO_CHAT_PROVIDER];
+  if (videoChatProvider === undefined)
+    throw new Error(
+      `Unknown video-call provider '${providerName}': one of ${Object.keys(VIDEO_CHAT_PROVIDER).join(', ')}`,
+    );
+  const realm = await withDatabase(config, (db) => createOrganization(db, { ...rest, videoChatProvider }));
   console.log(JSON.stringify({ realm_id: realm.id, subdomain: realm.string_id, name: realm.name }));
 }
 
@@ -70,6 +77,7 @@ export function registerChatCommands(
     .requiredOption('--name <name>', 'organization name')
     .option('--subdomain <subdomain>', "subdomain; '' for the root domain", '')
     .option('--description <text>', 'description')
+    .option('--video-chat-provider <name>', 'none, jitsi, zoom or bigbluebutton', 'jitsi')
     .action(withConfig(runCreateOrganization));
   chat
     .command('create-user')

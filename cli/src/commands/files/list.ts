@@ -1,0 +1,27 @@
+import { Command, Option } from 'commander';
+import type { Factory } from '../../factory.ts';
+import { pageSize, take, withListFlags, type ListFlags } from '../shared/lists.ts';
+import { FILE_COLUMNS } from './shared.ts';
+
+export interface ListOptions extends ListFlags {
+  scope: 'own' | 'public' | 'all';
+}
+
+export async function run(options: ListOptions, f: Factory): Promise<void> {
+  const rows = f.content().paginate('/api/v1/files', {
+    params: { query: { scope: options.scope, limit: pageSize(options) } },
+  });
+  f.printer().list(await take(rows, options), FILE_COLUMNS);
+}
+
+export function listCommand(f: Factory): Command {
+  return withListFlags(
+    new Command('list')
+      .description('List files, newest first')
+      .addOption(
+        new Option('--scope <scope>', 'yours, public ones, or every file (administrators)')
+          .choices(['own', 'public', 'all'])
+          .default('own'),
+      ),
+  ).action((options: ListOptions) => run(options, f));
+}

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { FileRecord } from '@muse/sdk';
+import type { Column } from '../../io/output.ts';
+import type { Factory } from '../../factory.ts';
+import { CliError, ExitCode, usageError } from '../../errors.ts';
+
+export const FILE_COLUMNS: Column<FileRecord>[] = [
+  { header: 'ID', value: (file) => file.id },
+  { header: 'NAME', value: (file) => file.name },
+  { header: 'STATUS', value: (file) => file.status },
+  { header: 'TYPE', value: (file) => file.content_type },
+  { header: 'SIZE', value: (file) => file.size },
+  { header: 'VISIBILITY', value: (file) => file.visibility },
+  { header: 'CREATED', value: (file) => file.created_at },
+];
+
+/** Uploads a local file (multipart `file` part) and answers its record. */
+export async function uploadFile(
+  f: Factory,
+  localPath: string,
+  options: { name?: string; visibility?: 'private' | 'public' } = {},
+): Promise<FileRecord> {
+  let content: Buffer;
+  try {
+    content = fs.readFileSync(localPath);
+  } catch (error) {
+    throw new CliError(
+      `cannot read ${localPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        exitCode: (error as NodeJS.ErrnoException).code === 'ENOENT' ? ExitCode.notFound : ExitCode.error,
+        code: 'unreadable_file',
+      },
+    );
+  }
+  const form = new FormData();
+  form.set('file', new Blob([content]), path.basename(localPath));
+  if (options.name) form.set('name', options.name);
+  if (options.visibility) form.set('visibility', options.visibility);
+  const { data } = await f.content().POST('/api/v1/files', {
+    body: form as never,
+    bodySerializer: (body: unknown) => body as FormData,
+  });
+  return data;
+}
+
+/**
+ * Writes a completed file's content into `dir` under its name (made safe for the file system);
+ * an existing file of that name gets the id prefixed rather than overwritten. Answers the path.
+ */
+export async function downloadFile(f: Factory, file: FileRecord, dir: string): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true });
+  const safe = path.basename(file.name).replace(/[^\w.\- ]/g, '_') || file.id;
+  let target = path.join(dir, safe);
+  if (fs.existsSync(target)) target = path.join(dir, `${file.id}-${safe}`);
+  const stream = await f.content().files.download(file.id, { signal: f.interrupt });
+  await pipeline(
+    Readable.fromWeb(stream as NodeReadableStream),
+    fs.createWriteStream(target, { flags: 'wx' }),
+  );
+  return target;
+}
+
+/** Local paths look like paths; everything else is taken as a file id. */
+export function isLocalPath(reference: string): boolean {
+  return reference.includes('/') || reference.includes('\\') || fs.existsSync(reference);
+}
+
+export function requireDirectory(dir: string | undefined): string | undefined {
+  if (dir !== undefined && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
+    throw usageError(`${dir} is not a directory`);
+  }
+  return dir;
+}

@@ -1,0 +1,123 @@
+import { GenerationFailedError, type FileRecord, type GenerationKind } from '@muse/sdk';
+import type { Factory } from '../../factory.ts';
+import { CliError } from '../../errors.ts';
+import type { Column } from '../../io/output.ts';
+import { parseSettings } from '../shared/pairs.ts';
+import { generatorId, type GeneratorKind } from '../generators/shared.ts';
+import { FILE_COLUMNS, downloadFile, isLocalPath, requireDirectory, uploadFile } from '../files/shared.ts';
+
+/** What every `muse generate <kind>` accepts; the kind-specific fields are only set by their verb. */
+export interface GenerateOptions {
+  generator: string;
+  prompt?: string;
+  count?: number;
+  aspectRatio?: string;
+  duration?: number;
+  /** File ids or local paths (uploaded first). */
+  reference?: string[];
+  /** Further generator parameters, KEY=VALUE. */
+  param?: string[];
+  wait?: boolean;
+  out?: string;
+  idempotencyKey?: string;
+}
+
+const PLURAL: Record<GeneratorKind, GenerationKind> = { image: 'images', video: 'videos', text: 'texts' };
+
+/**
+ * Submits a generation; with `--wait` (or `--out`) follows its files until they are done, showing
+ * progress, and downloads them into `--out`. A failed file ends the command with its error
+ * message (the task was refunded) and exit code 1; a 402 exits 5.
+ */
+export async function generate(kind: GeneratorKind, options: GenerateOptions, f: Factory): Promise<void> {
+  const out = requireDirectory(options.out);
+  const generator_id = await generatorId(f, options.generator, kind);
+  const reference_file_ids = options.reference?.length ? await referenceIds(options.reference, f) : undefined;
+  const body = {
+    ...parseSettings(options.param),
+    generator_id,
+    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    ...(options.count !== undefined ? { count: options.count } : {}),
+    ...(options.aspectRatio !== undefined ? { aspect_ratio: options.aspectRatio } : {}),
+    ...(options.duration !== undefined ? { duration: options.duration } : {}),
+    ...(reference_file_ids ? { reference_file_ids } : {}),
+  };
+  const fileIds = await f.content().generations.create(PLURAL[kind], body, {
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  });
+  if (!options.wait && out === undefined) {
+    f.printer().notice(`Submitted; follow it with: muse files get ${fileIds[0]}`);
+    if (f.printer().format === 'table') for (const id of fileIds) f.printer().line(id);
+    else f.printer().data({ file_ids: fileIds, status: 'pending' });
+    return;
+  }
+  const files = await waitForFiles(fileIds, f);
+  const saved = new Map<string, string>();
+  if (out !== undefined) {
+    for (const file of files) saved.set(file.id, await downloadFile(f, file, out));
+  }
+  type Row = FileRecord & { path?: string };
+  const rows: Row[] = files.map((file) =>
+    saved.has(file.id) ? { ...file, path: saved.get(file.id)! } : file,
+  );
+  const savedAs: Column<Row> = { header: 'SAVED AS', value: (row) => row.path };
+  f.printer().list(rows, out !== undefined ? [...FILE_COLUMNS, savedAs] : FILE_COLUMNS);
+}
+
+/** Uploads the local paths among the references; file ids pass through. */
+async function referenceIds(references: readonly string[], f: Factory): Promise<string[]> {
+  const ids: string[] = [];
+  for (const reference of references) {
+    if (!isLocalPath(reference)) {
+      ids.push(reference);
+      continue;
+    }
+    const file = await uploadFile(f, reference);
+    f.printer().notice(`Uploaded ${reference} as ${file.id}`);
+    ids.push(file.id);
+  }
+  return ids;
+}
+
+/** Follows every file to its end, one progress display for all of them. */
+async function waitForFiles(ids: readonly string[], f: Factory): Promise<FileRecord[]> {
+  const progress = f.progress();
+  const status = new Map(ids.map((id) => [id, 'pending']));
+  const show = () => progress.update(summary([...status.values()]));
+  show();
+  try {
+    return await Promise.all(
+      ids.map((id) =>
+        f.content().files.waitFor(id, {
+          signal: f.interrupt,
+          pollInterval: 500,
+          onUpdate: (file) => {
+            status.set(id, file.status);
+            show();
+          },
+        }),
+      ),
+    );
+  } catch (error) {
+    if (f.interrupt.aborted) {
+      throw new CliError('stopped waiting; the generation goes on', {
+        code: 'interrupted',
+        hint: `see it with muse files get ${ids[0]}`,
+      });
+    }
+    if (error instanceof GenerationFailedError) status.set(error.fileId, 'failed');
+    throw error;
+  } finally {
+    progress.done();
+  }
+}
+
+/** `processing` for one file; `3 files: 1 completed, 2 processing` for several. */
+function summary(statuses: readonly string[]): string {
+  if (statuses.length === 1) return `generating: ${statuses[0]}`;
+  const counts = new Map<string, number>();
+  for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+  const order = ['completed', 'processing', 'pending', 'failed'];
+  const parts = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s}`);
+  return `generating ${statuses.length} files: ${parts.join(', ')}`;
+}

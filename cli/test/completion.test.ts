@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { muse, tempConfigHome } from './support/terminal.ts';
+
+/** Asks bash's own completion machinery what `words` completes to with the generated script. */
+function bashComplete(script: string, words: string[]): string[] {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'muse-completion-')), 'muse.bash');
+  fs.writeFileSync(file, script);
+  const line = ['muse', ...words].map((w) => `'${w}'`).join(' ');
+  const out = execFileSync('bash', [
+    '-c',
+    `source ${file}; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _muse; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ]);
+  return out.toString().split('\n').filter(Boolean);
+}
+
+describe('muse completion', () => {
+  it('bash: completes nouns, verbs after global flags and their values, and flag choices', async () => {
+    const result = await muse(['completion', 'bash'], { env: { XDG_CONFIG_HOME: tempConfigHome() } });
+    expect(result.code).toBe(0);
+    expect(bashComplete(result.stdout, ['pro'])).toEqual(['profile', 'providers']);
+    expect(bashComplete(result.stdout, ['--profile', 'x', 'profile', ''])).toEqual(
+      expect.arrayContaining(['list', 'use', 'remove']),
+    );
+    expect(bashComplete(result.stdout, ['profile', 'list', '-o', 'j'])).toEqual(['json']);
+    expect(bashComplete(result.stdout, ['users', 'credit', '--'])).toEqual(
+      expect.arrayContaining(['--reason', '--reference', '--output', '--profile']),
+    );
+    expect(bashComplete(result.stdout, ['--'])).toContain('--version');
+    expect(bashComplete(result.stdout, ['users', '--'])).not.toContain('--version');
+  });
+
+  it('zsh loads the same completion through bashcompinit; fish gets its own script', async () => {
+    const zsh = await muse(['completion', 'zsh'], { env: { XDG_CONFIG_HOME: tempConfigHome() } });
+    expect(zsh.stdout).toContain('bashcompinit');
+    expect(zsh.stdout).toContain('complete -o default -F _muse muse');
+    const fish = await muse(['completion', 'fish'], { env: { XDG_CONFIG_HOME: tempConfigHome() } });
+    expect(fish.stdout).toContain(`complete -c muse -f -n 'test (__muse_path) = "profile"' -a 'use'`);
+    expect(fish.stdout).toContain("complete -c muse -s o -r -a 'table json yaml'");
+  });
+
+  it('refuses other shells with a usage error', async () => {
+    const result = await muse(['completion', 'powershell'], { env: { XDG_CONFIG_HOME: tempConfigHome() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^muse: command-argument value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish; see muse completion --help\n$/,
+    );
+  });
+});

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { balanceOf, createTestUser, type TestUser } from '../../test/support/content.ts';
+import { api } from '../../test/support/login.ts';
+import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
+import type { FakeServer } from '../../test/support/fakes/server.ts';
+import { muse, tempConfigHome } from './support/terminal.ts';
+
+/** `muse generate --wait` in process, with the terminal faked, against the real stack and worker. */
+let stack: TestStack;
+let user: TestUser;
+let upstream: FakeServer;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  await stack.startWorker();
+  const admin = await createTestUser(stack, { admin: true });
+  user = await createTestUser(stack, { balance: 100 });
+  upstream = await startFakeOpenAi('the-real-key');
+  const generators = [
+    { name: 'Slow images', kind: 'image', type: 'builtin', base_cost: 1, config: { delay_ms: 1200 } },
+    {
+      name: 'Wrong key',
+      kind: 'image',
+      type: 'openai',
+      base_cost: 3,
+      config: { base_url: `${upstream.url}/v1`, model: 'dall-e', max_attempts: 1 },
+      secrets: { api_key: `not-${randomBytes(4).toString('hex')}` },
+    },
+  ];
+  for (const body of generators) {
+    const created = await api(stack, '/api/v1/generators', { method: 'POST', headers: admin.headers, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  await stack?.stop();
+});
+
+const env = () => ({
+  XDG_CONFIG_HOME: tempConfigHome(),
+  MUSE_CONTENT_URL: stack.contentUrl,
+  MUSE_TOKEN: user.token,
+});
+
+describe('muse generate --wait', { timeout: 180_000 }, () => {
+  it('on a terminal: one live status line, redrawn in place and cleared, then the table', async () => {
+    const result = await muse(
+      ['generate', 'image', '--generator', 'Slow images', '--prompt', 'tty', '--wait'],
+      {
+        tty: true,
+        env: env(),
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('\n');
+    expect(result.stderr).toMatch(/^\r\x1b\[2K\S generating: pending \(\d+s\)/);
+    expect(result.stderr).toContain('generating: completed');
+    expect(result.stderr.endsWith('\r\x1b[2K')).toBe(true);
+    // A terminal gets colour: bold headers.
+    expect(result.stdout).toMatch(/^\x1b\[1mID\x1b\[22m\s+\x1b\[1mNAME\x1b\[22m/);
+    expect(result.stdout.split('\n')[1]).toMatch(/^\S+\s+tty\.png\s+completed\s+image\/png\s+\d+\s+private/);
+  });
+
+  it('elsewhere: one line per status change', async () => {
+    const result = await muse(
+      ['generate', 'image', '--generator', 'Slow images', '--prompt', 'log', '--wait'],
+      {
+        env: env(),
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /^generating: pending\n(generating: processing\n)?generating: completed\n$/,
+    );
+  });
+
+  it('two files: one line counts them by status', async () => {
+    const result = await muse(
+      [
+        'generate',
+        'image',
+        '--generator',
+        'Slow images',
+        '--prompt',
+        'two',
+        '--count',
+        '2',
+        '--wait',
+        '-o',
+        'json',
+      ],
+      { env: env() },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.split('\n')[0]).toBe('generating 2 files: 2 pending');
+    expect(result.stderr).toContain('generating 2 files: 2 completed\n');
+    expect(JSON.parse(result.stdout)).toHaveLength(2);
+  });
+
+  it('a failed generation prints its error message, exits 1, and was refunded', async () => {
+    const before = await balanceOf(stack, user.id);
+    const result = await muse(['generate', 'image', '--generator', 'Wrong key', '--prompt', 'x', '--wait'], {
+      env: env(),
+    });
+    expect(result.code).toBe(1);
+    const last = result.stderr.trim().split('\n').at(-1)!;
+    expect(last).toMatch(/^muse: generation failed: .+ \(file [0-9a-f-]{36}\); the credits were refunded/);
+    expect(await balanceOf(stack, user.id)).toBe(before);
+  });
+
+  it('without --wait: the file ids, for scripts', async () => {
+    const result = await muse(
+      ['generate', 'text', '--generator', 'Built-in texts', '--prompt', 'hi', '-o', 'json'],
+      {
+        env: env(),
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ file_ids: [expect.any(String)], status: 'pending' });
+  });
+});

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, type Config } from '@muse/core';
+import { ApnsClient } from './apns.ts';
+import { BouncerSender } from './bouncer.ts';
+import { DirectSender } from './direct.ts';
+import { FcmClient, type ServiceAccount } from './fcm.ts';
+import type { PushSender } from './sender.ts';
+
+export type { PushDevice, PushNotification, PushOutcome, PushSender } from './sender.ts';
+export { RemoteTokenRejected } from './sender.ts';
+
+function required(config: Config, names: (keyof Config)[]): void {
+  const missing = names.filter((name) => !config[name]);
+  if (missing.length)
+    throw new ConfigError(`MUSE_PUSH_SENDER=${config.MUSE_PUSH_SENDER} needs ${missing.join(', ')}`);
+}
+
+/** The push sender the configuration names; undefined when push is off. Bad settings stop the start. */
+export function createPushSender(config: Config): PushSender | undefined {
+  if (config.MUSE_PUSH_SENDER === 'none') return undefined;
+  if (config.MUSE_PUSH_SENDER === 'bouncer') {
+    required(config, ['MUSE_PUSH_BOUNCER_SERVER_UUID', 'MUSE_PUSH_BOUNCER_API_KEY']);
+    return new BouncerSender({
+      url: config.MUSE_PUSH_BOUNCER_URL,
+      serverUuid: config.MUSE_PUSH_BOUNCER_SERVER_UUID ?? '',
+      apiKey: config.MUSE_PUSH_BOUNCER_API_KEY ?? '',
+    });
+  }
+  const apnsFile = config.MUSE_PUSH_APNS_KEY_FILE;
+  if (apnsFile) required(config, ['MUSE_PUSH_APNS_KEY_ID', 'MUSE_PUSH_APNS_TEAM_ID']);
+  const fcmFile = config.MUSE_PUSH_FCM_CREDENTIALS_FILE;
+  if (!apnsFile && !fcmFile)
+    throw new ConfigError(
+      'MUSE_PUSH_SENDER=direct needs MUSE_PUSH_APNS_KEY_FILE or MUSE_PUSH_FCM_CREDENTIALS_FILE',
+    );
+  const apns = apnsFile
+    ? new ApnsClient({
+        url: config.MUSE_PUSH_APNS_URL,
+        keyPem: readFileSync(apnsFile, 'utf8'),
+        keyId: config.MUSE_PUSH_APNS_KEY_ID ?? '',
+        teamId: config.MUSE_PUSH_APNS_TEAM_ID ?? '',
+      })
+    : undefined;
+  const fcm = fcmFile
+    ? new FcmClient(JSON.parse(readFileSync(fcmFile, 'utf8')) as ServiceAccount, config.MUSE_PUSH_FCM_URL)
+    : undefined;
+  return new DirectSender(apns, fcm);
+}

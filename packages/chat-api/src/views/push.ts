@@ -1,0 +1,87 @@
+import {
+  addDevice,
+  removeDevice,
+  sendTestNotification,
+  validateAppId,
+  type DeviceKind,
+} from '../domain/push.ts';
+import { endpoint, type Endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+
+const TOKEN_RULES =
+  'An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not ' +
+  'hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST.';
+
+/**
+ * Each device family under Zulip's current path and under the spec's deprecated one; both are the
+ * same code, for POST (register) and DELETE (remove).
+ */
+function deviceEndpoints(
+  kind: DeviceKind,
+  path: string,
+  operation: string,
+  what: string,
+  deprecated: boolean,
+): Endpoint[] {
+  const note = deprecated ? ' (deprecated path, same code as the current one)' : '';
+  const register =
+    kind === 'apns'
+      ? endpoint({
+          method: 'post',
+          path,
+          operationId: `add${operation}`,
+          summary: `Register ${what} (token, appid)${note}`,
+          description: `${TOKEN_RULES} With the bouncer sender the device is registered with the bouncer first.`,
+          params: { token: p.string(), appid: p.string().describe("The app's bundle id") },
+          view: async (params, actor) => {
+            const appId = validateAppId(params.appid);
+            await addDevice(actor, actor.runtime.push, { kind, token: params.token, appId });
+          },
+        })
+      : endpoint({
+          method: 'post',
+          path,
+          operationId: `add${operation}`,
+          summary: `Register ${what} (token)${note}`,
+          description: `${TOKEN_RULES} With the bouncer sender the device is registered with the bouncer first.`,
+          params: { token: p.string() },
+          view: async (params, actor) => {
+            await addDevice(actor, actor.runtime.push, { kind, token: params.token, appId: null });
+          },
+        });
+  const remove = endpoint({
+    method: 'delete',
+    path,
+    operationId: `remove${operation}`,
+    summary: `Remove ${what}${note}; an unknown token is 400 "Token does not exist"`,
+    params: { token: p.string() },
+    view: async (params, actor) => {
+      await removeDevice(actor, actor.runtime.push, kind, params.token);
+    },
+  });
+  return [register, remove];
+}
+
+/** Mobile push devices and the test notification. */
+export const pushEndpoints = [
+  ...deviceEndpoints('apns', '/users/me/apns_device_token', 'ApnsDeviceToken', 'an iOS device', false),
+  ...deviceEndpoints('apns', '/users/me/ios_device_token', 'IosDeviceToken', 'an iOS device', true),
+  ...deviceEndpoints('fcm', '/users/me/android_gcm_reg_id', 'AndroidGcmRegId', 'an Android device', false),
+  ...deviceEndpoints('fcm', '/users/me/android_reg_id', 'AndroidRegId', 'an Android device', true),
+  endpoint({
+    method: 'post',
+    path: '/mobile_push/test_notification',
+    operationId: 'sendTestNotification',
+    summary:
+      'Send a test notification (event "test", realm_name) to one device, or to all the caller\'s devices',
+    description:
+      "Delivered through the configured sender (MUSE_PUSH_SENDER: direct APNs/FCM, or Zulip's push " +
+      'bouncer). A token this server does not know is 400 INVALID_PUSH_DEVICE_TOKEN; one the bouncer does ' +
+      'not know is 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN; no device at all is 400 NO_ACTIVE_PUSH_DEVICE; ' +
+      'push not configured is 400 BAD_REQUEST. A token the service reports unregistered is removed.',
+    params: { token: p.string().optional().describe('Without it, every device of the caller') },
+    view: async (params, actor) => {
+      await sendTestNotification(actor, actor.runtime.push, params.token);
+    },
+  }),
+];

@@ -1,0 +1,155 @@
+import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
+import {
+  createGroup,
+  deactivateGroup,
+  groupMembers,
+  groupSubgroups,
+  isGroupMember,
+  listGroups,
+  updateMembership,
+} from '../domain/user-groups.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+import { schema } from './schemas.ts';
+
+const ids = () => p.json<number[]>({ type: 'array', items: { type: 'integer' } });
+const setting = () => p.json<GroupSetting>(groupSettingSchema).optional();
+const groupId = () => p.id().describe('The user group');
+const idList = { type: 'array', items: { type: 'integer' } };
+
+/** User groups: list, create, members and subgroups, deactivate (Zulip's shapes and rules). */
+export const userGroupEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/user_groups',
+    operationId: 'listUserGroups',
+    summary: 'Every user group; system groups list their members by role',
+    params: { include_deactivated_groups: p.bool().default(false) },
+    response: {
+      required: ['user_groups'],
+      properties: { user_groups: { type: 'array', items: schema('UserGroup') } },
+    },
+    view: async (params, actor) => ({
+      user_groups: await listGroups(actor.db, actor.realm.id, {
+        includeDeactivated: params.include_deactivated_groups,
+      }),
+    }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/user_groups/create',
+    operationId: 'createUserGroup',
+    summary: 'Create a group with initial members, subgroups and permission settings',
+    description:
+      'Members and above may create groups (guests may not). Names are unique (case-insensitive), at ' +
+      'most 100 characters, and may not start with "role:" or "user:". Unset permissions take Zulip\'s ' +
+      'defaults: the creator manages the group and adds members, everyone may leave and mention it, ' +
+      'nobody joins or removes members on their own. Every user gets a user_group add event.',
+    params: {
+      name: p.string(),
+      description: p.string(),
+      members: ids(),
+      subgroups: ids().default([]),
+      can_add_members_group: setting(),
+      can_join_group: setting(),
+      can_leave_group: setting(),
+      can_manage_group: setting(),
+      can_mention_group: setting(),
+      can_remove_members_group: setting(),
+    },
+    response: { required: ['group_id'], properties: { group_id: { type: 'integer' } } },
+    view: async ({ name, description, members, subgroups, ...settings }, actor) => ({
+      group_id: await createGroup(actor, { name, description, members, subgroups, settings }),
+    }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/user_groups/{user_group_id}/members',
+    operationId: 'updateUserGroupMembers',
+    summary: 'Add and delete members (and subgroups)',
+    description:
+      'Administrators and can_manage_group holders may do anything; can_add_members_group adds, ' +
+      'can_remove_members_group removes; a user adds themself with can_join_group and removes themself ' +
+      'with can_leave_group. System and deactivated groups cannot be changed. Adding a member twice, ' +
+      'removing a non-member, an unknown group and a subgroup cycle are 400 BAD_REQUEST.',
+    params: {
+      user_group_id: groupId(),
+      add: ids().default([]),
+      delete: ids().default([]),
+      add_subgroups: ids().default([]),
+      delete_subgroups: ids().default([]),
+    },
+    view: async ({ user_group_id, ...change }, actor) => {
+      await updateMembership(actor, user_group_id, change);
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/user_groups/{user_group_id}/members',
+    operationId: 'getUserGroupMembers',
+    summary: 'Members, through subgroups too unless direct_member_only',
+    params: { user_group_id: groupId(), direct_member_only: p.bool().default(false) },
+    response: { required: ['members'], properties: { members: idList } },
+    view: async (params, actor) => ({
+      members: await groupMembers(actor, params.user_group_id, params.direct_member_only),
+    }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/user_groups/{user_group_id}/members/{user_id}',
+    operationId: 'getIsUserGroupMember',
+    summary: 'Whether the user is a member of the group',
+    params: { user_group_id: groupId(), user_id: p.id(), direct_member_only: p.bool().default(false) },
+    response: {
+      required: ['is_user_group_member'],
+      properties: { is_user_group_member: { type: 'boolean' } },
+    },
+    view: async (params, actor) => ({
+      is_user_group_member: await isGroupMember(
+        actor,
+        params.user_group_id,
+        params.user_id,
+        params.direct_member_only,
+      ),
+    }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/user_groups/{user_group_id}/subgroups',
+    operationId: 'updateUserGroupSubgroups',
+    summary: 'Add and delete subgroups, with the membership rules',
+    params: { user_group_id: groupId(), add: ids().default([]), delete: ids().default([]) },
+    view: async (params, actor) => {
+      await updateMembership(actor, params.user_group_id, {
+        add: [],
+        delete: [],
+        add_subgroups: params.add,
+        delete_subgroups: params.delete,
+      });
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/user_groups/{user_group_id}/subgroups',
+    operationId: 'getUserGroupSubgroups',
+    summary: 'Subgroups, recursively unless direct_subgroup_only',
+    params: { user_group_id: groupId(), direct_subgroup_only: p.bool().default(false) },
+    response: { required: ['subgroups'], properties: { subgroups: idList } },
+    view: async (params, actor) => ({
+      subgroups: await groupSubgroups(actor, params.user_group_id, params.direct_subgroup_only),
+    }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/user_groups/{user_group_id}/deactivate',
+    operationId: 'deactivateUserGroup',
+    summary: 'Deactivate a group (its managers)',
+    description:
+      'While a channel permission setting names the group: 400 CANNOT_DEACTIVATE_GROUP_IN_USE with ' +
+      'objections [{type: channel, channel_id, settings}].',
+    params: { user_group_id: groupId() },
+    view: async (params, actor) => {
+      await deactivateGroup(actor, params.user_group_id);
+    },
+  }),
+];

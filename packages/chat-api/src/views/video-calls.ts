@@ -1,0 +1,133 @@
+import type { Request } from 'express';
+import { realmUrl } from '../domain/realms.ts';
+import {
+  bigBlueButtonJoinUrl,
+  completeZoomAuthorization,
+  createVideoCall,
+  removeZoomToken,
+  VIDEO_CHAT_PROVIDER,
+  zoomAuthorizeUrl,
+} from '../domain/video-calls.ts';
+import { requestRealm } from '../http/auth.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { JsonableError } from '../http/errors.ts';
+import { p } from '../http/params.ts';
+import type { ChatRuntime } from './context.ts';
+
+const ZOOM_COMPLETE_PATH = '/api/v1/calls/zoom/complete';
+const callUrl = { required: ['url'], properties: { url: { type: 'string', description: 'The call URL.' } } };
+
+function redirect(req: Request, url: string): void {
+  req.res?.redirect(302, url);
+}
+
+/** Where Zoom sends the browser back: the organization's URL, which the Zoom app must allow. */
+async function zoomRedirectUri(runtime: ChatRuntime, req: Request): Promise<string> {
+  const realm = await requestRealm(runtime.db, runtime.config, req.headers.host);
+  if (!realm) throw new JsonableError('Invalid organization');
+  return `${realmUrl(realm, runtime.config, req.protocol)}${ZOOM_COMPLETE_PATH}`;
+}
+
+/** Video calls with the organization's provider (Jitsi, BigBlueButton, Zoom) and Zoom's per-user OAuth. */
+export const videoCallEndpoints = [
+  endpoint({
+    method: 'post',
+    path: '/calls/videocall/create',
+    operationId: 'createVideoCall',
+    summary: "A call URL from the organization's provider (Jitsi, BigBlueButton, Zoom)",
+    description:
+      'Jitsi: a new room on MUSE_VIDEO_JITSI_URL. BigBlueButton: a relative, signed link to ' +
+      '/api/v1/calls/bigbluebutton/join. Zoom: a meeting created as the caller, who must have connected ' +
+      'Zoom (otherwise 400 INVALID_ZOOM_TOKEN; see has_videocall_token). An organization without a ' +
+      'provider, or a provider this server has no settings for, is 400 BAD_REQUEST.',
+    response: callUrl,
+    view: async (_params, actor) => ({
+      url: await createVideoCall(actor, actor.runtime.video, {
+        meetingName: `${actor.user.full_name}'s call`,
+        voiceOnly: false,
+      }),
+    }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/calls/bigbluebutton/create',
+    operationId: 'createBigBlueButtonCall',
+    summary: "A signed BigBlueButton call link, whatever the organization's provider",
+    params: { meeting_name: p.string(), voice_only: p.bool().default(false) },
+    response: callUrl,
+    view: async (params, actor) => ({
+      url: await createVideoCall(actor, actor.runtime.video, {
+        meetingName: params.meeting_name,
+        voiceOnly: params.voice_only,
+        provider: VIDEO_CHAT_PROVIDER.bigbluebutton,
+      }),
+    }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/calls/bigbluebutton/join',
+    operationId: 'joinBigBlueButtonCall',
+    summary: "Opens a call link: answers 302 to BigBlueButton's signed join URL",
+    description:
+      'Checks the link\'s signature (a changed field is 400 "Invalid call link"), creates the meeting ' +
+      "(idempotent) and redirects; the link's creator joins as moderator, everyone else as viewer.",
+    params: {
+      meeting_id: p.string(),
+      name: p.string(),
+      voice_only: p.string(),
+      moderator: p.string(),
+      checksum: p.string(),
+    },
+    view: async (params, actor, req) =>
+      redirect(req, await bigBlueButtonJoinUrl(actor, actor.runtime.video, params)),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/calls/zoom/create',
+    operationId: 'createZoomCall',
+    summary: 'A Zoom meeting created as the caller; 400 INVALID_ZOOM_TOKEN without a usable token',
+    description: 'An expired access token is refreshed once; a refused refresh forgets the token.',
+    response: callUrl,
+    view: async (_params, actor) => ({
+      url: await createVideoCall(actor, actor.runtime.video, {
+        meetingName: `${actor.user.full_name}'s call`,
+        voiceOnly: false,
+        provider: VIDEO_CHAT_PROVIDER.zoom,
+      }),
+    }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/calls/zoom/register',
+    operationId: 'startZoomAuthorization',
+    summary: "Answers 302 to Zoom's OAuth authorization, with a signed state naming the caller",
+    view: async (_params, actor, req) =>
+      redirect(req, zoomAuthorizeUrl(actor, actor.runtime.video, await zoomRedirectUri(actor.runtime, req))),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/calls/zoom/complete',
+    operationId: 'completeZoomAuthorization',
+    summary:
+      "Zoom's redirect back: stores the user's token, sends has_zoom_token and has_videocall_token events",
+    description: 'The browser carries no API key: the signed state names the user (a forged one is 400).',
+    public: true,
+    params: { code: p.string(), state: p.string() },
+    view: async (params, runtime, req) => {
+      await completeZoomAuthorization(runtime.db, runtime.video, {
+        code: params.code,
+        state: params.state,
+        redirectUri: await zoomRedirectUri(runtime, req),
+      });
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/calls/zoom',
+    operationId: 'removeZoomToken',
+    summary: "Forget the caller's Zoom token (has_videocall_token becomes false)",
+    view: async (_params, actor) => {
+      await removeZoomToken(actor);
+    },
+  }),
+];

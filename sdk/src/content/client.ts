@@ -1,0 +1,52 @@
+import type { paths } from '../generated/content.ts';
+import { contentApiError } from '../errors.ts';
+import { transportFor, type ClientOptions } from '../client-options.ts';
+import { createTypedClient, type TypedClient } from '../typed-client.ts';
+import { authHelpers, type AuthHelpers } from './auth.ts';
+import { fileHelpers, type FileHelpers } from './files.ts';
+import { generationHelpers, type GenerationHelpers } from './generations.ts';
+import { paginator, type Paginate } from './paginate.ts';
+
+export type ContentPaths = paths;
+
+export interface ContentClientOptions extends ClientOptions {
+  /** A bearer token from an earlier login; `auth.login` sets one too. */
+  token?: string;
+}
+
+export interface ContentClient extends TypedClient<paths> {
+  /** The bearer token sent with every call, or null. */
+  readonly token: string | null;
+  setToken(token: string | null): void;
+  auth: AuthHelpers;
+  generations: GenerationHelpers;
+  files: FileHelpers;
+  paginate: Paginate;
+}
+
+/** A typed client of the content service. */
+export function createContentClient(options: ContentClientOptions): ContentClient {
+  let token = options.token ?? null;
+  const transport = transportFor(options, contentApiError, (headers) => {
+    if (token !== null && !headers.has('authorization')) headers.set('Authorization', `Bearer ${token}`);
+  });
+  const api = createTypedClient<paths>({
+    baseUrl: options.baseUrl,
+    transport,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  const setToken = (next: string | null) => {
+    token = next;
+  };
+  return {
+    ...api,
+    get token() {
+      return token;
+    },
+    setToken,
+    auth: authHelpers(api, setToken),
+    generations: generationHelpers(api),
+    files: fileHelpers(api, transport, options.baseUrl),
+    paginate: paginator(api),
+  };
+}

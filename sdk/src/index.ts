@@ -1,0 +1,18 @@
+export {
+  createContentClient,
+  type ContentClient,
+  type ContentClientOptions,
+  type ContentPaths,
+} from './content/client.ts';
+export type { AuthHelpers } from './content/auth.ts';
+export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
+export type { GenerationHelpers, GenerationKind, GenerationRequest } from './content/generations.ts';
+export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
+export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
+export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';
+export type { ClientOptions } from './client-options.ts';
+export type { CallOptions } from './transport/transport.ts';
+export type { Answer, SuccessData, TypedClient, TypedMethod } from './typed-client.ts';
+export type { components as ContentComponents } from './generated/content.ts';
+export type { components as ChatComponents } from './generated/chat.ts';
+export * from './errors.ts';

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { createTestUser, randomPhone, type TestUser } from '../../test/support/content.ts';
+import { addWebhookProvider, clientAddress } from '../../test/support/login.ts';
+import { BUILTIN } from '../../test/support/generation.ts';
+import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
+import type { CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import {
+  AuthenticationError,
+  GenerationFailedError,
+  NotFoundError,
+  ValidationError,
+  createContentClient,
+  type ContentClient,
+} from '../src/index.ts';
+
+describe('@muse/sdk content client against the real stack', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  let receiver: CodeReceiver;
+  let replicate: FakeReplicate;
+  let client: ContentClient;
+  const phone = randomPhone();
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await stack.startWorker();
+    admin = await createTestUser(stack, { admin: true });
+    receiver = await addWebhookProvider(stack, admin);
+    replicate = await startFakeReplicate('r8-test');
+    // A distinct client address, so the per-address code limits of other tests do not apply.
+    client = createContentClient({ baseUrl: stack.contentUrl, headers: clientAddress() });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await replicate?.close();
+    await stack?.stop();
+  });
+
+  it('logs in with requestCode and login, and keeps the token', async () => {
+    await expect(client.GET('/api/v1/users/me')).rejects.toBeInstanceOf(AuthenticationError);
+    await client.auth.requestCode(phone);
+    const token = await client.auth.login(phone, receiver.codeFor(phone)!, { source: 'sdk-test' });
+    expect(client.token).toBe(token);
+    const { data: me } = await client.GET('/api/v1/users/me');
+    expect(me.phone).toBe(phone);
+  });
+
+  it('creates a resource and reads it back, typed by the document', async () => {
+    const { data: created, response } = await client.POST('/api/v1/characters', {
+      body: { name: 'Ada', persona: 'a patient tutor', tags: ['math'] },
+    });
+    expect(response.status).toBe(201);
+    const { data: read } = await client.GET('/api/v1/characters/{id}', {
+      params: { path: { id: created.id } },
+    });
+    expect(read).toMatchObject({ id: created.id, name: 'Ada', tags: ['math'] });
+  });
+
+  it('paginates 250 rows with offset/limit pages', async () => {
+    let requests = 0;
+    const owner = createContentClient({
+      baseUrl: stack.contentUrl,
+      token: (await createTestUser(stack)).token,
+      fetch: (input, init) => {
+        requests += 1;
+        return fetch(input, init);
+      },
+    });
+    const created: string[] = [];
+    for (let batch = 0; batch < 25; batch++) {
+      const rows = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          owner.POST('/api/v1/projects', { body: { name: `project ${batch * 10 + i}` } }),
+        ),
+      );
+      created.push(...rows.map((row) => row.data.id));
+    }
+    const seen: string[] = [];
+    requests = 0;
+    for await (const project of owner.paginate('/api/v1/projects', { params: { query: { limit: 100 } } }))
+      seen.push(project.id);
+    expect(seen).toHaveLength(250);
+    expect(new Set(seen)).toEqual(new Set(created));
+    expect(requests).toBe(3); // 100 + 100 + 50: the short page ends the walk
+  });
+
+  it('submits a generation, waits for its file and downloads it as a stream', async () => {
+    const fileIds = await client.generations.create('images', {
+      generator_id: BUILTIN.image,
+      prompt: 'a red fox',
+      count: 1,
+    });
+    expect(fileIds).toHaveLength(1);
+    const statuses: string[] = [];
+    const file = await client.files.waitFor(fileIds[0]!, {
+      pollInterval: 100,
+      onUpdate: (update) => statuses.push(update.status),
+    });
+    expect(file.status).toBe('completed');
+    expect(statuses.at(-1)).toBe('completed');
+    const stream = await client.files.download(file.id);
+    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    expect(bytes.length).toBe(file.size);
+    expect([...bytes.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]); // PNG
+  });
+
+  it('throws GenerationFailedError with the file error_message when a generation fails', async () => {
+    const adminClient = createContentClient({ baseUrl: stack.contentUrl, token: admin.token });
+    const { data: generator } = await adminClient.POST('/api/v1/generators', {
+      body: {
+        name: `replicate-${Date.now()}`,
+        kind: 'video',
+        type: 'replicate',
+        base_cost: 1,
+        config: { base_url: replicate.url, version: 'abc123', poll_interval_seconds: 0.3, max_attempts: 1 },
+        secrets: { api_key: 'r8-test' },
+      },
+    });
+    replicate.outcome = 'failed';
+    replicate.processingMs = 200;
+    const [fileId] = await client.generations.create('videos', {
+      generator_id: generator.id,
+      prompt: 'waves',
+    });
+    const failure = await client.files
+      .waitFor(fileId!, { pollInterval: 100 })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GenerationFailedError);
+    expect((failure as GenerationFailedError).fileId).toBe(fileId);
+    expect((failure as GenerationFailedError).errorMessage).toMatch(/prediction failed: CUDA out of memory/);
+  });
+
+  it('answers typed errors with status, code, message, details and the request id', async () => {
+    const missing = await client
+      .GET('/api/v1/files/{file_id}', { params: { path: { file_id: crypto.randomUUID() } } })
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing).toMatchObject({ status: 404, code: 'not_found' });
+    // The server echoes (and logs) the id the SDK sends: a generated UUID, or the caller's own.
+    expect((missing as NotFoundError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const named = await client
+      .GET('/api/v1/files/{file_id}', {
+        params: { path: { file_id: crypto.randomUUID() } },
+        headers: { 'X-Request-Id': 'sdk-test.42' },
+      })
+      .catch((error: unknown) => error);
+    expect(named).toMatchObject({ status: 404, requestId: 'sdk-test.42' });
+    const invalid = await client
+      .GET('/api/v1/characters', { params: { query: { limit: 0 } } })
+      .catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_error' });
+    expect((invalid as ValidationError).details).toBeDefined();
+  });
+});
