@@ -276,6 +276,9 @@ describe('content service hardening', () => {
   });
 
   it('path variants (case, trailing slash) need the same token as the documented path', async () => {
+    // Plain fetch: these paths are not in the document, so the contract-checking helper is no use.
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${stack.contentUrl}${path}`, { headers });
     const id = '00000000-0000-4000-8000-000000000001';
     for (const path of [
       `/api/v1/generators/${id}/`,
@@ -283,10 +286,10 @@ describe('content service hardening', () => {
       '/API/V1/FILES/',
       '/api/v1/skills/',
     ]) {
-      const answer = await api(stack, path);
+      const answer = await get(path);
       expect(answer.status, path).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Bearer');
-      expect((await api(stack, path, { headers: admin.headers })).status, path).toBeLessThan(500);
+      expect((await get(path, admin.headers)).status, path).toBeLessThan(500);
     }
   });
 
