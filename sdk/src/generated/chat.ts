@@ -34,23 +34,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -79,7 +62,7 @@ export interface paths {
     put?: never;
     /**
      * Exchange an email and password for the user's API key
-     * @description Failed attempts are counted per organization and username (MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS); beyond that every attempt is refused with 429 until the window ends.
+     * @description Every attempt is counted before the password is checked, per account (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt is refused with 429 until the window ends.
      */
     post: operations['fetchApiKey'];
     delete?: never;
@@ -743,7 +726,7 @@ export interface components {
       /** @constant */
       result: 'error';
       msg: string;
-      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT, INVALID_PUSH_DEVICE_TOKEN, INVALID_REMOTE_PUSH_DEVICE_TOKEN, NO_ACTIVE_PUSH_DEVICE, INVALID_ZOOM_TOKEN, CANNOT_DEACTIVATE_GROUP_IN_USE (with objections) */
+      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT, INVALID_PUSH_DEVICE_TOKEN, INVALID_REMOTE_PUSH_DEVICE_TOKEN, NO_ACTIVE_PUSH_DEVICE, INVALID_ZOOM_TOKEN, CANNOT_DEACTIVATE_GROUP_IN_USE (with objections), SERVICE_UNAVAILABLE */
       code: string;
     } & {
       [key: string]: unknown;
@@ -998,6 +981,17 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description The database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); retry after the given seconds */
+    Overloaded: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
   };
   parameters: never;
   requestBodies: never;
@@ -1060,27 +1054,6 @@ export interface operations {
         };
         content: {
           'application/json': Record<string, never>;
-        };
-      };
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Metrics */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
         };
       };
     };
@@ -1148,6 +1121,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['Overloaded'];
     };
   };
   devFetchApiKey: {
@@ -1189,6 +1163,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getServerSettings: {
@@ -1241,6 +1216,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      503: components['responses']['Overloaded'];
     };
   };
   listSubscriptions: {
@@ -1272,6 +1248,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   subscribe: {
@@ -1439,6 +1416,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   unsubscribe: {
@@ -1473,6 +1451,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateSubscriptionProperties: {
@@ -1518,6 +1497,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateSubscriptionProperty: {
@@ -1561,6 +1541,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateSubscriptionProperty_patch: {
@@ -1604,6 +1585,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   listAlertWords: {
@@ -1634,6 +1616,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   addAlertWords: {
@@ -1673,6 +1656,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeAlertWords: {
@@ -1705,6 +1689,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteProfileData: {
@@ -1735,6 +1720,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateProfileData: {
@@ -1778,6 +1764,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   listProfileFields: {
@@ -1807,6 +1794,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   createProfileField: {
@@ -1864,6 +1852,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   registerQueue: {
@@ -1986,6 +1975,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getEvents: {
@@ -2020,6 +2010,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteQueue: {
@@ -2050,6 +2041,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getMessages: {
@@ -2091,6 +2083,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   sendMessage: {
@@ -2140,6 +2133,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUsers: {
@@ -2172,6 +2166,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getOwnUser: {
@@ -2227,6 +2222,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUser: {
@@ -2261,6 +2257,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   deactivateUser: {
@@ -2299,6 +2296,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUser: {
@@ -2350,6 +2348,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   reactivateUser: {
@@ -2380,6 +2379,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUserGroups: {
@@ -2411,6 +2411,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   createUserGroup: {
@@ -2529,6 +2530,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserGroupMembers: {
@@ -2562,6 +2564,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserGroupMembers: {
@@ -2615,6 +2618,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getIsUserGroupMember: {
@@ -2649,6 +2653,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserGroupSubgroups: {
@@ -2682,6 +2687,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserGroupSubgroups: {
@@ -2727,6 +2733,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   deactivateUserGroup: {
@@ -2757,6 +2764,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   addApnsDeviceToken: {
@@ -2798,6 +2806,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeApnsDeviceToken: {
@@ -2828,6 +2837,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   addIosDeviceToken: {
@@ -2869,6 +2879,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeIosDeviceToken: {
@@ -2899,6 +2910,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   addAndroidGcmRegId: {
@@ -2936,6 +2948,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeAndroidGcmRegId: {
@@ -2966,6 +2979,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   addAndroidRegId: {
@@ -3003,6 +3017,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeAndroidRegId: {
@@ -3033,6 +3048,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   sendTestNotification: {
@@ -3072,6 +3088,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   createVideoCall: {
@@ -3102,6 +3119,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   createBigBlueButtonCall: {
@@ -3135,6 +3153,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   joinBigBlueButtonCall: {
@@ -3169,6 +3188,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   createZoomCall: {
@@ -3199,6 +3219,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   startZoomAuthorization: {
@@ -3227,6 +3248,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
   completeZoomAuthorization: {
@@ -3257,6 +3279,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      503: components['responses']['Overloaded'];
     };
   };
   removeZoomToken: {
@@ -3285,6 +3308,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Overloaded'];
     };
   };
 }

@@ -34,23 +34,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -120,9 +103,11 @@ export interface paths {
      *     one login, and sends it through the first enabled provider able to deliver `code_type`
      *     (by ascending `priority`; when one fails the next is tried). A new code replaces the
      *     previous one. The same number may ask again only after `code_cooldown_seconds`
-     *     (default 60); each number and each client address may ask `codes_per_phone_per_day`
-     *     and `codes_per_ip_per_day` times a day. Limits are kept in the database, so they hold
-     *     across all API processes.
+     *     (default 60) from the last send, whether that code was used, exhausted or withdrawn. A
+     *     number may ask `codes_per_phone_per_day` times a day from one client address (five times
+     *     that from all addresses together), and each address `codes_per_ip_per_day` times, so
+     *     requests made from elsewhere cannot use up the owner's codes. Limits are kept in the
+     *     database, so they hold across all API processes.
      */
     get: operations['requestVerificationCode'];
     put?: never;
@@ -147,8 +132,9 @@ export interface paths {
      * @description On the first login of a number an account is created with the default permissions and
      *     `default_credit_quota` credits (server-config), granted through the credit ledger. The
      *     code is consumed by a successful login; after `code_max_attempts` wrong entries it is
-     *     invalidated. Attempts are limited per number and per client address per hour
-     *     (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`). The token is a
+     *     invalidated. Attempts are limited per number and client address together, and per client
+     *     address, per hour (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`),
+     *     so wrong codes sent from elsewhere never lock the owner out. The token is a
      *     JWT (HS256) with the claims `sub`, `is_active`, `permission.is_admin`, `iat`, `exp`.
      */
     post: operations['createToken'];
@@ -429,6 +415,31 @@ export interface paths {
     put?: never;
     /** Generate a text (cost base_cost) */
     post: operations['generateTexts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/generations/{generation_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        generation_id: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a generation (its owner or an administrator)
+     * @description Ends a pending or processing task at once: the task and its unfinished files become
+     *     `failed` with `error_message` "cancelled", the charge is refunded (once, whatever else
+     *     happens meanwhile), and the upstream is asked to stop where its protocol allows
+     *     (Replicate-style predictions are cancelled; a synchronous upstream call is abandoned).
+     */
+    post: operations['cancelGeneration'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1229,7 +1240,7 @@ export interface paths {
     put?: never;
     /**
      * Redeem an invite code for credits
-     * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.
+     * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses. Each account may try 20 codes an hour (429 with Retry-After beyond).
      */
     post: operations['redeemInviteCode'];
     delete?: never;
@@ -1274,11 +1285,11 @@ export interface components {
       code_ttl_seconds?: number;
       /** @description Wrong entries after which a code is invalidated (default 5). */
       code_max_attempts?: number;
-      /** @description Codes one number may request per day (default 10). */
+      /** @description Codes one number may request per day from one client address (default 10); from all addresses together, five times that. */
       codes_per_phone_per_day?: number;
       /** @description Codes one client address may request per day (default 50). */
       codes_per_ip_per_day?: number;
-      /** @description Login attempts per number per hour before 429 (default 10). */
+      /** @description Login attempts per number and client address per hour before 429 (default 10). */
       login_attempts_per_phone_per_hour?: number;
       /** @description Login attempts per client address per hour before 429 (default 100). */
       login_attempts_per_ip_per_hour?: number;
@@ -1523,6 +1534,15 @@ export interface components {
       prompt?: string;
     } & {
       [key: string]: unknown;
+    };
+    CancelledGeneration: {
+      /** Format: uuid */
+      id: string;
+      file_ids: string[];
+      /** @enum {string} */
+      status: 'failed';
+      /** @enum {string} */
+      error_message: 'cancelled';
     };
     GenerationResponse: {
       file_ids: string[];
@@ -2525,6 +2545,17 @@ export interface components {
     };
   };
   responses: {
+    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+    Overloaded: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description The token is missing, invalid or expired (header WWW-Authenticate is Bearer). */
     Unauthorized: {
       headers: {
@@ -2660,6 +2691,7 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getReadiness: {
@@ -2693,27 +2725,6 @@ export interface operations {
       };
     };
   };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Metrics in the Prometheus text format */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
-        };
-      };
-    };
-  };
   getOpenApi: {
     parameters: {
       query?: never;
@@ -2733,6 +2744,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getServerConfig: {
@@ -2756,6 +2768,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateServerConfig: {
@@ -2781,9 +2794,30 @@ export interface operations {
           'application/json': components['schemas']['ServerConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getPaymentApi: {
@@ -2807,6 +2841,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updatePaymentApi: {
@@ -2832,9 +2867,30 @@ export interface operations {
           'application/json': components['schemas']['PaymentApi'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   requestVerificationCode: {
@@ -2895,6 +2951,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   createToken: {
@@ -2949,6 +3006,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
       /** @description Too many login attempts for this number or from this address; `Retry-After` says when to try again. */
       429: {
@@ -2961,6 +3028,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   listVerificationCodeProviders: {
@@ -2984,6 +3052,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   createVerificationCodeProvider: {
@@ -3009,10 +3078,30 @@ export interface operations {
           'application/json': components['schemas']['CodeProvider'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description A provider with this name exists. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3031,6 +3120,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getVerificationCodeProvider: {
@@ -3058,6 +3148,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteVerificationCodeProvider: {
@@ -3083,6 +3174,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateVerificationCodeProvider: {
@@ -3110,6 +3202,16 @@ export interface operations {
           'application/json': components['schemas']['CodeProvider'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -3123,7 +3225,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listFiles: {
@@ -3166,6 +3279,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   uploadFile: {
@@ -3219,7 +3333,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getFile: {
@@ -3247,6 +3372,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteFile: {
@@ -3291,6 +3417,7 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateFile: {
@@ -3322,6 +3449,16 @@ export interface operations {
           'application/json': components['schemas']['File'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       /** @description Another user's public file (only its owner or an administrator changes it), or a missing file:update:own permission. */
       403: {
@@ -3334,7 +3471,18 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   downloadFile: {
@@ -3374,6 +3522,7 @@ export interface operations {
       };
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listImageGenerators: {
@@ -3388,6 +3537,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   listVideoGenerators: {
@@ -3402,6 +3552,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   listTextGenerators: {
@@ -3416,6 +3567,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   createGenerator: {
@@ -3441,6 +3593,16 @@ export interface operations {
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description Another generator has this name. */
@@ -3453,7 +3615,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getGenerator: {
@@ -3480,6 +3653,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deactivateGenerator: {
@@ -3505,6 +3679,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateGenerator: {
@@ -3532,6 +3707,16 @@ export interface operations {
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -3545,7 +3730,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getGenerationSchema: {
@@ -3573,6 +3769,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   generateImages: {
@@ -3596,6 +3793,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3620,6 +3827,16 @@ export interface operations {
       };
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3662,6 +3879,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3686,6 +3913,16 @@ export interface operations {
       };
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3728,6 +3965,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3760,6 +4007,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
@@ -3771,6 +4028,62 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+    };
+  };
+  cancelGeneration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        generation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled and refunded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CancelledGeneration'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account is disabled, or lacks generation:create:own. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No generation with this id belongs to the caller (administrators see every one). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The generation already ended (completed or failed); nothing changed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUsers: {
@@ -3813,6 +4126,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserStats: {
@@ -3836,6 +4150,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   getMe: {
@@ -3859,6 +4174,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateMe: {
@@ -3884,6 +4200,16 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description `avatar_file_id` names no file the caller may read (missing, or another user's private file); nothing is changed. */
@@ -3896,7 +4222,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUser: {
@@ -3924,6 +4261,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteUser: {
@@ -3949,6 +4287,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUser: {
@@ -3976,9 +4315,29 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request is not valid, or the credit adjustment would take the balance below zero (nothing is changed). */
       422: {
         headers: {
@@ -3989,6 +4348,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserPermission: {
@@ -4021,10 +4381,31 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listCharacters: {
@@ -4067,6 +4448,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createCharacter: {
@@ -4092,11 +4474,32 @@ export interface operations {
           'application/json': components['schemas']['Character'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getCharacter: {
@@ -4125,6 +4528,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteCharacter: {
@@ -4151,6 +4555,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateCharacter: {
@@ -4179,11 +4584,32 @@ export interface operations {
           'application/json': components['schemas']['Character'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUserCharacterConfigs: {
@@ -4228,6 +4654,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createUserCharacterConfig: {
@@ -4253,11 +4680,32 @@ export interface operations {
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserCharacterConfig: {
@@ -4286,6 +4734,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteUserCharacterConfig: {
@@ -4312,6 +4761,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserCharacterConfig: {
@@ -4340,11 +4790,32 @@ export interface operations {
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listConversations: {
@@ -4389,6 +4860,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createConversation: {
@@ -4414,11 +4886,32 @@ export interface operations {
           'application/json': components['schemas']['Conversation'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getConversation: {
@@ -4447,6 +4940,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteConversation: {
@@ -4473,6 +4967,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateConversation: {
@@ -4501,11 +4996,32 @@ export interface operations {
           'application/json': components['schemas']['Conversation'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listConversationMessages: {
@@ -4550,6 +5066,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createConversationMessage: {
@@ -4582,10 +5099,31 @@ export interface operations {
           'application/json': components['schemas']['ConversationMessage'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listProjects: {
@@ -4628,6 +5166,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createProject: {
@@ -4653,11 +5192,32 @@ export interface operations {
           'application/json': components['schemas']['Project'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getProject: {
@@ -4686,6 +5246,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteProject: {
@@ -4712,6 +5273,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateProject: {
@@ -4740,11 +5302,32 @@ export interface operations {
           'application/json': components['schemas']['Project'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listCanvases: {
@@ -4789,6 +5372,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createCanvas: {
@@ -4814,11 +5398,32 @@ export interface operations {
           'application/json': components['schemas']['Canvas'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getCanvas: {
@@ -4847,6 +5452,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteCanvas: {
@@ -4873,6 +5479,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateCanvas: {
@@ -4901,11 +5508,32 @@ export interface operations {
           'application/json': components['schemas']['Canvas'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listSkills: {
@@ -4948,6 +5576,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createSkill: {
@@ -4973,11 +5602,32 @@ export interface operations {
           'application/json': components['schemas']['Skill'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getSkill: {
@@ -5006,6 +5656,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteSkill: {
@@ -5032,6 +5683,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateSkill: {
@@ -5060,11 +5712,32 @@ export interface operations {
           'application/json': components['schemas']['Skill'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listNodeGroups: {
@@ -5107,6 +5780,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createNodeGroup: {
@@ -5132,11 +5806,32 @@ export interface operations {
           'application/json': components['schemas']['NodeGroup'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getNodeGroup: {
@@ -5165,6 +5860,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteNodeGroup: {
@@ -5191,6 +5887,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateNodeGroup: {
@@ -5219,11 +5916,32 @@ export interface operations {
           'application/json': components['schemas']['NodeGroup'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listFavorites: {
@@ -5268,6 +5986,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createFavorite: {
@@ -5293,11 +6012,32 @@ export interface operations {
           'application/json': components['schemas']['Favorite'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getFavorite: {
@@ -5326,6 +6066,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteFavorite: {
@@ -5352,6 +6093,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateFavorite: {
@@ -5380,11 +6122,32 @@ export interface operations {
           'application/json': components['schemas']['Favorite'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listBundles: {
@@ -5427,6 +6190,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createBundle: {
@@ -5452,11 +6216,32 @@ export interface operations {
           'application/json': components['schemas']['Bundle'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getBundle: {
@@ -5485,6 +6270,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteBundle: {
@@ -5511,6 +6297,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateBundle: {
@@ -5539,11 +6326,32 @@ export interface operations {
           'application/json': components['schemas']['Bundle'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listPayments: {
@@ -5588,6 +6396,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createPayment: {
@@ -5613,11 +6422,32 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getPayment: {
@@ -5646,6 +6476,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deletePayment: {
@@ -5672,6 +6503,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updatePayment: {
@@ -5700,11 +6532,32 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listTransactionLogs: {
@@ -5749,6 +6602,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getTransactionLog: {
@@ -5777,6 +6631,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listInviteCodes: {
@@ -5819,6 +6674,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createInviteCode: {
@@ -5844,11 +6700,32 @@ export interface operations {
           'application/json': components['schemas']['InviteCode'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getInviteCode: {
@@ -5877,6 +6754,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteInviteCode: {
@@ -5903,6 +6781,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateInviteCode: {
@@ -5931,11 +6810,32 @@ export interface operations {
           'application/json': components['schemas']['InviteCode'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   redeemInviteCode: {
@@ -5963,11 +6863,43 @@ export interface operations {
           'application/json': components['schemas']['InviteRedemption'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      /** @description Too many codes tried by this account this hour; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: components['responses']['Overloaded'];
     };
   };
 }
