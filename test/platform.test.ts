@@ -29,9 +29,12 @@ describe('operational endpoints of both APIs', () => {
       });
     });
 
-    it(`${api}: /metrics is in the Prometheus text format`, async () => {
+    it(`${api}: /metrics is served on the metrics port only, in the Prometheus text format`, async () => {
       await fetch(`${url()}/healthz`);
-      const response = await fetch(`${url()}/metrics`);
+      expect((await fetch(`${url()}/metrics`)).status).toBe(404);
+      const metricsUrl = api === 'content' ? stack.contentMetricsUrl : stack.chatMetricsUrl;
+      expect((await fetch(`${metricsUrl}/healthz`)).status).toBe(404);
+      const response = await fetch(`${metricsUrl}/metrics`);
       expect(response.headers.get('content-type')).toMatch(/text\/plain/);
       const text = await response.text();
       expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/healthz"/);

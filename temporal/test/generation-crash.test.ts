@@ -22,7 +22,7 @@ describe('a worker killed mid-task', () => {
   const workers = new Set<MuseProcess>();
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1' });
     admin = await createTestUser(stack, { admin: true });
     replicate = await startFakeReplicate('r8-test');
     openai = await startFakeOpenAi('sk-test');
@@ -46,6 +46,8 @@ describe('a worker killed mid-task', () => {
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
       MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+      MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
     });
     workers.add(worker);
     void worker.exited().then(() => workers.delete(worker));

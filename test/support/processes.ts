@@ -29,7 +29,14 @@ process.once('exit', () => {
 /** Runs `muse-server <args>` as its own process, the way an operator does. */
 export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
   const child = spawn(process.execPath, [serverMain, ...args], {
-    env: { ...process.env, ...env },
+    // Metrics listeners on free ports, so parallel processes on this machine never collide.
+    env: {
+      ...process.env,
+      MUSE_CONTENT_METRICS_PORT: '0',
+      MUSE_CHAT_METRICS_PORT: '0',
+      MUSE_WORKER_METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);

@@ -7,6 +7,8 @@ import {
   createLogger,
   listen,
   loadConfig,
+  metricsHandler,
+  metricsRegistryOf,
   type Config,
   type Logger,
   type RunningServer,
@@ -27,6 +29,9 @@ export interface TestStack {
   taskQueue: string;
   contentUrl: string;
   chatUrl: string;
+  /** Each API's metrics listener (`GET /metrics`), apart from its API port as in production. */
+  contentMetricsUrl: string;
+  chatMetricsUrl: string;
   /** Starts a worker on this stack's task queue; stopped by `stop()`. */
   startWorker(): Promise<Worker>;
   stop(): Promise<void>;
@@ -50,6 +55,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     MUSE_CONTENT_PORT: '0',
     MUSE_CHAT_PORT: '0',
     MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+    MUSE_SECRETS_KEY: randomBytes(32).toString('base64'),
     MUSE_DATA_DIR: path.join(os.tmpdir(), `muse-${taskQueue}`),
     ...env,
   });
@@ -58,8 +64,15 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const events = new EventBus(database.url, logger);
   const deps = { config, logger, db: database.db, temporal, events };
   const serverOptions = { host: config.MUSE_HOST, logger, shutdownTimeoutMs: 1000 };
-  const content: RunningServer = await listen(createContentApp(deps), { ...serverOptions, port: 0 });
-  const chat: RunningServer = await listen(createChatApp(deps), { ...serverOptions, port: 0 });
+  const contentApp = createContentApp(deps);
+  const chatApp = createChatApp(deps);
+  const content: RunningServer = await listen(contentApp, { ...serverOptions, port: 0 });
+  const chat: RunningServer = await listen(chatApp, { ...serverOptions, port: 0 });
+  const metrics = await Promise.all(
+    [contentApp, chatApp].map((app) =>
+      listen(metricsHandler(metricsRegistryOf(app)), { ...serverOptions, port: 0 }),
+    ),
+  );
   const sockets = attachConversationChannel(content.server, deps);
 
   const workers: { worker: Worker; running: Promise<void> }[] = [];
@@ -72,6 +85,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     taskQueue,
     contentUrl: content.url,
     chatUrl: chat.url,
+    contentMetricsUrl: metrics[0]!.url,
+    chatMetricsUrl: metrics[1]!.url,
     async startWorker() {
       const { worker, run } = await createWorker({
         address: temporalAddress,
@@ -91,6 +106,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       await sockets.close();
       await content.close();
       await chat.close();
+      for (const server of metrics) await server.close();
       await events.close();
       await temporal.connection.close().catch(() => {});
       await database.drop();

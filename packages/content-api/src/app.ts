@@ -7,6 +7,7 @@ import {
   type EventBus,
   type Logger,
   type Sequelize,
+  verifyJsonText,
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { createAccessResolver, openapiDocument } from './openapi.ts';
@@ -35,7 +36,7 @@ export interface ContentDeps {
 export type ContentContext = ContentDeps & ContentServices;
 
 export function createContentApp(deps: ContentDeps): Express {
-  const context: ContentContext = { ...deps, ...createContentServices(deps.config) };
+  const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,
@@ -46,7 +47,7 @@ export function createContentApp(deps: ContentDeps): Express {
   // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
   const access = createAccessResolver(openapiDocument);
   app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
-  app.use(express.json({ limit: '1mb' }));
+  app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: openapiDocument as never,

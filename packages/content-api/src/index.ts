@@ -74,3 +74,4 @@ export {
   assertTypeAllowed,
   type ProviderRow,
 } from './code-providers/store.ts';
+export { resealSecrets } from './secrets/reseal.ts';

@@ -30,21 +30,36 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return documentRequestId(documentValidationFailures(document));
+  return documentRequestId(documentCommonErrors(document));
 }
 
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+const errorAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
 /**
- * The request validator answers 422 to any operation whose parameters or body break the
- * document, so every such operation documents it (it is easily forgotten by hand).
+ * The answers every operation can give, documented on each: 503 (a saturated database); with a
+ * body, 400 (not JSON) and 415 (not the documented media type); with parameters or a body, 422
+ * (a value the schema refuses, e.g. a malformed id in the path).
  */
-function documentValidationFailures(document: Document): Document {
-  type Operation = { parameters?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> };
-  for (const item of Object.values(document.paths) as Record<string, Operation | unknown[]>[]) {
-    const shared = Array.isArray(item.parameters) && item.parameters.length > 0;
-    for (const [method, operation] of Object.entries(item)) {
-      if (method === 'parameters' || Array.isArray(operation)) continue;
-      const validated = shared || (operation.parameters?.length ?? 0) > 0 || operation.requestBody;
-      if (validated) operation.responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
+function documentCommonErrors(document: Document): Document {
+  type Operation = { responses?: Record<string, unknown>; requestBody?: unknown; parameters?: unknown[] };
+  for (const item of Object.values(document.paths) as Record<string, Operation>[]) {
+    const shared = (item as { parameters?: unknown[] }).parameters;
+    for (const method of METHODS) {
+      const operation = item[method];
+      const responses = operation?.responses;
+      if (!operation || !responses) continue;
+      responses['503'] ??= { $ref: '#/components/responses/Overloaded' };
+      if (operation.requestBody) {
+        responses['400'] ??= errorAnswer('The request body is not valid JSON.');
+        responses['415'] ??= errorAnswer('The request body is not of a documented media type.');
+      }
+      if (operation.requestBody || operation.parameters?.length || shared?.length)
+        responses['422'] ??= { $ref: '#/components/responses/ValidationFailed' };
     }
   }
   return document;
@@ -77,8 +92,11 @@ type Access = 'public' | 'secured' | 'undocumented';
  */
 export function createAccessResolver(document: Document): (method: string, path: string) => Access {
   const rules = Object.entries(document.paths).map(([template, item]) => {
+    // Matched as the router matches: any letter case, an optional trailing slash. A variant the
+    // router would serve must never skip the token check.
     const pattern = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+      'i',
     );
     const operations = new Map<string, Access>();
     for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[] }>)) {

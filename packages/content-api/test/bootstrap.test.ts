@@ -5,12 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { createLogger, freePort, loadConfig } from '@muse/core';
+import { createLogger, createSecretBox, freePort, loadConfig } from '@muse/core';
 import { applyBootstrapFile, prepareContentService } from '@muse/content-api';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { randomPhone } from '../../../test/support/content.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
 import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
+
+const secretsKey = randomBytes(32).toString('base64');
+const secrets = createSecretBox(secretsKey);
 
 // Each test starts real processes: allow for a busy machine.
 describe('bootstrap file and the black-box login journey', { timeout: 180_000 }, () => {
@@ -55,6 +58,8 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
       MUSE_HOST: '127.0.0.1',
       MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
       MUSE_BOOTSTRAP_FILE: bootstrapFile,
+      MUSE_SECRETS_KEY: secretsKey,
+      MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     };
   });
   afterAll(async () => {
@@ -209,7 +214,7 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
       'code_providers:\n  - name: half\n    type: aliyun_sms\n    config: { access_key_id: x }\n',
     );
     const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(
+    await expect(applyBootstrapFile({ db: database.db, logger, secrets }, file)).rejects.toThrow(
       /section code_providers failed.*sign_name/s,
     );
     expect(await query("SELECT 1 FROM content.verification_code_providers WHERE name = 'half'")).toEqual([]);
@@ -232,18 +237,22 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
       );
     const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
     await declare(7);
-    await applyBootstrapFile({ db: database.db, logger }, file);
+    await applyBootstrapFile({ db: database.db, logger, secrets }, file);
     await declare(9);
-    await applyBootstrapFile({ db: database.db, logger }, file);
+    await applyBootstrapFile({ db: database.db, logger, secrets }, file);
     const rows = await query<{ base_cost: number; secrets: Record<string, string> }>(
       "SELECT base_cost, secrets FROM content.generators WHERE name = 'studio images'",
     );
-    expect(rows).toEqual([{ base_cost: 9, secrets: { api_key: 'sk-test' } }]);
+    expect(rows.map((row) => ({ ...row, secrets: secrets.openValues(row.secrets) }))).toEqual([
+      { base_cost: 9, secrets: { api_key: 'sk-test' } },
+    ]);
     await writeFile(
       file,
       'generators:\n  - name: broken\n    kind: image\n    type: nobody\n    base_cost: 1\n',
     );
-    await expect(applyBootstrapFile({ db: database.db, logger }, file)).rejects.toThrow(/generators/);
+    await expect(applyBootstrapFile({ db: database.db, logger, secrets }, file)).rejects.toThrow(
+      /generators/,
+    );
   });
 
   it('adds a log provider in development when none exists, so a fresh start can log in', async () => {
@@ -251,8 +260,8 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
     try {
       const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
       const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: fresh.url });
-      await prepareContentService({ db: fresh.db, logger }, config);
-      await prepareContentService({ db: fresh.db, logger }, config);
+      await prepareContentService({ db: fresh.db, logger, secrets }, config);
+      await prepareContentService({ db: fresh.db, logger, secrets }, config);
       const providers = await fresh.db.query(
         'SELECT type, enabled FROM content.verification_code_providers',
         { type: QueryTypes.SELECT },
@@ -261,7 +270,7 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
       const production = await createTestDatabase();
       try {
         await prepareContentService(
-          { db: production.db, logger },
+          { db: production.db, logger, secrets },
           loadConfig({ NODE_ENV: 'production', DATABASE_URL: production.url }),
         );
         expect(

@@ -13,7 +13,7 @@ describe('verification-code providers', () => {
   let admin: TestUser;
   const fakes: CodeReceiver[] = [];
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1', MUSE_TRUST_PROXY: 'loopback' });
     admin = await createTestUser(stack, { admin: true });
   });
   afterAll(async () => {
@@ -285,7 +285,11 @@ describe('verification-code providers', () => {
 describe('the log provider in production', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ NODE_ENV: 'production' });
+    stack = await startTestStack({
+      NODE_ENV: 'production',
+      MUSE_OUTBOUND_ALLOW: '127.0.0.1',
+      MUSE_TRUST_PROXY: 'loopback',
+    });
   });
   afterAll(() => stack.stop());
 

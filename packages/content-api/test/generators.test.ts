@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretBox } from '@muse/core';
 import { upsertGenerator } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
@@ -143,6 +144,7 @@ describe('generators', () => {
 
   it('upsertGenerator (the bootstrap file) is idempotent and keeps stored secrets', async () => {
     const db = stack.database.db;
+    const secrets = createSecretBox(stack.config.MUSE_SECRETS_KEY);
     const spec = {
       name: 'Bootstrap texts',
       kind: 'text' as const,
@@ -150,12 +152,12 @@ describe('generators', () => {
       base_cost: 2,
       secrets: { api_key: 'k' },
     };
-    const first = await upsertGenerator(db, spec);
-    const second = await upsertGenerator(db, { ...spec, secrets: {} });
+    const first = await upsertGenerator(db, secrets, spec);
+    const second = await upsertGenerator(db, secrets, { ...spec, secrets: {} });
     expect(second.id).toBe(first.id);
     expect(second.updated_at).toEqual(first.updated_at);
-    expect(second.secrets).toEqual({ api_key: 'k' });
-    const changed = await upsertGenerator(db, { ...spec, base_cost: 3 });
+    expect(secrets.openValues(second.secrets)).toEqual({ api_key: 'k' });
+    const changed = await upsertGenerator(db, secrets, { ...spec, base_cost: 3 });
     expect(changed.base_cost).toBe(3);
   });
 });

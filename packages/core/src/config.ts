@@ -1,4 +1,5 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
+import { OUTBOUND_ALLOW_PATTERN } from './outbound/address-policy.ts';
 
 /**
  * Process configuration, read once from environment variables and validated at start.
@@ -18,15 +19,24 @@ export interface Config {
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
+  /** Prometheus `/metrics` of each process, on MUSE_HOST; the API ports do not serve it. */
+  MUSE_CONTENT_METRICS_PORT: number;
+  MUSE_CHAT_METRICS_PORT: number;
+  MUSE_WORKER_METRICS_PORT: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
   MUSE_SHUTDOWN_TIMEOUT_MS: number;
+  /** API processes: the longest one SQL statement (or an idle pause inside a transaction) may take. */
+  MUSE_DB_STATEMENT_TIMEOUT_MS: number;
+  /** API processes: how long a request waits for a pooled database connection before 503. */
+  MUSE_DB_ACQUIRE_TIMEOUT_MS: number;
   /**
    * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
    * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
    * header), a hop count, or a comma-separated list of addresses, subnets and the names
-   * loopback, linklocal, uniquelocal. Default: proxies on this machine or a private network.
+   * loopback, linklocal, uniquelocal. Default: nobody (the peer's address is the client's); behind
+   * an ingress, name its range.
    */
   MUSE_TRUST_PROXY: string;
   /** HS256 secret of bearer tokens; changing it and restarting invalidates every token. Development keeps one under MUSE_DATA_DIR. */
@@ -49,6 +59,8 @@ export interface Config {
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
+  /** Messaging API: password attempts allowed per client address and window, over all accounts. */
+  MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
   /** Base URL clients reach the content API at, for absolute download links; unset: taken from each request's Host. */
@@ -74,6 +86,17 @@ export interface Config {
   MUSE_WS_MAX_SOCKETS_PER_USER: number;
   /** Conversation channel: interval of the liveness ping; a socket silent for two intervals is dropped. */
   MUSE_WS_HEARTBEAT_MS: number;
+  /**
+   * Hosts (`api.example.com`, `*.example.com`), addresses and CIDR ranges that outbound calls
+   * (generation upstreams, code providers) may reach although they are loopback, private,
+   * link-local or otherwise internal. `muse-server dev` allows loopback when unset.
+   */
+  MUSE_OUTBOUND_ALLOW: string;
+  /**
+   * Keys that seal stored secrets (AES-256-GCM): comma-separated base64 of 32 bytes each; the
+   * first seals, all open. `muse-server dev` keeps one under MUSE_DATA_DIR. Never logged.
+   */
+  MUSE_SECRETS_KEY?: string;
   /** Mobile push: `none`, `direct` (APNs and/or FCM with this server's own credentials) or `bouncer` (Zulip's push bouncer). */
   MUSE_PUSH_SENDER: 'none' | 'direct' | 'bouncer';
   /** APNs base URL (the sandbox is https://api.sandbox.push.apple.com). */
@@ -118,12 +141,17 @@ const schema: JSONSchemaType<Config> = {
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
+    MUSE_CONTENT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9464 },
+    MUSE_CHAT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9465 },
+    MUSE_WORKER_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9466 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
+    MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
+    MUSE_DB_ACQUIRE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
     MUSE_TRUST_PROXY: {
       type: 'string',
       pattern: '^[0-9a-zA-Z.:/, ]+$',
-      default: 'loopback, linklocal, uniquelocal',
+      default: 'false',
     },
     MUSE_JWT_SECRET: { type: 'string', minLength: 32, nullable: true },
     MUSE_JWT_TTL_SECONDS: { type: 'integer', minimum: 60, default: 7 * 24 * 3600 },
@@ -136,6 +164,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
+    MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
     MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
@@ -149,6 +178,8 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WS_RATE_LIMIT: { type: 'integer', minimum: 1, default: 30 },
     MUSE_WS_MAX_SOCKETS_PER_USER: { type: 'integer', minimum: 1, default: 20 },
     MUSE_WS_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 25000 },
+    MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
+    MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
     // Messaging API: mobile push senders and video-call providers (issue 12).
     MUSE_PUSH_SENDER: { type: 'string', enum: ['none', 'direct', 'bouncer'], default: 'none' },
     MUSE_PUSH_APNS_URL: { type: 'string', pattern: '^https?://', default: 'https://api.push.apple.com' },

@@ -3,16 +3,35 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Sequelize, type QueryInterface } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
+import { ServiceUnavailableError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
 export { Sequelize };
 
+export interface DatabaseOptions {
+  poolMax?: number;
+  /** How long a caller waits for a free pooled connection before failing (503 in the APIs). */
+  acquireTimeoutMs?: number;
+  /**
+   * Postgres cancels any statement running longer, and ends a session idle inside a transaction
+   * that long, so one slow request cannot hold a pooled connection (API processes set it).
+   */
+  statementTimeoutMs?: number;
+}
+
 /** One pool per process. `pg` parses BIGINT as string by default; balances fit in a JS number. */
-export function createDatabase(url: string, logger?: Logger, options: { poolMax?: number } = {}): Sequelize {
+export function createDatabase(url: string, logger?: Logger, options: DatabaseOptions = {}): Sequelize {
+  const timeouts = options.statementTimeoutMs
+    ? {
+        statement_timeout: options.statementTimeoutMs,
+        idle_in_transaction_session_timeout: options.statementTimeoutMs,
+      }
+    : {};
   return new Sequelize(url, {
     dialect: 'postgres',
     logging: logger ? (sql) => logger.trace({ sql }, 'sql') : false,
-    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 30_000 },
+    dialectOptions: timeouts,
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: options.acquireTimeoutMs ?? 30_000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
 }
@@ -103,4 +122,23 @@ export async function migrate(sequelize: Sequelize, services: ServiceMigrations[
     await sequelize.query('SELECT pg_advisory_unlock(:lockKey)', { replacements: { lockKey } });
   }
   return applied;
+}
+
+const DATABASE_BUSY_RETRY_SECONDS = 2;
+
+/**
+ * Postgres errors that mean "too busy right now", not "this request is wrong": no pooled
+ * connection came free in time, or a statement ran past the statement timeout. The APIs answer
+ * them 503 with Retry-After rather than 500.
+ */
+export function databaseBusy(error: unknown): ServiceUnavailableError | undefined {
+  const e = error as { name?: string; parent?: { code?: string }; original?: { code?: string } };
+  const code = e.parent?.code ?? e.original?.code;
+  if (e.name === 'SequelizeConnectionAcquireTimeoutError' || code === '57014' || code === '25P03') {
+    return new ServiceUnavailableError(
+      'The database is busy; try again shortly',
+      DATABASE_BUSY_RETRY_SECONDS,
+    );
+  }
+  return undefined;
 }

@@ -86,6 +86,15 @@ export class NotImplementedError extends AppError {
   }
 }
 
+/** Temporarily unable to serve (an overloaded dependency); the client should retry after the pause. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, 'service_unavailable', message, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
+  }
+}
+
 export class UpstreamTimeoutError extends AppError {
   constructor(message = 'The upstream generation service timed out') {
     super(504, 'upstream_timeout', message);

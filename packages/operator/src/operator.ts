@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { createSecretBox, type Config, type Logger, type Sequelize } from '@muse/core';
 import type { V1Secret } from '@kubernetes/client-node';
 import { mergePatch, isNotFound, type Kube } from './kube/client.ts';
 import { LeaderElector } from './kube/leader.ts';
@@ -66,7 +66,13 @@ interface Seen {
 export function startOperator(options: OperatorOptions): RunningOperator {
   const { kube, logger } = options;
   const metrics = options.metrics ?? createOperatorMetrics();
-  const context: ReconcileContext = { db: options.db, kube, config: options.config, logger };
+  const context: ReconcileContext = {
+    db: options.db,
+    kube,
+    config: options.config,
+    logger,
+    secrets: createSecretBox(options.config.MUSE_SECRETS_KEY),
+  };
   const seen = new Map<string, Seen>();
   const queue = new WorkQueue((key) => handle(key), { baseDelayMs: options.retryBaseMs ?? 500 });
   let watches: ResilientWatch<never>[] = [];

@@ -9,6 +9,7 @@ import { runAdminGrant } from './commands/admin.ts';
 import { registerChatCommands } from './commands/chat.ts';
 import { runOperator, type OperatorCommandOptions } from './commands/operator.ts';
 import { runRotateJwtSecret, type RotateCommandOptions } from './commands/rotate-jwt-secret.ts';
+import { runSecretsRotate } from './commands/secrets.ts';
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
 function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>) {
@@ -95,5 +96,11 @@ admin
   .description('make the account of a phone number an administrator (registering it if needed)')
   .requiredOption('--phone <number>', '11-digit mainland mobile number')
   .action(withConfig<{ phone: string }>((config, options) => runAdminGrant(config, options.phone)));
+
+const secrets = program.command('secrets').description('stored secrets (MUSE_SECRETS_KEY)');
+secrets
+  .command('rotate')
+  .description('reseal every stored secret under the first key of MUSE_SECRETS_KEY')
+  .action(withConfig(runSecretsRotate));
 
 await program.parseAsync();

@@ -24,10 +24,24 @@ export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_
   return value;
 }
 
-export function createRuntime(config: Config, name: string): Runtime {
+/** `servesRequests`: an API process, whose statements and pool waits are bounded (see DatabaseOptions). */
+export function createRuntime(
+  config: Config,
+  name: string,
+  options: { servesRequests?: boolean } = {},
+): Runtime {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
-  const db = createDatabase(databaseUrl, logger);
+  const db = createDatabase(
+    databaseUrl,
+    logger,
+    options.servesRequests
+      ? {
+          statementTimeoutMs: config.MUSE_DB_STATEMENT_TIMEOUT_MS,
+          acquireTimeoutMs: config.MUSE_DB_ACQUIRE_TIMEOUT_MS,
+        }
+      : {},
+  );
   const temporal = createTemporalClient(
     requireSetting(config, 'TEMPORAL_ADDRESS'),
     config.TEMPORAL_NAMESPACE,

@@ -34,23 +34,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -79,7 +62,7 @@ export interface paths {
     put?: never;
     /**
      * Exchange an email and password for the user's API key
-     * @description Failed attempts are counted per organization and username (MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS); beyond that every attempt is refused with 429 until the window ends.
+     * @description Every attempt is counted before the password is checked, per account (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt is refused with 429 until the window ends.
      */
     post: operations['fetchApiKey'];
     delete?: never;
@@ -863,7 +846,7 @@ export interface components {
       /** @constant */
       result: 'error';
       msg: string;
-      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT, INVALID_PUSH_DEVICE_TOKEN, INVALID_REMOTE_PUSH_DEVICE_TOKEN, NO_ACTIVE_PUSH_DEVICE, INVALID_ZOOM_TOKEN, CANNOT_DEACTIVATE_GROUP_IN_USE (with objections) */
+      /** @description BAD_REQUEST, REQUEST_VARIABLE_MISSING (with var_name), BAD_EVENT_QUEUE_ID (with queue_id), STREAM_DOES_NOT_EXIST (with stream_id), UNAUTHORIZED, AUTHENTICATION_FAILED, USER_DEACTIVATED, REALM_DEACTIVATED, RATE_LIMIT_HIT, INVALID_PUSH_DEVICE_TOKEN, INVALID_REMOTE_PUSH_DEVICE_TOKEN, NO_ACTIVE_PUSH_DEVICE, INVALID_ZOOM_TOKEN, CANNOT_DEACTIVATE_GROUP_IN_USE (with objections), SERVICE_UNAVAILABLE */
       code: string;
     } & {
       [key: string]: unknown;
@@ -1163,18 +1146,19 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description A dependency (Temporal) could not be reached; the answer says what was kept */
-    Unavailable: {
+    /** @description Too many attempts; retry after the given seconds */
+    RateLimited: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
+        'Retry-After'?: number;
         [name: string]: unknown;
       };
       content: {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Too many attempts; retry after the given seconds */
-    RateLimited: {
+    /** @description A dependency could not serve the request: the database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS; Retry-After says when to try again), or Temporal could not be reached (the answer says what was kept) */
+    Unavailable: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
         'Retry-After'?: number;
@@ -1250,27 +1234,6 @@ export interface operations {
       };
     };
   };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Metrics */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
-        };
-      };
-    };
-  };
   getOpenApi: {
     parameters: {
       query?: never;
@@ -1334,6 +1297,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
     };
   };
   devFetchApiKey: {
@@ -1375,6 +1339,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getServerSettings: {
@@ -1427,6 +1392,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      503: components['responses']['Unavailable'];
     };
   };
   listSubscriptions: {
@@ -1458,6 +1424,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   subscribe: {
@@ -1625,6 +1592,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   unsubscribe: {
@@ -1659,6 +1627,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateSubscriptionProperties: {
@@ -1704,6 +1673,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateSubscriptionProperty: {
@@ -1747,6 +1717,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateSubscriptionProperty_patch: {
@@ -1790,6 +1761,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   listAlertWords: {
@@ -1820,6 +1792,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   addAlertWords: {
@@ -1859,6 +1832,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeAlertWords: {
@@ -1891,6 +1865,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteProfileData: {
@@ -1921,6 +1896,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateProfileData: {
@@ -1964,6 +1940,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   listProfileFields: {
@@ -1993,6 +1970,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createProfileField: {
@@ -2050,6 +2028,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   registerQueue: {
@@ -2175,6 +2154,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getEvents: {
@@ -2209,6 +2189,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteQueue: {
@@ -2239,6 +2220,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getMessages: {
@@ -2280,6 +2262,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   sendMessage: {
@@ -2329,6 +2312,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   listScheduledMessages: {
@@ -2358,6 +2342,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createScheduledMessage: {
@@ -2462,6 +2447,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
     };
   };
   editScheduledMessage: {
@@ -2548,6 +2534,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createDrafts: {
@@ -2602,6 +2589,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteDraft: {
@@ -2633,6 +2621,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
     };
   };
   editDraft: {
@@ -2687,6 +2676,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
     };
   };
   listSavedSnippets: {
@@ -2716,6 +2706,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createSavedSnippet: {
@@ -2758,6 +2749,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deleteSavedSnippet: {
@@ -2789,6 +2781,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
     };
   };
   editSavedSnippet: {
@@ -2833,6 +2826,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
     };
   };
   listUsers: {
@@ -2865,6 +2859,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getOwnUser: {
@@ -2920,6 +2915,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getUser: {
@@ -2954,6 +2950,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deactivateUser: {
@@ -2992,6 +2989,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateUser: {
@@ -3043,6 +3041,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   reactivateUser: {
@@ -3073,6 +3072,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   listUserGroups: {
@@ -3104,6 +3104,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createUserGroup: {
@@ -3222,6 +3223,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getUserGroupMembers: {
@@ -3255,6 +3257,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateUserGroupMembers: {
@@ -3308,6 +3311,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getIsUserGroupMember: {
@@ -3342,6 +3346,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   getUserGroupSubgroups: {
@@ -3375,6 +3380,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   updateUserGroupSubgroups: {
@@ -3420,6 +3426,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   deactivateUserGroup: {
@@ -3450,6 +3457,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   addApnsDeviceToken: {
@@ -3491,6 +3499,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeApnsDeviceToken: {
@@ -3521,6 +3530,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   addIosDeviceToken: {
@@ -3562,6 +3572,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeIosDeviceToken: {
@@ -3592,6 +3603,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   addAndroidGcmRegId: {
@@ -3629,6 +3641,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeAndroidGcmRegId: {
@@ -3659,6 +3672,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   addAndroidRegId: {
@@ -3696,6 +3710,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeAndroidRegId: {
@@ -3726,6 +3741,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   sendTestNotification: {
@@ -3765,6 +3781,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createVideoCall: {
@@ -3795,6 +3812,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createBigBlueButtonCall: {
@@ -3828,6 +3846,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   joinBigBlueButtonCall: {
@@ -3862,6 +3881,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   createZoomCall: {
@@ -3892,6 +3912,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   startZoomAuthorization: {
@@ -3920,6 +3941,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
   completeZoomAuthorization: {
@@ -3950,6 +3972,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      503: components['responses']['Unavailable'];
     };
   };
   removeZoomToken: {
@@ -3978,6 +4001,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
     };
   };
 }

@@ -34,23 +34,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -120,9 +103,11 @@ export interface paths {
      *     one login, and sends it through the first enabled provider able to deliver `code_type`
      *     (by ascending `priority`; when one fails the next is tried). A new code replaces the
      *     previous one. The same number may ask again only after `code_cooldown_seconds`
-     *     (default 60); each number and each client address may ask `codes_per_phone_per_day`
-     *     and `codes_per_ip_per_day` times a day. Limits are kept in the database, so they hold
-     *     across all API processes.
+     *     (default 60) from the last send, whether that code was used, exhausted or withdrawn. A
+     *     number may ask `codes_per_phone_per_day` times a day from one client address (five times
+     *     that from all addresses together), and each address `codes_per_ip_per_day` times, so
+     *     requests made from elsewhere cannot use up the owner's codes. Limits are kept in the
+     *     database, so they hold across all API processes.
      */
     get: operations['requestVerificationCode'];
     put?: never;
@@ -147,8 +132,9 @@ export interface paths {
      * @description On the first login of a number an account is created with the default permissions and
      *     `default_credit_quota` credits (server-config), granted through the credit ledger. The
      *     code is consumed by a successful login; after `code_max_attempts` wrong entries it is
-     *     invalidated. Attempts are limited per number and per client address per hour
-     *     (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`). The token is a
+     *     invalidated. Attempts are limited per number and client address together, and per client
+     *     address, per hour (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`),
+     *     so wrong codes sent from elsewhere never lock the owner out. The token is a
      *     JWT (HS256) with the claims `sub`, `is_active`, `permission.is_admin`, `iat`, `exp`.
      */
     post: operations['createToken'];
@@ -472,6 +458,31 @@ export interface paths {
     put?: never;
     /** Generate a text (cost base_cost) */
     post: operations['generateTexts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/generations/{generation_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        generation_id: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a generation (its owner or an administrator)
+     * @description Ends a pending or processing task at once: the task and its unfinished files become
+     *     `failed` with `error_message` "cancelled", the charge is refunded (once, whatever else
+     *     happens meanwhile), and the upstream is asked to stop where its protocol allows
+     *     (Replicate-style predictions are cancelled; a synchronous upstream call is abandoned).
+     */
+    post: operations['cancelGeneration'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1272,7 +1283,7 @@ export interface paths {
     put?: never;
     /**
      * Redeem an invite code for credits
-     * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.
+     * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses. Each account may try 20 codes an hour (429 with Retry-After beyond).
      */
     post: operations['redeemInviteCode'];
     delete?: never;
@@ -1317,11 +1328,11 @@ export interface components {
       code_ttl_seconds?: number;
       /** @description Wrong entries after which a code is invalidated (default 5). */
       code_max_attempts?: number;
-      /** @description Codes one number may request per day (default 10). */
+      /** @description Codes one number may request per day from one client address (default 10); from all addresses together, five times that. */
       codes_per_phone_per_day?: number;
       /** @description Codes one client address may request per day (default 50). */
       codes_per_ip_per_day?: number;
-      /** @description Login attempts per number per hour before 429 (default 10). */
+      /** @description Login attempts per number and client address per hour before 429 (default 10). */
       login_attempts_per_phone_per_hour?: number;
       /** @description Login attempts per client address per hour before 429 (default 100). */
       login_attempts_per_ip_per_hour?: number;
@@ -1566,6 +1577,15 @@ export interface components {
       prompt?: string;
     } & {
       [key: string]: unknown;
+    };
+    CancelledGeneration: {
+      /** Format: uuid */
+      id: string;
+      file_ids: string[];
+      /** @enum {string} */
+      status: 'failed';
+      /** @enum {string} */
+      error_message: 'cancelled';
     };
     GenerationResponse: {
       file_ids: string[];
@@ -2594,6 +2614,17 @@ export interface components {
     };
   };
   responses: {
+    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+    Overloaded: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description The token is missing, invalid or expired (header WWW-Authenticate is Bearer). */
     Unauthorized: {
       headers: {
@@ -2729,6 +2760,7 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getReadiness: {
@@ -2762,27 +2794,6 @@ export interface operations {
       };
     };
   };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Metrics in the Prometheus text format */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
-        };
-      };
-    };
-  };
   getOpenApi: {
     parameters: {
       query?: never;
@@ -2802,6 +2813,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getServerConfig: {
@@ -2825,6 +2837,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateServerConfig: {
@@ -2850,9 +2863,30 @@ export interface operations {
           'application/json': components['schemas']['ServerConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getPaymentApi: {
@@ -2876,6 +2910,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updatePaymentApi: {
@@ -2901,9 +2936,30 @@ export interface operations {
           'application/json': components['schemas']['PaymentApi'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   requestVerificationCode: {
@@ -2964,6 +3020,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   createToken: {
@@ -3018,6 +3075,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
       /** @description Too many login attempts for this number or from this address; `Retry-After` says when to try again. */
       429: {
@@ -3030,6 +3097,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   listVerificationCodeProviders: {
@@ -3053,6 +3121,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   createVerificationCodeProvider: {
@@ -3078,10 +3147,30 @@ export interface operations {
           'application/json': components['schemas']['CodeProvider'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description A provider with this name exists. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3100,6 +3189,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getVerificationCodeProvider: {
@@ -3127,6 +3217,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteVerificationCodeProvider: {
@@ -3152,6 +3243,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateVerificationCodeProvider: {
@@ -3179,6 +3271,16 @@ export interface operations {
           'application/json': components['schemas']['CodeProvider'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -3192,7 +3294,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   openConversationSocket: {
@@ -3228,6 +3341,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   getAsyncApi: {
@@ -3249,6 +3363,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   listFiles: {
@@ -3291,6 +3406,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   uploadFile: {
@@ -3344,7 +3460,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getFile: {
@@ -3372,6 +3499,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteFile: {
@@ -3416,6 +3544,7 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateFile: {
@@ -3447,6 +3576,16 @@ export interface operations {
           'application/json': components['schemas']['File'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       /** @description Another user's public file (only its owner or an administrator changes it), or a missing file:update:own permission. */
       403: {
@@ -3459,7 +3598,18 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   downloadFile: {
@@ -3499,6 +3649,7 @@ export interface operations {
       };
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listImageGenerators: {
@@ -3513,6 +3664,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   listVideoGenerators: {
@@ -3527,6 +3679,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   listTextGenerators: {
@@ -3541,6 +3694,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   createGenerator: {
@@ -3566,6 +3720,16 @@ export interface operations {
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description Another generator has this name. */
@@ -3578,7 +3742,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getGenerator: {
@@ -3605,6 +3780,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deactivateGenerator: {
@@ -3630,6 +3806,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateGenerator: {
@@ -3657,6 +3834,16 @@ export interface operations {
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -3670,7 +3857,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getGenerationSchema: {
@@ -3698,6 +3896,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   generateImages: {
@@ -3721,6 +3920,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3745,6 +3954,16 @@ export interface operations {
       };
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3787,6 +4006,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3811,6 +4040,16 @@ export interface operations {
       };
       /** @description The Idempotency-Key was used before with a different body. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -3853,6 +4092,16 @@ export interface operations {
     };
     responses: {
       202: components['responses']['GenerationAccepted'];
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       402: components['responses']['InsufficientBalance'];
       /** @description The account is disabled, or lacks generation:create:own. */
@@ -3885,6 +4134,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
@@ -3896,6 +4155,62 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+    };
+  };
+  cancelGeneration: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        generation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled and refunded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CancelledGeneration'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account is disabled, or lacks generation:create:own. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No generation with this id belongs to the caller (administrators see every one). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The generation already ended (completed or failed); nothing changed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUsers: {
@@ -3938,6 +4253,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserStats: {
@@ -3961,6 +4277,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   getMe: {
@@ -3984,6 +4301,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateMe: {
@@ -4009,6 +4327,16 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       /** @description `avatar_file_id` names no file the caller may read (missing, or another user's private file); nothing is changed. */
@@ -4021,7 +4349,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUser: {
@@ -4049,6 +4388,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteUser: {
@@ -4074,6 +4414,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUser: {
@@ -4101,9 +4442,29 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request is not valid, or the credit adjustment would take the balance below zero (nothing is changed). */
       422: {
         headers: {
@@ -4114,6 +4475,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserPermission: {
@@ -4146,10 +4508,31 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listCharacters: {
@@ -4192,6 +4575,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createCharacter: {
@@ -4217,11 +4601,32 @@ export interface operations {
           'application/json': components['schemas']['Character'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getCharacter: {
@@ -4250,6 +4655,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteCharacter: {
@@ -4276,6 +4682,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateCharacter: {
@@ -4304,11 +4711,32 @@ export interface operations {
           'application/json': components['schemas']['Character'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listUserCharacterConfigs: {
@@ -4353,6 +4781,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createUserCharacterConfig: {
@@ -4378,11 +4807,32 @@ export interface operations {
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getUserCharacterConfig: {
@@ -4411,6 +4861,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteUserCharacterConfig: {
@@ -4437,6 +4888,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateUserCharacterConfig: {
@@ -4465,11 +4917,32 @@ export interface operations {
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listConversations: {
@@ -4514,6 +4987,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createConversation: {
@@ -4539,11 +5013,32 @@ export interface operations {
           'application/json': components['schemas']['Conversation'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getConversation: {
@@ -4572,6 +5067,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteConversation: {
@@ -4598,6 +5094,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateConversation: {
@@ -4626,11 +5123,32 @@ export interface operations {
           'application/json': components['schemas']['Conversation'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listConversationMessages: {
@@ -4675,6 +5193,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createConversationMessage: {
@@ -4718,10 +5237,31 @@ export interface operations {
           'application/json': components['schemas']['ConversationMessage'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listProjects: {
@@ -4764,6 +5304,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createProject: {
@@ -4789,11 +5330,32 @@ export interface operations {
           'application/json': components['schemas']['Project'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getProject: {
@@ -4822,6 +5384,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteProject: {
@@ -4848,6 +5411,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateProject: {
@@ -4876,11 +5440,32 @@ export interface operations {
           'application/json': components['schemas']['Project'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listCanvases: {
@@ -4925,6 +5510,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createCanvas: {
@@ -4950,11 +5536,32 @@ export interface operations {
           'application/json': components['schemas']['Canvas'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getCanvas: {
@@ -4983,6 +5590,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteCanvas: {
@@ -5009,6 +5617,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateCanvas: {
@@ -5037,11 +5646,32 @@ export interface operations {
           'application/json': components['schemas']['Canvas'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listSkills: {
@@ -5084,6 +5714,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createSkill: {
@@ -5109,11 +5740,32 @@ export interface operations {
           'application/json': components['schemas']['Skill'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getSkill: {
@@ -5142,6 +5794,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteSkill: {
@@ -5168,6 +5821,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateSkill: {
@@ -5196,11 +5850,32 @@ export interface operations {
           'application/json': components['schemas']['Skill'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listNodeGroups: {
@@ -5243,6 +5918,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createNodeGroup: {
@@ -5268,11 +5944,32 @@ export interface operations {
           'application/json': components['schemas']['NodeGroup'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getNodeGroup: {
@@ -5301,6 +5998,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteNodeGroup: {
@@ -5327,6 +6025,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateNodeGroup: {
@@ -5355,11 +6054,32 @@ export interface operations {
           'application/json': components['schemas']['NodeGroup'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listFavorites: {
@@ -5404,6 +6124,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createFavorite: {
@@ -5429,11 +6150,32 @@ export interface operations {
           'application/json': components['schemas']['Favorite'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getFavorite: {
@@ -5462,6 +6204,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteFavorite: {
@@ -5488,6 +6231,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateFavorite: {
@@ -5516,11 +6260,32 @@ export interface operations {
           'application/json': components['schemas']['Favorite'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listBundles: {
@@ -5563,6 +6328,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createBundle: {
@@ -5588,11 +6354,32 @@ export interface operations {
           'application/json': components['schemas']['Bundle'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getBundle: {
@@ -5621,6 +6408,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteBundle: {
@@ -5647,6 +6435,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateBundle: {
@@ -5675,11 +6464,32 @@ export interface operations {
           'application/json': components['schemas']['Bundle'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listPayments: {
@@ -5724,6 +6534,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createPayment: {
@@ -5749,11 +6560,32 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getPayment: {
@@ -5782,6 +6614,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deletePayment: {
@@ -5808,6 +6641,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updatePayment: {
@@ -5836,11 +6670,32 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listTransactionLogs: {
@@ -5885,6 +6740,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getTransactionLog: {
@@ -5913,6 +6769,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   listInviteCodes: {
@@ -5955,6 +6812,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   createInviteCode: {
@@ -5980,11 +6838,32 @@ export interface operations {
           'application/json': components['schemas']['InviteCode'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   getInviteCode: {
@@ -6013,6 +6892,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   deleteInviteCode: {
@@ -6039,6 +6919,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   updateInviteCode: {
@@ -6067,11 +6948,32 @@ export interface operations {
           'application/json': components['schemas']['InviteCode'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
     };
   };
   redeemInviteCode: {
@@ -6099,11 +7001,43 @@ export interface operations {
           'application/json': components['schemas']['InviteRedemption'];
         };
       };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['ResourceConflict'];
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
+      /** @description Too many codes tried by this account this hour; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: components['responses']['Overloaded'];
     };
   };
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { createSecretBox, type Config, type Logger, type OutboundFetch, type Sequelize } from '@muse/core';
 import {
   adapterFor,
   createLinkSigner,
@@ -22,7 +22,7 @@ export interface GenerationActivityDeps {
   logger: Logger;
   config: Config;
   storage: FileStorage;
-  fetch: typeof fetch;
+  fetch: OutboundFetch;
 }
 
 /** What the workflow needs to know to drive a task; `finished` when an earlier run already ended it. */
@@ -64,6 +64,7 @@ interface TaskRow {
  */
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const { db, storage } = deps;
+  const secretBox = createSecretBox(deps.config.MUSE_SECRETS_KEY);
   const links = deps.config.MUSE_JWT_SECRET
     ? createLinkSigner(deps.config.MUSE_JWT_SECRET, deps.config.MUSE_DOWNLOAD_URL_TTL_SECONDS)
     : undefined;
@@ -91,7 +92,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       params,
       count: task.file_ids.length,
       config: task.config,
-      secrets: task.secrets,
+      secrets: secretBox.openValues(task.secrets),
       referenceUrls: base && links ? references.map((id) => `${base}${links.sign(id)}`) : [],
     };
   };
@@ -100,6 +101,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     const settings = executionSettings(task.config);
     return {
       fetch: deps.fetch,
+      logger: deps.logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
       maxResultBytes: settings.maxResultBytes,
     };
@@ -182,6 +184,16 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         }
         await moveTo(db, transaction, current, 'completed');
       });
+    },
+
+    /** Best effort: a cancelled task asks its upstream to stop; an upstream that cannot is left to finish. */
+    async cancelUpstream(taskId: string, upstreamId: string): Promise<void> {
+      const task = await loadTask(taskId);
+      const adapter = adapterFor(task.type);
+      if (!adapter.cancel) return;
+      await adapter
+        .cancel(upstreamTask(task), upstreamId, adapterContext(task))
+        .catch((error: unknown) => deps.logger.warn({ err: error, taskId }, 'the upstream did not cancel'));
     },
 
     /** The compensation of the charge (see failGeneration): failed, refunded, once. */

@@ -1,4 +1,10 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import {
+  createOutboundFetch,
+  type Config,
+  type Logger,
+  type OutboundFetch,
+  type Sequelize,
+} from '@muse/core';
 import { createFileStorage, type FileStorage } from '@muse/content-api';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
@@ -11,11 +17,13 @@ export interface ActivityDeps {
   config: Config;
   /** Where generated contents go; default: the configured storage (local disk or S3). */
   storage?: FileStorage;
-  /** How upstreams are called; default: the global fetch. */
-  fetch?: typeof fetch;
+  /** How upstreams are called; default: the outbound client under MUSE_OUTBOUND_ALLOW. */
+  fetch?: OutboundFetch;
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const outbound =
+    deps.fetch ?? createOutboundFetch({ allow: deps.config.MUSE_OUTBOUND_ALLOW, logger: deps.logger });
   return {
     async databaseTime(): Promise<string> {
       const [rows] = await deps.db.query('SELECT now() AS now');
@@ -26,9 +34,9 @@ export function createActivities(deps: ActivityDeps) {
       logger: deps.logger,
       config: deps.config,
       storage: deps.storage ?? createFileStorage(deps.config),
-      fetch: deps.fetch ?? fetch,
+      fetch: outbound,
     }),
-    ...createReplyActivities({ db: deps.db, fetch: deps.fetch ?? fetch }),
+    ...createReplyActivities({ db: deps.db, logger: deps.logger, fetch: outbound }),
     ...createScheduledMessageActivities(deps),
   };
 }

@@ -1,10 +1,12 @@
-import type { Sequelize } from '@muse/core';
+import type { Logger, OutboundFetch, Sequelize } from '@muse/core';
 import { chargeReply, planReply, refundReply, storeReply, streamReply } from '@muse/content-api';
 import { callUpstream } from './generation.ts';
 
 export interface ReplyActivityDeps {
   db: Sequelize;
-  fetch: typeof fetch;
+  logger: Logger;
+  /** The outbound client (address policy) the upstream is called through. */
+  fetch: OutboundFetch;
 }
 
 /**
@@ -16,7 +18,8 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
   return {
     planReply: (messageId: string) => planReply(deps.db, messageId),
     chargeReply: (messageId: string) => chargeReply(deps.db, messageId),
-    streamReply: (messageId: string) => callUpstream(() => streamReply(deps.db, messageId, deps.fetch)),
+    streamReply: (messageId: string) =>
+      callUpstream(() => streamReply(deps.db, messageId, { fetch: deps.fetch, logger: deps.logger })),
     storeReply: (messageId: string, content: string) => storeReply(deps.db, messageId, content),
     refundReply: (messageId: string, reason: string) => refundReply(deps.db, messageId, reason),
   };

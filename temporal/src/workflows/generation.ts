@@ -1,4 +1,10 @@
-import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  sleep,
+} from '@temporalio/workflow';
 import type { GenerationActivities, StepResult } from '../activities/generation.ts';
 
 /** Database bookkeeping: short, and retried until the database answers (it is idempotent). */
@@ -15,7 +21,8 @@ export interface GenerationOutcome {
 /**
  * One generation task (the charge was made at submission): processing → upstream submit →
  * poll with durable timers → store the results → completed. Any failure marks the task failed
- * with a readable reason and runs the compensation, the refund of its charge.
+ * with a readable reason and runs the compensation, the refund of its charge; a cancelled
+ * workflow also asks the upstream to stop (POST /generations/{id}/cancel, or `temporal workflow cancel`).
  */
 export async function generationWorkflow(taskId: string): Promise<GenerationOutcome> {
   const plan = await bookkeeping.beginGeneration(taskId);
@@ -31,10 +38,12 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
       maximumAttempts: plan.maxAttempts,
     },
   });
+  let upstreamId: string | undefined;
   try {
     const deadline = Date.now() + plan.timeoutSeconds * 1000;
     let step: StepResult = await upstream.submitUpstream(taskId);
     while (step.state === 'running') {
+      upstreamId = step.upstreamId;
       if (Date.now() >= deadline) {
         throw ApplicationFailure.create({
           message: `it did not finish within ${plan.timeoutSeconds} s`,
@@ -47,9 +56,14 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
     await upstream.completeGeneration(taskId, step.outputs);
     return { status: 'completed' };
   } catch (error) {
-    // The compensation of the charge made at submission: failed + refunded, atomically.
-    const message = failureMessage(error);
-    await bookkeeping.failAndRefundGeneration(taskId, message);
+    // The compensation of the charge made at submission: failed + refunded, atomically. It runs
+    // outside the workflow's scope, so cancelling the workflow cannot cancel the refund too.
+    const cancelled = isCancellation(error);
+    const message = cancelled ? 'cancelled' : failureMessage(error);
+    await CancellationScope.nonCancellable(async () => {
+      if (cancelled && upstreamId) await bookkeeping.cancelUpstream(taskId, upstreamId);
+      await bookkeeping.failAndRefundGeneration(taskId, message);
+    });
     return { status: 'failed', error_message: message };
   }
 }

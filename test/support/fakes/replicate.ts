@@ -7,17 +7,20 @@ export interface FakeReplicate extends FakeServer {
   /** How the next predictions end. */
   outcome: 'succeeded' | 'failed' | 'never';
   predictionsCreated(): number;
+  /** Ids of the predictions cancelled through POST /v1/predictions/{id}/cancel. */
+  cancelled: string[];
 }
 
 /**
  * A Replicate-style predictions API: POST /v1/predictions answers 201 with an id and status
  * `starting`; GET /v1/predictions/{id} moves through processing to succeeded (output: URLs on
- * this server) or failed (with `error`). Requires `Authorization: Bearer <token>`.
+ * this server) or failed (with `error`); POST /v1/predictions/{id}/cancel ends it as `canceled`.
+ * Requires `Authorization: Bearer <token>`.
  */
 export async function startFakeReplicate(token: string): Promise<FakeReplicate> {
   const predictions = new Map<
     string,
-    { createdAt: number; outcome: FakeReplicate['outcome']; input: unknown }
+    { createdAt: number; outcome: FakeReplicate['outcome'] | 'canceled'; input: unknown }
   >();
   const fake = (await startFakeServer(
     (request, res) => {
@@ -34,12 +37,23 @@ export async function startFakeReplicate(token: string): Promise<FakeReplicate> 
         predictions.set(id, { createdAt: Date.now(), outcome: fake.outcome, input: body.input });
         return json(res, 201, { id, status: 'starting', input: body.input, output: null, error: null });
       }
+      const cancel = /^\/v1\/predictions\/([a-z0-9]+)\/cancel$/.exec(request.path);
+      if (request.method === 'POST' && cancel) {
+        const prediction = predictions.get(cancel[1]!);
+        if (!prediction) return json(res, 404, { detail: 'Not found.' });
+        prediction.outcome = 'canceled';
+        fake.cancelled.push(cancel[1]!);
+        return json(res, 200, { id: cancel[1], status: 'canceled', input: prediction.input, output: null });
+      }
       const match = /^\/v1\/predictions\/([a-z0-9]+)$/.exec(request.path);
       if (request.method === 'GET' && match) {
         const prediction = predictions.get(match[1]!);
         if (!prediction) return json(res, 404, { detail: 'Not found.' });
         const age = Date.now() - prediction.createdAt;
         const base = { id: match[1], input: prediction.input };
+        if (prediction.outcome === 'canceled') {
+          return json(res, 200, { ...base, status: 'canceled', output: null, error: null });
+        }
         if (age < fake.processingMs || prediction.outcome === 'never') {
           return json(res, 200, {
             ...base,
@@ -65,5 +79,6 @@ export async function startFakeReplicate(token: string): Promise<FakeReplicate> 
   fake.processingMs = 1000;
   fake.outcome = 'succeeded';
   fake.predictionsCreated = () => predictions.size;
+  fake.cancelled = [];
   return fake;
 }

@@ -1,8 +1,8 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import { sendEvent } from './events.ts';
-import { MAX_ALERT_WORD_LENGTH } from './limits.ts';
-import { exec, rows, type Transaction } from './sql.ts';
+import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from './limits.ts';
+import { exec, one, rows, type Transaction } from './sql.ts';
 
 export async function alertWords(db: Sequelize, userId: number, t?: Transaction): Promise<string[]> {
   const found = await rows<{ word: string }>(
@@ -32,16 +32,28 @@ async function changed(db: Sequelize, userId: number, t: Transaction): Promise<s
   return words;
 }
 
+/** One statement for the whole list; past MAX_ALERT_WORDS in total the request changes nothing. */
 export async function addAlertWords(db: Sequelize, userId: number, words: string[]): Promise<string[]> {
   const cleaned = clean(words);
   return db.transaction(async (t) => {
-    for (const word of cleaned) {
+    if (cleaned.length) {
       await exec(
         db,
-        'INSERT INTO chat.alert_words (user_id, word) VALUES (:userId, :word) ON CONFLICT DO NOTHING',
-        { userId, word },
+        `INSERT INTO chat.alert_words (user_id, word)
+         SELECT :userId, word FROM unnest(ARRAY[:cleaned]::text[]) WITH ORDINALITY AS w(word, n) ORDER BY n
+         ON CONFLICT DO NOTHING`,
+        { userId, cleaned },
         t,
       );
+    }
+    const total = await one<{ n: number }>(
+      db,
+      'SELECT count(*)::int AS n FROM chat.alert_words WHERE user_id = :userId',
+      { userId },
+      t,
+    );
+    if (total!.n > MAX_ALERT_WORDS) {
+      throw new JsonableError(`Too many alert words (limit: ${MAX_ALERT_WORDS})`);
     }
     return changed(db, userId, t);
   });

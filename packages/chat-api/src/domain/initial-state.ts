@@ -88,8 +88,8 @@ export async function fetchInitialState(
       is_moderator: user.role === 300,
       is_guest: isGuest(user),
       avatar_source: 'G',
-      avatar_url: gravatarUrl(user),
-      avatar_url_medium: gravatarUrl(user),
+      avatar_url: gravatarUrl(user, user.delivery_email),
+      avatar_url_medium: gravatarUrl(user, user.delivery_email),
     });
   }
   if (wants('user_group'))

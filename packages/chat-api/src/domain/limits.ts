@@ -8,6 +8,11 @@ export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_TOPIC_LENGTH = 60;
 export const MAX_ALERT_WORD_LENGTH = 100;
+/** Muse's own bounds (Zulip sets none): they keep one request from holding a connection for long. */
+export const MAX_ALERT_WORDS = 1000;
+export const MAX_CHANNELS_PER_REQUEST = 100;
+/** Channels × users of one (un)subscribe request. */
+export const MAX_SUBSCRIPTION_CHANGES_PER_REQUEST = 1000;
 export const MAX_FULL_NAME_LENGTH = 100;
 export const MAX_DEACTIVATION_COMMENT_LENGTH = 2000;
 

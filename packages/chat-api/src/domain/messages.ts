@@ -7,7 +7,15 @@ import { exec, one, rows, type Transaction } from './sql.ts';
 import { renderMarkdown } from './markdown.ts';
 import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
 import { userHasGroupSetting } from './groups.ts';
-import { apiEmail, gravatarUrl, userByAnyEmail, userById, usersInRealm, type User } from './users.ts';
+import {
+  apiEmail,
+  canSeeRealEmail,
+  gravatarUrl,
+  userByAnyEmail,
+  userById,
+  usersInRealm,
+  type User,
+} from './users.ts';
 
 interface MessageRow {
   id: string;
@@ -190,7 +198,14 @@ function formatMessage(
     sender_full_name: sender?.full_name ?? '',
     sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
     sender_realm_str: actor.realm.string_id,
-    avatar_url: sender ? gravatarUrl(sender) : null,
+    avatar_url: sender
+      ? gravatarUrl(
+          sender,
+          canSeeRealEmail(actor.user, sender)
+            ? sender.delivery_email
+            : apiEmail(sender, actor.realm, actor.config),
+        )
+      : null,
     client: row.client,
     content: row.rendered_content,
     content_type: 'text/html',

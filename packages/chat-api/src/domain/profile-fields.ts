@@ -124,7 +124,7 @@ async function storedValue(
     if (!Object.hasOwn(selectChoices(field.field_data), value))
       throw new JsonableError(`'${value}' is not a valid choice for '${field.name}'.`);
   }
-  if (field.type === FIELD_TYPE.URL && !/^https?:\/\/\S+$/.test(value))
+  if (field.type === FIELD_TYPE.URL && !isWebUrl(value))
     throw new JsonableError(`${field.name} is not a URL`);
   if (field.type === FIELD_TYPE.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(value))
     throw new JsonableError(`${field.name} is not a date`);
@@ -209,4 +209,10 @@ export async function removeProfileData(db: Sequelize, user: User, fieldIds: num
       t,
     ),
   );
+}
+
+/** An http(s) URL that parses, without quotes, angle brackets or spaces (clients put it in markup). */
+function isWebUrl(value: string): boolean {
+  if (!/^https?:\/\/[^\s"'<>`\\]+$/i.test(value) || !URL.canParse(value)) return false;
+  return new URL(value).hostname !== '';
 }

@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import { rateLimited } from '../http/errors.ts';
-import { one } from './sql.ts';
+import { exec, one } from './sql.ts';
 
 /**
  * A fixed-window counter in Postgres, so every API process shares it. Throws 429 with the
@@ -27,18 +27,7 @@ export async function hitRateLimit(
   if (row && row.count > limit) throw rateLimited(Math.max(1, row.retry));
 }
 
-/** Throws 429 when the key already used up its window, without counting this call. */
-export async function assertNotRateLimited(
-  db: Sequelize,
-  key: string,
-  limit: number,
-  windowSeconds: number,
-): Promise<void> {
-  const row = await one<{ count: number; retry: number }>(
-    db,
-    `SELECT count, CEIL(EXTRACT(EPOCH FROM (window_start + make_interval(secs => :window) - now())))::int AS retry
-     FROM chat.rate_limits WHERE key = :key AND window_start >= now() - make_interval(secs => :window)`,
-    { key, window: windowSeconds },
-  );
-  if (row && row.count >= limit) throw rateLimited(Math.max(1, row.retry));
+/** Takes back one hit of `key` (an attempt that turned out legitimate, e.g. the right password). */
+export async function forgiveRateLimitHit(db: Sequelize, key: string): Promise<void> {
+  await exec(db, 'UPDATE chat.rate_limits SET count = count - 1 WHERE key = :key AND count > 0', { key });
 }

@@ -93,8 +93,12 @@ export function canSeeRealEmail(viewer: User, target: User): boolean {
   }
 }
 
-export function gravatarUrl(user: User): string {
-  const hash = createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
+/**
+ * The Gravatar URL of the email the viewer may see: the real one when visible, otherwise the API
+ * email, so the hash never reveals a hidden address.
+ */
+export function gravatarUrl(user: User, email: string): string {
+  const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
 
@@ -246,7 +250,10 @@ export function formatUser(
     role: target.role,
     timezone: target.timezone,
     // Avatars are always the external provider's; a client that can compute it is told so by null.
-    avatar_url: options.clientGravatar && visible ? null : gravatarUrl(target),
+    avatar_url:
+      options.clientGravatar && visible
+        ? null
+        : gravatarUrl(target, visible ? target.delivery_email : apiEmail(target, realm, config)),
     avatar_version: target.avatar_version,
     is_imported_stub: target.is_imported_stub,
   };

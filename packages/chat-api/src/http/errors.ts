@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, requestLog, type Logger } from '@muse/core';
+import { AppError, databaseBusy, requestLog, type Logger } from '@muse/core';
 
 /**
  * An error the messaging API reports in Zulip's envelope: `{result: "error", msg, code, ...extra}`.
@@ -61,6 +61,8 @@ function sendError(res: Response, error: JsonableError | AppError): void {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (error instanceof AppError) return sendError(res, error);
+    const busy = databaseBusy(error);
+    if (busy) return sendError(res, busy);
     const status = (error as { status?: number; type?: string }).status;
     if (status && status >= 400 && status < 500) {
       // Body parser failures (malformed or oversized bodies) are the client's fault.

@@ -48,6 +48,8 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
     400,
     ...(declared.public ? [] : [401 as const]),
     ...(declared.errors ?? []),
+    // Any request may meet a saturated database (no free connection, statement timeout).
+    503,
   ];
   return {
     operationId,

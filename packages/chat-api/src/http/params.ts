@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Request } from 'express';
+import { jsonTextProblem } from '@muse/core';
 import { JsonableError, missingArgument } from './errors.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
@@ -100,6 +101,9 @@ function jsonParser<T>(schema: object): Parser<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   const wantsArray = (schema as { type?: unknown }).type === 'array';
   return (raw, name) => {
+    // NUL characters cannot be stored, and deep nesting only costs: refused before parsing.
+    const problem = jsonTextProblem(raw);
+    if (problem) throw new JsonableError(`${name} ${problem}`);
     let value: unknown;
     try {
       value = JSON.parse(raw);

@@ -1,9 +1,10 @@
-import { assertNotRateLimited, hitRateLimit } from '../domain/rate-limit.ts';
+import { forgiveRateLimitHit, hitRateLimit } from '../domain/rate-limit.ts';
 import { userByAnyEmail, checkPassword, apiEmail } from '../domain/users.ts';
 import { JsonableError, unauthorized } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { requestRealm } from '../http/auth.ts';
+import type { ChatRuntime } from './context.ts';
 
 const authenticationFailed = () =>
   unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
@@ -25,8 +26,10 @@ export const apiKeyEndpoints = [
     operationId: 'fetchApiKey',
     summary: "Exchange an email and password for the user's API key",
     description:
-      'Failed attempts are counted per organization and username (MUSE_CHAT_AUTH_ATTEMPTS per ' +
-      'MUSE_CHAT_AUTH_WINDOW_SECONDS); beyond that every attempt is refused with 429 until the window ends.',
+      'Every attempt is counted before the password is checked, per account (every spelling of ' +
+      'its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per ' +
+      'client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. ' +
+      'Beyond a limit every attempt is refused with 429 until the window ends.',
     public: true,
     params: { username: p.string(), password: p.string() },
     response: apiKeyAnswer,
@@ -34,16 +37,12 @@ export const apiKeyEndpoints = [
     view: async ({ username, password }, rt, req) => {
       const realm = await requestRealm(rt.db, rt.config, req.headers.host);
       if (!realm) throw authenticationFailed();
-      // Failed attempts are counted per organization and username; once over the limit, even
-      // the right password waits, so guessing cannot continue in parallel with a real login.
-      const key = `fetch_api_key:${realm.id}:${username.toLowerCase()}`;
-      const { MUSE_CHAT_AUTH_ATTEMPTS: limit, MUSE_CHAT_AUTH_WINDOW_SECONDS: window } = rt.config;
-      await assertNotRateLimited(rt.db, key, limit, window);
       const user = await userByAnyEmail(rt.db, realm, rt.config, username);
+      const counted = await countLoginAttempt(rt, realm.id, user?.id, username, req.ip);
       if (!user || user.is_bot || !(await checkPassword(password, user.password_hash))) {
-        await hitRateLimit(rt.db, key, limit, window);
         throw authenticationFailed();
       }
+      await Promise.all(counted.map((key) => forgiveRateLimitHit(rt.db, key)));
       if (realm.deactivated)
         throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
       if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
@@ -73,3 +72,29 @@ export const apiKeyEndpoints = [
     },
   }),
 ];
+
+/**
+ * Counts a password attempt before the password is checked, so parallel guesses cannot all pass
+ * a check made before any of them was counted. The account is the one the username resolves to
+ * (every spelling of it shares one counter); an unknown name counts under its own text. The
+ * client address has a wider limit of its own, against one address trying many accounts.
+ * Returns the keys counted, so a right password can take its attempt back.
+ */
+async function countLoginAttempt(
+  rt: ChatRuntime,
+  realmId: number,
+  userId: number | undefined,
+  username: string,
+  address: string | undefined,
+): Promise<string[]> {
+  const { MUSE_CHAT_AUTH_ATTEMPTS: perAccount, MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: perAddress } = rt.config;
+  const window = rt.config.MUSE_CHAT_AUTH_WINDOW_SECONDS;
+  const accountKey =
+    userId === undefined
+      ? `fetch_api_key:name:${realmId}:${username.toLowerCase()}`
+      : `fetch_api_key:user:${userId}`;
+  const addressKey = `fetch_api_key:address:${address ?? 'unknown'}`;
+  await hitRateLimit(rt.db, addressKey, perAddress, window);
+  await hitRateLimit(rt.db, accountKey, perAccount, window);
+  return [addressKey, accountKey];
+}

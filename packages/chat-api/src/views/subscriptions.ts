@@ -22,6 +22,7 @@ import {
 } from '../domain/streams.ts';
 import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
+import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';
 import { sendMessage } from '../domain/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
@@ -39,6 +40,16 @@ const usersToChannels = (description: string) => ({
   additionalProperties: { type: 'array', items: { type: 'string' } },
 });
 const groupSetting = () => p.json<GroupSetting>(groupSettingSchema).optional();
+
+/** One request changes at most MAX_SUBSCRIPTION_CHANGES_PER_REQUEST (channel, user) pairs. */
+function boundChanges(channels: number, principals: unknown[] | undefined): void {
+  const changes = channels * Math.max(1, principals?.length ?? 0);
+  if (channels > MAX_CHANNELS_PER_REQUEST || changes > MAX_SUBSCRIPTION_CHANGES_PER_REQUEST) {
+    throw new JsonableError(
+      `Too many subscription changes in one request (limit: ${MAX_CHANNELS_PER_REQUEST} channels, ${MAX_SUBSCRIPTION_CHANGES_PER_REQUEST} channel-user pairs)`,
+    );
+  }
+}
 
 /** Principals by id or API/real email; an unknown or deactivated one is a 400 (level 208+). */
 async function resolvePrincipals(actor: Actor, principals: (number | string)[] | undefined): Promise<User[]> {
@@ -152,6 +163,7 @@ export const subscriptionEndpoints = [
     },
     view: async (params, actor) => {
       const { db, user } = actor;
+      boundChanges(params.subscriptions.length, params.principals);
       const requested = params.subscriptions.map((s) => ({
         name: validateStreamName(s.name),
         description: validateStreamDescription(s.description ?? ''),
@@ -233,6 +245,7 @@ export const subscriptionEndpoints = [
       },
     },
     view: async (params, actor) => {
+      boundChanges(params.subscriptions.length, params.principals);
       const targets = await resolvePrincipals(actor, params.principals);
       const others = targets.some((t) => t.id !== actor.user.id);
       const streams: Stream[] = [];

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { Sequelize } from '@muse/core';
+import type { SecretBox, Sequelize } from '@muse/core';
 import type { Schema } from '../http/contract.ts';
 
 /**
@@ -43,18 +43,19 @@ export async function readPaymentApi(db: Sequelize): Promise<PaymentApiView> {
 }
 
 /** Reads the secrets for the payment code that needs them (never for an API answer). */
-export async function readPaymentSecrets(db: Sequelize): Promise<Record<string, string>> {
+export async function readPaymentSecrets(db: Sequelize, box: SecretBox): Promise<Record<string, string>> {
   const [row] = await db.query<{ secrets: Record<string, string> }>(
     'SELECT secrets FROM content.payment_api WHERE id = 1',
     {
       type: QueryTypes.SELECT,
     },
   );
-  return row!.secrets;
+  return box.openValues(row!.secrets) as Record<string, string>;
 }
 
 export async function updatePaymentApi(
   db: Sequelize,
+  box: SecretBox,
   { secrets, ...settings }: PaymentApiChanges,
 ): Promise<PaymentApiView> {
   const set = Object.fromEntries(Object.entries(secrets ?? {}).filter(([, value]) => value !== null));
@@ -70,7 +71,7 @@ export async function updatePaymentApi(
     {
       replacements: {
         settings: JSON.stringify(settings),
-        set: JSON.stringify(set),
+        set: JSON.stringify(box.sealValues(set)),
         removed: `{${removed.join(',')}}`,
       },
     },

@@ -6,7 +6,7 @@ import { readServerSettings, updateServerSettings } from '../server-config/serve
 import { readPaymentApi, updatePaymentApi } from './payment-api.ts';
 
 /** Runtime configuration and the payment-provider configuration; administrators only. */
-export function adminRouter({ db }: ContentContext): Router {
+export function adminRouter({ db, secrets }: ContentContext): Router {
   const router = express.Router();
   route(router, 'get', '/api/v1/server-config', async (req, res) => {
     requireAdmin(req);
@@ -22,7 +22,7 @@ export function adminRouter({ db }: ContentContext): Router {
   });
   route(router, 'patch', '/api/v1/payment-api', async (req, res) => {
     requireAdmin(req);
-    res.json(await updatePaymentApi(db, req.body));
+    res.json(await updatePaymentApi(db, secrets, req.body));
   });
   return router;
 }

@@ -71,9 +71,11 @@ function detailsOf(error: unknown): string {
 export async function prepareContentService(context: BootstrapContext, config: Config): Promise<void> {
   if (config.MUSE_BOOTSTRAP_FILE) await applyBootstrapFile(context, config.MUSE_BOOTSTRAP_FILE);
   if (config.NODE_ENV === 'development' && (await listProviders(context.db)).length === 0) {
-    await createProvider(context.db, { name: 'development log', type: 'log', priority: 1000 }).catch(
-      () => undefined,
-    );
+    await createProvider(context.db, context.secrets, {
+      name: 'development log',
+      type: 'log',
+      priority: 1000,
+    }).catch(() => undefined);
     context.logger.warn('development: added a "log" code provider; login codes are printed in this log');
   }
 }

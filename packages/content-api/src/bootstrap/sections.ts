@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError, type Logger, type Sequelize } from '@muse/core';
+import { ConflictError, ValidationError, type Logger, type SecretBox, type Sequelize } from '@muse/core';
 import { openapiDocument } from '../openapi.ts';
 import { updateServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import {
@@ -14,6 +14,7 @@ import { upsertGenerator, type GeneratorSpec } from '../generators/generators.ts
 export interface BootstrapContext {
   db: Sequelize;
   logger: Logger;
+  secrets: SecretBox;
 }
 
 /**
@@ -40,7 +41,7 @@ const admins: BootstrapSection<string[]> = {
 /** Providers are matched by name: created when missing, otherwise updated to the declared values. */
 const codeProviders: BootstrapSection<ProviderInput[]> = {
   schema: { type: 'array', items: componentSchema('CodeProviderCreate') },
-  async apply({ db, logger }, providers) {
+  async apply({ db, logger, secrets }, providers) {
     for (const provider of providers) {
       const existing = (await listProviders(db)).find((row) => row.name === provider.name);
       if (existing && existing.type !== provider.type) {
@@ -55,11 +56,11 @@ const codeProviders: BootstrapSection<ProviderInput[]> = {
         secrets: provider.secrets ?? {},
       };
       if (existing) {
-        await updateProvider(db, existing.id, changes);
+        await updateProvider(db, secrets, existing.id, changes);
         continue;
       }
       try {
-        await createProvider(db, provider);
+        await createProvider(db, secrets, provider);
         logger.info({ provider: provider.name }, 'bootstrap: code provider created');
       } catch (error) {
         // Another API process applying the same file created it first.
@@ -72,9 +73,9 @@ const codeProviders: BootstrapSection<ProviderInput[]> = {
 /** Generators are matched by name: created when missing, otherwise updated (secrets merged). */
 const generators: BootstrapSection<GeneratorSpec[]> = {
   schema: { type: 'array', items: componentSchema('GeneratorInput') },
-  async apply({ db, logger }, specs) {
+  async apply({ db, logger, secrets }, specs) {
     for (const spec of specs) {
-      const generator = await upsertGenerator(db, spec);
+      const generator = await upsertGenerator(db, secrets, spec);
       logger.info({ generator: generator.name, id: generator.id }, 'bootstrap: generator applied');
     }
   },

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { OutboundFetch } from '@muse/core';
 import { DeliveryError, postJson, type ProviderKind } from './types.ts';
 
 /**
@@ -37,6 +38,7 @@ interface AliyunSecrets {
 }
 
 async function callAliyun(
+  fetch: OutboundFetch,
   config: AliyunCommon,
   secret: string,
   action: string,
@@ -55,7 +57,7 @@ async function callAliyun(
     ...actionParams,
   };
   params.Signature = aliyunSignature(params, secret);
-  const answer = (await postJson(config.endpoint, {
+  const answer = (await postJson(fetch, config.endpoint, {
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   })) as { Code?: string; Message?: string };
@@ -97,9 +99,9 @@ export const aliyunSms: ProviderKind<
     additionalProperties: false,
   },
   secretsSchema,
-  create: ({ config, secrets }) => ({
+  create: ({ config, secrets, fetch }) => ({
     send: ({ phone, code }) =>
-      callAliyun(config, secrets.access_key_secret, 'SendSms', {
+      callAliyun(fetch, config, secrets.access_key_secret, 'SendSms', {
         PhoneNumbers: phone,
         SignName: config.sign_name,
         TemplateCode: config.template_code,
@@ -125,9 +127,9 @@ export const aliyunVoice: ProviderKind<
     additionalProperties: false,
   },
   secretsSchema,
-  create: ({ config, secrets }) => ({
+  create: ({ config, secrets, fetch }) => ({
     send: ({ phone, code }) =>
-      callAliyun(config, secrets.access_key_secret, 'SingleCallByTts', {
+      callAliyun(fetch, config, secrets.access_key_secret, 'SingleCallByTts', {
         CalledNumber: phone,
         TtsCode: config.tts_code,
         TtsParam: JSON.stringify({ [config.template_param_name]: code }),

@@ -1,4 +1,4 @@
-import { AppError, NotImplementedError, type Logger } from '@muse/core';
+import { AppError, NotImplementedError, type Logger, type OutboundFetch } from '@muse/core';
 import { maskPhone } from '../login/phone.ts';
 import { PROVIDER_KINDS } from './kinds.ts';
 import type { ProviderRow } from './store.ts';
@@ -20,6 +20,7 @@ export async function deliverCode(
   providers: ProviderRow[],
   message: CodeMessage,
   logger: Logger,
+  fetch: OutboundFetch,
 ): Promise<ProviderRow> {
   for (const provider of providers) {
     try {
@@ -27,6 +28,7 @@ export async function deliverCode(
         config: provider.config,
         secrets: provider.secrets,
         logger,
+        fetch,
       });
       await sender.send(message);
       logger.info({ provider: provider.name, phone: maskPhone(message.phone) }, 'verification code sent');

@@ -13,7 +13,7 @@ import {
 } from './store.ts';
 
 /** Administrator CRUD of SMS/voice code providers; secrets are accepted, never shown. */
-export function codeProvidersRouter({ db, config }: ContentContext): Router {
+export function codeProvidersRouter({ db, config, secrets }: ContentContext): Router {
   const router = express.Router();
   const production = config.NODE_ENV === 'production';
   const base = '/api/v1/verification-code-providers';
@@ -26,7 +26,7 @@ export function codeProvidersRouter({ db, config }: ContentContext): Router {
     requireAdmin(req);
     const input = req.body;
     assertTypeAllowed(input.type, production);
-    const row = await createProvider(db, input);
+    const row = await createProvider(db, secrets, input);
     res.status(201).location(`${base}/${row.id}`).json(toView(row));
   });
   route(router, 'get', '/api/v1/verification-code-providers/{id}', async (req, res) => {
@@ -35,7 +35,7 @@ export function codeProvidersRouter({ db, config }: ContentContext): Router {
   });
   route(router, 'patch', '/api/v1/verification-code-providers/{id}', async (req, res) => {
     requireAdmin(req);
-    res.json(toView(await updateProvider(db, req.params.id, req.body)));
+    res.json(toView(await updateProvider(db, secrets, req.params.id, req.body)));
   });
   route(router, 'delete', '/api/v1/verification-code-providers/{id}', async (req, res) => {
     requireAdmin(req);

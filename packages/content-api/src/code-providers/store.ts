@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
 import type { Schema } from '../http/contract.ts';
@@ -57,6 +57,7 @@ export async function getProvider(
 
 export async function createProvider(
   db: Sequelize,
+  box: SecretBox,
   input: ProviderInput,
   transaction?: Transaction,
 ): Promise<ProviderRow> {
@@ -75,20 +76,22 @@ export async function createProvider(
       enabled: input.enabled ?? true,
       priority: input.priority ?? 100,
       config: JSON.stringify(config),
-      secrets: JSON.stringify(secrets),
+      secrets: JSON.stringify(box.sealValues(secrets)),
     },
   );
 }
 
 export async function updateProvider(
   db: Sequelize,
+  box: SecretBox,
   id: string,
   changes: ProviderChanges,
 ): Promise<ProviderRow> {
   // The merge reads then writes; the row lock keeps a concurrent change from being overwritten.
   return db.transaction(async (transaction) => {
     const current = await getProvider(db, id, transaction);
-    return saveRow(db, transaction, mergeSql, { id, ...mergeChanges(current, changes) });
+    const opened = { ...current, secrets: box.openValues(current.secrets) as Record<string, string> };
+    return saveRow(db, transaction, mergeSql, { id, ...mergeChanges(opened, changes, box) });
   });
 }
 
@@ -98,7 +101,11 @@ const mergeSql = `UPDATE content.verification_code_providers
   WHERE id = :id RETURNING *`;
 
 /** The provider's columns after `changes`: config and secrets merged, each checked against the type. */
-function mergeChanges(current: ProviderRow, changes: ProviderChanges): Record<string, unknown> {
+function mergeChanges(
+  current: ProviderRow,
+  changes: ProviderChanges,
+  box: SecretBox,
+): Record<string, unknown> {
   const config = checkProviderSettings(current.type, 'config', { ...current.config, ...changes.config });
   const mergedSecrets: Record<string, unknown> = { ...current.secrets, ...changes.secrets };
   for (const [key, value] of Object.entries(mergedSecrets)) if (value === null) delete mergedSecrets[key];
@@ -108,7 +115,7 @@ function mergeChanges(current: ProviderRow, changes: ProviderChanges): Record<st
     enabled: changes.enabled ?? current.enabled,
     priority: changes.priority ?? current.priority,
     config: JSON.stringify(config),
-    secrets: JSON.stringify(secrets),
+    secrets: JSON.stringify(box.sealValues(secrets)),
   };
 }
 
@@ -128,6 +135,7 @@ export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
  */
 export async function enabledProvidersFor(
   db: Sequelize,
+  box: SecretBox,
   codeType: CodeType,
   production: boolean,
 ): Promise<ProviderRow[]> {
@@ -135,11 +143,13 @@ export async function enabledProvidersFor(
     'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
     { type: QueryTypes.SELECT },
   );
-  return rows.filter((row) => {
-    if (!isProviderType(row.type)) return false;
-    const kind = PROVIDER_KINDS[row.type];
-    return kind.codeTypes.includes(codeType) && !(production && kind.developmentOnly);
-  });
+  return rows
+    .filter((row) => {
+      if (!isProviderType(row.type)) return false;
+      const kind = PROVIDER_KINDS[row.type];
+      return kind.codeTypes.includes(codeType) && !(production && kind.developmentOnly);
+    })
+    .map((row) => ({ ...row, secrets: box.openValues(row.secrets) as Record<string, string> }));
 }
 
 /** 422 when a development-only type is added to a production server. */

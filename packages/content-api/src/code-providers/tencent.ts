@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import type { OutboundFetch } from '@muse/core';
 import { DeliveryError, postJson, type ProviderKind } from './types.ts';
 
 /**
@@ -51,6 +52,7 @@ interface TencentSecrets {
 }
 
 async function callTencent(
+  fetch: OutboundFetch,
   config: TencentCommon,
   secretKey: string,
   call: { service: string; action: string; version: string; payload: object },
@@ -58,7 +60,7 @@ async function callTencent(
   const body = JSON.stringify(call.payload);
   const host = new URL(config.endpoint).host;
   const timestamp = Math.floor(Date.now() / 1000);
-  const answer = (await postJson(config.endpoint, {
+  const answer = (await postJson(fetch, config.endpoint, {
     headers: {
       'Content-Type': CONTENT_TYPE,
       'X-TC-Action': call.action,
@@ -112,9 +114,9 @@ export const tencentSms: ProviderKind<
     additionalProperties: false,
   },
   secretsSchema,
-  create: ({ config, secrets }) => ({
+  create: ({ config, secrets, fetch }) => ({
     async send({ phone, code }) {
-      const response = await callTencent(config, secrets.secret_key, {
+      const response = await callTencent(fetch, config, secrets.secret_key, {
         service: 'sms',
         action: 'SendSms',
         version: '2021-01-11',
@@ -150,9 +152,9 @@ export const tencentVoice: ProviderKind<
     additionalProperties: false,
   },
   secretsSchema,
-  create: ({ config, secrets }) => ({
+  create: ({ config, secrets, fetch }) => ({
     async send({ phone, code }) {
-      const response = await callTencent(config, secrets.secret_key, {
+      const response = await callTencent(fetch, config, secrets.secret_key, {
         service: 'vms',
         action: 'SendTtsVoice',
         version: '2020-09-02',

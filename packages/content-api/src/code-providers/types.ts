@@ -1,4 +1,4 @@
-import type { Logger } from '@muse/core';
+import { OutboundError, type Logger, type OutboundFetch } from '@muse/core';
 import type { CodeType } from '../login/codes.ts';
 
 export interface CodeMessage {
@@ -24,7 +24,7 @@ export interface ProviderKind<C = Record<string, unknown>, S = Record<string, un
   configSchema: JsonSchema;
   /** JSON Schema of the secrets; they are stored but never returned. */
   secretsSchema: JsonSchema;
-  create(settings: { config: C; secrets: S; logger: Logger }): CodeSender;
+  create(settings: { config: C; secrets: S; logger: Logger; fetch: OutboundFetch }): CodeSender;
 }
 
 /** A provider refused or failed a delivery; the dispatcher then tries the next one. */
@@ -35,8 +35,12 @@ export class DeliveryError extends Error {
 /** Every adapter waits this long for a provider before trying the next. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
-/** POSTs and returns the parsed JSON answer; a non-2xx status or unparsable body is a DeliveryError. */
+/**
+ * POSTs through the outbound client (address policy, redirects checked) and returns the parsed
+ * JSON answer; a refused address, a non-2xx status or an unparsable body is a DeliveryError.
+ */
 export async function postJson(
+  fetch: OutboundFetch,
   url: string,
   init: { headers: Record<string, string>; body: string },
 ): Promise<unknown> {
@@ -48,7 +52,9 @@ export async function postJson(
       signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new DeliveryError(`${url} unreachable: ${(error as Error).message}`);
+    const reason =
+      error instanceof OutboundError ? `${error.message} (${error.detail})` : (error as Error).message;
+    throw new DeliveryError(`${url} unreachable: ${reason}`);
   }
   const text = await response.text();
   if (!response.ok) throw new DeliveryError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);

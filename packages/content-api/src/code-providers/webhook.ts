@@ -32,11 +32,11 @@ export const webhook: ProviderKind<{ url: string }, { signing_secret: string }> 
     required: ['signing_secret'],
     additionalProperties: false,
   },
-  create: ({ config, secrets }) => ({
+  create: ({ config, secrets, fetch }) => ({
     async send({ phone, code, codeType }) {
       const body = JSON.stringify({ phone, code, code_type: codeType });
       const timestamp = String(Math.floor(Date.now() / 1000));
-      await postJson(config.url, {
+      await postJson(fetch, config.url, {
         headers: {
           'Content-Type': 'application/json',
           'X-Muse-Timestamp': timestamp,

@@ -140,7 +140,7 @@ export async function chargeReply(
 export async function streamReply(
   db: Sequelize,
   messageId: string,
-  fetchImpl: typeof fetch,
+  outbound: Pick<AdapterContext, 'fetch' | 'logger'>,
 ): Promise<string> {
   const source = await replySource(db, messageId);
   if (!source) throw new Error(`Message ${messageId} no longer has a character that answers`);
@@ -155,7 +155,7 @@ export async function streamReply(
   };
   const settings = executionSettings(source.config);
   const context: AdapterContext = {
-    fetch: fetchImpl,
+    ...outbound,
     requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
     maxResultBytes: settings.maxResultBytes,
   };

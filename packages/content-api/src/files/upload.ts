@@ -28,7 +28,13 @@ export async function receiveUpload(
 
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10 } });
+    // busboy reports the limit when a file reaches fileSize bytes: one more, so exactly maxBytes passes.
+    // Filenames are UTF-8 (what browsers send), not latin1.
+    parser = busboy({
+      headers: req.headers,
+      defParamCharset: 'utf8',
+      limits: { files: 1, fileSize: maxBytes + 1, fields: 10 },
+    });
   } catch {
     throw new BadRequestError('Send the file as multipart/form-data');
   }

@@ -16,8 +16,9 @@ export interface paths {
          * @description On the first login of a number an account is created with the default permissions and
          *     `default_credit_quota` credits (server-config), granted through the credit ledger. The
          *     code is consumed by a successful login; after `code_max_attempts` wrong entries it is
-         *     invalidated. Attempts are limited per number and per client address per hour
-         *     (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`). The token is a
+         *     invalidated. Attempts are limited per number and client address together, and per client
+         *     address, per hour (`login_attempts_per_phone_per_hour`, `login_attempts_per_ip_per_hour`),
+         *     so wrong codes sent from elsewhere never lock the owner out. The token is a
          *     JWT (HS256) with the claims `sub`, `is_active`, `permission.is_admin`, `iat`, `exp`.
          */
         post: operations["createToken"];
@@ -40,9 +41,11 @@ export interface paths {
          *     one login, and sends it through the first enabled provider able to deliver `code_type`
          *     (by ascending `priority`; when one fails the next is tried). A new code replaces the
          *     previous one. The same number may ask again only after `code_cooldown_seconds`
-         *     (default 60); each number and each client address may ask `codes_per_phone_per_day`
-         *     and `codes_per_ip_per_day` times a day. Limits are kept in the database, so they hold
-         *     across all API processes.
+         *     (default 60) from the last send, whether that code was used, exhausted or withdrawn. A
+         *     number may ask `codes_per_phone_per_day` times a day from one client address (five times
+         *     that from all addresses together), and each address `codes_per_ip_per_day` times, so
+         *     requests made from elsewhere cannot use up the owner's codes. Limits are kept in the
+         *     database, so they hold across all API processes.
          */
         get: operations["requestVerificationCode"];
         put?: never;
@@ -242,6 +245,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conversation_id}/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the conversation's WebSocket
+         * @description A WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`); the frames are in
+         *     /asyncapi.json. The token goes in the query, since browsers cannot set headers on a
+         *     WebSocket. The upgrade is always accepted; the checks answer with close codes a browser
+         *     can read: 4401 (token missing, invalid or expired), 4403 (account banned or disabled, or
+         *     permission revoked), 4404 (no such conversation, or another user's private one),
+         *     4429 (too many sockets for this account), 1001 (the server is shutting down: reconnect),
+         *     1009 (a frame larger than the maximum). A socket that is let in receives `ready` first.
+         */
+        get: operations["openConversationSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{id}": {
         parameters: {
             query?: never;
@@ -291,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message to a conversation
-         * @description The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public conversation answers 403, a private one 404. Subscribers of the conversation's channel are notified.
+         * @description The conversation's owner (needs conversation:update:own) or an administrator adds messages; another user's public conversation answers 403, a private one 404. The conversation's sockets receive it (see /asyncapi.json); a user message in a conversation whose character has a text generator starts the character's streamed reply.
          */
         post: operations["createConversationMessage"];
         delete?: never;
@@ -418,6 +447,31 @@ export interface paths {
         get: operations["downloadFile"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/generations/{generation_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                generation_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a generation (its owner or an administrator)
+         * @description Ends a pending or processing task at once: the task and its unfinished files become
+         *     `failed` with `error_message` "cancelled", the charge is refunded (once, whatever else
+         *     happens meanwhile), and the upstream is asked to stop where its protocol allows
+         *     (Replicate-style predictions are cancelled; a synchronous upstream call is abandoned).
+         */
+        post: operations["cancelGeneration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -656,7 +710,7 @@ export interface paths {
         put?: never;
         /**
          * Redeem an invite code for credits
-         * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.
+         * @description Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own (a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses. Each account may try 20 codes an hour (429 with Retry-After beyond).
          */
         post: operations["redeemInviteCode"];
         delete?: never;
@@ -1172,6 +1226,23 @@ export interface paths {
         patch: operations["updateVerificationCodeProvider"];
         trace?: never;
     };
+    "/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The conversation channel's AsyncAPI 3 document */
+        get: operations["getAsyncApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1181,23 +1252,6 @@ export interface paths {
         };
         /** Liveness — the process is up */
         get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics */
-        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1314,6 +1368,15 @@ export interface components {
              * @enum {string}
              */
             visibility?: "private" | "public";
+        };
+        CancelledGeneration: {
+            /** @enum {string} */
+            error_message: "cancelled";
+            file_ids: string[];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "failed";
         };
         /** @description A node/edge document (a generation workflow laid out on a board) inside a project. */
         Canvas: {
@@ -1474,7 +1537,7 @@ export interface components {
              */
             visibility?: "private" | "public";
         };
-        /** @description An AI character: its persona (system prompt), how it greets, and how it looks. */
+        /** @description An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it. */
         Character: {
             /**
              * Format: uuid
@@ -1485,6 +1548,11 @@ export interface components {
             created_at: string;
             /** @description Short public description shown in listings. */
             description: string;
+            /**
+             * Format: uuid
+             * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+             */
+            generator_id: string | null;
             /** @description The first message the character sends in a new conversation. */
             greeting: string;
             /** Format: uuid */
@@ -1516,6 +1584,11 @@ export interface components {
             avatar_file_id?: string | null;
             /** @description Short public description shown in listings. */
             description?: string;
+            /**
+             * Format: uuid
+             * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+             */
+            generator_id?: string | null;
             /** @description The first message the character sends in a new conversation. */
             greeting?: string;
             /** @description The character's name. */
@@ -1538,6 +1611,11 @@ export interface components {
             avatar_file_id?: string | null;
             /** @description Short public description shown in listings. */
             description?: string;
+            /**
+             * Format: uuid
+             * @description The text generator that writes the character's replies (builtin or openai). With one, each user message in a conversation with the character starts a reply, charged to the message's author at the generator's base_cost and streamed over the conversation's channel. 404 for an unknown or inactive one.
+             */
+            generator_id?: string | null;
             /** @description The first message the character sends in a new conversation. */
             greeting?: string;
             /** @description The character's name. */
@@ -1552,6 +1630,8 @@ export interface components {
              */
             visibility?: "private" | "public";
         };
+        /** @description The client's idempotency key for a message: the same author sending the same client_id to the same conversation again gets the stored message back, and nothing is stored twice. */
+        ClientMessageId: string;
         CodeProvider: {
             /** @description What this provider can deliver. */
             code_types: ("sms" | "voice")[];
@@ -1655,6 +1735,8 @@ export interface components {
              * @description The user who added it.
              */
             author_id: string | null;
+            /** @description The sender's idempotency key, if it sent one. */
+            client_id: components["schemas"]["ClientMessageId"] | null;
             content: string;
             /** Format: uuid */
             conversation_id: string;
@@ -1663,10 +1745,17 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
+             * Format: uuid
+             * @description For a character's reply: the message it answers.
+             */
+            reply_to_id: string | null;
+            /**
              * @description Who speaks: the user, the character, or a system note.
              * @enum {string}
              */
             role: "user" | "assistant" | "system";
+            /** @description Its place in the conversation: 1, 2, 3... in the order messages were stored. */
+            seq: number;
             /** Format: date-time */
             updated_at: string;
         };
@@ -2257,13 +2346,13 @@ export interface components {
             code_ttl_seconds?: number;
             /** @description Codes one client address may request per day (default 50). */
             codes_per_ip_per_day?: number;
-            /** @description Codes one number may request per day (default 10). */
+            /** @description Codes one number may request per day from one client address (default 10); from all addresses together, five times that. */
             codes_per_phone_per_day?: number;
             /** @description Credits a new account starts with (default 100). */
             default_credit_quota?: number;
             /** @description Login attempts per client address per hour before 429 (default 100). */
             login_attempts_per_ip_per_hour?: number;
-            /** @description Login attempts per number per hour before 429 (default 10). */
+            /** @description Login attempts per number and client address per hour before 429 (default 10). */
             login_attempts_per_phone_per_hour?: number;
             /** @description Largest accepted upload in bytes (default 20 MiB). */
             max_upload_bytes?: number;
@@ -2577,6 +2666,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+        Overloaded: {
+            headers: {
+                "Retry-After"?: number;
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request conflicts with the current state (a duplicate, or a state that no longer allows it). */
         ResourceConflict: {
             headers: {
@@ -2695,6 +2795,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             /** @description Too many login attempts for this number or from this address; `Retry-After` says when to try again. */
             429: {
@@ -2707,6 +2817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     requestVerificationCode: {
@@ -2767,6 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     listBundles: {
@@ -2809,6 +2921,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createBundle: {
@@ -2834,11 +2947,32 @@ export interface operations {
                     "application/json": components["schemas"]["Bundle"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getBundle: {
@@ -2867,6 +3001,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteBundle: {
@@ -2893,6 +3028,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateBundle: {
@@ -2921,11 +3057,32 @@ export interface operations {
                     "application/json": components["schemas"]["Bundle"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listCanvases: {
@@ -2970,6 +3127,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createCanvas: {
@@ -2995,11 +3153,32 @@ export interface operations {
                     "application/json": components["schemas"]["Canvas"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getCanvas: {
@@ -3028,6 +3207,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteCanvas: {
@@ -3054,6 +3234,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateCanvas: {
@@ -3082,11 +3263,32 @@ export interface operations {
                     "application/json": components["schemas"]["Canvas"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listCharacters: {
@@ -3129,6 +3331,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createCharacter: {
@@ -3154,11 +3357,32 @@ export interface operations {
                     "application/json": components["schemas"]["Character"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getCharacter: {
@@ -3187,6 +3411,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteCharacter: {
@@ -3213,6 +3438,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateCharacter: {
@@ -3241,11 +3467,32 @@ export interface operations {
                     "application/json": components["schemas"]["Character"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listConversations: {
@@ -3290,6 +3537,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createConversation: {
@@ -3315,11 +3563,68 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
+        };
+    };
+    openConversationSocket: {
+        parameters: {
+            query: {
+                /** @description The bearer token. */
+                token: string;
+            };
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol. */
+            101: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["ValidationFailed"];
+            /** @description A plain GET, not an upgrade */
+            426: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Overloaded"];
         };
     };
     getConversation: {
@@ -3348,6 +3653,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteConversation: {
@@ -3374,6 +3680,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateConversation: {
@@ -3402,11 +3709,32 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listConversationMessages: {
@@ -3451,6 +3779,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createConversationMessage: {
@@ -3466,6 +3795,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    client_id?: components["schemas"]["ClientMessageId"];
                     content: string;
                     /** @enum {string} */
                     role: "user" | "assistant" | "system";
@@ -3473,6 +3803,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description This client_id was already stored by the caller: the stored message, nothing added */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMessage"];
+                };
+            };
             /** @description Added */
             201: {
                 headers: {
@@ -3483,10 +3823,31 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationMessage"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listFavorites: {
@@ -3531,6 +3892,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createFavorite: {
@@ -3556,11 +3918,32 @@ export interface operations {
                     "application/json": components["schemas"]["Favorite"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getFavorite: {
@@ -3589,6 +3972,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteFavorite: {
@@ -3615,6 +3999,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateFavorite: {
@@ -3643,11 +4028,32 @@ export interface operations {
                     "application/json": components["schemas"]["Favorite"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listFiles: {
@@ -3690,6 +4096,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     uploadFile: {
@@ -3743,7 +4150,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getFile: {
@@ -3771,6 +4189,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteFile: {
@@ -3815,6 +4234,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateFile: {
@@ -3846,6 +4266,16 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description Another user's public file (only its owner or an administrator changes it), or a missing file:update:own permission. */
             403: {
@@ -3858,7 +4288,18 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     downloadFile: {
@@ -3898,6 +4339,63 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
+        };
+    };
+    cancelGeneration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                generation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled and refunded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledGeneration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The account is disabled, or lacks generation:create:own. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No generation with this id belongs to the caller (administrators see every one). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The generation already ended (completed or failed); nothing changed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     generateImages: {
@@ -3921,6 +4419,16 @@ export interface operations {
         };
         responses: {
             202: components["responses"]["GenerationAccepted"];
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientBalance"];
             /** @description The account is disabled, or lacks generation:create:own. */
@@ -3945,6 +4453,16 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used before with a different body. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a documented media type. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3991,6 +4509,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     generateTexts: {
@@ -4014,6 +4533,16 @@ export interface operations {
         };
         responses: {
             202: components["responses"]["GenerationAccepted"];
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientBalance"];
             /** @description The account is disabled, or lacks generation:create:own. */
@@ -4038,6 +4567,16 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used before with a different body. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a documented media type. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -4080,6 +4619,16 @@ export interface operations {
         };
         responses: {
             202: components["responses"]["GenerationAccepted"];
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientBalance"];
             /** @description The account is disabled, or lacks generation:create:own. */
@@ -4104,6 +4653,16 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used before with a different body. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a documented media type. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -4148,6 +4707,16 @@ export interface operations {
                     "application/json": components["schemas"]["GeneratorAdmin"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Another generator has this name. */
@@ -4160,7 +4729,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getGenerator: {
@@ -4187,6 +4767,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deactivateGenerator: {
@@ -4212,6 +4793,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateGenerator: {
@@ -4239,6 +4821,16 @@ export interface operations {
                     "application/json": components["schemas"]["GeneratorAdmin"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4252,7 +4844,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listImageGenerators: {
@@ -4267,6 +4870,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listTextGenerators: {
@@ -4281,6 +4885,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listVideoGenerators: {
@@ -4295,6 +4900,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listInviteCodes: {
@@ -4337,6 +4943,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createInviteCode: {
@@ -4362,11 +4969,32 @@ export interface operations {
                     "application/json": components["schemas"]["InviteCode"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getInviteCode: {
@@ -4395,6 +5023,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteInviteCode: {
@@ -4421,6 +5050,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateInviteCode: {
@@ -4449,11 +5079,32 @@ export interface operations {
                     "application/json": components["schemas"]["InviteCode"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     redeemInviteCode: {
@@ -4481,11 +5132,43 @@ export interface operations {
                     "application/json": components["schemas"]["InviteRedemption"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            /** @description Too many codes tried by this account this hour; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Overloaded"];
         };
     };
     listNodeGroups: {
@@ -4528,6 +5211,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createNodeGroup: {
@@ -4553,11 +5237,32 @@ export interface operations {
                     "application/json": components["schemas"]["NodeGroup"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getNodeGroup: {
@@ -4586,6 +5291,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteNodeGroup: {
@@ -4612,6 +5318,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateNodeGroup: {
@@ -4640,11 +5347,32 @@ export interface operations {
                     "application/json": components["schemas"]["NodeGroup"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getPaymentApi: {
@@ -4668,6 +5396,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updatePaymentApi: {
@@ -4693,9 +5422,30 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentApi"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listPayments: {
@@ -4740,6 +5490,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createPayment: {
@@ -4765,11 +5516,32 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getPayment: {
@@ -4798,6 +5570,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deletePayment: {
@@ -4824,6 +5597,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updatePayment: {
@@ -4852,11 +5626,32 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listProjects: {
@@ -4899,6 +5694,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createProject: {
@@ -4924,11 +5720,32 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getProject: {
@@ -4957,6 +5774,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteProject: {
@@ -4983,6 +5801,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateProject: {
@@ -5011,11 +5830,32 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getServerConfig: {
@@ -5039,6 +5879,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateServerConfig: {
@@ -5064,9 +5905,30 @@ export interface operations {
                     "application/json": components["schemas"]["ServerConfig"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listSkills: {
@@ -5109,6 +5971,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createSkill: {
@@ -5134,11 +5997,32 @@ export interface operations {
                     "application/json": components["schemas"]["Skill"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getSkill: {
@@ -5167,6 +6051,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteSkill: {
@@ -5193,6 +6078,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateSkill: {
@@ -5221,11 +6107,32 @@ export interface operations {
                     "application/json": components["schemas"]["Skill"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listTransactionLogs: {
@@ -5270,6 +6177,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getTransactionLog: {
@@ -5298,6 +6206,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listUserCharacterConfigs: {
@@ -5342,6 +6251,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createUserCharacterConfig: {
@@ -5367,11 +6277,32 @@ export interface operations {
                     "application/json": components["schemas"]["UserCharacterConfig"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUserCharacterConfig: {
@@ -5400,6 +6331,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteUserCharacterConfig: {
@@ -5426,6 +6358,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUserCharacterConfig: {
@@ -5454,11 +6387,32 @@ export interface operations {
                     "application/json": components["schemas"]["UserCharacterConfig"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ResourceConflict"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listUsers: {
@@ -5501,6 +6455,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUser: {
@@ -5528,6 +6483,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteUser: {
@@ -5553,6 +6509,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUser: {
@@ -5580,9 +6537,29 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request is not valid, or the credit adjustment would take the balance below zero (nothing is changed). */
             422: {
                 headers: {
@@ -5593,6 +6570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     updateUserPermission: {
@@ -5625,10 +6603,31 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getMe: {
@@ -5652,6 +6651,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateMe: {
@@ -5677,6 +6677,16 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `avatar_file_id` names no file the caller may read (missing, or another user's private file); nothing is changed. */
@@ -5689,7 +6699,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getUserStats: {
@@ -5713,6 +6734,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listVerificationCodeProviders: {
@@ -5736,6 +6758,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createVerificationCodeProvider: {
@@ -5761,10 +6784,30 @@ export interface operations {
                     "application/json": components["schemas"]["CodeProvider"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description A provider with this name exists. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a documented media type. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5783,6 +6826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     getVerificationCodeProvider: {
@@ -5810,6 +6854,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     deleteVerificationCodeProvider: {
@@ -5835,6 +6880,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateVerificationCodeProvider: {
@@ -5862,6 +6908,16 @@ export interface operations {
                     "application/json": components["schemas"]["CodeProvider"];
                 };
             };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5875,7 +6931,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
+        };
+    };
+    getAsyncApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AsyncAPI document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            503: components["responses"]["Overloaded"];
         };
     };
     getHealth: {
@@ -5897,27 +6986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-        };
-    };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Metrics in the Prometheus text format */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
+            503: components["responses"]["Overloaded"];
         };
     };
     getOpenApi: {
@@ -5939,6 +7008,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
+            503: components["responses"]["Overloaded"];
         };
     };
     getReadiness: {

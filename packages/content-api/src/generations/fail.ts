@@ -8,21 +8,22 @@ import { publishFileStatus } from './events.ts';
  * reason, refunds the charge and publishes the status, in one transaction, so nobody ever reads a
  * failed task that is not refunded. Once only: the guarded UPDATE locks the task and skips one
  * that already ended, and the ledger refuses a second refund of the same charge anyway.
+ * Answers whether this call ended the task.
  */
 export async function failGeneration(
   db: Sequelize,
   taskId: string,
   message: string,
   options: { refundDescription: string; releaseIdempotencyKey?: boolean },
-): Promise<void> {
-  await db.transaction(async (transaction) => {
+): Promise<boolean> {
+  return db.transaction(async (transaction) => {
     const [task] = await db.query<{ owner_id: string; charge_id: string | null; file_ids: string[] }>(
       `UPDATE content.generations SET status = 'failed', error_message = :message, updated_at = now()
          ${options.releaseIdempotencyKey ? ', idempotency_key = NULL' : ''}
         WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING owner_id, charge_id, file_ids`,
       { replacements: { taskId, message }, type: QueryTypes.SELECT, transaction },
     );
-    if (!task) return;
+    if (!task) return false;
     await db.query(
       `UPDATE content.files SET status = 'failed', error_message = :message, updated_at = now()
         WHERE generation_id = :taskId AND status <> 'completed'`,
@@ -40,5 +41,6 @@ export async function failGeneration(
       })),
       transaction,
     );
+    return true;
   });
 }

@@ -4,9 +4,13 @@ import type { ContentContext } from '../app.ts';
 import { route } from '../http/contract.ts';
 import { requirePermission } from '../auth/authenticate.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
+import { cancelGeneration } from './cancel.ts';
 import { submitGeneration } from './submit.ts';
 
-/** `POST /api/v1/generations/{images|videos|texts}`: 202 with the pending result files. */
+/**
+ * `POST /api/v1/generations/{images|videos|texts}`: 202 with the pending result files;
+ * `POST /api/v1/generations/{id}/cancel`: failed, refunded, upstream stopped.
+ */
 export function generationsRouter(context: ContentContext): Router {
   const router = Router();
   const submitRoute = (
@@ -23,5 +27,9 @@ export function generationsRouter(context: ContentContext): Router {
   submitRoute('/api/v1/generations/images', 'image');
   submitRoute('/api/v1/generations/videos', 'video');
   submitRoute('/api/v1/generations/texts', 'text');
+  route(router, 'post', '/api/v1/generations/{generation_id}/cancel', async (req, res) => {
+    const user = requirePermission(req, 'generation', 'create', 'own');
+    res.json(await cancelGeneration(context, user, String(req.params.generation_id)));
+  });
   return router;
 }

@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { ADAPTER_TYPES, adapterFor, type AdapterType } from './adapters/registry.ts';
 import {
   assertValidSchema,
@@ -134,6 +134,8 @@ export function checkSpec(spec: GeneratorSpec): void {
   }
   if (spec.type !== 'builtin' && typeof spec.config?.base_url !== 'string') {
     problems.push({ path: '/config/base_url', message: 'is required for an upstream generator' });
+  } else if (spec.config?.base_url !== undefined && !isHttpUrl(spec.config.base_url)) {
+    problems.push({ path: '/config/base_url', message: 'must be an http or https URL' });
   }
   for (const key of SETTINGS_KEYS) {
     const value = spec.config?.[key];
@@ -154,6 +156,7 @@ export function checkSpec(spec: GeneratorSpec): void {
  */
 export async function upsertGenerator(
   db: Sequelize,
+  box: SecretBox,
   spec: GeneratorSpec,
   transaction?: Transaction,
 ): Promise<GeneratorRow> {
@@ -167,7 +170,7 @@ export async function upsertGenerator(
     base_cost: spec.base_cost,
     is_active: spec.is_active ?? true,
     config: JSON.stringify(spec.config ?? {}),
-    secrets: JSON.stringify(spec.secrets ?? {}),
+    secrets: JSON.stringify(box.sealValues(spec.secrets ?? {})),
     schema: JSON.stringify(spec.parameters_schema ?? defaultParametersSchema(spec.kind)),
   };
   const conflictTarget = spec.id ? '(id)' : '(name)';
@@ -200,6 +203,7 @@ export async function upsertGenerator(
 /** Applies a partial change (PATCH): the merged spec is checked as a whole. */
 export async function updateGenerator(
   db: Sequelize,
+  box: SecretBox,
   id: string,
   changes: Partial<GeneratorSpec>,
 ): Promise<GeneratorRow> {
@@ -223,6 +227,12 @@ export async function updateGenerator(
           ? defaultParametersSchema(kind)
           : current.parameters_schema),
     };
-    return upsertGenerator(db, spec, transaction);
+    return upsertGenerator(db, box, spec, transaction);
   });
+}
+
+/** Upstreams are reached over http(s) only; the outbound client refuses anything else anyway. */
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  return ['http:', 'https:'].includes(new URL(value).protocol);
 }

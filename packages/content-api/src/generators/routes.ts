@@ -45,7 +45,7 @@ export function generatorsRouter(context: ContentContext): Router {
 
   route(router, 'post', '/api/v1/generators', async (req, res) => {
     requireAdmin(req);
-    const row = await upsertGenerator(db, { ...req.body, id: randomUUID() });
+    const row = await upsertGenerator(db, context.secrets, { ...req.body, id: randomUUID() });
     res.status(201).json(adminGenerator(row));
   });
 
@@ -59,12 +59,12 @@ export function generatorsRouter(context: ContentContext): Router {
 
   route(router, 'patch', '/api/v1/generators/{generator_id}', async (req, res) => {
     requireAdmin(req);
-    res.json(adminGenerator(await updateGenerator(db, req.params.generator_id, req.body)));
+    res.json(adminGenerator(await updateGenerator(db, context.secrets, req.params.generator_id, req.body)));
   });
 
   route(router, 'delete', '/api/v1/generators/{generator_id}', async (req, res) => {
     requireAdmin(req);
-    await updateGenerator(db, req.params.generator_id, { is_active: false });
+    await updateGenerator(db, context.secrets, req.params.generator_id, { is_active: false });
     res.status(204).end();
   });
 

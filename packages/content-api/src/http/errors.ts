@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, requestLog, type Logger } from '@muse/core';
+import { AppError, databaseBusy, requestLog, UnacceptableJsonError, type Logger } from '@muse/core';
 
 /** The content service's error body: `{code, message, details?}` (schema `Error` in openapi.yaml). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -23,6 +23,10 @@ interface ValidatorError {
 /** Request-validation errors (from the OpenAPI validator) answer 422 with the failing paths. */
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const busy = databaseBusy(error);
+  if (busy) return busy;
+  if (error instanceof UnacceptableJsonError || (error as { name?: string }).name === 'UnacceptableJsonError')
+    return new AppError(422, 'validation_error', (error as Error).message);
   const e = error as Partial<ValidatorError> & { type?: string };
   if (e.type === 'entity.parse.failed')
     return new AppError(400, 'bad_request', 'The request body is not valid JSON');

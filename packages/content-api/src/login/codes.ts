@@ -7,10 +7,15 @@ import type { CodeHasher } from './code-hasher.ts';
 export type CodeType = 'sms' | 'voice';
 
 const DAY = 24 * 3600;
+/** A number's codes from all addresses together: a bound on what one number costs in messages. */
+const ALL_ADDRESSES_FACTOR = 5;
 
 /**
  * Stores a new code for `phone`, replacing the previous one, unless the number is inside its
- * cool-down (429 with Retry-After) or the number or client IP used up its daily codes (429).
+ * cool-down (429 with Retry-After), counted from the last send whatever became of that code, or
+ * a daily cap is used up (429). The per-number cap counts per number and client address, so
+ * requests from someone else's address cannot use up the owner's codes; all addresses together
+ * get ALL_ADDRESSES_FACTOR times that, and each address has its own cap over all numbers.
  * All in one transaction: a refused request leaves the previous code and the counters as they were.
  */
 export async function storeNewCode(
@@ -47,9 +52,20 @@ export async function storeNewCode(
       db,
       {
         bucket: 'code:phone',
-        key: request.phone,
+        key: `${request.phone}@${request.ip}`,
         windowSeconds: DAY,
         max: settings.codes_per_phone_per_day,
+        describe: 'This number requested too many codes today',
+      },
+      transaction,
+    );
+    await hitRateLimit(
+      db,
+      {
+        bucket: 'code:phone:all',
+        key: request.phone,
+        windowSeconds: DAY,
+        max: settings.codes_per_phone_per_day * ALL_ADDRESSES_FACTOR,
         describe: 'This number requested too many codes today',
       },
       transaction,
@@ -83,11 +99,12 @@ async function refuseInsideCooldown(
   throw new RateLimitedError('A code was sent to this number moments ago', row?.wait ?? cooldown);
 }
 
-/** Withdraws a code that could not be delivered, so the cool-down does not block a retry. */
+/** Withdraws a code that could not be delivered: it no longer logs in; its send still counts for the cool-down. */
 export async function withdrawCode(db: Sequelize, phone: string, codeHash: string): Promise<void> {
-  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone AND code_hash = :codeHash', {
-    replacements: { phone, codeHash },
-  });
+  await db.query(
+    `UPDATE content.verification_codes SET expires_at = '-infinity' WHERE phone = :phone AND code_hash = :codeHash`,
+    { replacements: { phone, codeHash } },
+  );
 }
 
 export type CodeCheck = 'accepted' | 'wrong' | 'missing_or_expired';
@@ -112,11 +129,11 @@ export async function consumeCode(
   );
   if (!row || !row.live) return 'missing_or_expired';
   if (hasher.matches(phone, code, row.code_hash)) {
-    await deleteCode(db, transaction, phone);
+    await spendCode(db, transaction, phone);
     return 'accepted';
   }
   if (row.failed_attempts + 1 >= maxAttempts) {
-    await deleteCode(db, transaction, phone);
+    await spendCode(db, transaction, phone);
   } else {
     await db.query(
       'UPDATE content.verification_codes SET failed_attempts = failed_attempts + 1 WHERE phone = :phone',
@@ -129,8 +146,9 @@ export async function consumeCode(
   return 'wrong';
 }
 
-async function deleteCode(db: Sequelize, transaction: Transaction, phone: string): Promise<void> {
-  await db.query('DELETE FROM content.verification_codes WHERE phone = :phone', {
+/** A used or exhausted code stops working; the row stays, so its `sent_at` keeps the cool-down. */
+async function spendCode(db: Sequelize, transaction: Transaction, phone: string): Promise<void> {
+  await db.query(`UPDATE content.verification_codes SET expires_at = '-infinity' WHERE phone = :phone`, {
     replacements: { phone },
     transaction,
   });

@@ -26,7 +26,7 @@ export function loginRouter(context: ContentContext): Router {
     const phone = req.query.phone_number;
     const codeType = req.query.code_type ?? 'sms';
     const providers = requireProviders(
-      await enabledProvidersFor(db, codeType, context.config.NODE_ENV === 'production'),
+      await enabledProvidersFor(db, context.secrets, codeType, context.config.NODE_ENV === 'production'),
       codeType,
     );
     const settings = await readServerSettings(db);
@@ -37,7 +37,7 @@ export function loginRouter(context: ContentContext): Router {
       settings,
     );
     try {
-      await deliverCode(providers, { phone, code, codeType }, requestLog(res, logger));
+      await deliverCode(providers, { phone, code, codeType }, requestLog(res, logger), context.outbound);
     } catch (error) {
       await withdrawCode(db, phone, codeHash);
       throw error;
@@ -79,6 +79,10 @@ export function loginRouter(context: ContentContext): Router {
   return router;
 }
 
+/**
+ * Login attempts count per number and address together, and per address: someone else's wrong
+ * codes never lock the owner out (the code itself is withdrawn after code_max_attempts).
+ */
 async function limitLoginAttempts(
   db: Sequelize,
   phone: string,
@@ -87,7 +91,7 @@ async function limitLoginAttempts(
 ): Promise<void> {
   await hitRateLimit(db, {
     bucket: 'login:phone',
-    key: phone,
+    key: `${phone}@${ip}`,
     windowSeconds: HOUR,
     max: settings.login_attempts_per_phone_per_hour,
     describe: 'Too many login attempts for this number',

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '@muse/core';
 import { requirePermission } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { ResourceKit } from './define.ts';
+import { hitRateLimit } from '../login/rate-limits.ts';
 
 interface InviteRow {
   id: string;
@@ -19,10 +20,22 @@ interface InviteRow {
  * the use count can never pass max_uses, and the (code, user) key plus the ledger reference
  * `invite:<code id>:<user id>` make a second redemption by the same user impossible.
  */
+const HOUR = 3600;
+/** Attempts per account and hour: plenty for codes one was given, too few to guess one. */
+const REDEEM_ATTEMPTS_PER_HOUR = 20;
+
 export function inviteRedeemRoutes(router: Router, { ctx }: ResourceKit): void {
   router.post('/api/v1/invite-codes/redeem', async (req, res) => {
     const user = requirePermission(req, 'invite_redemption', 'create', 'own');
     const code = String((req.body as { code: string }).code);
+    // Counted before the code is looked up, so codes cannot be guessed by trying many quickly.
+    await hitRateLimit(ctx.db, {
+      bucket: 'invite:user',
+      key: user.id,
+      windowSeconds: HOUR,
+      max: REDEEM_ATTEMPTS_PER_HOUR,
+      describe: 'Too many invite codes tried',
+    });
     const redemption = await ctx.db.transaction(async (transaction) => {
       const [invite] = await ctx.db.query<InviteRow>(
         `SELECT id, credits, max_uses, used_count, (expires_at IS NOT NULL AND expires_at <= now()) AS expired
@@ -85,7 +98,8 @@ export const inviteRedeemOpenApi = {
         description:
           "Grants the code's credits to the caller through the ledger (kind invite). Needs invite_redemption:create:own " +
           '(a default; revoke it to stop a user redeeming). 404 for an unknown code; 409 when it expired, is used up, ' +
-          'or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses.',
+          'or the caller already redeemed it (`details.reason` says which). Concurrent redemptions never exceed max_uses. ' +
+          'Each account may try 20 codes an hour (429 with Retry-After beyond).',
         requestBody: {
           required: true,
           content: {
@@ -109,6 +123,12 @@ export const inviteRedeemOpenApi = {
           '404': { $ref: '#/components/responses/NotFound' },
           '409': { $ref: '#/components/responses/ResourceConflict' },
           '422': { $ref: '#/components/responses/ValidationFailed' },
+          '429': {
+            description:
+              'Too many codes tried by this account this hour; `Retry-After` says when to try again.',
+            headers: { 'Retry-After': { schema: { type: 'integer' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
         },
       },
     },

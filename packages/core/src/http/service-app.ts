@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.ts';
@@ -29,25 +30,56 @@ export function platformReadiness(deps: {
   };
 }
 
+const registries = new WeakMap<Express, Registry>();
+
+/** Process metrics (CPU, memory, event loop) labelled with the service; each service adds its own. */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** The metrics an app made by createServiceApp collects, for its metrics listener (serveMetrics). */
+export function metricsRegistryOf(app: Express): Registry {
+  const registry = registries.get(app);
+  if (!registry) throw new Error('not an app made by createServiceApp');
+  return registry;
+}
+
+/** `GET /metrics` alone: served on its own port, so the API ports never expose it. */
+export function metricsHandler(registry: Registry): RequestListener {
+  return (req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  };
+}
+
 /**
- * The parts every Muse API shares: liveness, readiness, Prometheus metrics, its OpenAPI
- * document, request timing, and request ids (X-Request-Id, logged with every line). The service mounts its own routes on the returned app.
+ * The parts every Muse API shares: liveness, readiness, its OpenAPI document, request timing
+ * (metricsRegistryOf), and request ids (X-Request-Id, logged with every line). The service mounts
+ * its own routes on the returned app.
  */
 export function createServiceApp({
   name,
   logger,
   openapi,
   readiness,
-  trustProxy = 'loopback, linklocal, uniquelocal',
+  trustProxy = 'false',
 }: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // Trusting every peer would let any client pick its own address and escape per-address limits.
   app.set('trust proxy', trustProxySetting(trustProxy));
 
-  const registry = new Registry();
-  registry.setDefaultLabels({ service: name });
-  collectDefaultMetrics({ register: registry });
+  const registry = createMetricsRegistry(name);
+  registries.set(app, registry);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
@@ -95,10 +127,6 @@ export function createServiceApp({
     res
       .status(ready ? 200 : 503)
       .json({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
-  });
-
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
   });
 
   app.get('/openapi.json', (_req, res) => {

@@ -24,7 +24,7 @@ export const generatorReconciler: Reconciler<GeneratorResource> = {
 
   secretNames: (resource) => (resource.spec.apiKey ? [resource.spec.apiKey.secretKeyRef.name] : []),
 
-  async reconcile(resource, { db, kube }) {
+  async reconcile(resource, { db, kube, secrets: box }) {
     const { spec, metadata } = resource;
     const owner = ownerOf(resource);
     const apiKey = spec.apiKey
@@ -38,6 +38,7 @@ export const generatorReconciler: Reconciler<GeneratorResource> = {
         );
         const saved = await upsertGenerator(
           db,
+          box,
           {
             id: owned?.id ?? randomUUID(),
             name: spec.displayName ?? metadata.name,
@@ -71,8 +72,8 @@ export const generatorReconciler: Reconciler<GeneratorResource> = {
   },
 
   /** As DELETE /generators/{id}: deactivated, since past generations keep pointing at it. */
-  async finalize(resource, { db }) {
+  async finalize(resource, { db, secrets: box }) {
     const row = await ownedGenerator(db, ownerOf(resource));
-    if (row?.is_active) await updateGenerator(db, row.id, { is_active: false });
+    if (row?.is_active) await updateGenerator(db, box, row.id, { is_active: false });
   },
 };

@@ -59,10 +59,18 @@ export const providerReconciler: Reconciler<ProviderResource> = {
             .filter((key) => !(key in secrets))
             .map((key) => [key, null]),
         );
-        return updateProvider(db, owned.id, { ...fields, secrets: { ...removed, ...secrets } });
+        return updateProvider(db, context.secrets, owned.id, {
+          ...fields,
+          secrets: { ...removed, ...secrets },
+        });
       }
       return db.transaction(async (transaction) => {
-        const created = await createProvider(db, { ...fields, type: spec.type, secrets }, transaction);
+        const created = await createProvider(
+          db,
+          context.secrets,
+          { ...fields, type: spec.type, secrets },
+          transaction,
+        );
         await db.query('UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id', {
           replacements: { owner, id: created.id },
           transaction,

@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Config, Logger, SecretBox, Sequelize } from '@muse/core';
 import type { Kube } from '../kube/client.ts';
 import type { Condition, CustomResource, ResourceKind, SecretKeyRef } from '../resources/schemas.ts';
 
@@ -7,6 +7,8 @@ export interface ReconcileContext {
   kube: Kube;
   config: Config;
   logger: Logger;
+  /** Seals the secrets written into the platform, as the admin API does (MUSE_SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
 /** What a reconciliation reports in the Ready condition and the rest of the status. */

@@ -1,4 +1,11 @@
-import { listen, onShutdownSignal, type Config } from '@muse/core';
+import {
+  createSecretBox,
+  listen,
+  metricsHandler,
+  metricsRegistryOf,
+  onShutdownSignal,
+  type Config,
+} from '@muse/core';
 import { attachConversationChannel, createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -7,13 +14,19 @@ const services = {
   'content-api': {
     create: createContentApp,
     port: (config: Config) => config.MUSE_CONTENT_PORT,
-    prepare: (runtime: Runtime) => prepareContentService(runtime, runtime.config),
+    metricsPort: (config: Config) => config.MUSE_CONTENT_METRICS_PORT,
+    prepare: (runtime: Runtime) =>
+      prepareContentService(
+        { ...runtime, secrets: createSecretBox(runtime.config.MUSE_SECRETS_KEY) },
+        runtime.config,
+      ),
     /** The conversation channel's sockets share the API's port. */
     attach: attachConversationChannel,
   },
   'chat-api': {
     create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
+    metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
     prepare: async () => {},
     attach: undefined,
   },
@@ -23,7 +36,7 @@ export type ApiName = keyof typeof services;
 
 /** Serves one API until SIGTERM, then drains in-flight requests and exits. */
 export async function runApi(name: ApiName, config: Config): Promise<void> {
-  const runtime = createRuntime(config, name);
+  const runtime = createRuntime(config, name, { servesRequests: true });
   const service = services[name];
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
   await service.prepare(runtime).catch(async (error: unknown) => {
@@ -38,11 +51,18 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
   });
   const sockets = service.attach?.(server.server, runtime);
-  runtime.logger.info({ url: server.url }, `${name} listening`);
+  const metrics = await listen(metricsHandler(metricsRegistryOf(app)), {
+    host: config.MUSE_HOST,
+    port: service.metricsPort(config),
+    logger: runtime.logger,
+    shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
+  });
+  runtime.logger.info({ url: server.url, metrics: `${metrics.url}/metrics` }, `${name} listening`);
   onShutdownSignal(runtime.logger, async () => {
     // Sockets first (close code 1001, so clients reconnect to another pod), then in-flight requests.
     await sockets?.close();
     await server.close();
+    await metrics.close();
     await runtime.close();
   });
 }

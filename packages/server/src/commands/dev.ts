@@ -56,8 +56,13 @@ export async function runDev(config: Config): Promise<void> {
     }
     if (!config.MUSE_JWT_SECRET)
       env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
+    if (!config.MUSE_SECRETS_KEY)
+      env.MUSE_SECRETS_KEY = await developmentSecret(path.join(dataDir, 'secrets-key'), 'base64');
     // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
     if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
+    // Local fakes and self-hosted upstreams on this machine keep working in development.
+    if (process.env.MUSE_OUTBOUND_ALLOW === undefined)
+      env.MUSE_OUTBOUND_ALLOW = '127.0.0.0/8, ::1, localhost';
     const childConfig = { ...config, ...env } as Config;
     const unpublish = publishDevStack(config, {
       DATABASE_URL: childConfig.DATABASE_URL,
@@ -90,10 +95,10 @@ export async function runDev(config: Config): Promise<void> {
 }
 
 /** A token secret kept across restarts, so development logins survive them; delete the file to log everyone out. */
-async function developmentSecret(file: string): Promise<string> {
+async function developmentSecret(file: string, encoding: 'hex' | 'base64' = 'hex'): Promise<string> {
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   if (existing && existing.trim().length >= 32) return existing.trim();
-  const secret = randomBytes(32).toString('hex');
+  const secret = randomBytes(32).toString(encoding);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, secret, { mode: 0o600 });
   return secret;

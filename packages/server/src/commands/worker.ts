@@ -1,4 +1,4 @@
-import { onShutdownSignal, type Config } from '@muse/core';
+import { createMetricsRegistry, listen, metricsHandler, onShutdownSignal, type Config } from '@muse/core';
 import { createWorker } from '@muse/temporal';
 import { startStrandedGenerations } from '@muse/content-api';
 import { createRuntime, requireSetting } from '../runtime.ts';
@@ -18,9 +18,16 @@ export async function runWorker(config: Config): Promise<void> {
       runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
     );
   }, 60_000);
+  const metrics = await listen(metricsHandler(createMetricsRegistry('worker')), {
+    host: config.MUSE_HOST,
+    port: config.MUSE_WORKER_METRICS_PORT,
+    logger: runtime.logger,
+    shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
+  });
   onShutdownSignal(runtime.logger, async () => {
     clearInterval(reconciler);
     worker.shutdown();
+    await metrics.close();
   });
   runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
   await run();

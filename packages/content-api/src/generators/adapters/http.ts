@@ -1,9 +1,12 @@
+import { OutboundError } from '@muse/core';
 import { UpstreamError, type AdapterContext } from './types.ts';
 
 /**
  * One JSON request to an upstream, with the error classification every adapter shares:
  * a request that outlives `requestTimeoutMs` is a timeout, 429 is rate limiting (with the
- * upstream's Retry-After), 5xx and network errors are transient, other 4xx are permanent.
+ * upstream's Retry-After), 5xx and network errors are transient, other 4xx are permanent, and
+ * an address the policy refuses is permanent. Messages become the task's error_message, so they
+ * say what happened in a few words; the upstream's own text goes to the log.
  */
 export async function requestJson<T>(
   context: AdapterContext,
@@ -28,7 +31,7 @@ export async function requestJson<T>(
   const text = await response.text().catch((error: unknown) => {
     throw networkError(error, url, context);
   });
-  if (!response.ok) throw statusError(response, text);
+  if (!response.ok) throw statusError(response, text, url, context);
   try {
     return JSON.parse(text) as T;
   } catch {
@@ -59,7 +62,7 @@ export async function openStream(
   } catch (error) {
     throw networkError(error, url, context);
   }
-  if (!response.ok) throw statusError(response, await response.text().catch(() => ''));
+  if (!response.ok) throw statusError(response, await response.text().catch(() => ''), url, context);
   if (!response.body) throw new UpstreamError('transient', 'The upstream answered without a body');
   return response.body;
 }
@@ -72,7 +75,7 @@ export async function downloadBytes(
   let response: Response;
   try {
     response = await context.fetch(url, { signal: AbortSignal.timeout(context.requestTimeoutMs) });
-    if (!response.ok) throw statusError(response, await response.text());
+    if (!response.ok) throw statusError(response, await response.text(), url, context);
     const bytes = await readAtMost(response, context.maxResultBytes);
     return { bytes, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
   } catch (error) {
@@ -83,42 +86,50 @@ export async function downloadBytes(
 
 function networkError(error: unknown, url: string, context: AdapterContext): UpstreamError {
   const name = (error as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError') {
+  if (name === 'TimeoutError' || name === 'AbortError' || (error as OutboundError).reason === 'timeout') {
     return new UpstreamError('timeout', `The upstream did not answer within ${context.requestTimeoutMs} ms`);
   }
-  return new UpstreamError(
-    'transient',
-    `The upstream at ${new URL(url).host} is unreachable: ${(error as Error).message}`,
-  );
+  if (error instanceof OutboundError) {
+    const permanent = error.reason !== 'unreachable';
+    return new UpstreamError(
+      permanent ? 'permanent' : 'transient',
+      `The upstream call failed: ${error.message}`,
+    );
+  }
+  context.logger.warn({ err: error, upstream: new URL(url).origin }, 'upstream unreachable');
+  return new UpstreamError('transient', 'The upstream is unreachable');
 }
 
-function statusError(response: Response, body: string): UpstreamError {
-  const detail = upstreamMessage(body);
+function statusError(response: Response, body: string, url: string, context: AdapterContext): UpstreamError {
+  context.logger.warn(
+    { upstream: new URL(url).origin, status: response.status, detail: upstreamMessage(body) },
+    'upstream answered an error',
+  );
   if (response.status === 429) {
     const retryAfter = Number(response.headers.get('retry-after'));
     return new UpstreamError(
       'rate_limited',
-      `The upstream is rate limiting (429)${detail}`,
+      `The upstream is rate limiting (429)`,
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
     );
   }
   if (response.status === 408 || response.status === 504) {
-    return new UpstreamError('timeout', `The upstream timed out (${response.status})${detail}`);
+    return new UpstreamError('timeout', `The upstream timed out (${response.status})`);
   }
   if (response.status >= 500)
-    return new UpstreamError('transient', `The upstream failed (${response.status})${detail}`);
-  return new UpstreamError('permanent', `The upstream rejected the task (${response.status})${detail}`);
+    return new UpstreamError('transient', `The upstream failed (${response.status})`);
+  return new UpstreamError('permanent', `The upstream rejected the task (${response.status})`);
 }
 
-/** The upstream's own explanation, shortened: OpenAI puts it in error.message, Replicate in detail. */
+/** The upstream's own explanation, for the log: OpenAI puts it in error.message, Replicate in detail. */
 function upstreamMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: string } | string; detail?: string };
     const message =
       typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
-    return message ? `: ${String(message).slice(0, 300)}` : '';
+    return String(message ?? body).slice(0, 2000);
   } catch {
-    return body ? `: ${body.slice(0, 200)}` : '';
+    return body.slice(0, 2000);
   }
 }
 

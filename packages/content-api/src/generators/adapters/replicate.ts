@@ -1,6 +1,12 @@
 import { authorization, endpoint } from './openai.ts';
 import { requestJson } from './http.ts';
-import { UpstreamError, type GenerationAdapter, type UpstreamResult, type UpstreamTask } from './types.ts';
+import {
+  UpstreamError,
+  type AdapterContext,
+  type GenerationAdapter,
+  type UpstreamResult,
+  type UpstreamTask,
+} from './types.ts';
 
 /**
  * Replicate-style asynchronous predictions, the usual shape of video upstreams: POST
@@ -19,7 +25,7 @@ export const replicateAdapter: GenerationAdapter = {
         input: input(task),
       },
     });
-    return interpret(prediction);
+    return interpret(prediction, context);
   },
   async poll(task, upstreamId, context) {
     const path = `/v1/predictions/${encodeURIComponent(upstreamId)}`;
@@ -28,7 +34,12 @@ export const replicateAdapter: GenerationAdapter = {
         method: 'GET',
         headers: authorization(task),
       }),
+      context,
     );
+  },
+  async cancel(task, upstreamId, context) {
+    const path = `/v1/predictions/${encodeURIComponent(upstreamId)}/cancel`;
+    await requestJson(context, endpoint(task, path), { method: 'POST', headers: authorization(task) });
   },
 };
 
@@ -48,7 +59,7 @@ function input(task: UpstreamTask): Record<string, unknown> {
   };
 }
 
-function interpret(prediction: Prediction): UpstreamResult {
+function interpret(prediction: Prediction, context: AdapterContext): UpstreamResult {
   switch (prediction.status) {
     case 'starting':
     case 'processing':
@@ -63,10 +74,11 @@ function interpret(prediction: Prediction): UpstreamResult {
     }
     case 'failed':
     case 'canceled':
-      throw new UpstreamError(
-        'permanent',
-        `The upstream prediction ${prediction.status}: ${prediction.error ?? 'no reason given'}`,
+      context.logger.warn(
+        { prediction: prediction.id, error: prediction.error },
+        'upstream prediction ended',
       );
+      throw new UpstreamError('permanent', `The upstream prediction ${prediction.status}`);
     default:
       throw new UpstreamError(
         'transient',

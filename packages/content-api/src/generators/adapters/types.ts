@@ -1,3 +1,4 @@
+import type { Logger, OutboundFetch } from '@muse/core';
 import type { GenerationKind } from '../parameters.ts';
 
 /** What an adapter is asked to make: the validated parameters and the generator's settings. */
@@ -21,7 +22,10 @@ export type UpstreamResult =
   { state: 'running'; upstreamId: string } | { state: 'succeeded'; outputs: UpstreamOutput[] };
 
 export interface AdapterContext {
-  fetch: typeof fetch;
+  /** The outbound client: every upstream address, redirects included, passes the address policy. */
+  fetch: OutboundFetch;
+  /** Where upstream detail (error bodies, refused addresses) goes; users see short reasons only. */
+  logger: Logger;
   /** How long one upstream HTTP request may take before it counts as timed out. */
   requestTimeoutMs: number;
   /** Largest result file `downloadBytes` accepts. */
@@ -37,6 +41,8 @@ export interface GenerationAdapter {
   readonly kinds: readonly GenerationKind[];
   start(task: UpstreamTask, context: AdapterContext): Promise<UpstreamResult>;
   poll?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<UpstreamResult>;
+  /** Asks the upstream to stop a running task, where its protocol allows. */
+  cancel?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<void>;
   /**
    * A chat reply, streamed: `onChunk` is awaited for each piece of text as the upstream sends
    * it; the whole text is returned at the end. Only adapters that can stream text have it.

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Schemathesis against both APIs' /openapi.json on the real stack (`muse-server dev`: embedded
+# Postgres, a Temporal dev server, both APIs and a worker), authenticated: a bearer token of an
+# administrator for the content API, HTTP Basic with an owner's API key for the messaging API.
+# Fails on any 5xx and any answer that does not match the document. Bounded: FUZZ_EXAMPLES
+# examples per operation and FUZZ_SECONDS per API.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCHEMATHESIS_VERSION=4.32.5
+TOOLS="${MUSE_TOOLS_DIR:-$HOME/.cache/muse-bin}"
+VENV="$TOOLS/schemathesis-$SCHEMATHESIS_VERSION"
+EXAMPLES="${FUZZ_EXAMPLES:-25}"
+SECONDS_PER_API="${FUZZ_SECONDS:-120}"
+
+if [ ! -x "$VENV/bin/schemathesis" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+WORK="$(mktemp -d)"
+export MUSE_DATA_DIR="$WORK/muse" MUSE_HOST=127.0.0.1 LOG_LEVEL=warn
+export MUSE_CONTENT_PORT="${FUZZ_CONTENT_PORT:-18080}" MUSE_CHAT_PORT="${FUZZ_CHAT_PORT:-18081}"
+export MUSE_CONTENT_METRICS_PORT=0 MUSE_CHAT_METRICS_PORT=0 MUSE_WORKER_METRICS_PORT=0
+CONTENT="http://127.0.0.1:$MUSE_CONTENT_PORT"
+CHAT="http://127.0.0.1:$MUSE_CHAT_PORT"
+server() { node packages/server/src/main.ts "$@"; }
+
+# Ports taken by something else would make the readiness check below meet the wrong server.
+for port in "$MUSE_CONTENT_PORT" "$MUSE_CHAT_PORT"; do
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "port $port is already in use"; exit 1; fi
+done
+node packages/server/src/main.ts dev >"$WORK/dev.log" 2>&1 &
+DEV=$!
+trap 'kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 300); do
+  if curl -fs "$CONTENT/readyz" >/dev/null && curl -fs "$CHAT/readyz" >/dev/null; then break; fi
+  kill -0 "$DEV" 2>/dev/null || { cat "$WORK/dev.log"; exit 1; }
+  sleep 1
+done
+curl -fs "$CONTENT/readyz" >/dev/null || { echo "the stack did not become ready"; cat "$WORK/dev.log"; exit 1; }
+# The dev stack's database, for the shell commands below.
+export DATABASE_URL="$(node -e "console.log(JSON.parse(require('fs').readFileSync('$MUSE_DATA_DIR/dev-stack.json','utf8')).DATABASE_URL)")"
+
+# Content API: an administrator and a token signed with the dev stack's secret.
+server admin grant --phone 13800000000 >/dev/null
+TOKEN="$(node --input-type=module -e "
+  import { createTokenSigner } from '@muse/content-api';
+  import { readFileSync } from 'node:fs';
+  import pg from 'pg';
+  const db = new pg.Client(process.env.DATABASE_URL); await db.connect();
+  const { rows } = await db.query(\"SELECT id FROM content.users WHERE phone = '13800000000'\"); await db.end();
+  const secret = readFileSync(process.env.MUSE_DATA_DIR + '/jwt-secret', 'utf8').trim();
+  console.log(await createTokenSigner(secret, 3600).sign({ id: rows[0].id, isActive: true, isAdmin: true }));
+")"
+
+# Messaging API: the root organization and its owner.
+server chat create-organization --name Fuzz >/dev/null
+KEY="$(server chat create-user --email owner@example.com --full-name Owner --role owner | node -e "
+  let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log(JSON.parse(s).api_key));")"
+
+fuzz() {
+  local name="$1" url="$2"; shift 2
+  echo "==> schemathesis: $name ($url/openapi.json)"
+  # Run from the scratch folder: Schemathesis keeps its cache in the working directory.
+  (cd "$WORK" && timeout --preserve-status --signal=INT "$SECONDS_PER_API" "$VENV/bin/schemathesis" run "$url/openapi.json" --url "$url" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+    --max-examples "$EXAMPLES" --seed 1 --no-color "$@")
+}
+status=0
+fuzz "content API" "$CONTENT" --header "Authorization: Bearer $TOKEN" || status=$?
+fuzz "messaging API" "$CHAT" --auth "owner@example.com:$KEY" || status=$?
+exit "$status"

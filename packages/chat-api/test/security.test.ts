@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
+import { createChatApp } from '@muse/chat-api';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { call, makeOrganization, makeUser } from './support.ts';
+
+/** Regression tests of the messaging API's security findings (issue 14). */
+describe('messaging API hardening', () => {
+  let stack: TestStack;
+  let addressCounter = 0;
+  const fromAddress = () => ({
+    'x-forwarded-for': `10.9.${Math.floor(addressCounter / 250)}.${addressCounter++ % 250}`,
+  });
+  beforeAll(async () => {
+    stack = await startTestStack({
+      MUSE_CHAT_AUTH_ATTEMPTS: '3',
+      MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: '6',
+      MUSE_TRUST_PROXY: 'loopback',
+    });
+    await makeOrganization(stack);
+  });
+  afterAll(() => stack.stop());
+
+  const guess = (username: string, password: string, headers = fromAddress()) =>
+    call(stack.chatUrl, 'POST', '/fetch_api_key', null, { username, password }, headers);
+
+  it('fetch_api_key: every spelling of an account shares one limit (user03@ is user 3)', async () => {
+    const user = await makeUser(stack);
+    for (let i = 0; i < 3; i++) expect((await guess(`user${user.id}@localhost`, 'nope')).status).toBe(401);
+    const padded = await guess(`user${String(user.id).padStart(6, '0')}@localhost`, user.password);
+    expect(padded.status).toBe(429);
+    expect((await guess(user.email.toUpperCase(), user.password)).status).toBe(429);
+  });
+
+  it('fetch_api_key: parallel guesses are counted before the password is checked', async () => {
+    const user = await makeUser(stack);
+    const answers = await Promise.all(Array.from({ length: 60 }, () => guess(user.email, 'nope')));
+    const checked = answers.filter((a) => a.status === 401).length;
+    expect(checked).toBeLessThanOrEqual(3);
+    expect(answers.filter((a) => a.status === 429).length).toBe(60 - checked);
+  });
+
+  it('fetch_api_key: one address trying many accounts is limited too', async () => {
+    const address = fromAddress();
+    const users = await Promise.all(Array.from({ length: 7 }, () => makeUser(stack)));
+    for (const user of users.slice(0, 6)) expect((await guess(user.email, 'nope', address)).status).toBe(401);
+    expect((await guess(users[6]!.email, users[6]!.password, address)).status).toBe(429);
+    expect((await guess(users[6]!.email, users[6]!.password)).status).toBe(200);
+  });
+
+  it('fetch_api_key: a right password does not use up the attempts', async () => {
+    const user = await makeUser(stack);
+    const address = fromAddress();
+    for (let i = 0; i < 8; i++) expect((await guess(user.email, user.password, address)).status).toBe(200);
+  });
+
+  it('alert words: a list past the limit is refused whole, in one clear error', async () => {
+    const user = await makeUser(stack);
+    const many = Array.from({ length: 6000 }, (_, i) => `word${i}`);
+    const refused = await call(stack.chatUrl, 'POST', '/users/me/alert_words', user, { alert_words: many });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Too many alert words (limit: 1000)' });
+    const kept = await call(stack.chatUrl, 'GET', '/users/me/alert_words', user);
+    expect(kept.body.alert_words).toEqual([]);
+    const allowed = await call(stack.chatUrl, 'POST', '/users/me/alert_words', user, {
+      alert_words: many.slice(0, 1000),
+    });
+    expect(allowed.status).toBe(200);
+    expect((allowed.body.alert_words as string[]).length).toBe(1000);
+  });
+
+  it('subscriptions: one request may not subscribe to 200 channels, nor change more than 1000 pairs', async () => {
+    const user = await makeUser(stack);
+    const channels = Array.from({ length: 200 }, (_, i) => ({ name: `bulk-${user.id}-${i}` }));
+    const refused = await call(stack.chatUrl, 'POST', '/users/me/subscriptions', user, {
+      subscriptions: channels,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.msg).toMatch(/^Too many subscription changes in one request/);
+    const principals = Array.from({ length: 11 }, () => user.id);
+    const pairs = await call(stack.chatUrl, 'DELETE', '/users/me/subscriptions', user, {
+      subscriptions: channels.slice(0, 100).map((c) => c.name),
+      principals,
+    });
+    expect(pairs.status).toBe(400);
+  });
+
+  /** The messaging API on a pool of its own, so the test can exhaust or slow it. */
+  async function chatOnPool(options: DatabaseOptions) {
+    const db = createDatabase(stack.database.url, undefined, { poolMax: 1, ...options });
+    const server = await listen(createChatApp({ ...stack, db }), {
+      host: '127.0.0.1',
+      port: 0,
+      logger: stack.logger,
+      shutdownTimeoutMs: 1000,
+    });
+    return { db, url: server.url, close: async () => (await server.close(), await db.close()) };
+  }
+
+  it('pool exhaustion answers 503 with Retry-After, not 500', async () => {
+    const user = await makeUser(stack);
+    const chat = await chatOnPool({ acquireTimeoutMs: 300 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const isHolding = new Promise<void>((resolve) => (holding = resolve));
+      const holder = chat.db.transaction(async () => (holding(), await held));
+      await isHolding;
+      const answer = await call(chat.url, 'GET', '/users/me/alert_words', user).finally(release);
+      await holder;
+      expect(answer.status).toBe(503);
+      expect(answer.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await chat.close();
+    }
+  });
+
+  it('a request statement stuck past the statement timeout is cancelled: 503, the connection freed', async () => {
+    const user = await makeUser(stack);
+    const chat = await chatOnPool({ statementTimeoutMs: 500 });
+    try {
+      const locker = await stack.database.db.transaction();
+      await stack.database.db.query('LOCK TABLE chat.alert_words IN ACCESS EXCLUSIVE MODE', {
+        transaction: locker,
+      });
+      const answer = await Promise.race([
+        call(chat.url, 'POST', '/users/me/alert_words', user, { alert_words: ['stuck'] }),
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
+      ]);
+      await locker.rollback();
+      expect(answer).not.toBe('still waiting');
+      if (answer === 'still waiting') return;
+      expect(answer.status).toBe(503);
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await call(chat.url, 'GET', '/users/me/alert_words', user)).status).toBe(200);
+    } finally {
+      await chat.close();
+    }
+  });
+
+  it('a NUL character or deep nesting in a JSON parameter is 400 BAD_REQUEST, not 500', async () => {
+    const user = await makeUser(stack);
+    const nul = await call(stack.chatUrl, 'POST', '/register', user, { event_types: '["message\\u0000"]' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'event_types contains a NUL (0x00) character',
+    });
+    const deep = await call(stack.chatUrl, 'POST', '/register', user, {
+      event_types: `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body.msg).toMatch(/nested deeper than 64/);
+  });
+
+  it('a hidden email does not leak through the avatar (no hash of it in avatar_url)', async () => {
+    const hidden = await makeUser(stack, { visibility: 4 });
+    const viewer = await makeUser(stack);
+    const hash = createHash('md5').update(hidden.email.toLowerCase()).digest('hex');
+    const user = await call(stack.chatUrl, 'GET', `/users/${hidden.id}`, viewer, { client_gravatar: false });
+    expect(user.status).toBe(200);
+    expect(JSON.stringify(user.body)).not.toContain(hash);
+    const all = await call(stack.chatUrl, 'GET', '/users', viewer, { client_gravatar: true });
+    expect(JSON.stringify(all.body)).not.toContain(hash);
+  });
+
+  it('profile URL fields accept only real http(s) URLs', async () => {
+    const owner = await makeUser(stack, { role: 100 });
+    const created = await call(stack.chatUrl, 'POST', '/realm/profile_fields', owner, {
+      name: `Site ${owner.id}`,
+      field_type: 5,
+    });
+    expect(created.status).toBe(200);
+    const fieldId = created.body.id as number;
+    for (const value of [
+      'https://x"onmouseover="alert(1)',
+      "https://ok.example/'><script>",
+      'javascript:alert(1)',
+      'https://a b',
+    ]) {
+      const answer = await call(stack.chatUrl, 'PATCH', '/users/me/profile_data', owner, {
+        data: [{ id: fieldId, value }],
+      });
+      expect(answer.status, value).toBe(400);
+    }
+    const good = await call(stack.chatUrl, 'PATCH', '/users/me/profile_data', owner, {
+      data: [{ id: fieldId, value: 'https://example.com/a?b=c' }],
+    });
+    expect(good.status).toBe(200);
+  });
+});

@@ -1,0 +1,36 @@
+import { QueryTypes } from 'sequelize';
+import type { SecretBox, Sequelize } from '@muse/core';
+
+/** Every table whose `secrets` column holds sealed values (one JSON object of name → value per row). */
+const SECRET_TABLES = ['verification_code_providers', 'generators', 'payment_api'] as const;
+
+/**
+ * Seals every stored secret under the first key of MUSE_SECRETS_KEY: values sealed under an
+ * older key and plain values from before encryption. One transaction per table, rows locked,
+ * so a concurrent change is not lost. Answers how many values were resealed.
+ */
+export async function resealSecrets(db: Sequelize, box: SecretBox): Promise<number> {
+  let resealed = 0;
+  for (const table of SECRET_TABLES) {
+    await db.transaction(async (transaction) => {
+      const rows = await db.query<{ id: string; secrets: Record<string, unknown> }>(
+        `SELECT id, secrets FROM content.${table} FOR UPDATE`,
+        { type: QueryTypes.SELECT, transaction },
+      );
+      for (const row of rows) {
+        const stale = Object.entries(row.secrets).filter(([, value]) => box.needsResealing(value));
+        if (!stale.length) continue;
+        const fresh = Object.fromEntries(stale.map(([name, value]) => [name, box.seal(box.open(value))]));
+        await db.query(
+          `UPDATE content.${table} SET secrets = secrets || CAST(:fresh AS jsonb) WHERE id = :id`,
+          {
+            replacements: { id: row.id, fresh: JSON.stringify(fresh) },
+            transaction,
+          },
+        );
+        resealed += stale.length;
+      }
+    });
+  }
+  return resealed;
+}

@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { QueryTypes } from 'sequelize';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretBox } from '@muse/core';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
+import { createGenerator, submit, waitForFile } from '../../../test/support/generation.ts';
+import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
+import type { FakeServer } from '../../../test/support/fakes/server.ts';
+import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
+import { addWebhookProvider, api, requestCode } from '../../../test/support/login.ts';
+
+const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
+
+/** Code-provider, generator and payment secrets are sealed at rest (MUSE_SECRETS_KEY) and rotate. */
+describe('secrets at rest', () => {
+  let stack: TestStack;
+  let admin: TestUser;
+  let openai: FakeServer;
+  let receiver: CodeReceiver & { providerId: string };
+  beforeAll(async () => {
+    stack = await startTestStack({ MUSE_OUTBOUND_ALLOW: '127.0.0.1', MUSE_TRUST_PROXY: 'loopback' });
+    await stack.startWorker();
+    admin = await createTestUser(stack, { admin: true });
+    openai = await startFakeOpenAi('sk-live-secret-key');
+    receiver = await addWebhookProvider(stack, admin);
+  });
+  afterAll(async () => {
+    await openai.close();
+    await receiver.close();
+    await stack.stop();
+  });
+
+  const storedSecrets = async () =>
+    stack.database.db.query<{ secrets: Record<string, string> }>(
+      `SELECT secrets FROM content.verification_code_providers UNION ALL SELECT secrets FROM content.generators
+       UNION ALL SELECT secrets FROM content.payment_api`,
+      { type: QueryTypes.SELECT },
+    );
+
+  it('stores every secret sealed, and the services still use them', async () => {
+    const generatorId = await createGenerator(stack, admin, {
+      kind: 'text',
+      type: 'openai',
+      base_cost: 1,
+      config: { base_url: openai.url, model: 'm' },
+      secrets: { api_key: 'sk-live-secret-key' },
+    });
+    const payment = await api(stack, '/api/v1/payment-api', {
+      method: 'PATCH',
+      headers: admin.headers,
+      body: { provider: 'stripe', secrets: { api_key: 'pay-secret-value' } },
+    });
+    expect(payment.status).toBe(200);
+    const values = (await storedSecrets()).flatMap((row) => Object.values(row.secrets));
+    expect(values.length).toBeGreaterThanOrEqual(3);
+    for (const value of values) expect(value).toMatch(/^muse-secret:v1:[0-9a-f]{8}:/);
+    const dump = JSON.stringify(await storedSecrets());
+    for (const plain of ['sk-live-secret-key', 'pay-secret-value']) expect(dump).not.toContain(plain);
+
+    // The webhook signs with the opened secret (the receiver checks it); the upstream gets its key.
+    const phone = randomPhone();
+    expect((await requestCode(stack, phone)).status).toBe(204);
+    expect(receiver.codeFor(phone)).toMatch(/^\d{6}$/);
+    const user = await createTestUser(stack, { balance: 1 });
+    const answer = await submit(stack, user, 'texts', { generator_id: generatorId, prompt: 'hi' });
+    expect((await waitForFile(stack, user, answer.body.file_ids[0]!)).status).toBe('completed');
+  });
+
+  it('muse-server secrets rotate reseals every value (old keys and plain legacy values) under the new key', async () => {
+    await stack.database.db.query(
+      `UPDATE content.generators SET secrets = secrets || '{"legacy_token": "plain-legacy-value"}'::jsonb
+        WHERE id = '00000000-0000-4000-8000-000000000001'`,
+    );
+    const newKey = randomBytes(32).toString('base64');
+    const result = spawnSync(process.execPath, [serverMain, 'secrets', 'rotate'], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: stack.database.url,
+        MUSE_SECRETS_KEY: `${newKey},${stack.config.MUSE_SECRETS_KEY}`,
+      },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/resealed \d+ secret value/);
+    for (const plain of ['sk-live-secret-key', 'pay-secret-value', 'plain-legacy-value'])
+      expect(result.stdout + result.stderr).not.toContain(plain);
+
+    const onlyNew = createSecretBox(newKey);
+    const opened = (await storedSecrets()).map((row) => onlyNew.openValues(row.secrets));
+    const all = Object.assign({}, ...opened) as Record<string, unknown>;
+    expect(all).toMatchObject({ api_key: expect.any(String), legacy_token: 'plain-legacy-value' });
+    expect(opened.some((secrets) => secrets.api_key === 'sk-live-secret-key')).toBe(true);
+    expect(opened.some((secrets) => secrets.api_key === 'pay-secret-value')).toBe(true);
+    for (const row of await storedSecrets())
+      for (const value of Object.values(row.secrets)) expect(onlyNew.needsResealing(value)).toBe(false);
+  });
+});

@@ -1,0 +1,3 @@
+export * from './address-policy.ts';
+export * from './errors.ts';
+export * from './fetch.ts';
