@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChatUser, createOrganization } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
@@ -158,6 +159,38 @@ describe('muse chat', { timeout: 180_000 }, () => {
       .map((line) => JSON.parse(line) as { type: string; message: { id: number; content: string } });
     expect(events.map((e) => e.type)).toEqual(['message', 'message']);
     expect(events[0]!.message.id).toBe(sent.id);
+  });
+
+  it('schedule: a channel message for a later time is stored for that second; a past time is refused', async () => {
+    const scheduled = await json([
+      'chat',
+      'schedule',
+      '--channel',
+      'general',
+      '--topic',
+      'later',
+      '--at',
+      '+2h',
+      '-m',
+      'in two hours',
+    ]);
+    expect(scheduled).toEqual({ id: expect.any(Number), at: expect.any(String) });
+    const at = Date.parse(scheduled.at);
+    expect(at - Date.now()).toBeGreaterThan(110 * 60_000);
+    const [row] = await stack.database.db.query<{ content: string; topic: string; deliver_at: Date }>(
+      'SELECT content, topic, deliver_at FROM chat.scheduled_messages WHERE id = :id',
+      { replacements: { id: scheduled.id }, type: QueryTypes.SELECT },
+    );
+    expect(row).toMatchObject({ content: 'in two hours', topic: 'later' });
+    expect(Math.floor(row!.deliver_at.getTime() / 1000)).toBe(Math.floor(at / 1000));
+    const past = await runMuse(
+      ['chat', 'schedule', '--to', String(member.id), '--at', '2020-01-01T00:00:00Z', '-m', 'x'],
+      env,
+    );
+    expect(past).toMatchObject({
+      code: 2,
+      stderr: 'muse: --at 2020-01-01T00:00:00.000Z is not in the future\n',
+    });
   });
 
   it('send without a destination is a usage error', async () => {
