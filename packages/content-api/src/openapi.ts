@@ -41,12 +41,19 @@ const errorAnswer = (description: string) => ({
 });
 
 /**
- * The answers every operation can give, documented on each: 503 (a saturated database); with a
- * body, 400 (not JSON) and 415 (not the documented media type); with parameters or a body, 422
- * (a value the schema refuses, e.g. a malformed id in the path).
+ * The answers every operation can give, documented on each: 503 (a saturated database); behind a
+ * bearer token, 403 (a banned or disabled account, whatever the operation); with a body, 400 (not
+ * JSON) and 415 (not the documented media type); with parameters or a body, 422 (a value the
+ * schema refuses, e.g. a malformed id in the path).
  */
 function documentCommonErrors(document: Document): Document {
-  type Operation = { responses?: Record<string, unknown>; requestBody?: unknown; parameters?: unknown[] };
+  type Operation = {
+    responses?: Record<string, unknown>;
+    requestBody?: unknown;
+    parameters?: unknown[];
+    security?: unknown[];
+  };
+  const authenticatedByDefault = ((document as { security?: unknown[] }).security ?? []).length > 0;
   for (const item of Object.values(document.paths) as Record<string, Operation>[]) {
     const shared = (item as { parameters?: unknown[] }).parameters;
     for (const method of METHODS) {
@@ -54,6 +61,8 @@ function documentCommonErrors(document: Document): Document {
       const responses = operation?.responses;
       if (!operation || !responses) continue;
       responses['503'] ??= { $ref: '#/components/responses/Overloaded' };
+      if (operation.security ? operation.security.length > 0 : authenticatedByDefault)
+        responses['403'] ??= { $ref: '#/components/responses/Forbidden' };
       if (operation.requestBody) {
         responses['400'] ??= errorAnswer('The request body is not valid JSON.');
         responses['415'] ??= errorAnswer('The request body is not of a documented media type.');
