@@ -128,7 +128,9 @@ describe('@muse/sdk content client against the real stack', () => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(GenerationFailedError);
     expect((failure as GenerationFailedError).fileId).toBe(fileId);
-    expect((failure as GenerationFailedError).errorMessage).toMatch(/prediction failed: CUDA out of memory/);
+    expect((failure as GenerationFailedError).errorMessage).toMatch(
+      /^The generation failed: The upstream prediction failed/,
+    ); // users see a short reason; the upstream's text goes to the log;
   });
 
   it('answers typed errors with status, code, message, details and the request id', async () => {

@@ -35,6 +35,8 @@ export function startMuseServer(args: string[], env: Record<string, string>): Mu
       MUSE_CONTENT_METRICS_PORT: '0',
       MUSE_CHAT_METRICS_PORT: '0',
       MUSE_WORKER_METRICS_PORT: '0',
+      // The fakes of upstreams, code providers and push services listen on loopback.
+      MUSE_OUTBOUND_ALLOW: '127.0.0.1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -56,6 +56,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     MUSE_CHAT_PORT: '0',
     MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
     MUSE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    // The fakes of upstreams, code providers and push services listen on loopback.
+    MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     MUSE_DATA_DIR: path.join(os.tmpdir(), `muse-${taskQueue}`),
     ...env,
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { QueryTypes } from 'sequelize';
+import { createSecretBox } from '@muse/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GROUP,
@@ -163,7 +164,12 @@ describe('Generator resources', () => {
       'SELECT secrets, managed_by FROM content.generators WHERE id = :id',
       { replacements: { id }, type: QueryTypes.SELECT },
     );
-    expect(row).toEqual({
+    // Sealed at rest like every stored secret; it opens to the key from the Secret.
+    expect(row!.secrets.api_key).not.toBe('sk-upstream-key');
+    expect({
+      ...row,
+      secrets: createSecretBox(stack.config.MUSE_SECRETS_KEY).openValues(row!.secrets),
+    }).toEqual({
       secrets: { api_key: 'sk-upstream-key' },
       managed_by: `Generator/${NAMESPACE}/${name}`,
     });

@@ -1,5 +1,6 @@
 import {
   createOutboundFetch,
+  createSecretBox,
   type Config,
   type Logger,
   type OutboundFetch,
@@ -36,7 +37,12 @@ export function createActivities(deps: ActivityDeps) {
       storage: deps.storage ?? createFileStorage(deps.config),
       fetch: outbound,
     }),
-    ...createReplyActivities({ db: deps.db, logger: deps.logger, fetch: outbound }),
+    ...createReplyActivities({
+      db: deps.db,
+      logger: deps.logger,
+      fetch: outbound,
+      secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
+    }),
     ...createScheduledMessageActivities(deps),
   };
 }

@@ -1,4 +1,4 @@
-import type { Logger, OutboundFetch, Sequelize } from '@muse/core';
+import type { Logger, OutboundFetch, SecretBox, Sequelize } from '@muse/core';
 import { chargeReply, planReply, refundReply, storeReply, streamReply } from '@muse/content-api';
 import { callUpstream } from './generation.ts';
 
@@ -7,6 +7,8 @@ export interface ReplyActivityDeps {
   logger: Logger;
   /** The outbound client (address policy) the upstream is called through. */
   fetch: OutboundFetch;
+  /** Opens the generator's sealed secrets (MUSE_SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
 /**
@@ -19,7 +21,9 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
     planReply: (messageId: string) => planReply(deps.db, messageId),
     chargeReply: (messageId: string) => chargeReply(deps.db, messageId),
     streamReply: (messageId: string) =>
-      callUpstream(() => streamReply(deps.db, messageId, { fetch: deps.fetch, logger: deps.logger })),
+      callUpstream(() =>
+        streamReply(deps.db, messageId, { fetch: deps.fetch, logger: deps.logger }, deps.secrets),
+      ),
     storeReply: (messageId: string, content: string) => storeReply(deps.db, messageId, content),
     refundReply: (messageId: string, reason: string) => refundReply(deps.db, messageId, reason),
   };

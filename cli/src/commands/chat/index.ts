@@ -9,7 +9,7 @@ import { chatEventsCommand } from './events/index.ts';
 
 export function chatCommand(f: Factory): Command {
   return new Command('chat')
-    .description('Messaging API: log in, users, channels, messages, scheduled messages')
+    .description('Messaging API: log in, users, channels, messages')
     .addCommand(loginCommand(f))
     .addCommand(chatUsersCommand(f))
     .addCommand(chatChannelsCommand(f))

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { PaymentRequiredError, type Config, type Logger, type Sequelize } from '@muse/core';
+import { PaymentRequiredError, type Config, type Logger, type SecretBox, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { adapterFor } from '../generators/adapters/registry.ts';
 import type { AdapterContext, ChatTask } from '../generators/adapters/types.ts';
@@ -141,6 +141,7 @@ export async function streamReply(
   db: Sequelize,
   messageId: string,
   outbound: Pick<AdapterContext, 'fetch' | 'logger'>,
+  box: SecretBox,
 ): Promise<string> {
   const source = await replySource(db, messageId);
   if (!source) throw new Error(`Message ${messageId} no longer has a character that answers`);
@@ -151,7 +152,7 @@ export async function streamReply(
       ...history.map(({ role, content }) => ({ role, content })),
     ],
     config: source.config,
-    secrets: source.secrets,
+    secrets: box.openValues(source.secrets),
   };
   const settings = executionSettings(source.config);
   const context: AdapterContext = {
