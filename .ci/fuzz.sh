@@ -61,20 +61,29 @@ KEY="$(server chat create-user --email owner@example.com --full-name Owner --rol
 
 fuzz() {
   local name="$1" url="$2"; shift 2
-  local out="$WORK/schemathesis.out"
-  echo "==> schemathesis: $name ($url/openapi.json)"
-  # Run from the scratch folder: Schemathesis keeps its cache in the working directory.
+  local out="$WORK/schemathesis-${name%% *}.out"
+  # Run from the scratch folder: Schemathesis keeps its cache in the working directory. Its report
+  # goes to a file and only a one-line summary is printed: the report closes on a pytest-style
+  # "=== N warnings in Ts ===" line, which a reader of CI's output takes for a test run of none.
   set +e
   (cd "$WORK" && timeout --preserve-status --signal=INT "$SECONDS_PER_API" "$VENV/bin/schemathesis" run "$url/openapi.json" --url "$url" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-    --max-examples "$EXAMPLES" --seed 1 --no-color "$@") | tee "$out"
-  local code=${PIPESTATUS[0]}
+    --max-examples "$EXAMPLES" --seed 1 --no-color "$@") >"$out" 2>&1
+  local code=$?
   set -e
+  local cases
+  cases="$(grep -Eo '^ +[0-9]+ generated, .*$' "$out" | tail -n 1 | sed -E 's/^ +//' || true)"
   # Stopped by the time bound (SIGINT: 130): a pass when every case generated so far passed.
   if [ "$code" -eq 130 ] && grep -Eq '^ +([0-9]+) generated, \1 passed$' "$out"; then
-    echo "(stopped by the ${SECONDS_PER_API} s bound; every case so far passed)"
+    echo "schemathesis, $name: stopped by the ${SECONDS_PER_API} s bound; every case so far passed (${cases/passed/ok})"
     return 0
   fi
+  if [ "$code" -eq 0 ]; then
+    echo "schemathesis, $name: no failure (${cases/passed/ok})"
+    return 0
+  fi
+  echo "schemathesis, $name: FAILED (exit $code); its report follows"
+  cat "$out"
   return "$code"
 }
 status=0
