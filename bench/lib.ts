@@ -67,6 +67,13 @@ export function printResults(title: string, results: LoadResult[]): void {
   );
 }
 
+const SIDE_BY_SIDE = {
+  MUSE_CONTENT_METRICS_PORT: '0',
+  MUSE_CHAT_METRICS_PORT: '0',
+  MUSE_WORKER_METRICS_PORT: '0',
+  MUSE_OUTBOUND_ALLOW: '127.0.0.1',
+};
+
 /** Starts a Node script as its own process (servers are measured apart from the load generator). */
 export async function startProcess(
   args: string[],
@@ -75,7 +82,8 @@ export async function startProcess(
   readyTimeoutMs = 60_000,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
+    // Metrics ports are picked freely so that several servers can run side by side.
+    env: { ...process.env, ...SIDE_BY_SIDE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // A process that does not come up is not left behind.
@@ -144,6 +152,8 @@ export async function startBenchStack(
     MUSE_HOST: '127.0.0.1',
     MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
     MUSE_DATA_DIR: workDir,
+    // The benches' fakes (code receivers, upstreams) listen on loopback.
+    MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     ...options.env,
   });
   const db = createDatabase(databaseUrl, undefined, { poolMax: options.poolMax ?? 20 });
