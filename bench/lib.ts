@@ -184,3 +184,29 @@ export async function startBenchStack(
     },
   };
 }
+
+/** CPU time (user + system, ms) a process has used so far, read from /proc (Linux). */
+export async function processCpuMs(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+/** Resident memory of a process in MiB, read from /proc (Linux). */
+export async function processRssMiB(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kib / 1024);
+}
+
+/**
+ * Node options for a spawned server: `BENCH_CPU_PROF=<dir>` writes a CPU profile of it there on
+ * exit (`node --cpu-prof`), for summaries of where its time goes.
+ */
+export function serverNodeOptions(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
