@@ -1,15 +1,14 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '@muse/core';
-import { runApi } from './commands/api.ts';
-import { runWorker } from './commands/worker.ts';
-import { runMigrate, type MigrateOptions } from './commands/migrate.ts';
-import { runDev } from './commands/dev.ts';
-import { runAdminGrant } from './commands/admin.ts';
 import { registerChatCommands } from './commands/chat.ts';
-import { runOperator, type OperatorCommandOptions } from './commands/operator.ts';
-import { runRotateJwtSecret, type RotateCommandOptions } from './commands/rotate-jwt-secret.ts';
-import { runSecretsRotate } from './commands/secrets.ts';
+import type { MigrateOptions } from './commands/migrate.ts';
+import type { OperatorCommandOptions } from './commands/operator.ts';
+import type { RotateCommandOptions } from './commands/rotate-jwt-secret.ts';
+
+// Each command's module is imported when that command runs: an API process does not load the
+// worker's bundler, the operator's Kubernetes client or the dev stack's Temporal test server
+// (together most of its memory).
 
 /** Every sub-command reads the validated configuration first; a bad value stops here, named. */
 function withConfig<T = void>(run: (config: Config, options: T) => Promise<void>) {
@@ -38,22 +37,27 @@ const program = new Command('muse-server').description('Muse platform server');
 program
   .command('content-api')
   .description('serve the content API')
-  .action(withConfig((c) => runApi('content-api', c)));
+  .action(withConfig(async (c) => (await import('./commands/api.ts')).runApi('content-api', c)));
 program
   .command('chat-api')
   .description('serve the messaging API')
-  .action(withConfig((c) => runApi('chat-api', c)));
-program.command('worker').description('run the Temporal worker').action(withConfig(runWorker));
+  .action(withConfig(async (c) => (await import('./commands/api.ts')).runApi('chat-api', c)));
+program
+  .command('worker')
+  .description('run the Temporal worker')
+  .action(withConfig(async (c) => (await import('./commands/worker.ts')).runWorker(c)));
 program
   .command('migrate')
   .description('apply database migrations')
   .option('--wait', 'apply nothing; wait until every migration of this version has been applied')
   .option('--timeout <seconds>', 'how long --wait waits', '600')
-  .action(withConfig<MigrateOptions>(runMigrate));
+  .action(
+    withConfig<MigrateOptions>(async (c, o) => (await import('./commands/migrate.ts')).runMigrate(c, o)),
+  );
 program
   .command('dev')
   .description('run the whole platform locally, starting embedded Postgres and Temporal when not configured')
-  .action(withConfig(runDev));
+  .action(withConfig(async (c) => (await import('./commands/dev.ts')).runDev(c)));
 registerChatCommands(program, withConfig);
 const collect = (value: string, previous: string[]) => [...previous, value];
 program
@@ -76,7 +80,11 @@ program
       .env('MUSE_OPERATOR_METRICS_PORT')
       .default('9467'),
   )
-  .action(withConfig<OperatorCommandOptions>(runOperator));
+  .action(
+    withConfig<OperatorCommandOptions>(async (c, o) =>
+      (await import('./commands/operator.ts')).runOperator(c, o),
+    ),
+  );
 program
   .command('rotate-jwt-secret')
   .description('write a new MUSE_JWT_SECRET into its Secret and restart the API and worker Deployments')
@@ -88,19 +96,27 @@ program
   .option('--no-wait', 'do not wait for the rollouts')
   .option('--timeout <seconds>', 'how long to wait for the rollouts', '600')
   .option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster, then KUBECONFIG)')
-  .action(withConfig<RotateCommandOptions>((_config, options) => runRotateJwtSecret(options)));
+  .action(
+    withConfig<RotateCommandOptions>(async (_config, options) =>
+      (await import('./commands/rotate-jwt-secret.ts')).runRotateJwtSecret(options),
+    ),
+  );
 
 const admin = program.command('admin').description('administer accounts from the shell');
 admin
   .command('grant')
   .description('make the account of a phone number an administrator (registering it if needed)')
   .requiredOption('--phone <number>', '11-digit mainland mobile number')
-  .action(withConfig<{ phone: string }>((config, options) => runAdminGrant(config, options.phone)));
+  .action(
+    withConfig<{ phone: string }>(async (config, options) =>
+      (await import('./commands/admin.ts')).runAdminGrant(config, options.phone),
+    ),
+  );
 
 const secrets = program.command('secrets').description('stored secrets (MUSE_SECRETS_KEY)');
 secrets
   .command('rotate')
   .description('reseal every stored secret under the first key of MUSE_SECRETS_KEY')
-  .action(withConfig(runSecretsRotate));
+  .action(withConfig(async (c) => (await import('./commands/secrets.ts')).runSecretsRotate(c)));
 
 await program.parseAsync();
