@@ -12,6 +12,7 @@ import {
 import type { Client as TemporalClient } from '@temporalio/client';
 import { createAccessResolver, openapiDocument } from './openapi.ts';
 import { errorHandler } from './http/errors.ts';
+import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices, type ContentServices } from './services.ts';
 import { resourcesRouter } from './resources/index.ts';
@@ -48,6 +49,7 @@ export function createContentApp(deps: ContentDeps): Express {
   const access = createAccessResolver(openapiDocument);
   app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
+  cacheValidatorRouteMatchers();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: openapiDocument as never,

@@ -1,6 +1,5 @@
 import type { RequestHandler, Request } from 'express';
-import { QueryTypes } from 'sequelize';
-import { ForbiddenError, UnauthorizedError, type Sequelize } from '@muse/core';
+import { ForbiddenError, UnauthorizedError, selectRows, type Sequelize } from '@muse/core';
 import { can, type Operation, type PermissionHolder, type Scope } from '../permissions/permissions.ts';
 import type { TokenSigner } from './tokens.ts';
 
@@ -52,7 +51,7 @@ function bearerToken(header: string | undefined): string {
 }
 
 export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> {
-  const [row] = await db.query<{
+  const [row] = await selectRows<{
     id: string;
     phone: string;
     is_active: boolean;
@@ -60,9 +59,10 @@ export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> 
     permissions_granted: string[];
     permissions_revoked: string[];
   }>(
+    db,
     `SELECT id, phone, is_active, is_admin, permissions_granted, permissions_revoked
-       FROM content.users WHERE id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+       FROM content.users WHERE id = $1`,
+    [id],
   );
   if (!row) throw new UnauthorizedError('The account of this token no longer exists');
   if (!row.is_active) throw new ForbiddenError('This account is disabled');

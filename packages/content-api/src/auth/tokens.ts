@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 
 /** The claims of a bearer token, exactly as the spec lists them. */
@@ -16,7 +17,12 @@ export interface TokenSigner {
 }
 
 export function createTokenSigner(secret: string, ttlSeconds: number): TokenSigner {
-  const key = new TextEncoder().encode(secret);
+  // A CryptoKey made once: given raw bytes (or a secret KeyObject), jose imports the key on every call.
+  const key = createSecretKey(new TextEncoder().encode(secret)).toCryptoKey(
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
   return {
     sign: (user) =>
       new SignJWT({ is_active: user.isActive, permission: { is_admin: user.isAdmin } })

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { ForbiddenError, ValidationError, type Sequelize } from '@muse/core';
+import { ForbiddenError, ValidationError, selectRows, type Sequelize } from '@muse/core';
 import { can, SCOPES, type Scope } from '../permissions/permissions.ts';
 import { currentUser, type CurrentUser, type WithCaller } from '../auth/authenticate.ts';
 
@@ -129,5 +129,26 @@ export async function listRows<T extends object>(
     `SELECT ${source.columns ?? '*'} FROM ${source.from}` +
     (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
     ` ORDER BY ${query.order} ${direction}, id ${direction} OFFSET :offset LIMIT :limit`;
-  return db.query<T>(sql, { replacements, type: QueryTypes.SELECT });
+  // Lists are the hottest reads: straight through pg, unless a value is a list (Sequelize expands
+  // those); prepared when the columns are named (see selectRows).
+  if (Object.values(replacements).some(Array.isArray))
+    return db.query<T>(sql, { replacements, type: QueryTypes.SELECT });
+  const { text, values } = positional(sql, replacements);
+  return selectRows<T>(db, text, values, { prepare: source.columns !== undefined });
+}
+
+/**
+ * `:name` placeholders (those named in `replacements`; `::type` casts are left alone) as `$n`,
+ * with their values in order. The SQL is built from code above; only values come from input.
+ */
+function positional(sql: string, replacements: Record<string, unknown>): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const numbers = new Map<string, number>();
+  const text = sql.replace(/(?<![:\w]):(\w+)/g, (placeholder, name: string) => {
+    if (!(name in replacements)) return placeholder;
+    let number = numbers.get(name);
+    if (number === undefined) numbers.set(name, (number = values.push(replacements[name])));
+    return `$${number}`;
+  });
+  return { text, values };
 }

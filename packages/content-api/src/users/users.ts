@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import { NotFoundError, ValidationError, selectRows, type Sequelize } from '@muse/core';
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
@@ -21,6 +21,10 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** The columns of a UserRow, named: a prepared `SELECT *` breaks when a migration adds one. */
+const USER_COLUMNS = `id, phone, nickname, avatar_file_id, bio, is_active, is_admin, permissions_granted,
+  permissions_revoked, balance, last_login_at, last_login_source, created_at, updated_at`;
 
 /** The account as the API shows it, with its effective permissions spelled out. */
 export function toUserView(row: UserRow) {
@@ -54,14 +58,13 @@ export function toUserView(row: UserRow) {
 }
 
 export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
-  const [row] = await db.query<UserRow>(
-    `SELECT * FROM content.users WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
-    {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-      ...(transaction ? { transaction } : {}),
-    },
-  );
+  const [row] = transaction
+    ? await db.query<UserRow>('SELECT * FROM content.users WHERE id = :id FOR UPDATE', {
+        replacements: { id },
+        type: QueryTypes.SELECT,
+        transaction,
+      })
+    : await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [id]);
   if (!row) throw new NotFoundError('No such user');
   return row;
 }
