@@ -1,20 +1,30 @@
 /**
  * Login and authentication throughput of the content API, on a real (embedded) Postgres:
  *   node bench/auth.ts [seconds per phase, default 5]
- * Prints codes sent/s, logins/s (first login: registration + ledger grant + token), and the
- * cost of token verification + user lookup per request (`GET /users/me` vs `GET /healthz`).
+ * The server is a `muse-server content-api` process of its own (autocannon does not share its
+ * cores' event loop). Prints codes sent/s, logins/s (first login: registration + ledger grant +
+ * token), and the cost of token verification + user lookup per request (`GET /users/me` next to
+ * `GET /healthz`, as a ratio), with the server's CPU time per request of each phase.
+ * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createContentApp, createTokenSigner } from '@muse/content-api';
-import { startBenchStack } from './lib.ts';
+import { createTokenSigner } from '@muse/content-api';
+import {
+  freePort,
+  processCpuMs,
+  processRssMiB,
+  serverNodeOptions,
+  startBenchStack,
+  startProcess,
+} from './lib.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const stack = await startBenchStack();
 const { db, config } = stack;
-const server = await stack.serve(createContentApp(stack));
 
 // Codes arrive at an in-process webhook receiver; limits are raised so the bench measures work, not refusals.
 const codes = new Map<string, string>();
@@ -48,25 +58,50 @@ await db.query(
   },
 );
 
+const port = await freePort();
+const serverProcess = await startProcess(
+  [
+    ...serverNodeOptions(),
+    fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
+    'content-api',
+  ],
+  {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    MUSE_HOST: '127.0.0.1',
+    MUSE_CONTENT_PORT: String(port),
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
+    MUSE_DATA_DIR: stack.workDir,
+  },
+  port,
+);
+const server = { url: `http://127.0.0.1:${port}` };
+const pid = serverProcess.child.pid!;
+const idleRssMiB = await processRssMiB(pid);
+let peakRssMiB = idleRssMiB;
+
 const phones: string[] = [];
 let next = 0;
 const newPhone = () =>
   `139${String(phones.push(`139${String(phones.length).padStart(8, '0')}`) - 1).padStart(8, '0')}`;
 
-function run(title: string, options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: 20, duration: seconds, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
-  }).then((result) => {
-    const r = result as autocannon.Result;
-    const bad = r.non2xx + r.errors;
-    console.log(
-      `${title.padEnd(44)} ${r.requests.average.toFixed(0).padStart(7)} req/s   latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms` +
-        (bad ? `   (${bad} non-2xx/errors)` : ''),
-    );
-    return r;
-  });
+type Run = autocannon.Result & { cpuMsPerRequest: number };
+
+/** One phase; the server's CPU time over it is divided by the requests it answered. */
+async function run(title: string, options: autocannon.Options): Promise<Run> {
+  const cpuBefore = await processCpuMs(pid);
+  const r = await autocannon({ connections: 20, duration: seconds, ...options });
+  const cpuMsPerRequest = ((await processCpuMs(pid)) - cpuBefore) / Math.max(1, r.requests.total);
+  peakRssMiB = Math.max(peakRssMiB, await processRssMiB(pid));
+  const bad = r.non2xx + r.errors;
+  console.log(
+    `${title.padEnd(44)} ${r.requests.average.toFixed(0).padStart(7)} req/s   latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms` +
+      `   server CPU ${cpuMsPerRequest.toFixed(2)} ms/req` +
+      (bad ? `   (${bad} non-2xx/errors)` : ''),
+  );
+  return { ...r, cpuMsPerRequest };
 }
 
 console.log(
@@ -122,8 +157,15 @@ console.log(
 console.log(`logins/s: ${(loginRun.requests.total / (loginRun.duration || 1)).toFixed(0)}`);
 console.log(
   `token verification + user lookup (users/me vs healthz): ${me.requests.average.toFixed(0)} vs ${health.requests.average.toFixed(0)} req/s, ` +
-    `p50 +${me.latency.p50 - health.latency.p50} ms; a refused token costs ${unauthorized.latency.p50} ms p50`,
+    `ratio ${(me.requests.average / health.requests.average).toFixed(2)} (target >= 0.6), p50 +${me.latency.p50 - health.latency.p50} ms; ` +
+    `a refused token costs ${unauthorized.latency.p50} ms p50`,
 );
+console.log(
+  `server CPU per request: users/me ${me.cpuMsPerRequest.toFixed(2)} ms, healthz ${health.cpuMsPerRequest.toFixed(2)} ms, ` +
+    `auth + lookup ${(me.cpuMsPerRequest - health.cpuMsPerRequest).toFixed(2)} ms (target < 1); refused token ${unauthorized.cpuMsPerRequest.toFixed(2)} ms`,
+);
+console.log(`server RSS: idle ${idleRssMiB} MiB, peak under load ${peakRssMiB} MiB`);
 
 receiver.close();
+await serverProcess.stop();
 await stack.stop();

@@ -2,11 +2,14 @@ import type { RequestHandler, Request } from 'express';
 import { ForbiddenError, UnauthorizedError, selectRows, type Sequelize } from '@muse/core';
 import { can, type Operation, type PermissionHolder, type Scope } from '../permissions/permissions.ts';
 import type { TokenSigner } from './tokens.ts';
+import { USER_COLUMNS, type UserRow } from '../users/users.ts';
 
 /** The caller of a request, read from the database on every request (not from the token). */
 export interface CurrentUser extends PermissionHolder {
   id: string;
   phone: string;
+  /** The account's row as read for this request. */
+  account: UserRow;
 }
 
 declare module 'express-serve-static-core' {
@@ -50,20 +53,11 @@ function bearerToken(header: string | undefined): string {
   return match[1]!;
 }
 
+/** The caller's account: the one read of it per request, which `GET /users/me` answers too. */
 export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> {
-  const [row] = await selectRows<{
-    id: string;
-    phone: string;
-    is_active: boolean;
-    is_admin: boolean;
-    permissions_granted: string[];
-    permissions_revoked: string[];
-  }>(
-    db,
-    `SELECT id, phone, is_active, is_admin, permissions_granted, permissions_revoked
-       FROM content.users WHERE id = $1`,
-    [id],
-  );
+  const [row] = await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [
+    id,
+  ]);
   if (!row) throw new UnauthorizedError('The account of this token no longer exists');
   if (!row.is_active) throw new ForbiddenError('This account is disabled');
   return {
@@ -72,6 +66,7 @@ export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> 
     isAdmin: row.is_admin,
     granted: row.permissions_granted,
     revoked: row.permissions_revoked,
+    account: row,
   };
 }
 

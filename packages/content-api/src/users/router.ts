@@ -38,7 +38,8 @@ export function usersRouter({ db }: ContentContext): Router {
     res.json(await userStats(db));
   });
   route(router, 'get', '/api/v1/users/me', async (req, res) => {
-    res.json(toUserView(await findUser(db, currentUser(req).id)));
+    // The account was read by `authenticate` in this very request.
+    res.json(toUserView(currentUser(req).account));
   });
   route(router, 'patch', '/api/v1/users/me', async (req, res) => {
     const { nickname, bio, avatar_file_id } = req.body;

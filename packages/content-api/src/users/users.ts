@@ -23,7 +23,7 @@ export interface UserRow {
 }
 
 /** The columns of a UserRow, named: a prepared `SELECT *` breaks when a migration adds one. */
-const USER_COLUMNS = `id, phone, nickname, avatar_file_id, bio, is_active, is_admin, permissions_granted,
+export const USER_COLUMNS = `id, phone, nickname, avatar_file_id, bio, is_active, is_admin, permissions_granted,
   permissions_revoked, balance, last_login_at, last_login_source, created_at, updated_at`;
 
 /** The account as the API shows it, with its effective permissions spelled out. */
