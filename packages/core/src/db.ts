@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Sequelize, type QueryInterface } from 'sequelize';
-import { Umzug, SequelizeStorage } from 'umzug';
+import type { Umzug } from 'umzug';
 import { ServiceUnavailableError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -96,7 +96,12 @@ async function migrationFiles(directory: string): Promise<string[]> {
   return (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
 }
 
-function createMigrator(sequelize: Sequelize, { schema, directory }: ServiceMigrations) {
+/** umzug (and its command-line dependencies) is loaded only by processes that migrate. */
+async function createMigrator(
+  sequelize: Sequelize,
+  { schema, directory }: ServiceMigrations,
+): Promise<Umzug<MigrationContext>> {
+  const { Umzug, SequelizeStorage } = await import('umzug');
   const context: MigrationContext = { sequelize, queryInterface: sequelize.getQueryInterface(), schema };
   return new Umzug<MigrationContext>({
     context,
@@ -133,7 +138,7 @@ export async function pendingMigrations(
       replacements: { schema: service.schema },
     });
     const names = schemas.length
-      ? (await createMigrator(sequelize, service).pending()).map((m) => m.name)
+      ? (await (await createMigrator(sequelize, service)).pending()).map((m) => m.name)
       : (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
     pending.push(...names.map((name) => `${service.schema}/${name}`));
   }
@@ -151,7 +156,7 @@ export async function migrate(sequelize: Sequelize, services: ServiceMigrations[
   try {
     for (const service of services) {
       await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${service.schema}"`);
-      const done = await createMigrator(sequelize, service).up();
+      const done = await (await createMigrator(sequelize, service)).up();
       applied.push(...done.map((m) => `${service.schema}/${m.name}`));
     }
   } finally {

@@ -1,5 +1,6 @@
 import { EventBus, createDatabase, createLogger, type Config, type Logger, type Sequelize } from '@muse/core';
-import { createTemporalClient } from '@muse/temporal';
+// The client alone: the package's index also loads the worker (bundler included), which API processes never run.
+import { createTemporalClient } from '@muse/temporal/client';
 import type { Client } from '@temporalio/client';
 import { runningDevStack } from './dev-stack-file.ts';
 
