@@ -7,6 +7,7 @@
  * each server's CPU time per request, and the content API's latency at half its saturating rate.
  * Run: `node bench/resources.ts`; `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the content API.
  */
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -30,7 +31,7 @@ const POOL = 10;
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 type Server = { pid: number; url: string; stop: () => Promise<void> };
-type Measured = autocannon.Result & { cpuMsPerRequest: number };
+type Measured = autocannon.Result & { cpuMsPerRequest: number; postgresCpuMsPerRequest: number };
 
 async function main(): Promise<void> {
   const stack = await startBenchStack({ poolMax: POOL });
@@ -44,6 +45,9 @@ async function main(): Promise<void> {
       isActive: true,
       isAdmin: false,
     });
+    // The postmaster is the parent of any backend (when Postgres runs on this machine).
+    const backend = (await rawPool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    postmasterPid = await readFile(`/proc/${backend}/stat`, 'utf8').then(parentOf, () => 0);
     console.log(
       `plan: ${(await rawPool.query(`EXPLAIN ${LIST_SQL}`, [0, 50])).rows.map((row) => row['QUERY PLAN']).join(' | ')}`,
     );
@@ -138,6 +142,7 @@ async function run(
   overallRate?: number,
 ): Promise<Measured> {
   const cpuBefore = await processCpuMs(server.pid);
+  const postgresBefore = await postgresCpuMs();
   const result = await autocannon({
     url: `${server.url}${path}`,
     headers,
@@ -146,15 +151,48 @@ async function run(
     ...(overallRate ? { overallRate } : {}),
   });
   const cpuMs = (await processCpuMs(server.pid)) - cpuBefore;
-  return { ...result, cpuMsPerRequest: cpuMs / Math.max(1, result.requests.total) };
+  const postgresMs = (await postgresCpuMs()) - postgresBefore;
+  const requests = Math.max(1, result.requests.total);
+  return { ...result, cpuMsPerRequest: cpuMs / requests, postgresCpuMsPerRequest: postgresMs / requests };
 }
 
+/**
+ * CPU time of the bench's embedded Postgres (its postmaster and every backend), from /proc: on a
+ * small machine it competes with the servers for the same cores.
+ */
+async function postgresCpuMs(): Promise<number> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const stats = await Promise.all(
+    pids.map((pid) =>
+      readFile(`/proc/${pid}/stat`, 'utf8').then(
+        (stat) => ({ pid: Number(pid), stat }),
+        () => undefined,
+      ),
+    ),
+  );
+  const postmaster = stats.find((entry) => entry && entry.pid === postmasterPid);
+  if (!postmaster) return 0;
+  const ofPostgres = stats.filter(
+    (entry) => entry && (entry.pid === postmasterPid || parentOf(entry.stat) === postmasterPid),
+  );
+  const times = await Promise.all(ofPostgres.map((entry) => processCpuMs(entry!.pid).catch(() => 0)));
+  // Backends that ended (idle pool connections) leave their time in the postmaster's children's total.
+  const [childrenUser, childrenSystem] = postmaster.stat
+    .slice(postmaster.stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(13, 15);
+  return times.reduce((sum, ms) => sum + ms, ((Number(childrenUser) + Number(childrenSystem)) * 1000) / 100);
+}
+
+const parentOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+let postmasterPid = 0;
+
 function row(name: string, result: Measured): string {
-  const { requests, latency, non2xx, errors, cpuMsPerRequest } = result;
+  const { requests, latency, non2xx, errors, cpuMsPerRequest, postgresCpuMsPerRequest } = result;
   return (
     `${name.padEnd(26)} ${requests.average.toFixed(0).padStart(7)} req/s   ` +
     `latency p50 ${latency.p50} ms, p99 ${latency.p99} ms, max ${latency.max} ms   ` +
-    `server CPU ${cpuMsPerRequest.toFixed(2)} ms/req   non-2xx ${non2xx}, errors ${errors}`
+    `server CPU ${cpuMsPerRequest.toFixed(2)} ms/req, Postgres ${postgresCpuMsPerRequest.toFixed(2)} ms/req   non-2xx ${non2xx}, errors ${errors}`
   );
 }
 

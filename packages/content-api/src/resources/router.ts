@@ -115,7 +115,7 @@ export function createResourceKit(ctx: ContentContext, declaration: ResourceDecl
       authorizeWrite(user, declaration.name, operation, row);
       return row;
     },
-    present: (row) => presentRow(ctx, declaration, row),
+    present: presenter(ctx, declaration),
   };
 }
 
@@ -125,20 +125,24 @@ function selectColumns(declaration: ResourceDeclaration): string {
   return [...FRAME_COLUMNS, ...storedFields(declaration)].join(', ');
 }
 
-function presentRow(
+/** Shows a row as the API answers it; which fields and which are integers is worked out once, not per row. */
+function presenter(
   ctx: ContentContext,
   declaration: ResourceDeclaration,
-  row: Row,
-): Record<string, unknown> {
-  const output: Record<string, unknown> = {};
-  for (const column of FRAME_COLUMNS) output[column] = row[column];
-  for (const [name, field] of Object.entries(declaration.fields)) {
-    if (field.stored === false) continue;
-    const value = row[name];
-    // pg returns BIGINT and NUMERIC as text.
-    output[name] = isIntegerField(field) && value !== null && value !== undefined ? Number(value) : value;
-  }
-  return declaration.hooks?.present?.(output, row, ctx) ?? output;
+): (row: Row) => Record<string, unknown> {
+  const fields = Object.entries(declaration.fields)
+    .filter(([, field]) => field.stored !== false)
+    .map(([name, field]) => ({ name, integer: isIntegerField(field) }));
+  return (row) => {
+    const output: Record<string, unknown> = {};
+    for (const column of FRAME_COLUMNS) output[column] = row[column];
+    for (const { name, integer } of fields) {
+      const value = row[name];
+      // pg returns BIGINT and NUMERIC as text.
+      output[name] = integer && value !== null && value !== undefined ? Number(value) : value;
+    }
+    return declaration.hooks?.present?.(output, row, ctx) ?? output;
+  };
 }
 
 const idOf = (req: Request): string => String(req.params.id);
