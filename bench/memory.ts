@@ -8,14 +8,13 @@
  *
  *   node bench/memory.ts [--seconds 300] [--connections 10]
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { QueryTypes } from 'sequelize';
 import { createTokenSigner } from '@muse/content-api';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, startBenchStack, startProcess } from './lib.ts';
+import { freePort, rssBytes, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '300' }, connections: { type: 'string', default: '10' } },
@@ -26,19 +25,13 @@ const TARGET_MB = 150;
 const SAMPLE_MS = 5000;
 const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
 
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) => rssBytes(pid) / 2 ** 20;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 const stack = await startBenchStack();
 const subdomain = 'memory';
 const env = {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: stack.databaseUrl,
-  TEMPORAL_ADDRESS: '127.0.0.1:1',
-  MUSE_HOST: '127.0.0.1',
-  MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+  ...stack.serverEnv,
   MUSE_CHAT_DEFAULT_REALM: subdomain,
 };
 
