@@ -13,14 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createTokenSigner } from '@muse/content-api';
-import {
-  freePort,
-  processCpuMs,
-  processRssMiB,
-  serverNodeOptions,
-  startBenchStack,
-  startProcess,
-} from './lib.ts';
+import { freePort, processCpuMs, rssBytes, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const stack = await startBenchStack();
@@ -79,7 +72,7 @@ const serverProcess = await startProcess(
 );
 const server = { url: `http://127.0.0.1:${port}` };
 const pid = serverProcess.child.pid!;
-const idleRssMiB = await processRssMiB(pid);
+const idleRssMiB = mib(rssBytes(pid));
 let peakRssMiB = idleRssMiB;
 
 const phones: string[] = [];
@@ -91,10 +84,10 @@ type Run = autocannon.Result & { cpuMsPerRequest: number };
 
 /** One phase; the server's CPU time over it is divided by the requests it answered. */
 async function run(title: string, options: autocannon.Options): Promise<Run> {
-  const cpuBefore = await processCpuMs(pid);
+  const cpuBefore = processCpuMs(pid);
   const r = await autocannon({ connections: 20, duration: seconds, ...options });
-  const cpuMsPerRequest = ((await processCpuMs(pid)) - cpuBefore) / Math.max(1, r.requests.total);
-  peakRssMiB = Math.max(peakRssMiB, await processRssMiB(pid));
+  const cpuMsPerRequest = (processCpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total);
+  peakRssMiB = Math.max(peakRssMiB, mib(rssBytes(pid)));
   const bad = r.non2xx + r.errors;
   console.log(
     `${title.padEnd(44)} ${r.requests.average.toFixed(0).padStart(7)} req/s   latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms` +
@@ -169,3 +162,7 @@ console.log(`server RSS: idle ${idleRssMiB} MiB, peak under load ${peakRssMiB} M
 receiver.close();
 await serverProcess.stop();
 await stack.stop();
+
+function mib(bytes: number): number {
+  return Math.round(bytes / 1048576);
+}

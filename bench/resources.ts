@@ -7,21 +7,14 @@
  * each server's CPU time per request, and the content API's latency at half its saturating rate.
  * Run: `node bench/resources.ts`; `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the content API.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import type { Sequelize } from '@muse/core';
 import { createTokenSigner } from '@muse/content-api';
 import { LIST_SQL } from './bare-list-server.ts';
-import {
-  freePort,
-  processCpuMs,
-  processRssMiB,
-  serverNodeOptions,
-  startBenchStack,
-  startProcess,
-} from './lib.ts';
+import { freePort, processCpuMs, rssBytes, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
 
 const ROWS = 100_000;
 const OWNERS = 1_000;
@@ -47,7 +40,8 @@ async function main(): Promise<void> {
     });
     // The postmaster is the parent of any backend (when Postgres runs on this machine).
     const backend = (await rawPool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    postmasterPid = await readFile(`/proc/${backend}/stat`, 'utf8').then(parentOf, () => 0);
+    const backendStat = statOf(backend);
+    postmasterPid = backendStat ? parentOf(backendStat) : 0;
     console.log(
       `plan: ${(await rawPool.query(`EXPLAIN ${LIST_SQL}`, [0, 50])).rows.map((row) => row['QUERY PLAN']).join(' | ')}`,
     );
@@ -92,7 +86,7 @@ async function main(): Promise<void> {
       `ratio (content app / bare): ${(content.requests.average / raw.requests.average).toFixed(2)} (target >= 0.7); ` +
         `p99 at half the saturating rate: ${paced.latency.p99} ms (target < 20)`,
     );
-    console.log(`content API RSS after the runs: ${await processRssMiB(app.pid)} MiB`);
+    console.log(`content API RSS after the runs: ${mib(rssBytes(app.pid))} MiB`);
   } finally {
     for (const server of servers) await server.stop();
     await rawPool.end();
@@ -141,8 +135,8 @@ async function run(
   duration: number,
   overallRate?: number,
 ): Promise<Measured> {
-  const cpuBefore = await processCpuMs(server.pid);
-  const postgresBefore = await postgresCpuMs();
+  const cpuBefore = processCpuMs(server.pid);
+  const postgresBefore = postgresCpuMs();
   const result = await autocannon({
     url: `${server.url}${path}`,
     headers,
@@ -150,8 +144,8 @@ async function run(
     duration,
     ...(overallRate ? { overallRate } : {}),
   });
-  const cpuMs = (await processCpuMs(server.pid)) - cpuBefore;
-  const postgresMs = (await postgresCpuMs()) - postgresBefore;
+  const cpuMs = processCpuMs(server.pid) - cpuBefore;
+  const postgresMs = postgresCpuMs() - postgresBefore;
   const requests = Math.max(1, result.requests.total);
   return { ...result, cpuMsPerRequest: cpuMs / requests, postgresCpuMsPerRequest: postgresMs / requests };
 }
@@ -160,28 +154,32 @@ async function run(
  * CPU time of the bench's embedded Postgres (its postmaster and every backend), from /proc: on a
  * small machine it competes with the servers for the same cores.
  */
-async function postgresCpuMs(): Promise<number> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-  const stats = await Promise.all(
-    pids.map((pid) =>
-      readFile(`/proc/${pid}/stat`, 'utf8').then(
-        (stat) => ({ pid: Number(pid), stat }),
-        () => undefined,
-      ),
-    ),
-  );
-  const postmaster = stats.find((entry) => entry && entry.pid === postmasterPid);
-  if (!postmaster) return 0;
-  const ofPostgres = stats.filter(
-    (entry) => entry && (entry.pid === postmasterPid || parentOf(entry.stat) === postmasterPid),
-  );
-  const times = await Promise.all(ofPostgres.map((entry) => processCpuMs(entry!.pid).catch(() => 0)));
-  // Backends that ended (idle pool connections) leave their time in the postmaster's children's total.
-  const [childrenUser, childrenSystem] = postmaster.stat
-    .slice(postmaster.stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .slice(13, 15);
-  return times.reduce((sum, ms) => sum + ms, ((Number(childrenUser) + Number(childrenSystem)) * 1000) / 100);
+function postgresCpuMs(): number {
+  let ms = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const stat = statOf(pid);
+    if (!stat || (pid !== postmasterPid && parentOf(stat) !== postmasterPid)) continue;
+    ms += processCpuMs(pid);
+    if (pid === postmasterPid) {
+      // Backends that ended (idle pool connections) leave their time in the postmaster's children's total.
+      const [childrenUser, childrenSystem] = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .slice(13, 15);
+      ms += ((Number(childrenUser) + Number(childrenSystem)) * 1000) / 100;
+    }
+  }
+  return ms;
+}
+
+function statOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // it ended meanwhile
+  }
 }
 
 const parentOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
@@ -197,3 +195,7 @@ function row(name: string, result: Measured): string {
 }
 
 await main();
+
+function mib(bytes: number): number {
+  return Math.round(bytes / 1048576);
+}
