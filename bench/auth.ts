@@ -58,16 +58,7 @@ const serverProcess = await startProcess(
     fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
     'content-api',
   ],
-  {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    MUSE_HOST: '127.0.0.1',
-    MUSE_CONTENT_PORT: String(port),
-    DATABASE_URL: stack.databaseUrl,
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
-    MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
-    MUSE_DATA_DIR: stack.workDir,
-  },
+  { ...stack.serverEnv, MUSE_CONTENT_PORT: String(port), MUSE_DATA_DIR: stack.workDir },
   port,
 );
 const server = { url: `http://127.0.0.1:${port}` };

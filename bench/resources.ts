@@ -47,13 +47,8 @@ async function main(): Promise<void> {
     );
 
     const app = await serve([here('../packages/server/src/main.ts'), 'content-api'], (port) => ({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      MUSE_HOST: '127.0.0.1',
+      ...stack.serverEnv,
       MUSE_CONTENT_PORT: String(port),
-      DATABASE_URL: stack.databaseUrl,
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
       MUSE_DATA_DIR: stack.workDir,
     }));
     servers.push(app);
