@@ -251,6 +251,7 @@ async function measure(target: Target) {
   let stopping = false;
   const latencies: number[] = [];
   const lastDelivery: number[] = [];
+  const sendAnswered: number[] = [];
   const failures: string[] = [];
   const poll = async (poller: Target['pollers'][number]) => {
     let lastEventId = -1;
@@ -297,6 +298,7 @@ async function measure(target: Target) {
       done.catch(() => {}); // awaited below, after the send
       sentAt = performance.now();
       await target.sendMessage(n);
+      sendAnswered.push(performance.now() - sentAt);
       await done;
       lastDelivery.push(performance.now() - sentAt);
     }
@@ -316,6 +318,7 @@ async function measure(target: Target) {
     'p99 ms': +percentile(latencies, 99).toFixed(1),
     'max ms': +(latencies.at(-1) ?? NaN).toFixed(1),
     'all answered, median ms': +percentile(lastDelivery, 50).toFixed(1),
+    'send answered, median ms': +percentile(sendAnswered.sort((a, b) => a - b), 50).toFixed(1),
     'RSS idle MiB': +idleMiB.toFixed(0),
     'RSS peak MiB': +peakMiB.toFixed(0),
   };

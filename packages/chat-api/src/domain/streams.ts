@@ -157,12 +157,17 @@ export function formatSubscription(
   return formatted;
 }
 
-export async function firstMessageIds(db: Sequelize, streamIds: number[]): Promise<Map<number, number>> {
+export async function firstMessageIds(
+  db: Sequelize,
+  streamIds: number[],
+  t?: Transaction,
+): Promise<Map<number, number>> {
   const found = streamIds.length
     ? await rows<{ stream_id: number; first: string }>(
         db,
         'SELECT stream_id, min(id) AS first FROM chat.messages WHERE stream_id IN (:streamIds) GROUP BY stream_id',
         { streamIds },
+        t,
       )
     : [];
   return new Map(found.map((row) => [row.stream_id, Number(row.first)]));
@@ -450,7 +455,8 @@ export async function subscribeUsers(
   const already = users.filter((u) => !rowOf.has(u.id));
   if (added.length === 0) return { added, already };
   const subscribers = (await subscriberIds(db, [stream.id], t)).get(stream.id) ?? [];
-  const firstMessage = (await firstMessageIds(db, [stream.id])).get(stream.id) ?? null;
+  // Inside the transaction: a second pooled connection per request could exhaust the pool.
+  const firstMessage = (await firstMessageIds(db, [stream.id], t)).get(stream.id) ?? null;
   for (const target of added) {
     await sendEvent(db, t, [target.id], {
       type: 'subscription',
