@@ -50,6 +50,9 @@ function serveBareRelay(port: number): void {
   }).listen(port, '127.0.0.1');
 }
 
+/** The bench's helpers, loaded only by the bench (the relay process stays a bare Node). */
+const lib = () => import('./lib.ts');
+
 const subscriberCount = Number(values.subscribers);
 const messageCount = Number(values.messages);
 const agent = new http.Agent({ keepAlive: true, maxSockets: subscriberCount + 20 });
@@ -77,9 +80,7 @@ const basic = (email: string, key: string) => ({
   'content-type': 'application/x-www-form-urlencoded',
 });
 
-/** Resident memory and CPU time (ms) of a process, from /proc (Linux). */
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+/** CPU time (ms) a process has used, from /proc (Linux). */
 const cpuMs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -111,7 +112,7 @@ interface Target {
 async function chatTarget(stack: BenchStack): Promise<Target> {
   const { QueryTypes } = await import('sequelize');
   const { createChatUser, createOrganization } = await import('@muse/chat-api');
-  const { freePort, startProcess } = await import('./lib.ts');
+  const { freePort, startProcess } = await lib();
   const subdomain = `fanout${Date.now()}`;
   const realm = await createOrganization(stack.db, { subdomain, name: 'Fan-out' });
   const sender = await createChatUser(stack.db, {
@@ -136,11 +137,7 @@ async function chatTarget(stack: BenchStack): Promise<Target> {
       'chat-api',
     ],
     {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: stack.databaseUrl,
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      MUSE_HOST: '127.0.0.1',
+      ...stack.serverEnv,
       MUSE_CHAT_PORT: String(port),
       MUSE_CHAT_DEFAULT_REALM: subdomain,
       // No heartbeat answers during the run: every answer is a delivery.
@@ -211,7 +208,7 @@ async function chatTarget(stack: BenchStack): Promise<Target> {
 }
 
 async function bareTarget(): Promise<Target> {
-  const { freePort, startProcess } = await import('./lib.ts');
+  const { freePort, startProcess } = await lib();
   const port = await freePort();
   const bare = await startProcess(
     [fileURLToPath(import.meta.url), '--bare-relay'],
@@ -241,6 +238,8 @@ const percentile = (sorted: number[], p: number) =>
 
 /** Sends the messages one after another; every poller re-polls as soon as it is answered. */
 async function measure(target: Target) {
+  const { rssBytes } = await lib();
+  const rssMiB = (pid: number) => rssBytes(pid) / 2 ** 20;
   const idleMiB = rssMiB(target.pid);
   let peakMiB = idleMiB;
   let expected = -1;
@@ -318,7 +317,10 @@ async function measure(target: Target) {
     'p99 ms': +percentile(latencies, 99).toFixed(1),
     'max ms': +(latencies.at(-1) ?? NaN).toFixed(1),
     'all answered, median ms': +percentile(lastDelivery, 50).toFixed(1),
-    'send answered, median ms': +percentile(sendAnswered.sort((a, b) => a - b), 50).toFixed(1),
+    'send answered, median ms': +percentile(
+      sendAnswered.sort((a, b) => a - b),
+      50,
+    ).toFixed(1),
     'RSS idle MiB': +idleMiB.toFixed(0),
     'RSS peak MiB': +peakMiB.toFixed(0),
   };
@@ -327,7 +329,7 @@ async function measure(target: Target) {
 // The relay process (this file with --bare-relay) loads nothing else: its memory is a bare Node's.
 if (values['bare-relay']) serveBareRelay(Number(process.env.PORT));
 if (!values['bare-relay']) {
-  const { startBenchStack } = await import('./lib.ts');
+  const { startBenchStack } = await lib();
   const stack = await startBenchStack();
   try {
     const bare = await measure(await bareTarget());
