@@ -21,7 +21,7 @@ import {
 } from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { postEntry } from '../ledger/ledger.ts';
-import { publishFileStatus } from './events.ts';
+import { FILE_STATUS_CHANNEL, type FileStatusEvent } from './events.ts';
 import type { Schema } from '../http/contract.ts';
 
 /** The 202 answer: the result files, always pending (their records tell the progress). */
@@ -78,6 +78,9 @@ export async function submitGeneration(
   const taskId = randomUUID();
   const fileIds = Array.from({ length: resultCount(kind, params) }, () => randomUUID());
   const cost = generationCost(kind, generator.base_cost, params);
+  // A charge id chosen here lets the task name its charge before the charge is posted: the
+  // balance row is then locked by the transaction's last statement only (see migration 0700).
+  const chargeId = cost > 0 ? randomUUID() : null;
   try {
     await deps.db.transaction(async (transaction) => {
       await insertTask(deps.db, transaction, {
@@ -87,30 +90,21 @@ export async function submitGeneration(
         kind,
         params,
         cost,
+        chargeId,
         idempotencyKey,
         requestHash,
         fileIds,
       });
-      if (cost > 0) {
-        const charge = await postEntry(deps.db, transaction, {
+      if (chargeId) {
+        await postEntry(deps.db, transaction, {
+          id: chargeId,
           userId: user.id,
           amount: -cost,
           kind: 'charge',
           reference: `generation:${taskId}`,
           description: `${generator.name}: ${kind} generation`,
         });
-        await deps.db.query('UPDATE content.generations SET charge_id = :chargeId WHERE id = :taskId', {
-          replacements: { chargeId: charge.id, taskId },
-          transaction,
-        });
       }
-      await insertFiles(deps.db, transaction, {
-        taskId,
-        user,
-        kind,
-        fileIds,
-        prompt: String(params.prompt ?? ''),
-      });
     });
   } catch (error) {
     // A concurrent submit with the same key committed first: answer its task instead.
@@ -164,6 +158,10 @@ async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): 
   if (problems.length) throw new ValidationError('A referenced file cannot be used', problems);
 }
 
+/**
+ * The task, its pending result files and their `pending` events, in one statement. The events
+ * are sent at commit (NOTIFY inside a transaction), so they are seen for a committed task only.
+ */
 async function insertTask(
   db: Sequelize,
   transaction: Transaction,
@@ -174,16 +172,31 @@ async function insertTask(
     kind: GenerationKind;
     params: Record<string, unknown>;
     cost: number;
+    chargeId: string | null;
     idempotencyKey: string | undefined;
     requestHash: string;
     fileIds: string[];
   },
 ): Promise<void> {
+  const events: FileStatusEvent[] = task.fileIds.map((fileId) => ({
+    file_id: fileId,
+    generation_id: task.taskId,
+    owner_id: task.user.id,
+    status: 'pending',
+  }));
   await db.query(
-    `INSERT INTO content.generations
-       (id, owner_id, generator_id, kind, params, cost, idempotency_key, request_hash, file_ids, workflow_id)
-     VALUES (:taskId, :ownerId, :generatorId, :kind, CAST(:params AS jsonb), :cost, :key, :requestHash,
-             CAST(:fileIds AS uuid[]), :workflowId)`,
+    `WITH task AS (
+       INSERT INTO content.generations
+         (id, owner_id, generator_id, kind, params, cost, charge_id, idempotency_key, request_hash, file_ids, workflow_id)
+       VALUES (:taskId, :ownerId, :generatorId, :kind, CAST(:params AS jsonb), :cost, :chargeId, :key, :requestHash,
+               CAST(:fileIds AS uuid[]), :workflowId)
+       RETURNING id
+     ), files AS (
+       INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
+       SELECT file.id, :ownerId, file.name, :contentType, 'generation', 'pending', task.id
+         FROM task, unnest(CAST(:fileIds AS uuid[]), CAST(:names AS text[])) AS file (id, name)
+     )
+     SELECT pg_notify(:channel, event) FROM task, unnest(CAST(:events AS text[])) AS event`,
     {
       replacements: {
         taskId: task.taskId,
@@ -192,54 +205,38 @@ async function insertTask(
         kind: task.kind,
         params: JSON.stringify(task.params),
         cost: task.cost,
+        chargeId: task.chargeId,
         key: task.idempotencyKey ?? null,
         requestHash: task.requestHash,
-        fileIds: `{${task.fileIds.join(',')}}`,
+        fileIds: postgresArray(task.fileIds),
         workflowId: workflowIdOf(task.taskId),
+        names: postgresArray(fileNames(task.kind, task.fileIds.length, String(task.params.prompt ?? ''))),
+        contentType: CONTENT_TYPES[task.kind],
+        channel: FILE_STATUS_CHANNEL,
+        events: postgresArray(events.map((event) => JSON.stringify(event))),
       },
+      type: QueryTypes.SELECT,
       transaction,
     },
   );
 }
 
-async function insertFiles(
-  db: Sequelize,
-  transaction: Transaction,
-  task: { taskId: string; user: CurrentUser; kind: GenerationKind; fileIds: string[]; prompt: string },
-): Promise<void> {
-  const extension = { image: 'png', video: 'gif', text: 'txt' }[task.kind];
+/** `<prompt>.txt`, or `<prompt> (2).png` when a task makes several files. */
+function fileNames(kind: GenerationKind, count: number, prompt: string): string[] {
+  const extension = { image: 'png', video: 'gif', text: 'txt' }[kind];
   const base =
-    task.prompt
+    prompt
       .replace(/[^\p{L}\p{N} _-]+/gu, '')
       .trim()
-      .slice(0, 40) || task.kind;
-  for (const [index, fileId] of task.fileIds.entries()) {
-    const name = task.fileIds.length > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`;
-    await db.query(
-      `INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
-       VALUES (:fileId, :ownerId, :name, :contentType, 'generation', 'pending', :taskId)`,
-      {
-        replacements: {
-          fileId,
-          ownerId: task.user.id,
-          name,
-          contentType: CONTENT_TYPES[task.kind],
-          taskId: task.taskId,
-        },
-        transaction,
-      },
-    );
-  }
-  await publishFileStatus(
-    db,
-    task.fileIds.map((fileId) => ({
-      file_id: fileId,
-      generation_id: task.taskId,
-      owner_id: task.user.id,
-      status: 'pending' as const,
-    })),
-    transaction,
+      .slice(0, 40) || kind;
+  return Array.from({ length: count }, (_, index) =>
+    count > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`,
   );
+}
+
+/** A Postgres array literal: every element quoted, so commas, quotes and braces stay inside it. */
+function postgresArray(values: string[]): string {
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }
 
 /**
