@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import {
   AppError,
   ConflictError,
@@ -20,7 +20,7 @@ import {
   type GenerationKind,
 } from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
-import { postEntry } from '../ledger/ledger.ts';
+import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from './events.ts';
 import type { Schema } from '../http/contract.ts';
 
@@ -78,33 +78,18 @@ export async function submitGeneration(
   const taskId = randomUUID();
   const fileIds = Array.from({ length: resultCount(kind, params) }, () => randomUUID());
   const cost = generationCost(kind, generator.base_cost, params);
-  // A charge id chosen here lets the task name its charge before the charge is posted: the
-  // balance row is then locked by the transaction's last statement only (see migration 0700).
-  const chargeId = cost > 0 ? randomUUID() : null;
   try {
-    await deps.db.transaction(async (transaction) => {
-      await insertTask(deps.db, transaction, {
-        taskId,
-        user,
-        generatorId: generator.id,
-        kind,
-        params,
-        cost,
-        chargeId,
-        idempotencyKey,
-        requestHash,
-        fileIds,
-      });
-      if (chargeId) {
-        await postEntry(deps.db, transaction, {
-          id: chargeId,
-          userId: user.id,
-          amount: -cost,
-          kind: 'charge',
-          reference: `generation:${taskId}`,
-          description: `${generator.name}: ${kind} generation`,
-        });
-      }
+    await insertTask(deps.db, {
+      taskId,
+      user,
+      generatorId: generator.id,
+      kind,
+      params,
+      cost,
+      idempotencyKey,
+      requestHash,
+      fileIds,
+      chargeDescription: `${generator.name}: ${kind} generation`,
     });
   } catch (error) {
     // A concurrent submit with the same key committed first: answer its task instead.
@@ -159,12 +144,13 @@ async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): 
 }
 
 /**
- * The task, its pending result files and their `pending` events, in one statement. The events
- * are sent at commit (NOTIFY inside a transaction), so they are seen for a committed task only.
+ * The charge, its ledger entry, the task, its pending result files and their `pending` events,
+ * in one statement: one round trip, one implicit transaction, and the account's balance row
+ * locked inside Postgres only (by the time a busy API process would send a COMMIT, dozens of
+ * submits of the same account could have waited on that lock). The events are sent at commit.
  */
 async function insertTask(
   db: Sequelize,
-  transaction: Transaction,
   task: {
     taskId: string;
     user: CurrentUser;
@@ -172,40 +158,52 @@ async function insertTask(
     kind: GenerationKind;
     params: Record<string, unknown>;
     cost: number;
-    chargeId: string | null;
     idempotencyKey: string | undefined;
     requestHash: string;
     fileIds: string[];
+    chargeDescription: string;
   },
 ): Promise<void> {
+  const charge =
+    task.cost > 0
+      ? debitClauses({
+          id: randomUUID(),
+          userId: task.user.id,
+          cost: task.cost,
+          kind: 'charge',
+          reference: `generation:${task.taskId}`,
+          description: task.chargeDescription,
+        })
+      : undefined;
   const events: FileStatusEvent[] = task.fileIds.map((fileId) => ({
     file_id: fileId,
     generation_id: task.taskId,
     owner_id: task.user.id,
     status: 'pending',
   }));
-  await db.query(
-    `WITH task AS (
+  const sent = await db.query(
+    `WITH ${charge ? `${charge.sql},` : ''} task AS (
        INSERT INTO content.generations
          (id, owner_id, generator_id, kind, params, cost, charge_id, idempotency_key, request_hash, file_ids, workflow_id)
-       VALUES (:taskId, :ownerId, :generatorId, :kind, CAST(:params AS jsonb), :cost, :chargeId, :key, :requestHash,
-               CAST(:fileIds AS uuid[]), :workflowId)
+       SELECT CAST(:taskId AS uuid), CAST(:ownerId AS uuid), CAST(:generatorId AS uuid), :kind, CAST(:params AS jsonb), :cost,
+              ${charge ? 'ledger_posted.id' : 'NULL'}, :key, :requestHash, CAST(:fileIds AS uuid[]), :workflowId
+         ${charge ? 'FROM ledger_posted' : ''}
        RETURNING id
      ), files AS (
        INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
-       SELECT file.id, :ownerId, file.name, :contentType, 'generation', 'pending', task.id
+       SELECT file.id, CAST(:ownerId AS uuid), file.name, :contentType, 'generation', 'pending', task.id
          FROM task, unnest(CAST(:fileIds AS uuid[]), CAST(:names AS text[])) AS file (id, name)
      )
      SELECT pg_notify(:channel, event) FROM task, unnest(CAST(:events AS text[])) AS event`,
     {
       replacements: {
+        ...charge?.replacements,
         taskId: task.taskId,
         ownerId: task.user.id,
         generatorId: task.generatorId,
         kind: task.kind,
         params: JSON.stringify(task.params),
         cost: task.cost,
-        chargeId: task.chargeId,
         key: task.idempotencyKey ?? null,
         requestHash: task.requestHash,
         fileIds: postgresArray(task.fileIds),
@@ -216,9 +214,10 @@ async function insertTask(
         events: postgresArray(events.map((event) => JSON.stringify(event))),
       },
       type: QueryTypes.SELECT,
-      transaction,
     },
   );
+  // Nothing written: the balance did not cover the cost (402), or the account is gone (404).
+  if (sent.length === 0) await refuseDebit(db, undefined, task.user.id, -task.cost);
 }
 
 /** `<prompt>.txt`, or `<prompt> (2).png` when a task makes several files. */

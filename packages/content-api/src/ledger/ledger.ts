@@ -78,6 +78,51 @@ export async function postEntry(
   return refuseDebit(db, transaction, entry.userId, entry.amount);
 }
 
+/** A debit that its caller writes together with its own rows (see debitClauses). */
+export interface Debit {
+  /** The entry's id, so the caller's rows can name it. */
+  id: string;
+  userId: string;
+  /** Positive: how many credits leave the balance. */
+  cost: number;
+  kind: 'charge';
+  /** Unique per kind; a fresh one (a second post of it fails the caller's statement). */
+  reference: string;
+  description: string;
+}
+
+/**
+ * A debit as two common table expressions for a statement that also writes the caller's rows, so
+ * that everything commits in one round trip and the balance row stays locked inside Postgres
+ * only: `ledger_moved` (the new balance; no row when it does not cover the cost) and
+ * `ledger_posted` (the entry's id). The caller's rows must depend on `ledger_posted`, so that a
+ * short balance writes nothing; `refuseDebit` then says why.
+ */
+export function debitClauses(debit: Debit): { sql: string; replacements: Record<string, unknown> } {
+  if (!Number.isSafeInteger(debit.cost) || debit.cost <= 0) throw new Error('a debit is a positive integer');
+  return {
+    sql: `ledger_moved AS (
+         UPDATE content.users SET balance = balance - :ledgerCost, updated_at = now()
+          WHERE id = :ledgerUserId AND balance >= :ledgerCost
+          RETURNING balance
+       ), ledger_posted AS (
+         INSERT INTO content.transaction_logs (id, owner_id, amount, balance_after, kind, reference, description)
+         SELECT CAST(:ledgerId AS uuid), CAST(:ledgerUserId AS uuid), :ledgerAmount, balance, :ledgerKind, :ledgerReference, :ledgerDescription
+           FROM ledger_moved
+         RETURNING id
+       )`,
+    replacements: {
+      ledgerId: debit.id,
+      ledgerUserId: debit.userId,
+      ledgerCost: debit.cost,
+      ledgerAmount: -debit.cost,
+      ledgerKind: debit.kind,
+      ledgerReference: debit.reference,
+      ledgerDescription: debit.description,
+    },
+  };
+}
+
 /** Reverses a charge; a second refund of the same charge returns the first and moves nothing. */
 export async function refundCharge(
   db: Sequelize,
@@ -128,16 +173,16 @@ async function moveBalance(
 }
 
 /** Why a balance did not move: no such user (404) or not enough credits (402). */
-async function refuseDebit(
+export async function refuseDebit(
   db: Sequelize,
-  transaction: Transaction,
+  transaction: Transaction | undefined,
   userId: string,
   amount: number,
 ): Promise<never> {
   const [user] = await db.query<{ balance: string }>(`SELECT balance FROM content.users WHERE id = :userId`, {
     replacements: { userId },
     type: QueryTypes.SELECT,
-    transaction,
+    ...(transaction ? { transaction } : {}),
   });
   if (!user) throw new NotFoundError('No such user');
   throw new PaymentRequiredError(`The balance (${user.balance}) is lower than the cost (${-amount})`, {
