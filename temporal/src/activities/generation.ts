@@ -35,6 +35,8 @@ export type TaskPlan =
       pollIntervalSeconds: number;
       timeoutSeconds: number;
       files: number;
+      /** The adapter makes the results in process, quickly (see GenerationAdapter.runsInProcess). */
+      inProcess: boolean;
     };
 
 /** A result as it travels through workflow history: bytes are already stored, only URLs remain to fetch. */
@@ -127,6 +129,42 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     return { state: 'succeeded', outputs };
   };
 
+  async function submitUpstream(taskId: string): Promise<StepResult> {
+    const task = await loadTask(taskId);
+    const result = await callUpstream(() =>
+      adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
+    );
+    return storeBytes(task, result);
+  }
+
+  /** Fetches URL results into storage, then marks every file and the task completed in one transaction. */
+  async function completeGeneration(taskId: string, outputs: StoredOutput[]): Promise<void> {
+    const task = await loadTask(taskId);
+    if (task.status === 'completed') return;
+    const stored = await Promise.all(
+      task.file_ids.map(async (fileId, index) => {
+        const output = outputs[index]!;
+        if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
+        const download = await callUpstream(() => downloadBytes(adapterContext(task), output.url));
+        const { size } = await storage.put(fileId, download.bytes);
+        return { fileId, contentType: output.contentType ?? download.contentType, size };
+      }),
+    );
+    await db.transaction(async (transaction) => {
+      const current = await loadTask(taskId, transaction);
+      if (current.status === 'completed' || current.status === 'failed') return;
+      for (const file of stored) {
+        await db.query(
+          `UPDATE content.files SET status = 'completed', storage_key = :fileId, size = :size,
+                  content_type = :contentType, error_message = NULL, updated_at = now()
+            WHERE id = :fileId AND status <> 'completed'`,
+          { replacements: file, transaction },
+        );
+      }
+      await moveTo(db, transaction, current, 'completed');
+    });
+  }
+
   return {
     /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
     async beginGeneration(taskId: string): Promise<TaskPlan> {
@@ -135,16 +173,23 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         if (task.status === 'completed' || task.status === 'failed')
           return { finished: true, status: task.status };
         if (task.status === 'pending') await moveTo(db, transaction, task, 'processing');
-        return { finished: false, files: task.file_ids.length, ...executionSettings(task.config) };
+        return {
+          finished: false,
+          files: task.file_ids.length,
+          inProcess: adapterFor(task.type).runsInProcess?.(task.config) ?? false,
+          ...executionSettings(task.config),
+        };
       });
     },
 
-    async submitUpstream(taskId: string): Promise<StepResult> {
-      const task = await loadTask(taskId);
-      const result = await callUpstream(() =>
-        adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
-      );
-      return storeBytes(task, result);
+    submitUpstream,
+
+    /** A task whose adapter runs in process, made and completed in one step. */
+    async generateInProcess(taskId: string): Promise<void> {
+      const step = await submitUpstream(taskId);
+      if (step.state !== 'succeeded')
+        throw ApplicationFailure.nonRetryable('An in-process generator answered "running"', 'UpstreamFailed');
+      await completeGeneration(taskId, step.outputs);
     },
 
     async pollUpstream(taskId: string, upstreamId: string): Promise<StepResult> {
@@ -158,33 +203,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       return storeBytes(task, result);
     },
 
-    /** Fetches URL results into storage, then marks every file and the task completed in one transaction. */
-    async completeGeneration(taskId: string, outputs: StoredOutput[]): Promise<void> {
-      const task = await loadTask(taskId);
-      if (task.status === 'completed') return;
-      const stored = await Promise.all(
-        task.file_ids.map(async (fileId, index) => {
-          const output = outputs[index]!;
-          if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
-          const download = await callUpstream(() => downloadBytes(adapterContext(task), output.url));
-          const { size } = await storage.put(fileId, download.bytes);
-          return { fileId, contentType: output.contentType ?? download.contentType, size };
-        }),
-      );
-      await db.transaction(async (transaction) => {
-        const current = await loadTask(taskId, transaction);
-        if (current.status === 'completed' || current.status === 'failed') return;
-        for (const file of stored) {
-          await db.query(
-            `UPDATE content.files SET status = 'completed', storage_key = :fileId, size = :size,
-                    content_type = :contentType, error_message = NULL, updated_at = now()
-              WHERE id = :fileId AND status <> 'completed'`,
-            { replacements: file, transaction },
-          );
-        }
-        await moveTo(db, transaction, current, 'completed');
-      });
-    },
+    completeGeneration,
 
     /** Best effort: a cancelled task asks its upstream to stop; an upstream that cannot is left to finish. */
     async cancelUpstream(taskId: string, upstreamId: string): Promise<void> {
