@@ -22,6 +22,7 @@ import {
 import { canRead, findFile } from '../files/files.ts';
 import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from './events.ts';
+import { startGenerationWorkflow, workflowIdOf, type WorkflowStarter } from './starter.ts';
 import type { Schema } from '../http/contract.ts';
 
 /** The 202 answer: the result files, always pending (their records tell the progress). */
@@ -32,11 +33,9 @@ export interface SubmitDeps {
   temporal: TemporalClient;
   config: Config;
   logger: Logger;
+  /** Takes the workflow start off the request path while Temporal answers (see starter.ts). */
+  starter?: WorkflowStarter;
 }
-
-export const GENERATION_WORKFLOW = 'generationWorkflow';
-export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
-const START_DEADLINE_MS = 10_000;
 
 const CONTENT_TYPES: Record<GenerationKind, string> = {
   image: 'image/png',
@@ -46,7 +45,8 @@ const CONTENT_TYPES: Record<GenerationKind, string> = {
 
 /**
  * Accepts a generation task. The charge, its ledger entry, the task and its pending result
- * files are written in one transaction; the workflow starts after it commits. With an
+ * files are written in one statement; the workflow starts after it commits (by the starter,
+ * off the request path, while Temporal answers). With an
  * idempotency key, a repeated submit (even a concurrent one) answers the first task's files
  * and charges nothing more.
  */
@@ -99,7 +99,8 @@ export async function submitGeneration(
     }
     throw error;
   }
-  await startWorkflow(deps, taskId);
+  if (deps.starter?.accepting) deps.starter.enqueue(taskId);
+  else await startNow(deps, taskId);
   return { file_ids: fileIds, status: 'pending' };
 }
 
@@ -126,7 +127,7 @@ async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: str
   if (earlier.request_hash !== requestHash) {
     throw new ConflictError('This Idempotency-Key was already used for a different request');
   }
-  if (earlier.status === 'pending') await startWorkflow(deps, earlier.id);
+  if (earlier.status === 'pending') await startNow(deps, earlier.id);
   return { file_ids: earlier.file_ids, status: 'pending' };
 }
 
@@ -239,23 +240,15 @@ function postgresArray(values: string[]): string {
 }
 
 /**
- * Starts the task's workflow; its id is derived from the task, so starting twice is harmless.
- * When Temporal cannot be reached the task must not stay charged: it is failed and refunded
- * at once, and the caller gets 503 (submitting again is safe).
+ * Starts the task's workflow now, answering 503 when Temporal cannot be reached: the task must
+ * not stay charged, so it is failed and refunded at once (submitting again is safe).
  */
-async function startWorkflow(deps: SubmitDeps, taskId: string): Promise<void> {
+async function startNow(deps: SubmitDeps, taskId: string): Promise<void> {
   try {
-    // A bounded wait: if the start did reach Temporal after all, the workflow finds its task
-    // failed and stops, so the refund below can never pay for a generation that also runs.
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: workflowIdOf(taskId),
-        args: [taskId],
-      }),
-    );
+    await startGenerationWorkflow(deps, taskId);
+    deps.starter?.noteOutcome(true);
   } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+    deps.starter?.noteOutcome(false);
     deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
     // The key is released: the client got 503, so its retry with the same key is a new task.
     await failGeneration(deps.db, taskId, 'The task could not be queued; it was refunded', {
