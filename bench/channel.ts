@@ -7,13 +7,12 @@
  *
  *   node bench/channel.ts [--sockets 1000] [--messages 30]
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { QueryTypes } from 'sequelize';
 import { createTokenSigner } from '@muse/content-api';
-import { freePort, startBenchStack, startProcess } from './lib.ts';
+import { freePort, rssBytes, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
   options: { sockets: { type: 'string', default: '1000' }, messages: { type: 'string', default: '30' } },
@@ -37,10 +36,6 @@ const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign(
   isAdmin: false,
 });
 
-/** Resident memory of a process, from /proc (Linux). */
-const rssBytes = (pid: number) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-
 interface Target {
   name: string;
   urls: string[];
@@ -53,12 +48,7 @@ interface Target {
 
 async function channelTarget(): Promise<Target> {
   const env = {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: stack.databaseUrl,
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
-    MUSE_HOST: '127.0.0.1',
-    MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+    ...stack.serverEnv,
     MUSE_WS_MAX_SOCKETS_PER_USER: String(socketsPerProcess + 10),
     MUSE_WS_RATE_LIMIT: String(messages + 10),
   };

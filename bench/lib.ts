@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { RequestListener } from 'node:http';
 import os from 'node:os';
@@ -105,6 +106,8 @@ export interface BenchStack {
   config: Config;
   temporal: Client;
   events: EventBus;
+  /** Environment of a `muse-server` API process (startProcess) on this stack's database and token secret. */
+  serverEnv: Record<string, string>;
   /** Listens on a free loopback port; closed by `stop()`. */
   serve(app: RequestListener): Promise<RunningServer>;
   stop(): Promise<void>;
@@ -174,6 +177,14 @@ export async function startBenchStack(
     config,
     temporal,
     events,
+    serverEnv: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      MUSE_HOST: '127.0.0.1',
+      MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
+    },
     async serve(app) {
       const server = await listen(app, { host: '127.0.0.1', port: 0, logger, shutdownTimeoutMs: 1000 });
       stops.push(server.close);
@@ -183,4 +194,9 @@ export async function startBenchStack(
       for (const stop of stops.reverse()) await stop();
     },
   };
+}
+
+/** Resident memory of a process in bytes, from /proc (Linux). */
+export function rssBytes(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 }

@@ -63,7 +63,7 @@ export interface Config {
   MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
-  /** Base URL clients reach the content API at, for absolute download links; unset: taken from each request's Host. */
+  /** Base URL clients reach the content API at, for absolute download links; unset: links are relative (absolute for loopback callers). */
   MUSE_PUBLIC_URL?: string;
   /** How long a file's signed download link stays valid. */
   MUSE_DOWNLOAD_URL_TTL_SECONDS: number;

@@ -1472,7 +1472,7 @@ export interface components {
        * @description The generation task that makes this file.
        */
       generation_id?: string | null;
-      /** @description Signed, expiring link to the content; null until completed. */
+      /** @description Signed, expiring link to the content; null until completed. Absolute, on the server's configured public URL (MUSE_PUBLIC_URL); a server without one answers an absolute link only to loopback callers, and to any other caller a path relative to the origin it called (resolve it against the API's base URL). */
       download_url: string | null;
       /** Format: date-time */
       created_at: string;

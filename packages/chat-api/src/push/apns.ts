@@ -1,6 +1,5 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
-import { outboundHttp2Connect } from '../outbound.ts';
 import type { PushDevice, PushNotification, PushOutcome } from './sender.ts';
 
 export interface ApnsSettings {
@@ -8,6 +7,7 @@ export interface ApnsSettings {
   keyPem: string;
   keyId: string;
   teamId: string;
+  connect: (authority: string) => ClientHttp2Session;
 }
 
 /** Apple refuses provider tokens older than an hour and throttles ones renewed more often than every 20 minutes. */
@@ -42,7 +42,7 @@ export class ApnsClient {
   /** One long-lived connection, as Apple asks; reopened when it closed. */
   private connection(): ClientHttp2Session {
     if (!this.session || this.session.closed || this.session.destroyed) {
-      const session = outboundHttp2Connect(this.settings.url);
+      const session = this.settings.connect(this.settings.url);
       session.on('error', () => session.destroy());
       session.unref();
       this.session = session;

@@ -1,4 +1,4 @@
-import { outboundFetch } from '../outbound.ts';
+import type { OutboundFetch } from '@muse/core';
 import {
   RemoteTokenRejected,
   type PushDevice,
@@ -11,6 +11,7 @@ export interface BouncerSettings {
   url: string;
   serverUuid: string;
   apiKey: string;
+  fetch: OutboundFetch;
 }
 
 /** Zulip's token kinds in the bouncer protocol. */
@@ -32,7 +33,7 @@ export class BouncerSender implements PushSender {
   private async post(path: string, body: URLSearchParams | object): Promise<Response> {
     const form = body instanceof URLSearchParams;
     const credentials = Buffer.from(`${this.settings.serverUuid}:${this.settings.apiKey}`).toString('base64');
-    return outboundFetch(`${this.settings.url.replace(/\/$/, '')}/api/v1/remotes/push/${path}`, {
+    return this.settings.fetch(`${this.settings.url.replace(/\/$/, '')}/api/v1/remotes/push/${path}`, {
       method: 'POST',
       headers: {
         authorization: `Basic ${credentials}`,

@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
-import { outboundFetch } from '../outbound.ts';
+import type { OutboundFetch } from '@muse/core';
 import type { PushDevice, PushNotification, PushOutcome } from './sender.ts';
 
 /** The fields of a Google service-account key file that FCM HTTP v1 needs. */
@@ -19,11 +19,13 @@ const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 export class FcmClient {
   private readonly account: ServiceAccount;
   private readonly baseUrl: string;
+  private readonly fetch: OutboundFetch;
   private key: Promise<CryptoKey> | undefined;
   private access: { token: string; expiresAt: number } | undefined;
 
-  constructor(account: ServiceAccount, baseUrl: string) {
+  constructor(account: ServiceAccount, baseUrl: string, fetch: OutboundFetch) {
     this.account = account;
+    this.fetch = fetch;
     this.baseUrl = baseUrl.replace(/\/$/, '');
   }
 
@@ -37,7 +39,7 @@ export class FcmClient {
       .setIssuedAt()
       .setExpirationTime('1h')
       .sign(await this.key);
-    const response = await outboundFetch(this.account.token_uri, {
+    const response = await this.fetch(this.account.token_uri, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
@@ -49,7 +51,7 @@ export class FcmClient {
   }
 
   async send(device: PushDevice, notification: PushNotification): Promise<PushOutcome> {
-    const response = await outboundFetch(
+    const response = await this.fetch(
       `${this.baseUrl}/v1/projects/${encodeURIComponent(this.account.project_id)}/messages:send`,
       {
         method: 'POST',

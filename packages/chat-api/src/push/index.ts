@@ -5,6 +5,7 @@ import { BouncerSender } from './bouncer.ts';
 import { DirectSender } from './direct.ts';
 import { FcmClient, type ServiceAccount } from './fcm.ts';
 import type { PushSender } from './sender.ts';
+import { createChatOutbound } from '../outbound.ts';
 
 export type { PushDevice, PushNotification, PushOutcome, PushSender } from './sender.ts';
 export { RemoteTokenRejected } from './sender.ts';
@@ -18,12 +19,14 @@ function required(config: Config, names: (keyof Config)[]): void {
 /** The push sender the configuration names; undefined when push is off. Bad settings stop the start. */
 export function createPushSender(config: Config): PushSender | undefined {
   if (config.MUSE_PUSH_SENDER === 'none') return undefined;
+  const outbound = createChatOutbound(config);
   if (config.MUSE_PUSH_SENDER === 'bouncer') {
     required(config, ['MUSE_PUSH_BOUNCER_SERVER_UUID', 'MUSE_PUSH_BOUNCER_API_KEY']);
     return new BouncerSender({
       url: config.MUSE_PUSH_BOUNCER_URL,
       serverUuid: config.MUSE_PUSH_BOUNCER_SERVER_UUID ?? '',
       apiKey: config.MUSE_PUSH_BOUNCER_API_KEY ?? '',
+      fetch: outbound.fetch,
     });
   }
   const apnsFile = config.MUSE_PUSH_APNS_KEY_FILE;
@@ -39,10 +42,15 @@ export function createPushSender(config: Config): PushSender | undefined {
         keyPem: readFileSync(apnsFile, 'utf8'),
         keyId: config.MUSE_PUSH_APNS_KEY_ID ?? '',
         teamId: config.MUSE_PUSH_APNS_TEAM_ID ?? '',
+        connect: outbound.http2Connect,
       })
     : undefined;
   const fcm = fcmFile
-    ? new FcmClient(JSON.parse(readFileSync(fcmFile, 'utf8')) as ServiceAccount, config.MUSE_PUSH_FCM_URL)
+    ? new FcmClient(
+        JSON.parse(readFileSync(fcmFile, 'utf8')) as ServiceAccount,
+        config.MUSE_PUSH_FCM_URL,
+        outbound.fetch,
+      )
     : undefined;
   return new DirectSender(apns, fcm);
 }

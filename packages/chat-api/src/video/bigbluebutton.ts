@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { outboundFetch } from '../outbound.ts';
+import type { OutboundFetch } from '@muse/core';
 
 /**
  * BigBlueButton's API: every call is `<base>api/<call>?<query>&checksum=<sha1(call + query + secret)>`.
@@ -8,8 +8,10 @@ import { outboundFetch } from '../outbound.ts';
 export class BigBlueButton {
   private readonly apiBase: string;
   private readonly secret: string;
+  private readonly fetch: OutboundFetch;
 
-  constructor(url: string, secret: string) {
+  constructor(url: string, secret: string, fetch: OutboundFetch) {
+    this.fetch = fetch;
     this.apiBase = `${url.endsWith('/') ? url : `${url}/`}api/`;
     this.secret = secret;
   }
@@ -24,7 +26,7 @@ export class BigBlueButton {
   async create(meetingId: string, name: string, voiceOnly: boolean): Promise<void> {
     const params: Record<string, string> = { meetingID: meetingId, name };
     if (voiceOnly) params.lockSettingsDisableCam = 'true';
-    const response = await outboundFetch(this.signedUrl('create', params));
+    const response = await this.fetch(this.signedUrl('create', params));
     const text = await response.text();
     if (!response.ok || !/<returncode>SUCCESS<\/returncode>/.test(text))
       throw new Error(

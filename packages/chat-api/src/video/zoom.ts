@@ -1,10 +1,11 @@
-import { outboundFetch } from '../outbound.ts';
+import type { OutboundFetch } from '@muse/core';
 
 export interface ZoomSettings {
   clientId: string;
   clientSecret: string;
   oauthUrl: string;
   apiUrl: string;
+  fetch: OutboundFetch;
 }
 
 export interface ZoomTokens {
@@ -39,7 +40,7 @@ export class ZoomClient {
     const credentials = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString(
       'base64',
     );
-    const response = await outboundFetch(`${this.settings.oauthUrl.replace(/\/$/, '')}/oauth/token`, {
+    const response = await this.settings.fetch(`${this.settings.oauthUrl.replace(/\/$/, '')}/oauth/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(form),
@@ -59,7 +60,7 @@ export class ZoomClient {
    */
   async createMeeting(tokens: ZoomTokens): Promise<{ url: string; tokens: ZoomTokens }> {
     const attempt = (accessToken: string) =>
-      outboundFetch(`${this.settings.apiUrl.replace(/\/$/, '')}/v2/users/me/meetings`, {
+      this.settings.fetch(`${this.settings.apiUrl.replace(/\/$/, '')}/v2/users/me/meetings`, {
         method: 'POST',
         headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ settings: { host_video: true, participant_video: true } }),

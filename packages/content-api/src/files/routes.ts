@@ -11,6 +11,20 @@ import { findFile, presentFile, readableFile, type FileRow } from './files.ts';
 import { createLinkSigner } from './signed-links.ts';
 import { receiveUpload } from './upload.ts';
 
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
+
+/**
+ * Where download links point. A client-supplied Host header must not choose the origin of a link
+ * that is handed on (to a browser, a cache, another user), so the origin comes from
+ * `MUSE_PUBLIC_URL`; without it, only a loopback Host (a development server) is taken as it is,
+ * and any other request gets a link relative to the origin it called.
+ */
+export function linkOrigin(publicUrl: string | undefined, req: Pick<Request, 'protocol' | 'get'>): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const host = req.get('host') ?? '';
+  return LOOPBACK_HOST.test(host) ? `${req.protocol}://${host}` : '';
+}
+
 /**
  * Files: uploads and generation results. Reading follows the scope rules (own, public, any
  * for administrators); a completed file carries a signed `download_url` that needs no token.
@@ -20,8 +34,8 @@ export function filesRouter(context: ContentContext): Router {
   const { db, storage, config } = context;
   const links = createLinkSigner(config.MUSE_JWT_SECRET!, config.MUSE_DOWNLOAD_URL_TTL_SECONDS);
   const present = (req: Pick<Request, 'protocol' | 'get'>, row: FileRow) => {
-    const base = config.MUSE_PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
-    return presentFile(row, (id) => `${base}${links.sign(id)}`);
+    const origin = linkOrigin(config.MUSE_PUBLIC_URL, req);
+    return presentFile(row, (id) => `${origin}${links.sign(id)}`);
   };
 
   route(router, 'get', '/api/v1/files', async (req, res) => {

@@ -1,9 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from '../logger.ts';
-import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
+import { createAddressPolicy } from './address-policy.ts';
 import { OutboundError } from './errors.ts';
+import { checkTarget, guardedLookup } from './guard.ts';
 
 export interface OutboundOptions {
   /** MUSE_OUTBOUND_ALLOW: hosts, addresses and CIDR ranges reachable despite the address policy. */
@@ -84,35 +83,6 @@ export function createOutboundFetch(options: OutboundOptions = {}): OutboundFetc
         );
       throw error;
     }
-  };
-}
-
-/** Literal addresses never reach the socket's lookup, so they are checked here. */
-function checkTarget(url: URL, policy: AddressPolicy): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new OutboundError('scheme', `refused the ${url.protocol} address ${url.origin}`);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !policy.permits(host, host))
-    throw new OutboundError('forbidden_address', `refused ${host}: a forbidden address`);
-}
-
-type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
-
-function guardedLookup(policy: AddressPolicy) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const permitted = addresses.filter((a) => policy.permits(hostname, a.address));
-      if (!permitted.length) {
-        const found = addresses.map((a) => a.address).join(', ');
-        return callback(
-          new OutboundError('forbidden_address', `refused ${hostname}: resolves to ${found}`),
-          [],
-        );
-      }
-      if (options.all) return callback(null, permitted);
-      callback(null, permitted[0]!.address, permitted[0]!.family);
-    });
   };
 }
 

@@ -1,0 +1,162 @@
+/**
+ * Memory of the two API processes: resident memory (VmRSS) of `muse-server content-api` and
+ * `muse-server chat-api`, each in its own process on one embedded Postgres, idle and then under a
+ * steady mixed load for `--seconds` (default 300: the 5-minute soak), sampled every 5 s. Next to
+ * them, a bare node:http process under the same kind of load is the floor. Growth is the
+ * last minute's mean against the second minute's (after warm-up), which shows a leak as a
+ * steady climb rather than as the first allocations.
+ *
+ *   node bench/memory.ts [--seconds 300] [--connections 10]
+ */
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { QueryTypes } from 'sequelize';
+import { createTokenSigner } from '@muse/content-api';
+import { createChatUser, createOrganization } from '@muse/chat-api';
+import { freePort, rssBytes, startBenchStack, startProcess } from './lib.ts';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '300' }, connections: { type: 'string', default: '10' } },
+});
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const TARGET_MB = 150;
+const SAMPLE_MS = 5000;
+const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+
+const rssMb = (pid: number) => rssBytes(pid) / 2 ** 20;
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+const stack = await startBenchStack();
+const subdomain = 'memory';
+const env = {
+  ...stack.serverEnv,
+  MUSE_CHAT_DEFAULT_REALM: subdomain,
+};
+
+// A content user with a few characters to list; a messaging organization and its owner.
+const [user] = await stack.db.query<{ id: string }>(
+  `INSERT INTO content.users (phone) VALUES ('13900000000') RETURNING id`,
+  { type: QueryTypes.SELECT },
+);
+await stack.db.query(
+  `INSERT INTO content.characters (owner_id, visibility, name, description, persona, tags)
+     SELECT :owner, 'public', 'Character ' || n, 'memory bench', 'You are ' || n, '["bench"]'::jsonb
+       FROM generate_series(1, 200) AS n`,
+  { replacements: { owner: user!.id } },
+);
+const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign({
+  id: user!.id,
+  isActive: true,
+  isAdmin: false,
+});
+await createOrganization(stack.db, { subdomain, name: 'Memory' });
+const owner = await createChatUser(stack.db, {
+  subdomain,
+  email: 'owner@memory.example',
+  fullName: 'Owner',
+  role: 100,
+});
+const basic = `Basic ${Buffer.from(`${owner.delivery_email}:${owner.api_key}`).toString('base64')}`;
+
+interface Measured {
+  name: string;
+  pid: number;
+  url: string;
+  requests: autocannon.Request[];
+  headers: Record<string, string>;
+  stop: () => Promise<void>;
+}
+
+async function serve(
+  name: string,
+  args: string[],
+  portVariable: string,
+): Promise<Omit<Measured, 'requests' | 'headers'>> {
+  const port = await freePort();
+  const started = await startProcess(args, { ...env, [portVariable]: String(port) }, port, 180_000);
+  return { name, pid: started.child.pid!, url: `http://127.0.0.1:${port}`, stop: started.stop };
+}
+
+const targets: Measured[] = [
+  {
+    ...(await serve('content-api', [serverMain, 'content-api'], 'MUSE_CONTENT_PORT')),
+    headers: { authorization: `Bearer ${token}` },
+    requests: [
+      { method: 'GET', path: '/api/v1/users/me' },
+      { method: 'GET', path: '/api/v1/characters?scope=public&limit=50' },
+    ],
+  },
+  {
+    ...(await serve('chat-api', [serverMain, 'chat-api'], 'MUSE_CHAT_PORT')),
+    headers: { authorization: basic },
+    requests: [
+      { method: 'GET', path: '/api/v1/users/me' },
+      { method: 'GET', path: '/api/v1/users/me/subscriptions' },
+    ],
+  },
+  {
+    ...(await serve('bare node:http', [fileURLToPath(new URL('./bare-server.ts', import.meta.url))], 'PORT')),
+    headers: {},
+    requests: [{ method: 'GET', path: '/healthz' }],
+  },
+];
+
+try {
+  // Idle: after start-up and one request each (lazy connections opened), with the heap settled.
+  for (const target of targets)
+    await fetch(`${target.url}${target.requests[0]!.path}`, { headers: target.headers });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const idle = targets.map((target) => rssMb(target.pid));
+
+  const samples = targets.map(() => [] as { at: number; mb: number }[]);
+  const started = Date.now();
+  const sampler = setInterval(() => {
+    targets.forEach((target, i) =>
+      samples[i]!.push({ at: (Date.now() - started) / 1000, mb: rssMb(target.pid) }),
+    );
+  }, SAMPLE_MS);
+  console.log(
+    `\nmemory bench: ${seconds} s of load, ${connections} connections per process, RSS sampled every ${SAMPLE_MS / 1000} s`,
+  );
+  const results = await Promise.all(
+    targets.map((target) =>
+      autocannon({
+        url: target.url,
+        headers: target.headers,
+        requests: target.requests,
+        connections,
+        duration: seconds,
+      }),
+    ),
+  );
+  clearInterval(sampler);
+
+  const rows = targets.map((target, i) => {
+    const series = samples[i]!;
+    const window = (from: number, to: number) =>
+      series.filter((s) => s.at >= from && s.at < to).map((s) => s.mb);
+    const early = mean(window(60, 120).length ? window(60, 120) : window(0, seconds / 2));
+    const late = mean(window(seconds - 60, seconds + 1));
+    const peak = Math.max(...series.map((s) => s.mb));
+    return {
+      process: target.name,
+      'req/s': Math.round(results[i]!.requests.average),
+      errors: results[i]!.errors + results[i]!.non2xx,
+      'idle MB': +idle[i]!.toFixed(1),
+      'peak MB': +peak.toFixed(1),
+      'growth MB (last min vs 2nd)': +(late - early).toFixed(1),
+      [`< ${TARGET_MB} MB`]: target.name === 'bare node:http' ? '' : peak < TARGET_MB ? 'yes' : 'no',
+    };
+  });
+  console.table(rows);
+  const bare = rows.at(-1)!;
+  for (const row of rows.slice(0, -1))
+    console.log(
+      `${row.process}: peak RSS ${(row['peak MB'] / bare['peak MB']).toFixed(1)}× the bare process's`,
+    );
+} finally {
+  for (const target of targets) await target.stop();
+  await stack.stop();
+}
