@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { createSecretBox, type Config, type Logger, type OutboundFetch, type Sequelize } from '@muse/core';
 import {
   adapterFor,
@@ -7,9 +7,10 @@ import {
   downloadBytes,
   executionSettings,
   failGeneration,
-  publishFileStatus,
+  FILE_STATUS_CHANNEL,
   UpstreamError,
   type AdapterContext,
+  type FileStatusEvent,
   type FileStorage,
   type GenerationKind,
   type UpstreamOutput,
@@ -71,12 +72,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     ? createLinkSigner(deps.config.MUSE_JWT_SECRET, deps.config.MUSE_DOWNLOAD_URL_TTL_SECONDS)
     : undefined;
 
-  const loadTask = async (taskId: string, transaction?: Transaction): Promise<TaskRow> => {
+  const loadTask = async (taskId: string): Promise<TaskRow> => {
     const [row] = await db.query<TaskRow>(
       `SELECT g.id, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
-        WHERE g.id = :taskId ${transaction ? 'FOR UPDATE OF g' : ''}`,
-      { replacements: { taskId }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+        WHERE g.id = :taskId`,
+      { replacements: { taskId }, type: QueryTypes.SELECT },
     );
     if (!row) throw ApplicationFailure.nonRetryable(`No generation task ${taskId}`, 'TaskMissing');
     return row;
@@ -150,36 +151,65 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         return { fileId, contentType: output.contentType ?? download.contentType, size };
       }),
     );
-    await db.transaction(async (transaction) => {
-      const current = await loadTask(taskId, transaction);
-      if (current.status === 'completed' || current.status === 'failed') return;
-      for (const file of stored) {
-        await db.query(
-          `UPDATE content.files SET status = 'completed', storage_key = :fileId, size = :size,
-                  content_type = :contentType, error_message = NULL, updated_at = now()
-            WHERE id = :fileId AND status <> 'completed'`,
-          { replacements: file, transaction },
-        );
-      }
-      await moveTo(db, transaction, current, 'completed');
-    });
+    // One statement: the task (if still running), its files and their events, in one commit.
+    await db.query(
+      `WITH done AS (
+         UPDATE content.generations SET status = 'completed', error_message = NULL, updated_at = now()
+          WHERE id = $taskId AND status IN ('pending', 'processing')
+          RETURNING id, owner_id, file_ids
+       ), files AS (
+         UPDATE content.files f
+            SET status = 'completed', storage_key = CAST(s.id AS text), size = s.size,
+                content_type = s.content_type, error_message = NULL, updated_at = now()
+           FROM done, unnest(CAST($ids AS uuid[]), CAST($sizes AS bigint[]), CAST($types AS text[]))
+                AS s (id, size, content_type)
+          WHERE f.id = s.id AND f.status <> 'completed'
+       )
+       ${notifyStatus('done', 'completed')}`,
+      {
+        bind: {
+          taskId,
+          ids: stored.map((file) => file.fileId),
+          sizes: stored.map((file) => file.size),
+          types: stored.map((file) => file.contentType),
+          channel: FILE_STATUS_CHANNEL,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
   }
 
   return {
     /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
     async beginGeneration(taskId: string): Promise<TaskPlan> {
-      return db.transaction(async (transaction) => {
-        const task = await loadTask(taskId, transaction);
-        if (task.status === 'completed' || task.status === 'failed')
-          return { finished: true, status: task.status };
-        if (task.status === 'pending') await moveTo(db, transaction, task, 'processing');
-        return {
-          finished: false,
-          files: task.file_ids.length,
-          inProcess: adapterFor(task.type).runsInProcess?.(task.config) ?? false,
-          ...executionSettings(task.config),
-        };
-      });
+      // One statement: read the task, move it (and its files) from pending, send their events.
+      const [task] = await db.query<PlanRow>(
+        `WITH task AS (
+           SELECT g.status, g.file_ids, r.type, r.config
+             FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
+            WHERE g.id = $taskId
+         ), moved AS (
+           UPDATE content.generations SET status = 'processing', updated_at = now()
+            WHERE id = $taskId AND status = 'pending'
+            RETURNING id, owner_id, file_ids
+         ), files AS (
+           UPDATE content.files SET status = 'processing', updated_at = now()
+            WHERE generation_id IN (SELECT id FROM moved) AND status <> 'completed'
+         ), sent AS (${notifyStatus('moved', 'processing')})
+         SELECT task.*, EXISTS (SELECT 1 FROM moved) AS moved, (SELECT count(*) FROM sent) AS sent FROM task`,
+        { bind: { taskId, channel: FILE_STATUS_CHANNEL }, type: QueryTypes.SELECT },
+      );
+      if (!task) throw ApplicationFailure.nonRetryable(`No generation task ${taskId}`, 'TaskMissing');
+      // Pending in the snapshot but not moved: it ended concurrently (a cancel); look again.
+      if (task.status === 'pending' && !task.moved) throw new Error('the task changed concurrently');
+      if (task.status === 'completed' || task.status === 'failed')
+        return { finished: true, status: task.status };
+      return {
+        finished: false,
+        files: task.file_ids.length,
+        inProcess: adapterFor(task.type).runsInProcess?.(task.config) ?? false,
+        ...executionSettings(task.config),
+      };
     },
 
     submitUpstream,
@@ -224,35 +254,22 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
 export type GenerationActivities = ReturnType<typeof createGenerationActivities>;
 
-async function moveTo(
-  db: Sequelize,
-  transaction: Transaction,
-  task: TaskRow,
-  status: 'processing' | 'completed' | 'failed',
-  message?: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE content.generations SET status = :status, error_message = :message, updated_at = now() WHERE id = :taskId`,
-    { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
-  );
-  if (status !== 'completed') {
-    await db.query(
-      `UPDATE content.files SET status = :status, error_message = :message, updated_at = now()
-        WHERE generation_id = :taskId AND status <> 'completed'`,
-      { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
-    );
-  }
-  await publishFileStatus(
-    db,
-    task.file_ids.map((fileId) => ({
-      file_id: fileId,
-      generation_id: task.id,
-      owner_id: task.owner_id,
-      status,
-      ...(message ? { error_message: message } : {}),
-    })),
-    transaction,
-  );
+interface PlanRow {
+  status: TaskRow['status'];
+  file_ids: string[];
+  type: string;
+  config: Record<string, unknown>;
+  moved: boolean;
+}
+
+/**
+ * The tail of a statement that sends a status event (see FILE_STATUS_CHANNEL) for each file of
+ * the task rows `from` returns (id, owner_id, file_ids), at its commit.
+ */
+function notifyStatus(from: string, status: FileStatusEvent['status']): string {
+  return `SELECT pg_notify($channel, json_build_object(
+            'file_id', file_id, 'generation_id', ${from}.id, 'owner_id', ${from}.owner_id, 'status', '${status}')::text)
+            FROM ${from}, unnest(${from}.file_ids) AS file_id`;
 }
 
 /** Upstream errors become Temporal failures: permanent ones are not retried; a 429's Retry-After paces the retry. */
