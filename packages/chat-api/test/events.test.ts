@@ -200,6 +200,51 @@ describe('event queues', () => {
     expect(body).toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', queue_id });
   });
 
+  it('a channel message answers every waiting poll of its subscribers once, the sender with its read flag', async () => {
+    const carol = await makeUser(stack);
+    for (const user of [alice, bob, carol]) {
+      const joined = await call(url(), 'POST', '/users/me/subscriptions', user, {
+        subscriptions: [{ name: 'fan-out' }],
+      });
+      expect(joined.status).toBe(200);
+    }
+    // Two queues of one user, and a poll each, all woken by the one announcement.
+    const queues = await Promise.all(
+      [alice, bob, carol, carol].map(async (user) => ({
+        user,
+        queueId: (await register(user, { event_types: ['message'] })).queue_id,
+      })),
+    );
+    // The heartbeat interval is short here: a poll answered with a heartbeat polls again.
+    const untilMessage = async (user: TestUser, queueId: string) => {
+      for (let last = -1; ;) {
+        const events = await poll(user, queueId, last);
+        const messages = events.filter((e) => e.type === 'message');
+        if (messages.length) return messages;
+        last = events.at(-1)?.id ?? last;
+      }
+    };
+    const polls = queues.map(({ user, queueId }) => untilMessage(user, queueId));
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'fan-out',
+      topic: 'all',
+      content: 'to everyone',
+    });
+    expect(sent.status).toBe(200);
+    const answers = await Promise.all(polls);
+    answers.forEach((events, i) => {
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        type: 'message',
+        message: { id: sent.body.id, content: '<p>to everyone</p>' },
+        flags: queues[i]!.user === alice ? ['read'] : [],
+      });
+    });
+    // Any integer is a last_event_id, also one past 32 bits.
+    expect(await poll(bob, queues[1]!.queueId, 2 ** 40, { dont_block: true })).toEqual([]);
+  });
+
   it('an idle queue expires', async () => {
     const { queue_id } = await register(bob);
     await new Promise((r) => setTimeout(r, 1700));

@@ -15,7 +15,7 @@ export * from './generators/adapters/types.ts';
 export { adapterFor, ADAPTER_TYPES, type AdapterType } from './generators/adapters/registry.ts';
 export { downloadBytes } from './generators/adapters/http.ts';
 export { FILE_STATUS_CHANNEL, publishFileStatus, type FileStatusEvent } from './generations/events.ts';
-export { GENERATION_WORKFLOW, workflowIdOf } from './generations/submit.ts';
+export { GENERATION_WORKFLOW, workflowIdOf } from './generations/starter.ts';
 export { failGeneration } from './generations/fail.ts';
 export { createLinkSigner, type LinkSigner } from './files/signed-links.ts';
 

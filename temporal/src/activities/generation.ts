@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { createSecretBox, type Config, type Logger, type OutboundFetch, type Sequelize } from '@muse/core';
 import {
   adapterFor,
@@ -7,9 +7,10 @@ import {
   downloadBytes,
   executionSettings,
   failGeneration,
-  publishFileStatus,
+  FILE_STATUS_CHANNEL,
   UpstreamError,
   type AdapterContext,
+  type FileStatusEvent,
   type FileStorage,
   type GenerationKind,
   type UpstreamOutput,
@@ -35,6 +36,8 @@ export type TaskPlan =
       pollIntervalSeconds: number;
       timeoutSeconds: number;
       files: number;
+      /** The adapter makes the results in process, quickly (see GenerationAdapter.runsInProcess). */
+      inProcess: boolean;
     };
 
 /** A result as it travels through workflow history: bytes are already stored, only URLs remain to fetch. */
@@ -69,12 +72,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     ? createLinkSigner(deps.config.MUSE_JWT_SECRET, deps.config.MUSE_DOWNLOAD_URL_TTL_SECONDS)
     : undefined;
 
-  const loadTask = async (taskId: string, transaction?: Transaction): Promise<TaskRow> => {
+  const loadTask = async (taskId: string): Promise<TaskRow> => {
     const [row] = await db.query<TaskRow>(
       `SELECT g.id, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
-        WHERE g.id = :taskId ${transaction ? 'FOR UPDATE OF g' : ''}`,
-      { replacements: { taskId }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+        WHERE g.id = :taskId`,
+      { replacements: { taskId }, type: QueryTypes.SELECT },
     );
     if (!row) throw ApplicationFailure.nonRetryable(`No generation task ${taskId}`, 'TaskMissing');
     return row;
@@ -127,24 +130,96 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     return { state: 'succeeded', outputs };
   };
 
+  async function submitUpstream(taskId: string): Promise<StepResult> {
+    const task = await loadTask(taskId);
+    const result = await callUpstream(() =>
+      adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
+    );
+    return storeBytes(task, result);
+  }
+
+  /** Fetches URL results into storage, then marks every file and the task completed in one transaction. */
+  async function completeGeneration(taskId: string, outputs: StoredOutput[]): Promise<void> {
+    const task = await loadTask(taskId);
+    if (task.status === 'completed') return;
+    const stored = await Promise.all(
+      task.file_ids.map(async (fileId, index) => {
+        const output = outputs[index]!;
+        if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
+        const download = await callUpstream(() => downloadBytes(adapterContext(task), output.url));
+        const { size } = await storage.put(fileId, download.bytes);
+        return { fileId, contentType: output.contentType ?? download.contentType, size };
+      }),
+    );
+    // One statement: the task (if still running), its files and their events, in one commit.
+    await db.query(
+      `WITH done AS (
+         UPDATE content.generations SET status = 'completed', error_message = NULL, updated_at = now()
+          WHERE id = $taskId AND status IN ('pending', 'processing')
+          RETURNING id, owner_id, file_ids
+       ), files AS (
+         UPDATE content.files f
+            SET status = 'completed', storage_key = CAST(s.id AS text), size = s.size,
+                content_type = s.content_type, error_message = NULL, updated_at = now()
+           FROM done, unnest(CAST($ids AS uuid[]), CAST($sizes AS bigint[]), CAST($types AS text[]))
+                AS s (id, size, content_type)
+          WHERE f.id = s.id AND f.status <> 'completed'
+       )
+       ${notifyStatus('done', 'completed')}`,
+      {
+        bind: {
+          taskId,
+          ids: stored.map((file) => file.fileId),
+          sizes: stored.map((file) => file.size),
+          types: stored.map((file) => file.contentType),
+          channel: FILE_STATUS_CHANNEL,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+  }
+
   return {
     /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
     async beginGeneration(taskId: string): Promise<TaskPlan> {
-      return db.transaction(async (transaction) => {
-        const task = await loadTask(taskId, transaction);
-        if (task.status === 'completed' || task.status === 'failed')
-          return { finished: true, status: task.status };
-        if (task.status === 'pending') await moveTo(db, transaction, task, 'processing');
-        return { finished: false, files: task.file_ids.length, ...executionSettings(task.config) };
-      });
+      // One statement: read the task, move it (and its files) from pending, send their events.
+      const [task] = await db.query<PlanRow>(
+        `WITH task AS (
+           SELECT g.status, g.file_ids, r.type, r.config
+             FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
+            WHERE g.id = $taskId
+         ), moved AS (
+           UPDATE content.generations SET status = 'processing', updated_at = now()
+            WHERE id = $taskId AND status = 'pending'
+            RETURNING id, owner_id, file_ids
+         ), files AS (
+           UPDATE content.files SET status = 'processing', updated_at = now()
+            WHERE generation_id IN (SELECT id FROM moved) AND status <> 'completed'
+         ), sent AS (${notifyStatus('moved', 'processing')})
+         SELECT task.*, EXISTS (SELECT 1 FROM moved) AS moved, (SELECT count(*) FROM sent) AS sent FROM task`,
+        { bind: { taskId, channel: FILE_STATUS_CHANNEL }, type: QueryTypes.SELECT },
+      );
+      if (!task) throw ApplicationFailure.nonRetryable(`No generation task ${taskId}`, 'TaskMissing');
+      // Pending in the snapshot but not moved: it ended concurrently (a cancel); look again.
+      if (task.status === 'pending' && !task.moved) throw new Error('the task changed concurrently');
+      if (task.status === 'completed' || task.status === 'failed')
+        return { finished: true, status: task.status };
+      return {
+        finished: false,
+        files: task.file_ids.length,
+        inProcess: adapterFor(task.type).runsInProcess?.(task.config) ?? false,
+        ...executionSettings(task.config),
+      };
     },
 
-    async submitUpstream(taskId: string): Promise<StepResult> {
-      const task = await loadTask(taskId);
-      const result = await callUpstream(() =>
-        adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
-      );
-      return storeBytes(task, result);
+    submitUpstream,
+
+    /** A task whose adapter runs in process, made and completed in one step. */
+    async generateInProcess(taskId: string): Promise<void> {
+      const step = await submitUpstream(taskId);
+      if (step.state !== 'succeeded')
+        throw ApplicationFailure.nonRetryable('An in-process generator answered "running"', 'UpstreamFailed');
+      await completeGeneration(taskId, step.outputs);
     },
 
     async pollUpstream(taskId: string, upstreamId: string): Promise<StepResult> {
@@ -158,33 +233,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       return storeBytes(task, result);
     },
 
-    /** Fetches URL results into storage, then marks every file and the task completed in one transaction. */
-    async completeGeneration(taskId: string, outputs: StoredOutput[]): Promise<void> {
-      const task = await loadTask(taskId);
-      if (task.status === 'completed') return;
-      const stored = await Promise.all(
-        task.file_ids.map(async (fileId, index) => {
-          const output = outputs[index]!;
-          if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
-          const download = await callUpstream(() => downloadBytes(adapterContext(task), output.url));
-          const { size } = await storage.put(fileId, download.bytes);
-          return { fileId, contentType: output.contentType ?? download.contentType, size };
-        }),
-      );
-      await db.transaction(async (transaction) => {
-        const current = await loadTask(taskId, transaction);
-        if (current.status === 'completed' || current.status === 'failed') return;
-        for (const file of stored) {
-          await db.query(
-            `UPDATE content.files SET status = 'completed', storage_key = :fileId, size = :size,
-                    content_type = :contentType, error_message = NULL, updated_at = now()
-              WHERE id = :fileId AND status <> 'completed'`,
-            { replacements: file, transaction },
-          );
-        }
-        await moveTo(db, transaction, current, 'completed');
-      });
-    },
+    completeGeneration,
 
     /** Best effort: a cancelled task asks its upstream to stop; an upstream that cannot is left to finish. */
     async cancelUpstream(taskId: string, upstreamId: string): Promise<void> {
@@ -205,35 +254,22 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
 export type GenerationActivities = ReturnType<typeof createGenerationActivities>;
 
-async function moveTo(
-  db: Sequelize,
-  transaction: Transaction,
-  task: TaskRow,
-  status: 'processing' | 'completed' | 'failed',
-  message?: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE content.generations SET status = :status, error_message = :message, updated_at = now() WHERE id = :taskId`,
-    { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
-  );
-  if (status !== 'completed') {
-    await db.query(
-      `UPDATE content.files SET status = :status, error_message = :message, updated_at = now()
-        WHERE generation_id = :taskId AND status <> 'completed'`,
-      { replacements: { status, message: message ?? null, taskId: task.id }, transaction },
-    );
-  }
-  await publishFileStatus(
-    db,
-    task.file_ids.map((fileId) => ({
-      file_id: fileId,
-      generation_id: task.id,
-      owner_id: task.owner_id,
-      status,
-      ...(message ? { error_message: message } : {}),
-    })),
-    transaction,
-  );
+interface PlanRow {
+  status: TaskRow['status'];
+  file_ids: string[];
+  type: string;
+  config: Record<string, unknown>;
+  moved: boolean;
+}
+
+/**
+ * The tail of a statement that sends a status event (see FILE_STATUS_CHANNEL) for each file of
+ * the task rows `from` returns (id, owner_id, file_ids), at its commit.
+ */
+function notifyStatus(from: string, status: FileStatusEvent['status']): string {
+  return `SELECT pg_notify($channel, json_build_object(
+            'file_id', file_id, 'generation_id', ${from}.id, 'owner_id', ${from}.owner_id, 'status', '${status}')::text)
+            FROM ${from}, unnest(${from}.file_ids) AS file_id`;
 }
 
 /** Upstream errors become Temporal failures: permanent ones are not retried; a 429's Retry-After paces the retry. */

@@ -187,30 +187,93 @@ export interface EventQueueSettings {
   idleMs: number;
 }
 
-/** The queue, if it exists, belongs to the user and has not expired. */
-async function liveQueue(
+/**
+ * Marks the queue polled and drops the events up to `after` (acknowledged), in one statement;
+ * false when the queue does not exist, belongs to someone else or has expired.
+ */
+async function touchQueue(
   db: Sequelize,
   queueId: string,
   userId: number,
+  after: number,
   idleMs: number,
-): Promise<EventQueue> {
-  const queue = await one<EventQueue>(
+): Promise<boolean> {
+  const touched = await rows(
     db,
-    `SELECT * FROM chat.event_queues WHERE id = :queueId AND user_id = :userId
-       AND last_polled_at > now() - make_interval(secs => :idleSeconds)`,
-    { queueId, userId, idleSeconds: idleMs / 1000 },
+    `WITH q AS (
+       UPDATE chat.event_queues SET last_polled_at = now()
+       WHERE id = :queueId AND user_id = :userId AND last_polled_at > now() - make_interval(secs => :idleSeconds)
+       RETURNING id),
+     pruned AS (DELETE FROM chat.queue_events e USING q WHERE e.queue_id = q.id AND e.event_id <= :after)
+     SELECT id FROM q`,
+    { queueId, userId, after, idleSeconds: idleMs / 1000 },
   );
-  if (!queue) throw badQueue(queueId);
-  return queue;
+  return touched.length > 0;
 }
 
-async function readEvents(db: Sequelize, queueId: string, after: number): Promise<ChatEvent[]> {
-  const found = await rows<{ event: ChatEvent }>(
-    db,
-    'SELECT event FROM chat.queue_events WHERE queue_id = :queueId AND event_id > :after ORDER BY event_id',
-    { queueId, after },
-  );
-  return found.map((row) => row.event);
+interface ReadRequest {
+  queueId: string;
+  after: number;
+  resolve: (events: ChatEvent[] | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Reads queues' events after given ids, batching the reads asked for in the same turn of the
+ * event loop into one statement: one announcement wakes every waiting poll of the process at
+ * once, and a thousand polls then cost one query rather than a thousand.
+ */
+class EventReader {
+  private pending: ReadRequest[] = [];
+  private readonly db: Sequelize;
+
+  constructor(db: Sequelize) {
+    this.db = db;
+  }
+
+  /** The queue's events after `after`, in order; undefined when the queue no longer exists. */
+  read(queueId: string, after: number): Promise<ChatEvent[] | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.push({ queueId, after, resolve, reject }) === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    const key = (queueId: string, after: number | string) => `${queueId}/${after}`;
+    try {
+      const found = await rows<{ queue_id: string; after: string; live: boolean; event: ChatEvent | null }>(
+        this.db,
+        // bigint: a client's last_event_id may be any integer.
+        `SELECT w.queue_id, w.after, q.id IS NOT NULL AS live, e.event
+         FROM unnest(ARRAY[:queueIds]::text[], ARRAY[:afters]::bigint[]) AS w(queue_id, after)
+         LEFT JOIN chat.event_queues q ON q.id = w.queue_id
+         LEFT JOIN chat.queue_events e ON e.queue_id = q.id AND e.event_id > w.after
+         ORDER BY w.queue_id, w.after, e.event_id`,
+        { queueIds: batch.map((r) => r.queueId), afters: batch.map((r) => r.after) },
+      );
+      const events = new Map<string, ChatEvent[] | undefined>();
+      for (const row of found) {
+        const k = key(row.queue_id, row.after);
+        if (!row.live) events.set(k, undefined);
+        else if (!events.has(k)) events.set(k, row.event ? [row.event] : []);
+        else if (row.event) events.get(k)?.push(row.event);
+      }
+      for (const r of batch) r.resolve(events.get(key(r.queueId, r.after)));
+    } catch (error) {
+      for (const r of batch) r.reject(error);
+    }
+  }
+}
+
+const readers = new WeakMap<Sequelize, EventReader>();
+
+/** The queue's events after `after` (read in a batch with others'); undefined when it no longer exists. */
+function readEvents(db: Sequelize, queueId: string, after: number): Promise<ChatEvent[] | undefined> {
+  let reader = readers.get(db);
+  if (!reader) readers.set(db, (reader = new EventReader(db)));
+  return reader.read(queueId, after);
 }
 
 /**
@@ -231,37 +294,35 @@ export async function getEvents(
   },
 ): Promise<ChatEvent[]> {
   const { queueId, userId } = request;
-  const queue = await liveQueue(db, queueId, userId, settings.idleMs);
   const after = request.lastEventId ?? -1;
-  await exec(
-    db,
-    `WITH pruned AS (DELETE FROM chat.queue_events WHERE queue_id = :queueId AND event_id <= :after)
-     UPDATE chat.event_queues SET last_polled_at = now() WHERE id = :queueId`,
-    { queueId, after },
-  );
   if (!request.dontBlock) await notifier.start();
   const deadline = Date.now() + settings.heartbeatMs;
+  // Listen before touching and reading: a deletion or an event committed after either still wakes us.
+  let waiting = request.dontBlock ? undefined : notifier.wait(queueId, deadline - Date.now(), request.signal);
+  if (!(await touchQueue(db, queueId, userId, after, settings.idleMs))) {
+    waiting?.cancel();
+    throw badQueue(queueId);
+  }
   for (;;) {
-    // Listen before reading, so an event committed in between still wakes us.
-    const waiting = request.dontBlock
-      ? undefined
-      : notifier.wait(queueId, deadline - Date.now(), request.signal);
-    const events = await readEvents(db, queue.id, after);
-    if (events.length > 0 || !waiting) return events;
-    // Deleted (DELETE /events, deactivation) since it was found, or while we waited: tell the
-    // client, as Zulip does. Checked once listening, so a deletion in between is not missed.
-    if (!(await one(db, 'SELECT 1 FROM chat.event_queues WHERE id = :queueId', { queueId }))) {
-      waiting.cancel();
+    const events = await readEvents(db, queueId, after);
+    // Deleted (DELETE /events, deactivation) while we waited: tell the client, as Zulip does.
+    if (!events) {
+      waiting?.cancel();
       throw badQueue(queueId);
+    }
+    if (events.length > 0 || !waiting) {
+      waiting?.cancel();
+      return events;
     }
     await waiting.ready;
     if (request.signal.aborted) return [];
     if (Date.now() >= deadline) {
-      const late = await readEvents(db, queue.id, after);
-      if (late.length > 0) return late;
+      const late = await readEvents(db, queueId, after);
+      if (late?.length) return late;
       await db.transaction((t) => appendHeartbeat(db, t, queueId));
-      return readEvents(db, queue.id, after);
+      return (await readEvents(db, queueId, after)) ?? [];
     }
+    waiting = notifier.wait(queueId, deadline - Date.now(), request.signal);
   }
 }
 

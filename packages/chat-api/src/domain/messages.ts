@@ -13,7 +13,7 @@ import {
   gravatarUrl,
   userByAnyEmail,
   userById,
-  usersInRealm,
+  usersByIds,
   type User,
 } from './users.ts';
 
@@ -166,15 +166,13 @@ export async function insertMessage(
     },
     t,
   );
-  const users = await usersInRealm(db, realm.id, t);
+  const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
-  for (const recipient of recipients) {
-    await sendEvent(db, t, [recipient], {
-      type: 'message',
-      message,
-      flags: recipient === user.id ? senderFlags : [],
-    });
-  }
+  // Two events, not one per recipient: only the sender's flags differ (set-based fan-out).
+  const others = recipients.filter((id) => id !== user.id);
+  if (recipients.includes(user.id))
+    await sendEvent(db, t, [user.id], { type: 'message', message, flags: senderFlags });
+  await sendEvent(db, t, others, { type: 'message', message, flags: [] });
   return Number(row.id);
 }
 
@@ -327,10 +325,15 @@ export async function getMessages(
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
-  const users = await usersInRealm(db, realm.id);
+  const shown = [...beforeKept, ...afterKept];
+  const users = await usersByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
+  );
   const streams = new Map<number, Stream | undefined>();
   const messages = [];
-  for (const row of [...beforeKept, ...afterKept]) {
+  for (const row of shown) {
     if (row.stream_id !== null && !streams.has(row.stream_id))
       streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
     messages.push({

@@ -91,6 +91,31 @@ export async function streamByName(
   );
 }
 
+/**
+ * The realm's channels of the given names (compared as streamByName does), keyed by the name as
+ * asked, each with which of `userIds` are active subscribers: what a subscribe request reads, in one query.
+ */
+export async function streamsByNameWithSubscribers(
+  db: Sequelize,
+  realmId: number,
+  names: string[],
+  userIds: number[],
+): Promise<Map<string, { stream: Stream; subscribed: Set<number> }>> {
+  const found = names.length
+    ? await rows<Stream & { asked: string; subscribed_ids: number[] }>(
+        db,
+        `SELECT n AS asked, st.*, ARRAY(SELECT s.user_id FROM chat.subscriptions s
+           WHERE s.stream_id = st.id AND s.active AND s.user_id IN (:userIds)) AS subscribed_ids
+         FROM unnest(ARRAY[:names]::text[]) AS n
+         JOIN chat.streams st ON st.realm_id = :realmId AND lower(st.name) = lower(n)`,
+        { realmId, names, userIds },
+      )
+    : [];
+  return new Map(
+    found.map(({ asked, subscribed_ids: ids, ...stream }) => [asked, { stream, subscribed: new Set(ids) }]),
+  );
+}
+
 export async function subscriberIds(
   db: Sequelize,
   streamIds: number[],
@@ -132,12 +157,17 @@ export function formatSubscription(
   return formatted;
 }
 
-export async function firstMessageIds(db: Sequelize, streamIds: number[]): Promise<Map<number, number>> {
+export async function firstMessageIds(
+  db: Sequelize,
+  streamIds: number[],
+  t?: Transaction,
+): Promise<Map<number, number>> {
   const found = streamIds.length
     ? await rows<{ stream_id: number; first: string }>(
         db,
         'SELECT stream_id, min(id) AS first FROM chat.messages WHERE stream_id IN (:streamIds) GROUP BY stream_id',
         { streamIds },
+        t,
       )
     : [];
   return new Map(found.map((row) => [row.stream_id, Number(row.first)]));
@@ -396,59 +426,44 @@ export async function mayUnsubscribeOthers(db: Sequelize, actor: User, stream: S
   return userHasGroupSetting(db, actor, stream.can_remove_subscribers_group);
 }
 
-/** Subscribes users; returns those that were newly subscribed. Emits add and peer_add events. */
+/**
+ * Subscribes users; returns those that were newly subscribed. Emits add and peer_add events.
+ * Callers skip users they found subscribed already: even a no-op upsert locks the row, a write.
+ */
 export async function subscribeUsers(
   db: Sequelize,
   stream: Stream,
   users: User[],
   t: Transaction,
 ): Promise<{ added: User[]; already: User[] }> {
-  const added: User[] = [];
-  const already: User[] = [];
-  for (const target of users) {
-    // A plain read first: re-subscribing is common and must not write (a write costs a WAL flush).
-    const existing = await one<{ active: boolean }>(
-      db,
-      'SELECT active FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId',
-      { userId: target.id, streamId: stream.id },
-      t,
-    );
-    if (existing?.active) {
-      already.push(target);
-      continue;
-    }
-    const count = await one<{ n: string }>(
-      db,
-      'SELECT count(*) AS n FROM chat.subscriptions WHERE user_id = :u',
-      { u: target.id },
-      t,
-    );
-    // The upsert decides under a row lock, so two concurrent calls cannot both report "added".
-    const activated = await rows(
-      db,
-      `INSERT INTO chat.subscriptions (user_id, stream_id, color) VALUES (:userId, :streamId, :color)
-       ON CONFLICT (user_id, stream_id) DO UPDATE SET active = true WHERE NOT chat.subscriptions.active
-       RETURNING user_id`,
-      { userId: target.id, streamId: stream.id, color: COLORS[Number(count?.n ?? 0) % COLORS.length] },
-      t,
-    );
-    (activated.length ? added : already).push(target);
-  }
+  if (users.length === 0) return { added: [], already: [] };
+  // One statement for every user; each new row's colour follows that user's number of
+  // subscriptions. The upsert decides under a row lock, so two concurrent calls cannot both report "added".
+  const activated = await rows<SubscriptionRow>(
+    db,
+    `INSERT INTO chat.subscriptions (user_id, stream_id, color)
+     SELECT u, :streamId,
+       (ARRAY[:colors]::text[])[1 + ((SELECT count(*) FROM chat.subscriptions s WHERE s.user_id = u) % :colorCount)::int]
+     FROM unnest(ARRAY[:userIds]::int[]) AS u ORDER BY u
+     ON CONFLICT (user_id, stream_id) DO UPDATE SET active = true WHERE NOT chat.subscriptions.active
+     RETURNING *`,
+    { streamId: stream.id, colors: COLORS, colorCount: COLORS.length, userIds: users.map((u) => u.id) },
+    t,
+  );
+  const rowOf = new Map(activated.map((sub) => [sub.user_id, sub]));
+  const added = users.filter((u) => rowOf.has(u.id));
+  const already = users.filter((u) => !rowOf.has(u.id));
   if (added.length === 0) return { added, already };
   const subscribers = (await subscriberIds(db, [stream.id], t)).get(stream.id) ?? [];
-  const firstMessage = (await firstMessageIds(db, [stream.id])).get(stream.id) ?? null;
+  // Inside the transaction: a second pooled connection per request could exhaust the pool.
+  const firstMessage = (await firstMessageIds(db, [stream.id], t)).get(stream.id) ?? null;
   for (const target of added) {
-    const sub = await one<SubscriptionRow>(
-      db,
-      'SELECT * FROM chat.subscriptions WHERE user_id = :userId AND stream_id = :streamId',
-      { userId: target.id, streamId: stream.id },
-      t,
-    );
-    if (!sub) continue;
     await sendEvent(db, t, [target.id], {
       type: 'subscription',
       op: 'add',
-      subscriptions: [formatSubscription(stream, sub, { subscribers, firstMessageId: firstMessage })],
+      subscriptions: [
+        formatSubscription(stream, rowOf.get(target.id)!, { subscribers, firstMessageId: firstMessage }),
+      ],
     });
   }
   const addedIds = new Set(added.map((u) => u.id));

@@ -127,6 +127,22 @@ export async function usersInRealm(db: Sequelize, realmId: number, t?: Transacti
   return rows<User>(db, 'SELECT * FROM chat.users WHERE realm_id = :realmId ORDER BY id', { realmId }, t);
 }
 
+/** The organization's users of the given ids (those shown in a message), not the whole organization. */
+export async function usersByIds(
+  db: Sequelize,
+  realmId: number,
+  ids: number[],
+  t?: Transaction,
+): Promise<User[]> {
+  if (ids.length === 0) return [];
+  return rows<User>(
+    db,
+    'SELECT * FROM chat.users WHERE realm_id = :realmId AND id IN (:ids)',
+    { realmId, ids: [...new Set(ids)] },
+    t,
+  );
+}
+
 /** By real address, API address or dummy `user<id>@<host>` address, case-insensitively. */
 export async function userByAnyEmail(
   db: Sequelize,

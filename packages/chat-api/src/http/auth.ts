@@ -15,6 +15,30 @@ export async function requestRealm(
   return realmBySubdomain(db, subdomainForHost(host, config));
 }
 
+/**
+ * The organization of the subdomain and its user holding the key, in one round trip (every
+ * authenticated request runs it); a key of another organization's user finds no user.
+ */
+async function realmAndKeyHolder(
+  db: Sequelize,
+  subdomain: string,
+  key: string,
+): Promise<{ realm: Realm | undefined; user: User | undefined }> {
+  const found = await one<User & { found_realm: Realm & { date_created: string } }>(
+    db,
+    `SELECT u.*, to_jsonb(r.*) AS found_realm FROM chat.realms r
+     LEFT JOIN chat.users u ON u.api_key = :key AND u.realm_id = r.id
+     WHERE r.string_id = :subdomain`,
+    { subdomain, key },
+  );
+  if (!found) return { realm: undefined, user: undefined };
+  const { found_realm: realm, ...user } = found;
+  return {
+    realm: { ...realm, date_created: new Date(realm.date_created) },
+    user: (user.id as number | null) === null ? undefined : user,
+  };
+}
+
 function parseBasic(header: string | undefined): { email: string; key: string } {
   if (!header) throw unauthorized("Missing 'Authorization' header.");
   const [scheme, encoded] = header.split(' ');
@@ -37,10 +61,9 @@ export function authenticate(db: Sequelize, config: Config): RequestHandler {
     try {
       const { email, key } = parseBasic(req.headers.authorization);
       if (!/^[A-Za-z0-9]{32}$/.test(key)) throw unauthorized('Invalid API key');
-      const realm = await requestRealm(db, config, req.headers.host);
+      const { realm, user } = await realmAndKeyHolder(db, subdomainForHost(req.headers.host, config), key);
       if (!realm) throw unauthorized('Account is not associated with this subdomain');
-      const user = await one<User>(db, 'SELECT * FROM chat.users WHERE api_key = :key', { key });
-      if (!user || user.realm_id !== realm.id) throw unauthorized('Invalid API key');
+      if (!user) throw unauthorized('Invalid API key');
       const matches = [apiEmail(user, realm, config), user.delivery_email].some(
         (e) => e.toLowerCase() === email.toLowerCase(),
       );

@@ -140,7 +140,11 @@ export const eventEndpoints = [
     },
     view: async (params, actor, req) => {
       const abort = new AbortController();
-      req.res?.once('close', () => abort.abort());
+      // Only a client gone mid-wait aborts: 'close' follows every answer, and an abort builds an error.
+      const res = req.res;
+      res?.once('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
       const { runtime } = actor;
       const events = await getEvents(
         actor.db,

@@ -9,6 +9,7 @@ import {
   mayUnsubscribeOthers,
   streamByName,
   streamById,
+  streamsByNameWithSubscribers,
   subscribeUsers,
   TOPICS_POLICIES,
   unsubscribeUsers,
@@ -179,15 +180,22 @@ export const subscriptionEndpoints = [
 
       // Sort out what exists, what must be created, and what the caller may not touch, before writing.
       const attempt = async () => {
-        const existing = new Map<string, Stream>();
+        const found = await streamsByNameWithSubscribers(
+          db,
+          actor.realm.id,
+          requested.map((r) => r.name),
+          targets.map((t) => t.id),
+        );
+        const existing = new Map<string, { stream: Stream; subscribed: Set<number> }>();
         const toCreate: typeof requested = [];
         const unauthorized: string[] = [];
         for (const item of requested) {
-          const stream = await streamByName(db, actor.realm.id, item.name);
-          if (!stream) {
+          const entry = found.get(item.name);
+          if (!entry) {
             if (!toCreate.some((c) => c.name.toLowerCase() === item.name.toLowerCase())) toCreate.push(item);
-          } else if (await maySubscribe(db, user, stream, others)) existing.set(stream.name, stream);
-          else unauthorized.push(stream.name);
+          } else if (await maySubscribe(db, user, entry.stream, others))
+            existing.set(entry.stream.name, entry);
+          else unauthorized.push(entry.stream.name);
         }
         if (unauthorized.length && params.authorization_errors_fatal) {
           throw new JsonableError(`Unable to access channel (${unauthorized[0]}).`);
@@ -198,12 +206,19 @@ export const subscriptionEndpoints = [
         const subscribed: [User, string][] = [];
         const already: [User, string][] = [];
         const created: Stream[] = [];
+        // Users subscribed already are answered from the read above; the common re-subscribe writes nothing.
+        const missing: [Stream, User[]][] = [];
+        for (const { stream, subscribed: ids } of existing.values()) {
+          for (const u of targets) if (ids.has(u.id)) already.push([u, stream.name]);
+          const absent = targets.filter((u) => !ids.has(u.id));
+          if (absent.length) missing.push([stream, absent]);
+        }
+        if (toCreate.length === 0 && missing.length === 0)
+          return { subscribed, already, created, unauthorized };
         await db.transaction(async (t) => {
-          const streams = [...existing.values()];
           for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
-          streams.push(...created);
-          for (const stream of streams) {
-            const result = await subscribeUsers(db, stream, targets, t);
+          for (const [stream, users] of [...missing, ...created.map((s): [Stream, User[]] => [s, targets])]) {
+            const result = await subscribeUsers(db, stream, users, t);
             for (const u of result.added) subscribed.push([u, stream.name]);
             for (const u of result.already) already.push([u, stream.name]);
           }

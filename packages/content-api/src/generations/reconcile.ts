@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
-import { GENERATION_WORKFLOW, workflowIdOf } from './submit.ts';
+import { GENERATION_WORKFLOW, workflowIdOf } from './starter.ts';
 
 /**
  * Starts the workflow of every task still pending after `olderThanSeconds`. A task is charged

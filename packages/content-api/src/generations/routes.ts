@@ -6,6 +6,7 @@ import { requirePermission } from '../auth/authenticate.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { cancelGeneration } from './cancel.ts';
 import { submitGeneration } from './submit.ts';
+import { WorkflowStarter } from './starter.ts';
 
 /**
  * `POST /api/v1/generations/{images|videos|texts}`: 202 with the pending result files;
@@ -13,6 +14,7 @@ import { submitGeneration } from './submit.ts';
  */
 export function generationsRouter(context: ContentContext): Router {
   const router = Router();
+  const starter = new WorkflowStarter(context);
   const submitRoute = (
     path: '/api/v1/generations/images' | '/api/v1/generations/videos' | '/api/v1/generations/texts',
     kind: GenerationKind,
@@ -21,7 +23,7 @@ export function generationsRouter(context: ContentContext): Router {
       const user = requirePermission(req, 'generation', 'create', 'own');
       const key = req.get('Idempotency-Key') || undefined;
       // Its log lines (a workflow that could not start) name the request.
-      const deps = { ...context, logger: requestLog(res, context.logger) };
+      const deps = { ...context, logger: requestLog(res, context.logger), starter };
       res.status(202).json(await submitGeneration(deps, user, kind, req.body, key));
     });
   submitRoute('/api/v1/generations/images', 'image');

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import {
   AppError,
   ConflictError,
@@ -20,8 +20,9 @@ import {
   type GenerationKind,
 } from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
-import { postEntry } from '../ledger/ledger.ts';
-import { publishFileStatus } from './events.ts';
+import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
+import { FILE_STATUS_CHANNEL, type FileStatusEvent } from './events.ts';
+import { startGenerationWorkflow, workflowIdOf, type WorkflowStarter } from './starter.ts';
 import type { Schema } from '../http/contract.ts';
 
 /** The 202 answer: the result files, always pending (their records tell the progress). */
@@ -32,11 +33,9 @@ export interface SubmitDeps {
   temporal: TemporalClient;
   config: Config;
   logger: Logger;
+  /** Takes the workflow start off the request path while Temporal answers (see starter.ts). */
+  starter?: WorkflowStarter;
 }
-
-export const GENERATION_WORKFLOW = 'generationWorkflow';
-export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
-const START_DEADLINE_MS = 10_000;
 
 const CONTENT_TYPES: Record<GenerationKind, string> = {
   image: 'image/png',
@@ -46,7 +45,8 @@ const CONTENT_TYPES: Record<GenerationKind, string> = {
 
 /**
  * Accepts a generation task. The charge, its ledger entry, the task and its pending result
- * files are written in one transaction; the workflow starts after it commits. With an
+ * files are written in one statement; the workflow starts after it commits (by the starter,
+ * off the request path, while Temporal answers). With an
  * idempotency key, a repeated submit (even a concurrent one) answers the first task's files
  * and charges nothing more.
  */
@@ -79,38 +79,17 @@ export async function submitGeneration(
   const fileIds = Array.from({ length: resultCount(kind, params) }, () => randomUUID());
   const cost = generationCost(kind, generator.base_cost, params);
   try {
-    await deps.db.transaction(async (transaction) => {
-      await insertTask(deps.db, transaction, {
-        taskId,
-        user,
-        generatorId: generator.id,
-        kind,
-        params,
-        cost,
-        idempotencyKey,
-        requestHash,
-        fileIds,
-      });
-      if (cost > 0) {
-        const charge = await postEntry(deps.db, transaction, {
-          userId: user.id,
-          amount: -cost,
-          kind: 'charge',
-          reference: `generation:${taskId}`,
-          description: `${generator.name}: ${kind} generation`,
-        });
-        await deps.db.query('UPDATE content.generations SET charge_id = :chargeId WHERE id = :taskId', {
-          replacements: { chargeId: charge.id, taskId },
-          transaction,
-        });
-      }
-      await insertFiles(deps.db, transaction, {
-        taskId,
-        user,
-        kind,
-        fileIds,
-        prompt: String(params.prompt ?? ''),
-      });
+    await insertTask(deps.db, {
+      taskId,
+      user,
+      generatorId: generator.id,
+      kind,
+      params,
+      cost,
+      idempotencyKey,
+      requestHash,
+      fileIds,
+      chargeDescription: `${generator.name}: ${kind} generation`,
     });
   } catch (error) {
     // A concurrent submit with the same key committed first: answer its task instead.
@@ -120,7 +99,8 @@ export async function submitGeneration(
     }
     throw error;
   }
-  await startWorkflow(deps, taskId);
+  if (deps.starter?.accepting) deps.starter.enqueue(taskId);
+  else await startNow(deps, taskId);
   return { file_ids: fileIds, status: 'pending' };
 }
 
@@ -147,7 +127,7 @@ async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: str
   if (earlier.request_hash !== requestHash) {
     throw new ConflictError('This Idempotency-Key was already used for a different request');
   }
-  if (earlier.status === 'pending') await startWorkflow(deps, earlier.id);
+  if (earlier.status === 'pending') await startNow(deps, earlier.id);
   return { file_ids: earlier.file_ids, status: 'pending' };
 }
 
@@ -164,9 +144,14 @@ async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): 
   if (problems.length) throw new ValidationError('A referenced file cannot be used', problems);
 }
 
+/**
+ * The charge, its ledger entry, the task, its pending result files and their `pending` events,
+ * in one statement: one round trip, one implicit transaction, and the account's balance row
+ * locked inside Postgres only (by the time a busy API process would send a COMMIT, dozens of
+ * submits of the same account could have waited on that lock). The events are sent at commit.
+ */
 async function insertTask(
   db: Sequelize,
-  transaction: Transaction,
   task: {
     taskId: string;
     user: CurrentUser;
@@ -177,15 +162,43 @@ async function insertTask(
     idempotencyKey: string | undefined;
     requestHash: string;
     fileIds: string[];
+    chargeDescription: string;
   },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO content.generations
-       (id, owner_id, generator_id, kind, params, cost, idempotency_key, request_hash, file_ids, workflow_id)
-     VALUES (:taskId, :ownerId, :generatorId, :kind, CAST(:params AS jsonb), :cost, :key, :requestHash,
-             CAST(:fileIds AS uuid[]), :workflowId)`,
+  const charge =
+    task.cost > 0
+      ? debitClauses({
+          id: randomUUID(),
+          userId: task.user.id,
+          cost: task.cost,
+          kind: 'charge',
+          reference: `generation:${task.taskId}`,
+          description: task.chargeDescription,
+        })
+      : undefined;
+  const events: FileStatusEvent[] = task.fileIds.map((fileId) => ({
+    file_id: fileId,
+    generation_id: task.taskId,
+    owner_id: task.user.id,
+    status: 'pending',
+  }));
+  const sent = await db.query(
+    `WITH ${charge ? `${charge.sql},` : ''} task AS (
+       INSERT INTO content.generations
+         (id, owner_id, generator_id, kind, params, cost, charge_id, idempotency_key, request_hash, file_ids, workflow_id)
+       SELECT CAST(:taskId AS uuid), CAST(:ownerId AS uuid), CAST(:generatorId AS uuid), :kind, CAST(:params AS jsonb), :cost,
+              ${charge ? 'ledger_posted.id' : 'NULL'}, :key, :requestHash, CAST(:fileIds AS uuid[]), :workflowId
+         ${charge ? 'FROM ledger_posted' : ''}
+       RETURNING id
+     ), files AS (
+       INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
+       SELECT file.id, CAST(:ownerId AS uuid), file.name, :contentType, 'generation', 'pending', task.id
+         FROM task, unnest(CAST(:fileIds AS uuid[]), CAST(:names AS text[])) AS file (id, name)
+     )
+     SELECT pg_notify(:channel, event) FROM task, unnest(CAST(:events AS text[])) AS event`,
     {
       replacements: {
+        ...charge?.replacements,
         taskId: task.taskId,
         ownerId: task.user.id,
         generatorId: task.generatorId,
@@ -194,72 +207,48 @@ async function insertTask(
         cost: task.cost,
         key: task.idempotencyKey ?? null,
         requestHash: task.requestHash,
-        fileIds: `{${task.fileIds.join(',')}}`,
+        fileIds: postgresArray(task.fileIds),
         workflowId: workflowIdOf(task.taskId),
+        names: postgresArray(fileNames(task.kind, task.fileIds.length, String(task.params.prompt ?? ''))),
+        contentType: CONTENT_TYPES[task.kind],
+        channel: FILE_STATUS_CHANNEL,
+        events: postgresArray(events.map((event) => JSON.stringify(event))),
       },
-      transaction,
+      type: QueryTypes.SELECT,
     },
+  );
+  // Nothing written: the balance did not cover the cost (402), or the account is gone (404).
+  if (sent.length === 0) await refuseDebit(db, undefined, task.user.id, -task.cost);
+}
+
+/** `<prompt>.txt`, or `<prompt> (2).png` when a task makes several files. */
+function fileNames(kind: GenerationKind, count: number, prompt: string): string[] {
+  const extension = { image: 'png', video: 'gif', text: 'txt' }[kind];
+  const base =
+    prompt
+      .replace(/[^\p{L}\p{N} _-]+/gu, '')
+      .trim()
+      .slice(0, 40) || kind;
+  return Array.from({ length: count }, (_, index) =>
+    count > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`,
   );
 }
 
-async function insertFiles(
-  db: Sequelize,
-  transaction: Transaction,
-  task: { taskId: string; user: CurrentUser; kind: GenerationKind; fileIds: string[]; prompt: string },
-): Promise<void> {
-  const extension = { image: 'png', video: 'gif', text: 'txt' }[task.kind];
-  const base =
-    task.prompt
-      .replace(/[^\p{L}\p{N} _-]+/gu, '')
-      .trim()
-      .slice(0, 40) || task.kind;
-  for (const [index, fileId] of task.fileIds.entries()) {
-    const name = task.fileIds.length > 1 ? `${base} (${index + 1}).${extension}` : `${base}.${extension}`;
-    await db.query(
-      `INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
-       VALUES (:fileId, :ownerId, :name, :contentType, 'generation', 'pending', :taskId)`,
-      {
-        replacements: {
-          fileId,
-          ownerId: task.user.id,
-          name,
-          contentType: CONTENT_TYPES[task.kind],
-          taskId: task.taskId,
-        },
-        transaction,
-      },
-    );
-  }
-  await publishFileStatus(
-    db,
-    task.fileIds.map((fileId) => ({
-      file_id: fileId,
-      generation_id: task.taskId,
-      owner_id: task.user.id,
-      status: 'pending' as const,
-    })),
-    transaction,
-  );
+/** A Postgres array literal: every element quoted, so commas, quotes and braces stay inside it. */
+function postgresArray(values: string[]): string {
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }
 
 /**
- * Starts the task's workflow; its id is derived from the task, so starting twice is harmless.
- * When Temporal cannot be reached the task must not stay charged: it is failed and refunded
- * at once, and the caller gets 503 (submitting again is safe).
+ * Starts the task's workflow now, answering 503 when Temporal cannot be reached: the task must
+ * not stay charged, so it is failed and refunded at once (submitting again is safe).
  */
-async function startWorkflow(deps: SubmitDeps, taskId: string): Promise<void> {
+async function startNow(deps: SubmitDeps, taskId: string): Promise<void> {
   try {
-    // A bounded wait: if the start did reach Temporal after all, the workflow finds its task
-    // failed and stops, so the refund below can never pay for a generation that also runs.
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: workflowIdOf(taskId),
-        args: [taskId],
-      }),
-    );
+    await startGenerationWorkflow(deps, taskId);
+    deps.starter?.noteOutcome(true);
   } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+    deps.starter?.noteOutcome(false);
     deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
     // The key is released: the client got 503, so its retry with the same key is a new task.
     await failGeneration(deps.db, taskId, 'The task could not be queued; it was refunded', {

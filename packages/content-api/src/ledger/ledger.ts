@@ -22,6 +22,8 @@ export interface LedgerEntry {
 }
 
 export interface PostEntry {
+  /** The entry's id when the caller needs it before posting (a row that refers to it); default: a new one. */
+  id?: string;
   userId: string;
   /** Positive credits, negative debits; never zero. */
   amount: number;
@@ -33,6 +35,8 @@ export interface PostEntry {
 /**
  * Applies one entry inside `transaction`. Posting the same kind + reference again returns the
  * first entry and moves nothing. A debit larger than the balance throws 402 and moves nothing.
+ * One statement: the balance row stays locked from this statement to the commit only, which
+ * is what bounds how fast one account can be charged.
  */
 export async function postEntry(
   db: Sequelize,
@@ -41,12 +45,82 @@ export async function postEntry(
 ): Promise<LedgerEntry> {
   if (!Number.isSafeInteger(entry.amount) || entry.amount === 0)
     throw new Error('ledger amounts are non-zero integers');
-  if (entry.reference) {
-    const existing = await findByReference(db, transaction, entry.kind, entry.reference);
-    if (existing) return existing;
-  }
-  const balance = await moveBalance(db, transaction, entry.userId, entry.amount);
-  return insertEntry(db, transaction, { ...entry, balanceAfter: balance, reversesId: null });
+  const [row] = await run(() =>
+    db.query<LedgerEntry>(
+      `WITH earlier AS (
+         SELECT * FROM content.transaction_logs WHERE kind = :kind AND reference = :reference
+       ), moved AS (
+         UPDATE content.users SET balance = balance + :amount, updated_at = now()
+          WHERE id = :userId AND balance + :amount >= 0 AND NOT EXISTS (SELECT 1 FROM earlier)
+          RETURNING balance
+       ), posted AS (
+         INSERT INTO content.transaction_logs (id, owner_id, amount, balance_after, kind, reference, description)
+         SELECT COALESCE(CAST(:id AS uuid), gen_random_uuid()), :userId, :amount, balance, :kind, :reference, :description
+           FROM moved
+         RETURNING *
+       )
+       SELECT * FROM earlier UNION ALL SELECT * FROM posted`,
+      {
+        replacements: {
+          id: entry.id ?? null,
+          userId: entry.userId,
+          amount: entry.amount,
+          kind: entry.kind,
+          reference: entry.reference ?? null,
+          description: entry.description ?? '',
+        },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    ),
+  );
+  if (row) return normalise(row);
+  return refuseDebit(db, transaction, entry.userId, entry.amount);
+}
+
+/** A debit that its caller writes together with its own rows (see debitClauses). */
+export interface Debit {
+  /** The entry's id, so the caller's rows can name it. */
+  id: string;
+  userId: string;
+  /** Positive: how many credits leave the balance. */
+  cost: number;
+  kind: 'charge';
+  /** Unique per kind; a fresh one (a second post of it fails the caller's statement). */
+  reference: string;
+  description: string;
+}
+
+/**
+ * A debit as two common table expressions for a statement that also writes the caller's rows, so
+ * that everything commits in one round trip and the balance row stays locked inside Postgres
+ * only: `ledger_moved` (the new balance; no row when it does not cover the cost) and
+ * `ledger_posted` (the entry's id). The caller's rows must depend on `ledger_posted`, so that a
+ * short balance writes nothing; `refuseDebit` then says why.
+ */
+export function debitClauses(debit: Debit): { sql: string; replacements: Record<string, unknown> } {
+  if (!Number.isSafeInteger(debit.cost) || debit.cost <= 0) throw new Error('a debit is a positive integer');
+  return {
+    sql: `ledger_moved AS (
+         UPDATE content.users SET balance = balance - :ledgerCost, updated_at = now()
+          WHERE id = :ledgerUserId AND balance >= :ledgerCost
+          RETURNING balance
+       ), ledger_posted AS (
+         INSERT INTO content.transaction_logs (id, owner_id, amount, balance_after, kind, reference, description)
+         SELECT CAST(:ledgerId AS uuid), CAST(:ledgerUserId AS uuid), :ledgerAmount, balance, :ledgerKind, :ledgerReference, :ledgerDescription
+           FROM ledger_moved
+         RETURNING id
+       )`,
+    replacements: {
+      ledgerId: debit.id,
+      ledgerUserId: debit.userId,
+      ledgerCost: debit.cost,
+      ledgerAmount: -debit.cost,
+      ledgerKind: debit.kind,
+      ledgerReference: debit.reference,
+      ledgerDescription: debit.description,
+    },
+  };
 }
 
 /** Reverses a charge; a second refund of the same charge returns the first and moves nothing. */
@@ -95,10 +169,20 @@ async function moveBalance(
     { replacements: { userId, amount }, type: QueryTypes.SELECT, transaction },
   );
   if (row) return Number(row.balance);
+  return refuseDebit(db, transaction, userId, amount);
+}
+
+/** Why a balance did not move: no such user (404) or not enough credits (402). */
+export async function refuseDebit(
+  db: Sequelize,
+  transaction: Transaction | undefined,
+  userId: string,
+  amount: number,
+): Promise<never> {
   const [user] = await db.query<{ balance: string }>(`SELECT balance FROM content.users WHERE id = :userId`, {
     replacements: { userId },
     type: QueryTypes.SELECT,
-    transaction,
+    ...(transaction ? { transaction } : {}),
   });
   if (!user) throw new NotFoundError('No such user');
   throw new PaymentRequiredError(`The balance (${user.balance}) is lower than the cost (${-amount})`, {
@@ -107,37 +191,11 @@ async function moveBalance(
   });
 }
 
-async function insertEntry(
-  db: Sequelize,
-  transaction: Transaction,
-  entry: Omit<PostEntry, 'kind' | 'reference'> & {
-    kind: LedgerKind;
-    reference?: string | null;
-    balanceAfter: number;
-    reversesId: string | null;
-  },
-): Promise<LedgerEntry> {
+/** A concurrent transaction posted the same reference first; this one rolls back whole. */
+async function run<T>(statement: () => Promise<T>): Promise<T> {
   try {
-    const [row] = await db.query<LedgerEntry>(
-      `INSERT INTO content.transaction_logs (owner_id, amount, balance_after, kind, reference, reverses_id, description)
-       VALUES (:userId, :amount, :balanceAfter, :kind, :reference, :reversesId, :description) RETURNING *`,
-      {
-        replacements: {
-          userId: entry.userId,
-          amount: entry.amount,
-          balanceAfter: entry.balanceAfter,
-          kind: entry.kind,
-          reference: entry.reference ?? null,
-          reversesId: entry.reversesId,
-          description: entry.description ?? '',
-        },
-        type: QueryTypes.SELECT,
-        transaction,
-      },
-    );
-    return normalise(row!);
+    return await statement();
   } catch (error) {
-    // A concurrent transaction posted the same reference first; this one rolls back whole.
     if ((error as { parent?: { code?: string } }).parent?.code === '23505') {
       throw new ConflictError('This ledger entry was already posted by a concurrent request');
     }
@@ -145,17 +203,27 @@ async function insertEntry(
   }
 }
 
-async function findByReference(
+async function insertEntry(
   db: Sequelize,
   transaction: Transaction,
-  kind: LedgerKind,
-  reference: string,
-): Promise<LedgerEntry | undefined> {
-  const [row] = await db.query<LedgerEntry>(
-    `SELECT * FROM content.transaction_logs WHERE kind = :kind AND reference = :reference`,
-    { replacements: { kind, reference }, type: QueryTypes.SELECT, transaction },
+  entry: {
+    userId: string;
+    amount: number;
+    kind: LedgerKind;
+    reference: string | null;
+    description: string;
+    balanceAfter: number;
+    reversesId: string;
+  },
+): Promise<LedgerEntry> {
+  const [row] = await run(() =>
+    db.query<LedgerEntry>(
+      `INSERT INTO content.transaction_logs (owner_id, amount, balance_after, kind, reference, reverses_id, description)
+       VALUES (:userId, :amount, :balanceAfter, :kind, :reference, :reversesId, :description) RETURNING *`,
+      { replacements: entry, type: QueryTypes.SELECT, transaction },
+    ),
   );
-  return row ? normalise(row) : undefined;
+  return normalise(row!);
 }
 
 /** pg returns BIGINT as text; balances and amounts fit a JS number. */

@@ -13,6 +13,8 @@ import type { ChatTask, GenerationAdapter, UpstreamOutput, UpstreamTask } from '
  */
 export const builtinAdapter: GenerationAdapter = {
   kinds: ['image', 'video', 'text'],
+  // With a delay it imitates an upstream, and runs as one.
+  runsInProcess: (config) => !(Number(config.delay_ms ?? 0) > 0),
   async start(task) {
     const delay = Number(task.config.delay_ms ?? 0);
     if (delay > 0) await sleep(delay);

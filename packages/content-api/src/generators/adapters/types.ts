@@ -39,6 +39,11 @@ export interface AdapterContext {
  */
 export interface GenerationAdapter {
   readonly kinds: readonly GenerationKind[];
+  /**
+   * True when `start` makes the results in this process within milliseconds, calling nobody:
+   * the engine then runs the task inside the workflow's own step rather than as a remote one.
+   */
+  runsInProcess?(config: Record<string, unknown>): boolean;
   start(task: UpstreamTask, context: AdapterContext): Promise<UpstreamResult>;
   poll?(task: UpstreamTask, upstreamId: string, context: AdapterContext): Promise<UpstreamResult>;
   /** Asks the upstream to stop a running task, where its protocol allows. */

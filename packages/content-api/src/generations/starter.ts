@@ -1,0 +1,98 @@
+import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Client as TemporalClient } from '@temporalio/client';
+import { failGeneration } from './fail.ts';
+
+export const GENERATION_WORKFLOW = 'generationWorkflow';
+export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
+const START_DEADLINE_MS = 10_000;
+/** Starts in flight at once: enough to keep Temporal busy, few enough not to queue gRPC calls. */
+const CONCURRENT_STARTS = 8;
+
+export interface StarterDeps {
+  db: Sequelize;
+  temporal: TemporalClient;
+  config: Config;
+  logger: Logger;
+}
+
+/**
+ * Starts a task's workflow; its id is derived from the task, so starting twice is harmless.
+ * The wait is bounded: if a start that timed out did reach Temporal after all, the workflow
+ * finds its task failed (and refunded) by the caller and stops, so nothing is paid twice.
+ */
+export async function startGenerationWorkflow(deps: StarterDeps, taskId: string): Promise<void> {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(GENERATION_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: workflowIdOf(taskId),
+        args: [taskId],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+  }
+}
+
+/**
+ * Starts generation workflows off the request path. A task is committed, pending, before it is
+ * handed here, so the generations table is the outbox: a start lost with its API process leaves
+ * the task pending, and the reconciler (reconcile.ts) starts it. A few starts run at a time, so
+ * a burst of submits does not become a burst of concurrent calls to Temporal.
+ *
+ * Only while Temporal answers: until a start has succeeded, and after one failed, `accepting`
+ * is false and submits start their workflow themselves, so that a client hears 503 (and is
+ * refunded at once) when the engine cannot be reached, as before.
+ */
+export class WorkflowStarter {
+  private readonly queue: string[] = [];
+  private running = 0;
+  private answering = false;
+  private readonly deps: StarterDeps;
+
+  constructor(deps: StarterDeps) {
+    this.deps = deps;
+  }
+
+  get accepting(): boolean {
+    return this.answering;
+  }
+
+  /** Records how a start made elsewhere (by a submit itself) went. */
+  noteOutcome(started: boolean): void {
+    this.answering = started;
+  }
+
+  enqueue(taskId: string): void {
+    this.queue.push(taskId);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < CONCURRENT_STARTS && this.queue.length > 0) {
+      const taskId = this.queue.shift()!;
+      this.running++;
+      void this.start(taskId).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  /** A task that cannot be started is failed and refunded: its client already has its 202. */
+  private async start(taskId: string): Promise<void> {
+    try {
+      await startGenerationWorkflow(this.deps, taskId);
+      this.answering = true;
+    } catch (error) {
+      this.answering = false;
+      this.deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
+      await failGeneration(this.deps.db, taskId, 'The task could not be queued; it was refunded', {
+        refundDescription: 'Refund: the task could not be queued',
+      }).catch((failure: unknown) =>
+        // The task stays pending and charged; the reconciler starts it once Temporal answers.
+        this.deps.logger.error({ err: failure, taskId }, 'could not refund an unstarted generation'),
+      );
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryTypes } from 'sequelize';
+import { startStrandedGenerations, workflowIdOf } from '@muse/content-api';
+import { createTemporalClient } from '@muse/temporal';
+import { submitGeneration, type SubmitDeps } from '../src/generations/submit.ts';
+import { WorkflowStarter } from '../src/generations/starter.ts';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { BUILTIN, balanceOf, ledgerOf, waitForFile } from '../../../test/support/generation.ts';
+
+/**
+ * The workflow start off the request path: the committed task is the outbox. These drive
+ * submitGeneration with a starter standing for an API process that answered 202 and then died,
+ * or whose Temporal stopped answering after the answer.
+ */
+describe('workflow starts off the request path', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack.stop());
+
+  const depsOf = (starter?: WorkflowStarter): SubmitDeps => ({
+    db: stack.database.db,
+    temporal: stack.temporal,
+    config: stack.config,
+    logger: stack.logger,
+    ...(starter ? { starter } : {}),
+  });
+  const userOf = (user: TestUser) => ({
+    id: user.id,
+    phone: user.phone,
+    isAdmin: false,
+    granted: [],
+    revoked: [],
+  });
+  const taskOf = async (fileId: string) => {
+    const [task] = await stack.database.db.query<{ id: string; status: string }>(
+      'SELECT g.id, g.status FROM content.generations g JOIN content.files f ON f.generation_id = g.id WHERE f.id = :fileId',
+      { replacements: { fileId }, type: QueryTypes.SELECT },
+    );
+    return task!;
+  };
+
+  it('a task whose API process died after the commit runs once, with one charge, when the reconciler finds it', async () => {
+    const user = await createTestUser(stack, { balance: 5 });
+    // Accepting, but the process "dies" before its queue is drained: nothing is started.
+    const lost = { accepting: true, enqueue() {}, noteOutcome() {} } as unknown as WorkflowStarter;
+    const body = { generator_id: BUILTIN.text, prompt: 'lost start' };
+    const answer = await submitGeneration(depsOf(lost), userOf(user), 'text', body, undefined);
+    expect(answer.status).toBe('pending');
+    const task = await taskOf(answer.file_ids[0]!);
+    expect(task.status).toBe('pending');
+    await expect(stack.temporal.workflow.getHandle(workflowIdOf(task.id)).describe()).rejects.toThrow();
+
+    await stack.database.db.query(
+      `UPDATE content.generations SET created_at = now() - interval '2 minutes' WHERE owner_id = :id`,
+      { replacements: { id: user.id } },
+    );
+    await stack.startWorker();
+    expect(await startStrandedGenerations({ ...stack, db: stack.database.db }, 60)).toBe(1);
+    expect((await waitForFile(stack, user, answer.file_ids[0]!)).status).toBe('completed');
+    expect(await startStrandedGenerations({ ...stack, db: stack.database.db }, 0)).toBe(0);
+    expect((await ledgerOf(stack, user.id)).map((e) => [e.kind, e.amount])).toEqual([['charge', -1]]);
+    expect(await balanceOf(stack, user.id)).toBe(4);
+  });
+
+  it('a queued start that Temporal refuses fails and refunds the task, and the next submit answers 503', async () => {
+    const user = await createTestUser(stack, { balance: 5 });
+    const deps = {
+      ...depsOf(),
+      temporal: createTemporalClient('127.0.0.1:1', stack.config.TEMPORAL_NAMESPACE),
+    };
+    const starter = new WorkflowStarter(deps);
+    starter.noteOutcome(true); // Temporal answered the last start; then it went away.
+    const body = { generator_id: BUILTIN.text, prompt: 'engine gone' };
+    const answer = await submitGeneration({ ...deps, starter }, userOf(user), 'text', body, undefined);
+    expect(answer.status).toBe('pending');
+    const file = await waitForFile(stack, user, answer.file_ids[0]!, 60_000);
+    expect(file).toMatchObject({
+      status: 'failed',
+      error_message: expect.stringMatching(/could not be queued/),
+    });
+    expect((await ledgerOf(stack, user.id)).map((e) => e.kind)).toEqual(['charge', 'refund']);
+    expect(starter.accepting).toBe(false);
+    await expect(
+      submitGeneration({ ...deps, starter }, userOf(user), 'text', body, undefined),
+    ).rejects.toMatchObject({ status: 503 });
+    expect(await balanceOf(stack, user.id)).toBe(5);
+  }, 60_000);
+});
