@@ -8,13 +8,13 @@ import { USER_COLUMNS, type UserRow } from '../users/users.ts';
 export interface CurrentUser extends PermissionHolder {
   id: string;
   phone: string;
-  /** The account's row as read for this request. */
-  account: UserRow;
 }
 
 declare module 'express-serve-static-core' {
   interface Request {
     user?: CurrentUser;
+    /** The caller's row, as `authenticate` read it for this request. */
+    account?: UserRow;
   }
 }
 
@@ -39,7 +39,9 @@ export function authenticate(
       });
       if (!UUID.test(claims.sub))
         throw new UnauthorizedError('The token is invalid or expired; log in again');
-      req.user = await loadUser(db, claims.sub);
+      const { user, account } = await loadAccount(db, claims.sub);
+      req.user = user;
+      req.account = account;
       next();
     } catch (error) {
       next(error);
@@ -54,20 +56,33 @@ function bearerToken(header: string | undefined): string {
 }
 
 /** The caller's account: the one read of it per request, which `GET /users/me` answers too. */
-export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> {
+export async function loadAccount(
+  db: Sequelize,
+  id: string,
+): Promise<{ user: CurrentUser; account: UserRow }> {
   const [row] = await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [
     id,
   ]);
   if (!row) throw new UnauthorizedError('The account of this token no longer exists');
   if (!row.is_active) throw new ForbiddenError('This account is disabled');
-  return {
+  const user = {
     id: row.id,
     phone: row.phone,
     isAdmin: row.is_admin,
     granted: row.permissions_granted,
     revoked: row.permissions_revoked,
-    account: row,
   };
+  return { user, account: row };
+}
+
+export async function loadUser(db: Sequelize, id: string): Promise<CurrentUser> {
+  return (await loadAccount(db, id)).user;
+}
+
+/** The authenticated caller's row; routes behind `authenticate` can rely on it. */
+export function currentAccount(req: Pick<Request, 'account'>): UserRow {
+  if (!req.account) throw new UnauthorizedError();
+  return req.account;
 }
 
 /** What the access checks read of a request: only its caller (any typed request fits). */

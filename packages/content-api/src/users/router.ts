@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import type { ContentContext } from '../app.ts';
 import type { Sequelize } from '@muse/core';
-import { currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
+import { currentAccount, currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
 import { assertReferenceReadable } from '../resources/access.ts';
 import { route } from '../http/contract.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
@@ -39,7 +39,7 @@ export function usersRouter({ db }: ContentContext): Router {
   });
   route(router, 'get', '/api/v1/users/me', async (req, res) => {
     // The account was read by `authenticate` in this very request.
-    res.json(toUserView(currentUser(req).account));
+    res.json(toUserView(currentAccount(req)));
   });
   route(router, 'patch', '/api/v1/users/me', async (req, res) => {
     const { nickname, bio, avatar_file_id } = req.body;
