@@ -6,8 +6,12 @@
  * last minute's mean against the second minute's (after warm-up), which shows a leak as a
  * steady climb rather than as the first allocations.
  *
- *   node bench/memory.ts [--seconds 300] [--connections 10]
+ * "own" is the process's anonymous memory (RssAnon): RSS less the pages of the node binary and
+ * libraries that every Node process on the host shares.
+ *
+ *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N]
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -17,7 +21,12 @@ import { createChatUser, createOrganization } from '@muse/chat-api';
 import { freePort, rssBytes, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '300' }, connections: { type: 'string', default: '10' } },
+  options: {
+    seconds: { type: 'string', default: '300' },
+    connections: { type: 'string', default: '10' },
+    // A container's memory limit caps V8's heap (Node sizes it from the cgroup); this imitates one.
+    'server-heap-mb': { type: 'string' },
+  },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
@@ -26,6 +35,10 @@ const SAMPLE_MS = 5000;
 const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
 
 const rssMb = (pid: number) => rssBytes(pid) / 2 ** 20;
+/** Memory of the process's own (anonymous) pages: RSS less the binary's and libraries' shared file pages. */
+const anonMb = (pid: number) =>
+  Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const heapFlags = values['server-heap-mb'] ? [`--max-old-space-size=${values['server-heap-mb']}`] : [];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 const stack = await startBenchStack();
@@ -81,7 +94,7 @@ async function serve(
 
 const targets: Measured[] = [
   {
-    ...(await serve('content-api', [serverMain, 'content-api'], 'MUSE_CONTENT_PORT')),
+    ...(await serve('content-api', [...heapFlags, serverMain, 'content-api'], 'MUSE_CONTENT_PORT')),
     headers: { authorization: `Bearer ${token}` },
     requests: [
       { method: 'GET', path: '/api/v1/users/me' },
@@ -89,7 +102,7 @@ const targets: Measured[] = [
     ],
   },
   {
-    ...(await serve('chat-api', [serverMain, 'chat-api'], 'MUSE_CHAT_PORT')),
+    ...(await serve('chat-api', [...heapFlags, serverMain, 'chat-api'], 'MUSE_CHAT_PORT')),
     headers: { authorization: basic },
     requests: [
       { method: 'GET', path: '/api/v1/users/me' },
@@ -109,12 +122,17 @@ try {
     await fetch(`${target.url}${target.requests[0]!.path}`, { headers: target.headers });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const idle = targets.map((target) => rssMb(target.pid));
+  const idleAnon = targets.map((target) => anonMb(target.pid));
 
-  const samples = targets.map(() => [] as { at: number; mb: number }[]);
+  const samples = targets.map(() => [] as { at: number; mb: number; anon: number }[]);
   const started = Date.now();
   const sampler = setInterval(() => {
     targets.forEach((target, i) =>
-      samples[i]!.push({ at: (Date.now() - started) / 1000, mb: rssMb(target.pid) }),
+      samples[i]!.push({
+        at: (Date.now() - started) / 1000,
+        mb: rssMb(target.pid),
+        anon: anonMb(target.pid),
+      }),
     );
   }, SAMPLE_MS);
   console.log(
@@ -140,12 +158,14 @@ try {
     const early = mean(window(60, 120).length ? window(60, 120) : window(0, seconds / 2));
     const late = mean(window(seconds - 60, seconds + 1));
     const peak = Math.max(...series.map((s) => s.mb));
+    const peakAnon = Math.max(...series.map((s) => s.anon));
     return {
       process: target.name,
       'req/s': Math.round(results[i]!.requests.average),
       errors: results[i]!.errors + results[i]!.non2xx,
       'idle MB': +idle[i]!.toFixed(1),
       'peak MB': +peak.toFixed(1),
+      'own idle / peak MB': `${idleAnon[i]!.toFixed(0)} / ${peakAnon.toFixed(0)}`,
       'growth MB (last min vs 2nd)': +(late - early).toFixed(1),
       [`< ${TARGET_MB} MB`]: target.name === 'bare node:http' ? '' : peak < TARGET_MB ? 'yes' : 'no',
     };
