@@ -4,6 +4,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import {
   EventBus,
+  closeApp,
   createLogger,
   listen,
   loadConfig,
@@ -107,6 +108,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       }
       await sockets.close();
       await content.close();
+      await closeApp(contentApp);
       await chat.close();
       for (const server of metrics) await server.close();
       await events.close();

@@ -5,6 +5,7 @@ import {
   platformReadiness,
   type Config,
   type EventBus,
+  onAppClose,
   type Logger,
   type Sequelize,
   verifyJsonText,
@@ -22,6 +23,7 @@ import { usersRouter } from './users/router.ts';
 import { adminRouter } from './admin/router.ts';
 import { generatorsRouter } from './generators/routes.ts';
 import { generationsRouter } from './generations/routes.ts';
+import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
 import { channelRouter } from './channel/routes.ts';
 
@@ -63,7 +65,10 @@ export function createContentApp(deps: ContentDeps): Express {
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
   app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
   app.use(resourcesRouter(context));
-  app.use(generatorsRouter(context), generationsRouter(context), filesRouter(context));
+  // Workflow starts queued by submits are made before the process exits (see starter.ts).
+  const starter = new WorkflowStarter(context);
+  onAppClose(app, () => starter.drain());
+  app.use(generatorsRouter(context), generationsRouter(context, starter), filesRouter(context));
   app.use(channelRouter());
 
   app.use(errorHandler(deps.logger));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startStrandedGenerations, workflowIdOf } from '@muse/content-api';
+import { closeApp, listen } from '@muse/core';
+import { createContentApp, startStrandedGenerations, workflowIdOf } from '@muse/content-api';
 import { createTemporalClient } from '@muse/temporal';
 import { submitGeneration, type SubmitDeps } from '../src/generations/submit.ts';
 import { WorkflowStarter } from '../src/generations/starter.ts';
@@ -63,6 +64,52 @@ describe('workflow starts off the request path', () => {
     expect(await startStrandedGenerations({ ...stack, db: stack.database.db }, 0)).toBe(0);
     expect((await ledgerOf(stack, user.id)).map((e) => [e.kind, e.amount])).toEqual([['charge', -1]]);
     expect(await balanceOf(stack, user.id)).toBe(4);
+  });
+
+  it('an API process that stops makes its queued starts first: every task it accepted has its workflow', async () => {
+    const user = await createTestUser(stack, { balance: 100 });
+    // Its own connection to Temporal, closed as the process would exit: a start not made by then
+    // never is. Starts wait at a gate, so that they are still queued when the process stops.
+    const temporal = createTemporalClient(stack.config.TEMPORAL_ADDRESS!, stack.config.TEMPORAL_NAMESPACE);
+    let gate = Promise.resolve();
+    const start = temporal.workflow.start.bind(temporal.workflow);
+    temporal.workflow.start = (async (...args: Parameters<typeof start>) => {
+      await gate;
+      return start(...args);
+    }) as typeof start;
+    const app = createContentApp({ ...stack, db: stack.database.db, temporal });
+    const server = await listen(app, {
+      host: '127.0.0.1',
+      port: 0,
+      logger: stack.logger,
+      shutdownTimeoutMs: 1000,
+    });
+    const submit = async (prompt: string) => {
+      const response = await fetch(`${server.url}/api/v1/generations/texts`, {
+        method: 'POST',
+        headers: { ...user.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ generator_id: BUILTIN.text, prompt }),
+      });
+      expect(response.status).toBe(202);
+      return ((await response.json()) as { file_ids: string[] }).file_ids[0]!;
+    };
+    // The first submit starts its own workflow (Temporal has not answered this process yet);
+    // the next ones are answered at once and their starts queued.
+    const fileIds = [await submit('first')];
+    let release = () => {};
+    gate = new Promise((resolve) => (release = resolve));
+    fileIds.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => submit(`queued ${i}`)))));
+    await server.close();
+    const closing = closeApp(app);
+    release();
+    await closing;
+    await temporal.connection.close();
+    for (const fileId of fileIds) {
+      const task = await taskOf(fileId);
+      await expect(
+        stack.temporal.workflow.getHandle(workflowIdOf(task.id)).describe(),
+      ).resolves.toBeDefined();
+    }
   });
 
   it('a queued start that Temporal refuses fails and refunds the task, and the next submit answers 503', async () => {

@@ -6,15 +6,14 @@ import { requirePermission } from '../auth/authenticate.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { cancelGeneration } from './cancel.ts';
 import { submitGeneration } from './submit.ts';
-import { WorkflowStarter } from './starter.ts';
+import type { WorkflowStarter } from './starter.ts';
 
 /**
  * `POST /api/v1/generations/{images|videos|texts}`: 202 with the pending result files;
  * `POST /api/v1/generations/{id}/cancel`: failed, refunded, upstream stopped.
  */
-export function generationsRouter(context: ContentContext): Router {
+export function generationsRouter(context: ContentContext, starter: WorkflowStarter): Router {
   const router = Router();
-  const starter = new WorkflowStarter(context);
   const submitRoute = (
     path: '/api/v1/generations/images' | '/api/v1/generations/videos' | '/api/v1/generations/texts',
     kind: GenerationKind,

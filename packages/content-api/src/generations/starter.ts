@@ -46,7 +46,7 @@ export async function startGenerationWorkflow(deps: StarterDeps, taskId: string)
  */
 export class WorkflowStarter {
   private readonly queue: string[] = [];
-  private running = 0;
+  private readonly inFlight = new Set<Promise<void>>();
   private answering = false;
   private readonly deps: StarterDeps;
 
@@ -68,14 +68,22 @@ export class WorkflowStarter {
     this.pump();
   }
 
+  /**
+   * Resolves once every start handed over so far has been made (or failed and refunded). Called
+   * at shutdown once the server takes no more submits, so a redeploy leaves no task waiting for
+   * the reconciler.
+   */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
   private pump(): void {
-    while (this.running < CONCURRENT_STARTS && this.queue.length > 0) {
-      const taskId = this.queue.shift()!;
-      this.running++;
-      void this.start(taskId).finally(() => {
-        this.running--;
+    while (this.inFlight.size < CONCURRENT_STARTS && this.queue.length > 0) {
+      const started = this.start(this.queue.shift()!).finally(() => {
+        this.inFlight.delete(started);
         this.pump();
       });
+      this.inFlight.add(started);
     }
   }
 

@@ -47,6 +47,18 @@ export function metricsRegistryOf(app: Express): Registry {
   return registry;
 }
 
+const closers = new WeakMap<Express, (() => Promise<void>)[]>();
+
+/** Work an app finishes before its process exits (e.g. handing over queued jobs); see closeApp. */
+export function onAppClose(app: Express, close: () => Promise<void>): void {
+  closers.set(app, [...(closers.get(app) ?? []), close]);
+}
+
+/** Runs what the app registered with onAppClose: after its server stopped taking requests. */
+export async function closeApp(app: Express): Promise<void> {
+  for (const close of closers.get(app) ?? []) await close();
+}
+
 /** `GET /metrics` alone: served on its own port, so the API ports never expose it. */
 export function metricsHandler(registry: Registry): RequestListener {
   return (req, res) => {

@@ -1,4 +1,5 @@
 import {
+  closeApp,
   createSecretBox,
   listen,
   metricsHandler,
@@ -62,6 +63,7 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     // Sockets first (close code 1001, so clients reconnect to another pod), then in-flight requests.
     await sockets?.close();
     await server.close();
+    await closeApp(app);
     await metrics.close();
     await runtime.close();
   });
