@@ -4,7 +4,7 @@
  * check, list query) next to the same list query issued with raw `pg` from a bare node:http
  * process (bench/bare-list-server.ts), in one run; each server in its own process, so neither
  * shares autocannon's event loop. Prints requests/s of both, their ratio, latency percentiles,
- * each server's CPU time per request, and the content API's latency at half its saturating rate.
+ * each server's CPU time per request, and both servers' latency at half the content API's saturating rate.
  * Run: `node bench/resources.ts`; `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the content API.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     // The latency target is taken at half the rate the content API saturates at.
     const halfRate = Math.max(1, Math.round(content.requests.average / 2));
     const paced = await run(app, path, headers, DURATION_S, halfRate);
+    const pacedBare = await run(bare, path, headers, DURATION_S, halfRate);
 
     console.log(
       `\nGET ${path} with ${ROWS.toLocaleString('en')} rows, ${CONNECTIONS} connections, ${DURATION_S}s each, pool ${POOL}, servers in their own processes`,
@@ -77,9 +78,10 @@ async function main(): Promise<void> {
     console.log(row('content app', content));
     console.log(row('bare node:http + pg', raw));
     console.log(row(`content at ${halfRate} req/s`, paced));
+    console.log(row(`bare at ${halfRate} req/s`, pacedBare));
     console.log(
       `ratio (content app / bare): ${(content.requests.average / raw.requests.average).toFixed(2)} (target >= 0.7); ` +
-        `p99 at half the saturating rate: ${paced.latency.p99} ms (target < 20)`,
+        `p99 at half the saturating rate: ${paced.latency.p99} ms, bare at the same rate ${pacedBare.latency.p99} ms (target < 20)`,
     );
     console.log(`content API RSS after the runs: ${mib(rssBytes(app.pid))} MiB`);
   } finally {
