@@ -1,12 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, OutboundError } from '@muse/core';
 import { createPushSender, type PushDevice } from '../src/push/index.ts';
 import { videoProviders } from '../src/video/index.ts';
 import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.ts';
 import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
+import { directPushEnv } from '../../../test/support/fakes/direct-push.ts';
 import { startFakeBouncer, type FakeBouncer } from '../../../test/support/fakes/push-bouncer.ts';
 import { startFakeBigBlueButton, type FakeBigBlueButton } from '../../../test/support/fakes/bigbluebutton.ts';
 
@@ -40,19 +38,7 @@ describe('the messaging API’s outbound calls follow MUSE_OUTBOUND_ALLOW', () =
       startFakeBouncer(),
       startFakeBigBlueButton(),
     ]);
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'muse-outbound-'));
-    writeFileSync(path.join(dir, 'apns.p8'), apns.keyPem);
-    writeFileSync(path.join(dir, 'fcm.json'), JSON.stringify(fcm.serviceAccount));
-    directEnv = {
-      ...BASE,
-      MUSE_PUSH_SENDER: 'direct',
-      MUSE_PUSH_APNS_URL: apns.url,
-      MUSE_PUSH_APNS_KEY_FILE: path.join(dir, 'apns.p8'),
-      MUSE_PUSH_APNS_KEY_ID: apns.keyId,
-      MUSE_PUSH_APNS_TEAM_ID: apns.teamId,
-      MUSE_PUSH_FCM_CREDENTIALS_FILE: path.join(dir, 'fcm.json'),
-      MUSE_PUSH_FCM_URL: fcm.server.url,
-    };
+    directEnv = { ...BASE, ...directPushEnv(apns, fcm) };
   });
   afterAll(() => Promise.all([apns.close(), fcm.close(), bouncer.close(), bbb.close()]));
 

@@ -1,11 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import os from 'node:os';
-import path from 'node:path';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.ts';
 import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
+import { directPushEnv } from '../../../test/support/fakes/direct-push.ts';
 import { startFakeBouncer, type FakeBouncer } from '../../../test/support/fakes/push-bouncer.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
@@ -34,18 +32,7 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
   beforeAll(async () => {
     apns = await startFakeApns();
     fcm = await startFakeFcm();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'muse-push-'));
-    writeFileSync(path.join(dir, 'apns.p8'), apns.keyPem);
-    writeFileSync(path.join(dir, 'fcm.json'), JSON.stringify(fcm.serviceAccount));
-    stack = await startTestStack({
-      MUSE_PUSH_SENDER: 'direct',
-      MUSE_PUSH_APNS_URL: apns.url,
-      MUSE_PUSH_APNS_KEY_FILE: path.join(dir, 'apns.p8'),
-      MUSE_PUSH_APNS_KEY_ID: apns.keyId,
-      MUSE_PUSH_APNS_TEAM_ID: apns.teamId,
-      MUSE_PUSH_FCM_CREDENTIALS_FILE: path.join(dir, 'fcm.json'),
-      MUSE_PUSH_FCM_URL: fcm.server.url,
-    });
+    stack = await startTestStack(directPushEnv(apns, fcm));
     await makeOrganization(stack);
     alice = await makeUser(stack, { name: 'Alice Anders' });
     bob = await makeUser(stack, { name: 'Bob Berg' });
