@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
-import { GENERATION_WORKFLOW, workflowIdOf } from './starter.ts';
+import { startGenerationWorkflow } from './starter.ts';
 
 /**
  * Starts the workflow of every task still pending after `olderThanSeconds`. A task is charged
@@ -20,18 +20,7 @@ export async function startStrandedGenerations(
     { replacements: { olderThanSeconds }, type: QueryTypes.SELECT },
   );
   let started = 0;
-  for (const { id } of stranded) {
-    try {
-      await deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: workflowIdOf(id),
-        args: [id],
-      });
-      started++;
-    } catch (error) {
-      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-    }
-  }
+  for (const { id } of stranded) if (await startGenerationWorkflow(deps, id)) started++;
   if (started) deps.logger.warn({ started }, 'started the workflows of stranded generation tasks');
   return started;
 }

@@ -16,11 +16,12 @@ export interface StarterDeps {
 }
 
 /**
- * Starts a task's workflow; its id is derived from the task, so starting twice is harmless.
+ * Starts a task's workflow; its id is derived from the task, so starting twice is harmless
+ * (false: it was already running).
  * The wait is bounded: if a start that timed out did reach Temporal after all, the workflow
  * finds its task failed (and refunded) by the caller and stops, so nothing is paid twice.
  */
-export async function startGenerationWorkflow(deps: StarterDeps, taskId: string): Promise<void> {
+export async function startGenerationWorkflow(deps: StarterDeps, taskId: string): Promise<boolean> {
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       deps.temporal.workflow.start(GENERATION_WORKFLOW, {
@@ -29,8 +30,10 @@ export async function startGenerationWorkflow(deps: StarterDeps, taskId: string)
         args: [taskId],
       }),
     );
+    return true;
   } catch (error) {
     if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    return false;
   }
 }
 
