@@ -8,7 +8,6 @@
  *
  *   node bench/fanout.ts [--subscribers 1000] [--messages 10] [--cpu-prof-dir DIR]
  */
-import { readFileSync } from 'node:fs';
 import http, { createServer, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -80,20 +79,15 @@ const basic = (email: string, key: string) => ({
   'content-type': 'application/x-www-form-urlencoded',
 });
 
-/** CPU time (ms) a process has used, from /proc (Linux). */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
 /** Waits until the process has used (almost) no CPU for a while: the re-polls have settled. */
 async function settled(pid: number, limitMs = 30_000): Promise<void> {
+  const { processCpuMs } = await lib();
   const until = Date.now() + limitMs;
   let quiet = 0;
-  let last = cpuMs(pid);
+  let last = processCpuMs(pid);
   while (Date.now() < until && quiet < 3) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = cpuMs(pid);
+    const now = processCpuMs(pid);
     quiet = now - last <= 10 ? quiet + 1 : 0;
     last = now;
   }

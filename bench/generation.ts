@@ -16,7 +16,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { FILE_STATUS_CHANNEL, createTokenSigner, type FileStatusEvent } from '@muse/content-api';
-import { freePort, startBenchStack, startProcess } from './lib.ts';
+import { freePort, processCpuMs, startBenchStack, startProcess } from './lib.ts';
 
 const SUBMITS = Number(process.argv[2] ?? 1000);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
@@ -69,10 +69,9 @@ const percentile = (sorted: number[], p: number) =>
 function cpuMs(pid: number): number {
   const own = (id: number) => {
     try {
-      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      return processCpuMs(id);
     } catch {
-      return 0;
+      return 0; // it ended meanwhile
     }
   };
   return own(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuMs(child), 0);

@@ -198,7 +198,17 @@ export async function startBenchStack(
 
 /** Resident memory of a process in bytes, from /proc (Linux). */
 export function rssBytes(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** A process's own (anonymous) resident memory: RSS less the binary's and libraries' shared pages. */
+export function ownMemoryBytes(pid: number): number {
+  return statusBytes(pid, 'RssAnon');
+}
+
+function statusBytes(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */

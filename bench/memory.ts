@@ -11,14 +11,13 @@
  *
  *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N]
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { QueryTypes } from 'sequelize';
 import { createTokenSigner } from '@muse/content-api';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, rssBytes, startBenchStack, startProcess } from './lib.ts';
+import { freePort, ownMemoryBytes, rssBytes, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,9 +34,7 @@ const SAMPLE_MS = 5000;
 const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
 
 const rssMb = (pid: number) => rssBytes(pid) / 2 ** 20;
-/** Memory of the process's own (anonymous) pages: RSS less the binary's and libraries' shared file pages. */
-const anonMb = (pid: number) =>
-  Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const anonMb = (pid: number) => ownMemoryBytes(pid) / 2 ** 20;
 const heapFlags = values['server-heap-mb'] ? [`--max-old-space-size=${values['server-heap-mb']}`] : [];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
@@ -155,8 +152,8 @@ try {
     const series = samples[i]!;
     const window = (from: number, to: number) =>
       series.filter((s) => s.at >= from && s.at < to).map((s) => s.mb);
-    const early = mean(window(60, 120).length ? window(60, 120) : window(0, seconds / 2));
-    const late = mean(window(seconds - 60, seconds + 1));
+    // Growth needs a second minute to compare the last one with: runs of 2 minutes or more.
+    const second = window(60, 120);
     const peak = Math.max(...series.map((s) => s.mb));
     const peakAnon = Math.max(...series.map((s) => s.anon));
     return {
@@ -166,7 +163,9 @@ try {
       'idle MB': +idle[i]!.toFixed(1),
       'peak MB': +peak.toFixed(1),
       'own idle / peak MB': `${idleAnon[i]!.toFixed(0)} / ${peakAnon.toFixed(0)}`,
-      'growth MB (last min vs 2nd)': +(late - early).toFixed(1),
+      'growth MB (last min vs 2nd)': second.length
+        ? +(mean(window(seconds - 60, seconds + 1)) - mean(second)).toFixed(1)
+        : 'n/a',
       [`< ${TARGET_MB} MB`]: target.name === 'bare node:http' ? '' : peak < TARGET_MB ? 'yes' : 'no',
     };
   });
