@@ -117,6 +117,8 @@ export interface RegisterOptions {
   clientGravatar: boolean;
   applyMarkdown: boolean;
   allPublicStreams: boolean;
+  /** Queues the user may hold; the oldest beyond it are deleted (Zulip caps queues per user too). */
+  maxQueues: number;
 }
 
 export async function createQueue(
@@ -140,8 +142,27 @@ export async function createQueue(
       t,
     );
     if (!queue) throw new Error('queue insert returned nothing');
-    // Waits for producers that appended their events before this queue existed to commit.
+    // Waits for producers that appended their events before this queue existed to commit; also
+    // makes registrations of one user take turns, so the cap below holds however many race.
     await exec(db, 'SELECT pg_advisory_xact_lock(:ns, :userId)', { ns: PRODUCING_LOCK, userId }, t);
+    const evicted = await rows<{ id: string }>(
+      db,
+      // Locked in id order, as producers lock queue rows.
+      `DELETE FROM chat.event_queues WHERE id IN (
+         SELECT id FROM chat.event_queues WHERE id IN (
+           SELECT id FROM chat.event_queues WHERE user_id = :userId AND id <> :self
+           ORDER BY created_at DESC, id DESC OFFSET :keep)
+         ORDER BY id FOR UPDATE)
+       RETURNING id`,
+      { userId, self: queue.id, keep: options.maxQueues - 1 },
+      t,
+    );
+    // Their waiting polls wake and answer BAD_EVENT_QUEUE_ID.
+    await announce(
+      db,
+      evicted.map((row) => row.id),
+      t,
+    );
     return queue;
   });
 }
