@@ -56,6 +56,8 @@ export interface Config {
   MUSE_CHAT_HEARTBEAT_MS: number;
   /** Messaging API: an event queue not polled for this long is deleted. */
   MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
+  MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
@@ -162,6 +164,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },

@@ -34,7 +34,8 @@ export const eventEndpoints = [
       'event_types limits what the queue receives; fetch_event_types (default event_types) limits the ' +
       'state returned: only the keys of the requested types are sent. The queue lives in Postgres and can ' +
       'be read through any API process. The call waits for changes to the caller already being written, ' +
-      'so each is in the state or in the queue.',
+      'so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: ' +
+      'registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.',
     params: {
       event_types: p.json<string[] | null>(stringList).default(null),
       fetch_event_types: p.json<string[] | null>(stringList).default(null),
@@ -113,6 +114,7 @@ export const eventEndpoints = [
         clientGravatar: params.client_gravatar,
         applyMarkdown: params.apply_markdown,
         allPublicStreams: params.all_public_streams,
+        maxQueues: actor.config.MUSE_CHAT_MAX_QUEUES_PER_USER,
       });
       const state = await fetchInitialState(actor, {
         types: params.fetch_event_types ?? params.event_types,
