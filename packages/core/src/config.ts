@@ -16,6 +16,8 @@ export interface Config {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_CLI_PATH?: string;
+  /** Port of the Temporal Web UI of the dev server `muse-server dev` starts (0: headless). */
+  MUSE_TEMPORAL_UI_PORT: number;
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
@@ -140,6 +142,7 @@ const schema: JSONSchemaType<Config> = {
     TEMPORAL_NAMESPACE: { type: 'string', minLength: 1, default: 'default' },
     TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1, default: 'muse' },
     TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
+    MUSE_TEMPORAL_UI_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8233 },
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
