@@ -2,7 +2,8 @@ import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
-import { createAccessResolver, contentOpenApiDocument } from './openapi.ts';
+import { accessOf, createOperationResolver, contentOpenApiDocument } from './openapi.ts';
+import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
 import { authenticate } from './auth/authenticate.ts';
@@ -31,10 +32,14 @@ export function createContentApp(deps: ContentDeps): Express {
     trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: platformReadiness(deps),
   });
-  // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
-  const access = createAccessResolver(openapiDocument);
-  app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
+  // A token and the caller's right to the operation are checked before the request's shape, so an
+  // anonymous caller learns nothing but 401, and a non-administrator nothing but 403.
+  const resolve = createOperationResolver(openapiDocument);
+  app.use(
+    authenticate(context.db, context.tokens, (method, path) => accessOf(resolve(method, path)) === 'secured'),
+  );
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
+  app.use(authorizeOperation(resolve, openapiDocument));
   cacheValidatorRouteMatchers();
   app.use(
     OpenApiValidator.middleware({

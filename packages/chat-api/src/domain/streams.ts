@@ -402,6 +402,7 @@ export async function isSubscribed(db: Sequelize, userId: number, streamId: numb
 /**
  * Whether `actor` may subscribe `targets` to an existing channel (Zulip's rules at level 349+):
  * guests never join on their own; private channels need existing access or a group permission.
+ * Archived channels follow the same rules (level 362: their subscriptions can be modified).
  */
 export async function maySubscribe(
   db: Sequelize,
@@ -409,7 +410,6 @@ export async function maySubscribe(
   stream: Stream,
   others: boolean,
 ): Promise<boolean> {
-  if (stream.is_archived) return false;
   if (isAdmin(actor)) return true;
   if (await userHasGroupSetting(db, actor, stream.can_administer_channel_group)) return true;
   if (await userHasGroupSetting(db, actor, stream.can_add_subscribers_group)) return true;
