@@ -25,7 +25,7 @@ import { generatorsRouter } from './generators/routes.ts';
 import { generationsRouter } from './generations/routes.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
-import { channelRouter } from './channel/routes.ts';
+import { socketsRouter } from './sockets/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps {
@@ -37,6 +37,15 @@ export interface ContentDeps {
 }
 
 export type ContentContext = ContentDeps & ContentServices;
+
+const contexts = new WeakMap<Express, ContentContext>();
+
+/** The context an app was built with, for what serves beside it on its server (the conversation sockets). */
+export function contentContextOf(app: Express): ContentContext {
+  const context = contexts.get(app);
+  if (!context) throw new Error('Not an app made by createContentApp');
+  return context;
+}
 
 export function createContentApp(deps: ContentDeps): Express {
   const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
@@ -69,8 +78,9 @@ export function createContentApp(deps: ContentDeps): Express {
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
   app.use(generatorsRouter(context), generationsRouter(context, starter), filesRouter(context));
-  app.use(channelRouter());
+  app.use(socketsRouter());
 
   app.use(errorHandler(deps.logger));
+  contexts.set(app, context);
   return app;
 }
