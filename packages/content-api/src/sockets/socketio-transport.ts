@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { Logger } from '@muse/core';
-import type { Admitted, ChannelSessions } from './sessions.ts';
+import type { Admitted, SocketSessions } from './sessions.ts';
 import type { ServerFrame } from './protocol.ts';
 
 type Ack = (answer: unknown) => void;
@@ -14,7 +14,7 @@ type Ack = (answer: unknown) => void;
  */
 export function attachSocketIo(
   server: HttpServer,
-  sessions: ChannelSessions,
+  sessions: SocketSessions,
   limits: { maxFrameBytes: number; heartbeatMs: number },
   logger: Logger,
 ): { close(): Promise<void> } {

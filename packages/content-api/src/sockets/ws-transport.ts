@@ -2,8 +2,8 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from '@muse/core';
-import type { ChannelSession } from './session.ts';
-import type { ChannelSessions } from './sessions.ts';
+import type { SocketSession } from './session.ts';
+import type { SocketSessions } from './sessions.ts';
 import { guardUpgrade, refuseUpgrade } from './upgrade.ts';
 
 export const WS_PATH = /^\/api\/v1\/conversations\/([^/]+)\/ws$/;
@@ -17,7 +17,7 @@ const SOCKET_IO_PATH = '/socket.io/';
  */
 export function attachWebSocket(
   server: HttpServer,
-  sessions: ChannelSessions,
+  sessions: SocketSessions,
   limits: { maxFrameBytes: number; heartbeatMs: number },
   logger: Logger,
 ): { close(): Promise<void> } {
@@ -108,7 +108,7 @@ function decodedSegment(segment: string): string | undefined {
   }
 }
 
-function receive(session: ChannelSession, data: RawData, isBinary: boolean): void {
+function receive(session: SocketSession, data: RawData, isBinary: boolean): void {
   let frame: unknown;
   try {
     frame = isBinary ? undefined : JSON.parse(data.toString());
