@@ -44,10 +44,11 @@ export async function createOrganization(
       },
       t,
     );
+    // As in Zulip, `general` is a default channel: every new user joins it.
     const general = await createStream(
       { db, realm, user: bot },
       { name: 'general', description: '' },
-      PUBLIC_CHANNEL,
+      { ...PUBLIC_CHANNEL, is_default_stream: true },
       null,
       t,
     );

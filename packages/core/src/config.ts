@@ -67,6 +67,8 @@ export interface Config {
   MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
+  /** Messaging API: the address clients reach (`realm_url`); unset: the request's own origin. */
+  MUSE_CHAT_EXTERNAL_URL?: string;
   /** Base URL clients reach the content API at, for absolute download links; unset: links are relative (absolute for loopback callers). */
   MUSE_PUBLIC_URL?: string;
   /** How long a file's signed download link stays valid. */
@@ -172,6 +174,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
+    MUSE_CHAT_EXTERNAL_URL: { type: 'string', pattern: '^https?://[^/?#]+/?$', nullable: true },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
     MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
     MUSE_S3_ENDPOINT: { type: 'string', pattern: '^https?://', nullable: true },
