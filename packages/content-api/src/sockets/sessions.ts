@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { refusalOf, tooManySockets, type SocketAccess, type Refusal } from './admission.ts';
 import type { SocketHub } from './hub.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
