@@ -19,9 +19,6 @@ import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
 import { socketsRouter } from './sockets/routes.ts';
 
-// The conversation socket modules (src/channel) still take these types from here.
-export type { ContentContext, ContentDeps } from './context.ts';
-
 const contexts = new WeakMap<Express, ContentContext>();
 
 /** The context an app was built with, for what serves beside it on its server (the conversation sockets). */

@@ -92,6 +92,12 @@ export interface Config {
   MUSE_WS_MAX_SOCKETS_PER_USER: number;
   /** Conversation channel: interval of the liveness ping; a socket silent for two intervals is dropped. */
   MUSE_WS_HEARTBEAT_MS: number;
+  /** Conversation sockets: connections (admitted or not, both transports) one client address may hold on one process. */
+  MUSE_WS_MAX_SOCKETS_PER_ADDRESS: number;
+  /** Conversation sockets: connections not yet admitted (token and conversation unchecked) one process holds at once. */
+  MUSE_WS_MAX_PENDING: number;
+  /** Conversation sockets: how long a socket.io connection may stay without an admitted namespace. */
+  MUSE_WS_ADMISSION_TIMEOUT_MS: number;
   /**
    * Hosts (`api.example.com`, `*.example.com`), addresses and CIDR ranges that outbound calls
    * (generation upstreams, code providers) may reach although they are loopback, private,
@@ -187,6 +193,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WS_RATE_LIMIT: { type: 'integer', minimum: 1, default: 30 },
     MUSE_WS_MAX_SOCKETS_PER_USER: { type: 'integer', minimum: 1, default: 20 },
     MUSE_WS_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 25000 },
+    MUSE_WS_MAX_SOCKETS_PER_ADDRESS: { type: 'integer', minimum: 1, default: 256 },
+    MUSE_WS_MAX_PENDING: { type: 'integer', minimum: 1, default: 512 },
+    MUSE_WS_ADMISSION_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
     MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
     // Messaging API: mobile push senders and video-call providers (issue 12).

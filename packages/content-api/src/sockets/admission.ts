@@ -1,6 +1,6 @@
 import { AppError, UnauthorizedError } from '@muse/core';
 import type { Transaction } from 'sequelize';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { loadUser, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeRead, authorizeWrite, loadRow, notFound } from '../resources/access.ts';
 import type { Row } from '../resources/define.ts';

@@ -2,6 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Express } from 'express';
 import { contentContextOf } from '../app.ts';
 import { SocketAccess } from './admission.ts';
+import { ConnectionGate } from './gate.ts';
 import { SocketHub } from './hub.ts';
 import { SocketSessions } from './sessions.ts';
 import { attachSocketIo } from './socketio-transport.ts';
@@ -22,13 +23,19 @@ export function attachConversationSockets(server: HttpServer, app: Express): Con
   const ctx = contentContextOf(app);
   const hub = new SocketHub(ctx);
   const sessions = new SocketSessions({ ctx, hub, access: new SocketAccess(ctx) });
+  const { config } = ctx;
+  const gate = new ConnectionGate(
+    { perAddress: config.MUSE_WS_MAX_SOCKETS_PER_ADDRESS, pending: config.MUSE_WS_MAX_PENDING },
+    app,
+  );
   const limits = {
-    maxFrameBytes: ctx.config.MUSE_WS_MAX_FRAME_BYTES,
-    heartbeatMs: ctx.config.MUSE_WS_HEARTBEAT_MS,
+    maxFrameBytes: config.MUSE_WS_MAX_FRAME_BYTES,
+    heartbeatMs: config.MUSE_WS_HEARTBEAT_MS,
+    admissionTimeoutMs: config.MUSE_WS_ADMISSION_TIMEOUT_MS,
   };
   const transports = [
-    attachWebSocket(server, sessions, limits, ctx.logger),
-    attachSocketIo(server, sessions, limits, ctx.logger),
+    attachWebSocket(server, sessions, gate, limits, ctx.logger),
+    attachSocketIo(server, sessions, gate, limits, ctx.logger),
   ];
   return {
     async close() {

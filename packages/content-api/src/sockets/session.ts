@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import {
   appendMessage,

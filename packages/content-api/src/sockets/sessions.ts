@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
-import type { ContentContext } from '../app.ts';
-import { tooManySockets, type SocketAccess, type Refusal } from './admission.ts';
+import type { ContentContext } from '../context.ts';
+import { refusalOf, tooManySockets, type SocketAccess, type Refusal } from './admission.ts';
 import type { SocketHub } from './hub.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { SocketSession, type Transport } from './session.ts';
@@ -29,6 +29,17 @@ export class SocketSessions {
 
   constructor(deps: { ctx: ContentContext; hub: SocketHub; access: SocketAccess }) {
     this.deps = deps;
+  }
+
+  /** The token and account checks alone: the refusal, or undefined for a valid token of an active account. */
+  async account(token: string | undefined): Promise<Refusal | undefined> {
+    if (this.closing) return SHUTTING_DOWN;
+    try {
+      await this.deps.access.account(token);
+      return undefined;
+    } catch (error) {
+      return refusalOf(error);
+    }
   }
 
   /** The checks of a new socket: its account and conversation, and the cap on one account's sockets. */

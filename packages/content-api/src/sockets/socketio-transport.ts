@@ -1,21 +1,29 @@
-import type { Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { Logger } from '@muse/core';
 import type { Admitted, SocketSessions } from './sessions.ts';
 import type { ServerFrame } from './protocol.ts';
+import type { Refusal } from './admission.ts';
+import { isRefusal, type ConnectionGate, type GateRefusal, type Ticket } from './gate.ts';
+import { refuseUpgrade } from './upgrade.ts';
 
 type Ack = (answer: unknown) => void;
 
 /**
  * socket.io on the same server: namespace `/conversations/<id>`, the token in the handshake's
- * `auth.token`. A refusal is a `connect_error` whose `data` is `{code, status, close_code}`, what
- * the plain socket would get. Each frame is an event named by its type; a client frame's
- * acknowledgement callback receives the server's answer to it.
+ * `auth.token`. The gate's caps are taken at the Engine.IO handshake (HTTP 429/503 before any
+ * connection exists); a connection that no namespace admits within the admission timeout is
+ * closed. A refusal is a `connect_error` whose `data` is `{code, status, close_code}`, what the
+ * plain socket would get; the root namespace serves nothing and refuses every handshake. Each
+ * frame is an event named by its type; a client frame's acknowledgement callback receives the
+ * server's answer to it.
  */
 export function attachSocketIo(
   server: HttpServer,
   sessions: SocketSessions,
-  limits: { maxFrameBytes: number; heartbeatMs: number },
+  gate: ConnectionGate,
+  limits: { maxFrameBytes: number; heartbeatMs: number; admissionTimeoutMs: number },
   logger: Logger,
 ): { close(): Promise<void> } {
   const io = new Server(server, {
@@ -26,22 +34,27 @@ export function attachSocketIo(
     maxHttpBufferSize: limits.maxFrameBytes,
     pingInterval: limits.heartbeatMs,
     pingTimeout: limits.heartbeatMs,
+    connectTimeout: limits.admissionTimeoutMs,
   });
+  const tickets = gateEngine(io, gate);
   const conversations = io.of(/^\/conversations\/[^/]+$/);
 
+  io.of('/').use((socket, next) => {
+    const token = tokenOf(socket);
+    sessions.account(token).then(
+      (refusal) => next(connectError(refusal ?? NOTHING_HERE)),
+      (error: unknown) => next(error as Error),
+    );
+  });
+
   conversations.use((socket, next) => {
-    const token = (socket.handshake.auth as { token?: unknown }).token;
     const conversationId = socket.nsp.name.slice('/conversations/'.length);
-    sessions.admit(typeof token === 'string' ? token : undefined, conversationId).then(
+    sessions.admit(tokenOf(socket), conversationId).then(
       (admitted) => {
-        if (!('refusal' in admitted)) {
-          (socket.data as { admitted?: Admitted }).admitted = admitted;
-          return next();
-        }
-        const { refusal } = admitted;
-        const error = new Error(refusal.message) as Error & { data: unknown };
-        error.data = { code: refusal.code, status: refusal.status, close_code: refusal.closeCode };
-        next(error);
+        if ('refusal' in admitted) return next(connectError(admitted.refusal));
+        (socket.data as { admitted?: Admitted }).admitted = admitted;
+        tickets.get(socket.conn)?.admit();
+        next();
       },
       (error: unknown) => next(error as Error),
     );
@@ -88,4 +101,65 @@ export function attachSocketIo(
       io.engine.close();
     },
   };
+}
+
+/**
+ * Takes the gate's place at each Engine.IO handshake (both transports) and frees it when the
+ * connection closes, or when the handshake ends without one. The answer is the connection's ticket.
+ */
+function gateEngine(io: Server, gate: ConnectionGate): WeakMap<object, Ticket> {
+  const byRequest = new WeakMap<IncomingMessage, Ticket>();
+  const byConnection = new WeakMap<object, Ticket>();
+  io.engine.use((req: IncomingMessage, res: ServerResponse, next: (error?: Error) => void) => {
+    // Requests of an open connection (a poll, its upgrade) carry its sid and were counted at its handshake.
+    if (new URL(req.url ?? '/', 'http://localhost').searchParams.has('sid')) return next();
+    const ticket = gate.enter(req);
+    if (isRefusal(ticket)) return refuseHandshake(res, ticket);
+    byRequest.set(req, ticket);
+    // A client gone before the handshake ends leaves neither a connection nor a connection_error.
+    req.socket.once('close', () => byRequest.get(req)?.release());
+    next();
+  });
+  io.engine.on(
+    'connection',
+    (connection: { request: IncomingMessage; once(event: 'close', f: () => void): void }) => {
+      const ticket = byRequest.get(connection.request);
+      if (!ticket) return;
+      byRequest.delete(connection.request);
+      byConnection.set(connection, ticket);
+      connection.once('close', () => ticket.release());
+    },
+  );
+  io.engine.on('connection_error', ({ req }: { req: IncomingMessage }) => byRequest.get(req)?.release());
+  return byConnection;
+}
+
+/** 429/503 with a JSON body, on either the polling response or the raw socket of an upgrade. */
+function refuseHandshake(res: ServerResponse, refusal: GateRefusal): void {
+  const headers = { 'Retry-After': String(refusal.retryAfterSeconds) };
+  const error = { code: refusal.code, message: refusal.message };
+  if (!(res instanceof ServerResponse)) {
+    return refuseUpgrade((res as { socket: Duplex }).socket, refusal.status, error, headers);
+  }
+  res.writeHead(refusal.status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(error));
+}
+
+const tokenOf = (socket: Socket): string | undefined => {
+  const token = (socket.handshake.auth as { token?: unknown }).token;
+  return typeof token === 'string' ? token : undefined;
+};
+
+const NOTHING_HERE: Refusal = {
+  status: 404,
+  closeCode: 4404,
+  code: 'not_found',
+  message: 'Nothing is served on this namespace: connect to /conversations/{conversation_id}',
+};
+
+/** A refusal as socket.io's `connect_error`: `data` says what the plain socket would get. */
+function connectError(refusal: Refusal): Error {
+  const error = new Error(refusal.message) as Error & { data: unknown };
+  error.data = { code: refusal.code, status: refusal.status, close_code: refusal.closeCode };
+  return error;
 }
