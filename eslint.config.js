@@ -57,4 +57,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // chat-api's domain holds the rules and state; the transport and the endpoint declarations sit on top of it.
+    files: ['packages/chat-api/src/domain/**/*.ts'],
+    ignores: [
+      // Rewritten on the concurrency branch; they take JsonableError from ./errors.ts once it lands.
+      'packages/chat-api/src/domain/events.ts',
+      'packages/chat-api/src/domain/messages.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./(http|views)/', message: 'The domain imports nothing from http/ or views/.' },
+          ],
+        },
+      ],
+    },
+  },
 );
