@@ -12,10 +12,10 @@ import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
 import { usersRouter } from './users/router.ts';
 import { adminRouter } from './admin/router.ts';
-import { generatorsRouter } from './generators/routes.ts';
-import { generationsRouter } from './generations/routes.ts';
+import { generatorsRouter } from './generators/router.ts';
+import { generationsRouter } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
-import { filesRouter } from './files/routes.ts';
+import { filesRouter } from './files/router.ts';
 import { channelRouter } from './channel/routes.ts';
 
 // The conversation socket modules (src/channel) still take these types from here.
