@@ -12,13 +12,7 @@ const sqlWriteMessage = 'Write content.* and chat.* tables through the owning AP
 
 export default tseslint.config(
   {
-    ignores: [
-      '**/node_modules/**',
-      '.muse/**',
-      '**/dist/**',
-      'sdk/src/generated/**',
-      'packages/content-api/src/generated/openapi.ts',
-    ],
+    ignores: ['**/node_modules/**', '.muse/**', '**/dist/**', 'sdk/src/generated/**'],
   },
   ...tseslint.configs.recommended,
   {
