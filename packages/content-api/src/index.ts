@@ -66,8 +66,8 @@ export {
   refundReply,
   type ReplyPlan,
 } from './conversations/replies.ts';
-export { attachConversationChannel, type ConversationChannel } from './channel/channel.ts';
-export { asyncapiDocument } from './channel/protocol.ts';
+export { attachConversationSockets, type ConversationSockets } from './sockets/attach.ts';
+export { asyncapiDocument } from './sockets/protocol.ts';
 export {
   createProvider,
   updateProvider,

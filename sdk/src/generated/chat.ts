@@ -307,7 +307,7 @@ export interface paths {
     put?: never;
     /**
      * Create an event queue and return the initial state
-     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue.
+     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.
      */
     post: operations['registerQueue'];
     delete?: never;
@@ -2032,12 +2032,19 @@ export interface operations {
             max_stream_name_length?: number;
             max_topic_length?: number;
             msg: string;
+            /** @description Legacy: [channel name, topic, muted at]. */
+            muted_topics?: (string | number)[][];
             never_subscribed?: Record<string, unknown>[];
+            presence_last_update_id?: number;
+            /** @description By API email, or by user id with slim_presence. */
+            presences?: Record<string, unknown>;
             queue_id: string;
             realm_date_created?: number;
             /** @description Ids of the default channels new users join. */
             realm_default_streams?: number[];
             realm_description?: string;
+            /** @description Custom emoji: none (uploads are not served). */
+            realm_emoji?: Record<string, unknown>;
             realm_enable_spectator_access?: boolean;
             /** @description -1: unlimited. */
             realm_message_retention_days?: number;
@@ -2057,12 +2064,27 @@ export interface operations {
             scheduled_messages?: components['schemas']['ScheduledMessage'][];
             server_timestamp?: number;
             server_web_public_streams_enabled?: boolean;
+            starred_messages?: number[];
+            streams?: Record<string, unknown>[];
             subscriptions?: components['schemas']['Subscription'][];
+            /** @description With message and update_message_flags: unread messages by conversation (muted ones left out of count). */
+            unread_msgs?: {
+              count: number;
+              huddles: Record<string, unknown>[];
+              mentions: number[];
+              old_unreads_missing: boolean;
+              pms: Record<string, unknown>[];
+              streams: Record<string, unknown>[];
+            };
             unsubscribed?: components['schemas']['Subscription'][];
             user_id?: number;
+            user_settings?: Record<string, unknown>;
+            user_topics?: Record<string, unknown>[];
             zulip_feature_level: number;
             zulip_merge_base: string;
             zulip_version: string;
+          } & {
+            [key: string]: unknown;
           };
         };
       };
