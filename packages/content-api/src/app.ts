@@ -13,11 +13,11 @@ import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
 import { usersRouter } from './users/router.ts';
 import { adminRouter } from './admin/router.ts';
-import { generatorsRouter } from './generators/routes.ts';
-import { generationsRouter } from './generations/routes.ts';
+import { generatorsRouter } from './generators/router.ts';
+import { generationsRouter } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
-import { filesRouter } from './files/routes.ts';
-import { socketsRouter } from './sockets/routes.ts';
+import { filesRouter } from './files/router.ts';
+import { socketsRouter } from './sockets/router.ts';
 
 const contexts = new WeakMap<Express, ContentContext>();
 

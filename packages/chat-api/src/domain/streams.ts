@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { insufficientPermission, JsonableError, ownerRequired } from '../http/errors.ts';
+import { insufficientPermission, JsonableError, ownerRequired } from './errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from './groups.ts';
