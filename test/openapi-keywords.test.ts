@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openapiDocument as contentDocument } from '@muse/content-api';
+import { contentOpenApiDocument } from '@muse/content-api';
 import { openapiDocument as chatDocument } from '@muse/chat-api';
 
 /**
@@ -74,7 +74,7 @@ function schemasOf(document: Record<string, unknown>): [string, unknown][] {
 
 describe('the served OpenAPI documents', () => {
   it.each([
-    ['content', contentDocument],
+    ['content', contentOpenApiDocument()],
     ['messaging', chatDocument],
   ])('%s: every schema key is a JSON Schema / OpenAPI 3.1 keyword or an x- extension', (_name, document) => {
     const found: string[] = [];

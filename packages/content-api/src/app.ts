@@ -1,22 +1,13 @@
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import {
-  createServiceApp,
-  platformReadiness,
-  type Config,
-  type EventBus,
-  onAppClose,
-  type Logger,
-  type Sequelize,
-  verifyJsonText,
-} from '@muse/core';
-import type { Client as TemporalClient } from '@temporalio/client';
-import { accessOf, createOperationResolver, openapiDocument } from './openapi.ts';
+import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
+import type { ContentContext, ContentDeps } from './context.ts';
+import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
 import { authenticate } from './auth/authenticate.ts';
-import { createContentServices, type ContentServices } from './services.ts';
+import { createContentServices } from './services.ts';
 import { resourcesRouter } from './resources/index.ts';
 import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
@@ -28,19 +19,12 @@ import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
 import { channelRouter } from './channel/routes.ts';
 
-/** Everything the content service needs from outside; tests pass their own. */
-export interface ContentDeps {
-  config: Config;
-  logger: Logger;
-  db: Sequelize;
-  temporal: TemporalClient;
-  events: EventBus;
-}
-
-export type ContentContext = ContentDeps & ContentServices;
+// The conversation socket modules (src/channel) still take these types from here.
+export type { ContentContext, ContentDeps } from './context.ts';
 
 export function createContentApp(deps: ContentDeps): Express {
   const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
+  const openapiDocument = contentOpenApiDocument();
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,

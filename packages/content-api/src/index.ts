@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceMigrations } from '@muse/core';
 
-export { createContentApp, type ContentDeps, type ContentContext } from './app.ts';
-export { openapiDocument, loadOpenApiDocument } from './openapi.ts';
+export { createContentApp } from './app.ts';
+export type { ContentDeps, ContentContext } from './context.ts';
+export { contentOpenApiDocument, loadOpenApiDocument } from './openapi.ts';
 export { createContentServices, type ContentServices } from './services.ts';
 export { createTokenSigner, type TokenSigner, type TokenClaims } from './auth/tokens.ts';
 export * as ledger from './ledger/ledger.ts';

@@ -90,7 +90,16 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
   }
 }
 
-export const openapiDocument = loadOpenApiDocument();
+let served: Document | undefined;
+
+/**
+ * The document the API serves and validates against, built on first use: processes that never
+ * serve it (worker, operator) do not pay for reading and merging the YAML when they import the package.
+ */
+export function contentOpenApiDocument(): Document {
+  served ??= loadOpenApiDocument();
+  return served;
+}
 
 /** An operation of the document as it applies to one request: the operation and its path values. */
 export interface ResolvedOperation {

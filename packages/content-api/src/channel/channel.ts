@@ -25,7 +25,10 @@ export function attachConversationChannel(server: HttpServer, deps: ContentDeps)
     maxFrameBytes: deps.config.MUSE_WS_MAX_FRAME_BYTES,
     heartbeatMs: deps.config.MUSE_WS_HEARTBEAT_MS,
   };
-  const transports = [attachWebSocket(server, sessions, limits), attachSocketIo(server, sessions, limits)];
+  const transports = [
+    attachWebSocket(server, sessions, limits, deps.logger),
+    attachSocketIo(server, sessions, limits, deps.logger),
+  ];
   return {
     async close() {
       sessions.closing = true;

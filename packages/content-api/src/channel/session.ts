@@ -82,8 +82,15 @@ export class ChannelSession {
 
   /** Handles a client frame after those before it; resolves to the direct answer (socket.io acknowledgements). */
   receive(raw: unknown): Promise<ServerFrame | undefined> {
-    const answer = this.queue.then(() => this.handle(raw));
-    this.queue = answer.catch(() => {});
+    // The last resort: a frame whose handling throws ends this socket (1011), never the process.
+    const answer = this.queue
+      .then(() => this.handle(raw))
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, 'conversation frame failed; closing the socket');
+        this.close(1011, 'The server could not handle a frame; reconnect');
+        return undefined;
+      });
+    this.queue = answer;
     return answer;
   }
 

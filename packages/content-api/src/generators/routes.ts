@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { NotFoundError } from '@muse/core';
