@@ -1157,7 +1157,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description A dependency could not serve the request: the database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS; Retry-After says when to try again), or Temporal could not be reached (the answer says what was kept) */
+    /** @description A dependency could not serve the request: the database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS) or away (connection refused or lost, the server shutting down, starting or recovering; /readyz answers 503 meanwhile), with Retry-After saying when to try again; or Temporal could not be reached (the answer says what was kept) */
     Unavailable: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];

@@ -2619,7 +2619,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS: Retry-After 2) or away (connection refused or lost, the server shutting down, starting or recovering: Retry-After 5, and /readyz answers 503 meanwhile). Retry after the given seconds (a generation retried with the same Idempotency-Key is applied once). */
     Overloaded: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
