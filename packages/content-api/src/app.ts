@@ -17,10 +17,16 @@ import { generatorsRouter } from './generators/routes.ts';
 import { generationsRouter } from './generations/routes.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
-import { channelRouter } from './channel/routes.ts';
+import { socketsRouter } from './sockets/routes.ts';
 
-// The conversation socket modules (src/channel) still take these types from here.
-export type { ContentContext, ContentDeps } from './context.ts';
+const contexts = new WeakMap<Express, ContentContext>();
+
+/** The context an app was built with, for what serves beside it on its server (the conversation sockets). */
+export function contentContextOf(app: Express): ContentContext {
+  const context = contexts.get(app);
+  if (!context) throw new Error('Not an app made by createContentApp');
+  return context;
+}
 
 export function createContentApp(deps: ContentDeps): Express {
   const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
@@ -58,8 +64,9 @@ export function createContentApp(deps: ContentDeps): Express {
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
   app.use(generatorsRouter(context), generationsRouter(context, starter), filesRouter(context));
-  app.use(channelRouter());
+  app.use(socketsRouter());
 
   app.use(errorHandler(deps.logger));
+  contexts.set(app, context);
   return app;
 }

@@ -196,8 +196,9 @@ const CLOSED_CONNECTION = /Connection terminated|connection error and is not que
 
 /**
  * Postgres errors that mean "not available right now", not "this request is wrong": too busy (no
- * pooled connection came free in time, a statement ran past the statement timeout) or away (the
- * connection refused, lost, or the server shutting down, starting or recovering). The APIs answer
+ * pooled connection came free in time, a statement ran past the statement timeout, or concurrent
+ * transactions kept aborting each other) or away (the connection refused, lost, or the server
+ * shutting down, starting or recovering). The APIs answer
  * them 503 with Retry-After rather than 500.
  */
 export function databaseUnavailable(error: unknown): ServiceUnavailableError | undefined {
@@ -211,7 +212,12 @@ export function databaseUnavailable(error: unknown): ServiceUnavailableError | u
   // Sequelize wraps the driver's error; selectRows' come from `pg` as they are.
   const cause = e.parent ?? e.original ?? e;
   const code = cause.code ?? e.code;
-  if (e.name === 'SequelizeConnectionAcquireTimeoutError' || code === '57014' || code === '25P03') {
+  // 40P01/40001: a deadlock or serialization failure that outlasted the callers' retries.
+  const busyCodes = ['57014', '25P03', '40P01', '40001'];
+  if (
+    e.name === 'SequelizeConnectionAcquireTimeoutError' ||
+    (code !== undefined && busyCodes.includes(code))
+  ) {
     return new ServiceUnavailableError(
       'The database is busy; try again shortly',
       DATABASE_BUSY_RETRY_SECONDS,

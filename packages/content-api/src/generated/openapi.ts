@@ -256,11 +256,13 @@ export interface paths {
          * Open the conversation's WebSocket
          * @description A WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`); the frames are in
          *     /asyncapi.json. The token goes in the query, since browsers cannot set headers on a
-         *     WebSocket. The upgrade is always accepted; the checks answer with close codes a browser
-         *     can read: 4401 (token missing, invalid or expired), 4403 (account banned or disabled, or
-         *     permission revoked), 4404 (no such conversation, or another user's private one),
-         *     4429 (too many sockets for this account), 1001 (the server is shutting down: reconnect),
-         *     1009 (a frame larger than the maximum). A socket that is let in receives `ready` first.
+         *     WebSocket. Everything known at the handshake is checked before the upgrade and refused
+         *     with an HTTP status and an `Error` body (never `101`): the per-address and not-yet-admitted
+         *     caps (429 `too_many_connections`, 503 `server_busy`), the token (401), the account (403),
+         *     the conversation (404, the same for a missing and another user's private one), the
+         *     account's sockets on this process (429 `too_many_sockets`), a process shutting down (503).
+         *     Close codes (4403, 4404, 1001, 1009, 1011) are only for what happens after the upgrade.
+         *     A socket that is let in receives `ready` first.
          */
         get: operations["openConversationSocket"];
         put?: never;
@@ -1238,7 +1240,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The conversation channel's AsyncAPI 3 document */
+        /** The conversation sockets' AsyncAPI 3 document */
         get: operations["getAsyncApi"];
         put?: never;
         post?: never;
@@ -3618,6 +3620,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             /** @description A plain GET, not an upgrade */
             426: {
@@ -3629,7 +3634,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            503: components["responses"]["Overloaded"];
+            /** @description This client address holds MUSE_WS_MAX_SOCKETS_PER_ADDRESS sockets on this process (`too_many_connections`, with Retry-After), or this account holds MUSE_WS_MAX_SOCKETS_PER_USER (`too_many_sockets`). */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MUSE_WS_MAX_PENDING connections are being admitted at once (`server_busy`), or the process is shutting down (`shutting_down`); retry after the given seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getConversation: {
