@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
-import { accessOf, createOperationResolver, contentOpenApiDocument } from './openapi.ts';
+import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';

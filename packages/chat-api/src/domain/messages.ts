@@ -2,7 +2,7 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
+import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { renderMarkdown } from './markdown.ts';
 import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
@@ -62,9 +62,13 @@ export interface PreparedMessage {
   rendered: string;
 }
 
-/** The topic as stored: `(no topic)` is the empty topic; the channel's (or organization's) policy applies. */
+/**
+ * The topic as stored: `(no topic)` and the organization's empty-topic display name are the empty
+ * topic (feature level 370); the channel's (or organization's) policy applies.
+ */
 function checkTopic(actor: Actor, stream: Stream, raw: string): string {
-  const topic = raw.trim() === '(no topic)' ? '' : raw.trim();
+  const trimmed = raw.trim();
+  const topic = trimmed === '(no topic)' || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? '' : trimmed;
   if ([...topic].length > MAX_TOPIC_LENGTH)
     throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
   const policy = stream.topics_policy === 'inherit' ? actor.realm.topics_policy : stream.topics_policy;
