@@ -4,6 +4,7 @@ import { apiKeyEndpoints } from './api-keys.ts';
 import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
+import { messageLifecycleEndpoints } from './message-lifecycle.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { savedSnippetEndpoints } from './saved-snippets.ts';
 import { scheduledMessageEndpoints } from './scheduled-messages.ts';
@@ -26,6 +27,7 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...profileDataEndpoints,
   ...eventEndpoints,
   ...messageEndpoints,
+  ...messageLifecycleEndpoints,
   ...scheduledMessageEndpoints,
   ...draftEndpoints,
   ...savedSnippetEndpoints,
