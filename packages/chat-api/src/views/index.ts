@@ -5,6 +5,9 @@ import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
 import { messageLifecycleEndpoints } from './message-lifecycle.ts';
+import { channelEndpoints } from './channels.ts';
+import { presenceEndpoints } from './presence.ts';
+import { settingsEndpoints } from './settings.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { savedSnippetEndpoints } from './saved-snippets.ts';
 import { scheduledMessageEndpoints } from './scheduled-messages.ts';
@@ -28,6 +31,9 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...eventEndpoints,
   ...messageEndpoints,
   ...messageLifecycleEndpoints,
+  ...channelEndpoints,
+  ...presenceEndpoints,
+  ...settingsEndpoints,
   ...scheduledMessageEndpoints,
   ...draftEndpoints,
   ...savedSnippetEndpoints,
