@@ -1,5 +1,6 @@
 import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/events.ts';
 import { fetchInitialState } from '../domain/initial-state.ts';
+import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import type { ChatRuntime } from './context.ts';
@@ -193,7 +194,7 @@ export const eventEndpoints = [
           signal: abort.signal,
         },
       );
-      return { events, queue_id: params.queue_id };
+      return { events: await presentQueueEvents(actor.db, params.queue_id, events), queue_id: params.queue_id };
     },
   }),
   endpoint({
