@@ -49,7 +49,7 @@ export function createChatApp(deps: ChatDeps): Express {
     db: deps.db,
     config: deps.config,
     logger: deps.logger,
-    notifier: new QueueNotifier(deps.events),
+    notifier: new QueueNotifier(deps.events, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config),
     video: videoProviders(deps.config),

@@ -36,6 +36,15 @@ export class EventBus {
     });
   }
 
+  /**
+   * Sends an event now, outside any transaction (callers publish after their commit, so no
+   * writer's commit waits on the instance-wide NOTIFY lock), over the listening connection.
+   */
+  async publish(channel: string, payload: unknown): Promise<void> {
+    const client = await this.connect();
+    await client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]);
+  }
+
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
   async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
     if (!this.handlers.has(channel)) {
