@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventBus, type Sequelize } from '@muse/core';
+import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import { beforeCommit, retrying, transact } from './lib/transact.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
@@ -241,10 +241,10 @@ export class QueueNotifier {
   private readonly byUser = new Map<number, Set<Waiter>>();
   private readonly byRealm = new Map<number, Set<Waiter>>();
   private starting: Promise<() => Promise<void>> | undefined;
-  private readonly bus: EventBus;
+  private readonly bus: MessageBus;
   private outgoing: Wake[] = [];
 
-  constructor(bus: EventBus, db?: Sequelize) {
+  constructor(bus: MessageBus, db?: Sequelize) {
     this.bus = bus;
     if (db) notifiers.set(db, this);
   }
