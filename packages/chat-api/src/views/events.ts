@@ -137,7 +137,7 @@ export const eventEndpoints = [
     view: async (params, actor, req) => {
       await expireNow(actor.runtime);
       // The queue exists before the state is read, so nothing that happens in between is lost.
-      const queue = await createQueue(actor.db, actor.user.id, {
+      const queue = await createQueue(actor.db, actor.user, {
         eventTypes: params.event_types,
         clientGravatar: params.client_gravatar,
         applyMarkdown: params.apply_markdown,
@@ -189,6 +189,7 @@ export const eventEndpoints = [
         {
           queueId: params.queue_id,
           userId: actor.user.id,
+          realmId: actor.realm.id,
           lastEventId: params.last_event_id,
           dontBlock: params.dont_block,
           signal: abort.signal,
