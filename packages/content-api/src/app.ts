@@ -26,6 +26,7 @@ import { generationsRouter } from './generations/routes.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
 import { channelRouter } from './channel/routes.ts';
+import { paymentNotificationsRouter, paymentsRouter } from './payments/routes.ts';
 
 /** Everything the content service needs from outside; tests pass their own. */
 export interface ContentDeps {
@@ -50,6 +51,8 @@ export function createContentApp(deps: ContentDeps): Express {
   // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
   const access = createAccessResolver(openapiDocument);
   app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
+  // Payment notifications read their signed body raw, so they are served before the JSON parser.
+  app.use(paymentNotificationsRouter(context));
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
   cacheValidatorRouteMatchers();
   app.use(
@@ -64,7 +67,7 @@ export function createContentApp(deps: ContentDeps): Express {
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
   app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
-  app.use(resourcesRouter(context));
+  app.use(paymentsRouter(context), resourcesRouter(context));
   // Workflow starts queued by submits are made before the process exits (see starter.ts).
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());

@@ -489,6 +489,101 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment resources
+     * @description A page of a plain JSON array (`[]` past the end), sorted by `order` with ties broken by id. Scope defaults to own; own and public need payment:read:<scope>; all is for administrators (403 otherwise).
+     */
+    get: operations['listPayments'];
+    put?: never;
+    /**
+     * Open an order for a bundle (buy credits)
+     * @description Needs payment:create:own. Price and credits are copied from the bundle now, so a later price
+     *     change does not alter the order. The order is placed with the configured provider (`provider`,
+     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s).
+     */
+    post: operations['createPaymentOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-notifications/development': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The development provider's pay link (opening it pays the order)
+     * @description Only with the `development` provider, never in production. The link in an order's
+     *     `code_url`/`pay_url` is signed by this server for that order and amount; opening it settles
+     *     the order as a provider's notification would (no money moves).
+     */
+    get: operations['payWithDevelopmentProvider'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-notifications/wechat_pay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * WeChat Pay API v3 payment notification
+     * @description The `notify_url` of WeChat Pay orders. The `Wechatpay-Signature` over
+     *     `Wechatpay-Timestamp\nWechatpay-Nonce\nbody\n` must verify with the configured WeChat Pay
+     *     public key (`Wechatpay-Serial` naming it), the timestamp be within 5 minutes, and the
+     *     `resource` decrypt with the APIv3 key (AES-256-GCM) to a transaction of this mchid/appid
+     *     for one of our orders at its amount.
+     */
+    post: operations['receiveWechatPayNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-notifications/alipay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Alipay asynchronous notification
+     * @description The `notify_url` of Alipay orders: a form whose `sign` (RSA2, SHA256withRSA over the other
+     *     parameters but `sign_type`, sorted, `k=v` joined by `&`) must verify with Alipay's public key,
+     *     whose `app_id` (and `seller_id`, when `merchant_id` is set) are ours, and whose
+     *     `out_trade_no` and `total_amount` match an order. Answered `success` when taken.
+     */
+    post: operations['receiveAlipayNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users': {
     parameters: {
       query?: never;
@@ -1119,30 +1214,6 @@ export interface paths {
     patch: operations['updateBundle'];
     trace?: never;
   };
-  '/api/v1/payments': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List payment resources
-     * @description A page of a plain JSON array (`[]` past the end), sorted by `order` with ties broken by id. Scope defaults to own; own and public need payment:read:<scope>; all is for administrators (403 otherwise).
-     */
-    get: operations['listPayments'];
-    put?: never;
-    /**
-     * Create a payment
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404. The caller becomes the owner. Fields that reference other resources must name ones the caller may read (404 otherwise).
-     */
-    post: operations['createPayment'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/payments/{id}': {
     parameters: {
       query?: never;
@@ -1160,18 +1231,10 @@ export interface paths {
     get: operations['getPayment'];
     put?: never;
     post?: never;
-    /**
-     * Delete a payment
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404.
-     */
-    delete: operations['deletePayment'];
+    delete?: never;
     options?: never;
     head?: never;
-    /**
-     * Change a payment (including its visibility)
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404. Only the fields sent change.
-     */
-    patch: operations['updatePayment'];
+    patch?: never;
     trace?: never;
   };
   '/api/v1/transaction-logs': {
@@ -1340,14 +1403,22 @@ export interface components {
     ServerConfig: components['schemas']['ServerConfigUpdate'] & Record<string, never>;
     PaymentApiSettings: {
       /**
-       * @description Which payment provider (default `none`).
+       * @description Which payment provider takes orders (default `none`): `wechat_pay` (WeChat Pay API v3, Native), `alipay` (Alipay open API, RSA2) or `development` (no money moves; refused when NODE_ENV=production). `stripe` and `custom` are stored but take no orders.
        * @enum {string}
        */
-      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom' | 'development';
       /** @description Whether top-ups are offered (default false). */
       enabled?: boolean;
+      /** @description WeChat Pay: the appid bound to the merchant; Alipay: the application's app_id. */
       app_id?: string;
+      /** @description WeChat Pay: the mchid; Alipay: the seller id (PID, 2088…), checked against notifications when set. */
       merchant_id?: string;
+      /** @description WeChat Pay: the serial number of the merchant API certificate whose private key (secret `private_key`) signs requests. */
+      merchant_serial_no?: string;
+      /** @description WeChat Pay: the id of the WeChat Pay public key (`PUB_KEY_ID_…`), the `Wechatpay-Serial` its answers and notifications name. */
+      platform_public_key_id?: string;
+      /** @description How long an order may be paid before it is closed (default 900). */
+      order_ttl_seconds?: number;
       /**
        * Format: uri
        * @description The provider's API address (defaults to the provider's production address when unset).
@@ -1355,7 +1426,7 @@ export interface components {
       api_base_url?: string;
       /**
        * Format: uri
-       * @description Where the provider sends payment notifications.
+       * @description Where the provider sends payment notifications: `<public URL>/api/v1/payment-notifications/<provider>`. Unset: that path under MUSE_PUBLIC_URL (or, for the development provider only, the loopback origin the client called).
        */
       notify_url?: string;
       /**
@@ -1365,21 +1436,24 @@ export interface components {
       return_url?: string;
       /** @description ISO 4217 code */
       currency?: string;
-      /** @description The provider's public key for verifying its notifications (not a secret). */
+      /** @description The provider's public key (PEM or bare base64) that verifies its answers and notifications (not a secret): the WeChat Pay public key, or Alipay's public key. */
       platform_public_key?: string;
     };
     PaymentApi: components['schemas']['PaymentApiSettings'] & {
-      /** @description Names of the secrets that are set (e.g. `private_key`, `api_key`, `webhook_secret`); values are write-only. */
+      /** @description Names of the secrets that are set; values are write-only. WeChat Pay uses `private_key` (the merchant API private key, PEM) and `api_v3_key` (32 characters, decrypts notifications); Alipay uses `private_key` (the application private key, PEM or bare base64). */
       secrets_set: string[];
       /** Format: date-time */
       updated_at: string;
     };
     PaymentApiUpdate: {
       /** @enum {string} */
-      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom' | 'development';
       enabled?: boolean;
       app_id?: string;
       merchant_id?: string;
+      merchant_serial_no?: string;
+      platform_public_key_id?: string;
+      order_ttl_seconds?: number;
       /** Format: uri */
       api_base_url?: string;
       /** Format: uri */
@@ -1594,6 +1668,22 @@ export interface components {
        * @enum {string}
        */
       status: 'pending';
+    };
+    PaymentOrderRequest: {
+      /**
+       * Format: uuid
+       * @description A public
+       */
+      bundle_id: string;
+      /**
+       * @description The provider to pay with; must be the configured one (default).
+       * @enum {string}
+       */
+      provider?: 'wechat_pay' | 'alipay' | 'development';
+    };
+    PaymentNotificationAck: {
+      /** @enum {string} */
+      code: 'SUCCESS';
     };
     User: {
       /** Format: uuid */
@@ -2435,7 +2525,7 @@ export interface components {
       /** @description Whether new payments may be opened for it. */
       is_active?: boolean;
     };
-    /** @description A top-up transaction for a bundle. Users create pending payments and read their own; administrators settle them (status paid grants the credits once, via a ledger entry with reference `payment:<id>`; failed and cancelled grant nothing). Only a pending payment may change status (409 otherwise). */
+    /** @description A top-up order for a bundle, paid through the configured payment provider. Users open orders (`POST /api/v1/payments`) and read their own; administrators read all (scope=all), filter them and refund them. Status: pending → paid (credited once, ledger entry `topup` with reference `payment:<id>`) | closed (expired or closed unpaid) | failed (the provider refused it); paid → refunded once refunds reach the price. */
     Payment: {
       /** Format: uuid */
       id: string;
@@ -2455,7 +2545,7 @@ export interface components {
       updated_at: string;
       /**
        * Format: uuid
-       * @description The bundle bought; an active one the caller may read.
+       * @description The bundle bought.
        */
       bundle_id: string | null;
       /** @description Credits granted when paid (copied from the bundle). */
@@ -2464,30 +2554,44 @@ export interface components {
       price_cents: number;
       currency: string;
       /**
-       * @description pending until an administrator settles it.
+       * @description pending until the provider confirms payment (paid), the order expires (closed) or fails.
        * @enum {string}
        */
-      status: 'pending' | 'paid' | 'failed' | 'cancelled';
-      /** @description The payment provider's transaction id. */
+      status: 'pending' | 'paid' | 'closed' | 'failed' | 'refunded';
+      /**
+       * @description Who takes the payment (`manual`: settled by an administrator before providers existed).
+       * @enum {string}
+       */
+      provider: 'wechat_pay' | 'alipay' | 'development' | 'manual';
+      /** @description The payment provider's transaction id, once paid. */
       provider_reference: string | null;
-      /** Format: date-time */
+      /** @description What to show as a QR code for paying on another device (WeChat Pay Native, Alipay precreate). */
+      code_url: string | null;
+      /** @description A page to open for paying on this device (Alipay page pay; the development provider). */
+      pay_url: string | null;
+      /**
+       * Format: date-time
+       * @description When an unpaid order is closed.
+       */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the provider confirmed payment.
+       */
       paid_at: string | null;
-    };
-    PaymentCreate: {
       /**
-       * Format: uuid
-       * @description The bundle bought; an active one the caller may read.
+       * Format: date-time
+       * @description When it was closed or failed.
        */
-      bundle_id: string | null;
-    };
-    PaymentUpdate: {
-      /**
-       * @description pending until an administrator settles it. Administrators only.
-       * @enum {string}
-       */
-      status?: 'pending' | 'paid' | 'failed' | 'cancelled';
-      /** @description The payment provider's transaction id. Administrators only. */
-      provider_reference?: string | null;
+      closed_at: string | null;
+      /** @description Refunded so far (refunds accepted by the provider). */
+      refunded_cents: number;
+      /** @description Credits taken back by refunds so far. */
+      refunded_credits: number;
+      /** @description Paid at the provider after it was closed: nothing was credited, and the money is to be refunded. */
+      needs_refund: boolean;
+      /** @description Why it was closed or failed. */
+      failure_reason: string | null;
     };
     /** @description An entry of the credit ledger: every change of a user's balance. Read-only; users read their own, administrators use scope=all. */
     TransactionLog: {
@@ -2731,6 +2835,12 @@ export interface components {
      *     nothing more; the same key with a different body answers 409.
      */
     IdempotencyKey: string;
+    /**
+     * @description Any string up to 200 characters, one per order the client means. Sending it again (also
+     *     concurrently) answers the first order (200) instead of opening another; the same key with
+     *     a different body answers 409.
+     */
+    PaymentIdempotencyKey: string;
   };
   requestBodies: never;
   headers: {
@@ -4203,6 +4313,299 @@ export interface operations {
       };
       /** @description The generation already ended (completed or failed); nothing changed. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  listPayments: {
+    parameters: {
+      query?: {
+        /** @description own: the caller's resources; public: public resources; all: every resource (administrators only, 403 otherwise). */
+        scope?: components['parameters']['Scope'];
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+        /** @description Only rows whose status equals this. */
+        status?: 'pending' | 'paid' | 'closed' | 'failed' | 'refunded';
+        /** @description Only rows whose provider equals this. */
+        provider?: 'wechat_pay' | 'alipay' | 'development' | 'manual';
+        /** @description Only rows whose needs_refund equals this. */
+        needs_refund?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'][];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  createPaymentOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any string up to 200 characters, one per order the client means. Sending it again (also
+         *     concurrently) answers the first order (200) instead of opening another; the same key with
+         *     a different body answers 409.
+         */
+        'Idempotency-Key'?: components['parameters']['PaymentIdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentOrderRequest'];
+      };
+    };
+    responses: {
+      /** @description A repeat with the same Idempotency-Key; the first order as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      /** @description The order, pending, with `code_url` and/or `pay_url`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      /** @description The request body is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The account is disabled, or lacks payment:create:own. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No bundle with this id the caller may read. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, or the Idempotency-Key was used for a different request. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      /** @description No payment provider is configured and enabled (or no notify address is known); top-ups are not offered. */
+      501: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The provider refused the order (the payment is then `failed`) or could not be reached (it stays `pending`; repeat with the same Idempotency-Key). */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: components['responses']['Overloaded'];
+    };
+  };
+  payWithDevelopmentProvider: {
+    parameters: {
+      query?: {
+        out_trade_no?: string;
+        amount_cents?: string;
+        signature?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Taken (paid now, paid before, or paid after it closed and flagged for refund). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentNotificationAck'];
+        };
+      };
+      /** @description Not a link this server signed, or not one of its orders at that amount; nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  receiveWechatPayNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Taken: WeChat Pay stops resending. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Refused (`{"code": "FAIL", "message": …}`): a signature that does not verify, a stale timestamp, another merchant, an unknown order or another amount. Nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  receiveAlipayNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Taken; Alipay stops resending. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': 'success';
+        };
+      };
+      /** @description Refused; nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': 'fail';
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
@@ -6494,102 +6897,6 @@ export interface operations {
       503: components['responses']['Overloaded'];
     };
   };
-  listPayments: {
-    parameters: {
-      query?: {
-        /** @description own: the caller's resources; public: public resources; all: every resource (administrators only, 403 otherwise). */
-        scope?: components['parameters']['Scope'];
-        /** @description Rows to skip. Past the end the answer is `[]`. */
-        offset?: components['parameters']['Offset'];
-        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
-        limit?: components['parameters']['Limit'];
-        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
-        desc?: components['parameters']['Desc'];
-        order?: components['parameters']['Order'];
-        /** @description Only rows created after this ISO 8601 date-time. */
-        created_after_datetime?: components['parameters']['CreatedAfter'];
-        /** @description Only rows created before this ISO 8601 date-time. */
-        created_before_datetime?: components['parameters']['CreatedBefore'];
-        /** @description Only rows updated after this ISO 8601 date-time. */
-        updated_after_datetime?: components['parameters']['UpdatedAfter'];
-        /** @description Only rows updated before this ISO 8601 date-time. */
-        updated_before_datetime?: components['parameters']['UpdatedBefore'];
-        /** @description Only rows whose status equals this. */
-        status?: 'pending' | 'paid' | 'failed' | 'cancelled';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The page */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Payment'][];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      422: components['responses']['ValidationFailed'];
-      503: components['responses']['Overloaded'];
-    };
-  };
-  createPayment: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PaymentCreate'];
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Payment'];
-        };
-      };
-      /** @description The request body is not valid JSON. */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['ResourceConflict'];
-      /** @description The request body is not of a documented media type. */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      422: components['responses']['ValidationFailed'];
-      503: components['responses']['Overloaded'];
-    };
-  };
   getPayment: {
     parameters: {
       query?: never;
@@ -6615,87 +6922,6 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      422: components['responses']['ValidationFailed'];
-      503: components['responses']['Overloaded'];
-    };
-  };
-  deletePayment: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The resource id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      422: components['responses']['ValidationFailed'];
-      503: components['responses']['Overloaded'];
-    };
-  };
-  updatePayment: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The resource id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PaymentUpdate'];
-      };
-    };
-    responses: {
-      /** @description Updated */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Payment'];
-        };
-      };
-      /** @description The request body is not valid JSON. */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['ResourceConflict'];
-      /** @description The request body is not of a documented media type. */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
       422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };

@@ -7,10 +7,13 @@ import type { Schema } from '../http/contract.ts';
  * secrets (keys, webhook secrets). Readers see which secrets are set, never their values.
  */
 export interface PaymentSettings {
-  provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+  provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom' | 'development';
   enabled?: boolean;
   app_id?: string;
   merchant_id?: string;
+  merchant_serial_no?: string;
+  platform_public_key_id?: string;
+  order_ttl_seconds?: number;
   api_base_url?: string;
   notify_url?: string;
   return_url?: string;
