@@ -9,12 +9,14 @@ import {
 } from '@muse/core';
 import { readPaymentApi, readPaymentSecrets, type PaymentApiView } from '../admin/payment-api.ts';
 import { developmentProvider } from './providers/development.ts';
+import { wechatPayProvider } from './providers/wechat-pay.ts';
 import type { PaymentProviderAdapter, ProviderDeps, ProviderName } from './providers/types.ts';
 
 export const DEFAULT_ORDER_TTL_SECONDS = 900;
 
 const FACTORIES: Partial<Record<ProviderName, (deps: ProviderDeps) => PaymentProviderAdapter>> = {
   development: developmentProvider,
+  wechat_pay: wechatPayProvider,
 };
 
 export interface PaymentsDeps {

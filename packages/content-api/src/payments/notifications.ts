@@ -19,7 +19,14 @@ export async function receiveNotification(
   provider: ProviderName,
   incoming: IncomingNotification,
 ): Promise<NotificationAnswer> {
-  const adapter = await providerAdapter(deps, provider);
+  let adapter;
+  try {
+    adapter = await providerAdapter(deps, provider);
+  } catch (error) {
+    // Not configured (501): nothing can be verified, so nothing is taken.
+    deps.logger.warn({ err: error, provider }, 'payment notification for a provider that is not configured');
+    return UNCONFIGURED[provider];
+  }
   if (provider === 'development' && deps.config.NODE_ENV === 'production')
     return adapter.rejected('the development provider is not available in production');
   let state;
@@ -39,3 +46,14 @@ export async function receiveNotification(
   if (outcome === 'credited' || outcome === 'already_paid' || outcome === 'late') return adapter.accepted;
   return adapter.rejected(`not settled: ${outcome}`);
 }
+
+const refusedJson: NotificationAnswer = {
+  status: 400,
+  contentType: 'application/json',
+  body: JSON.stringify({ code: 'FAIL', message: 'this provider is not configured' }),
+};
+const UNCONFIGURED: Record<ProviderName, NotificationAnswer> = {
+  development: refusedJson,
+  wechat_pay: refusedJson,
+  alipay: { status: 400, contentType: 'text/plain', body: 'fail' },
+};
