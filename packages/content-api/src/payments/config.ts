@@ -10,6 +10,7 @@ import {
 import { readPaymentApi, readPaymentSecrets, type PaymentApiView } from '../admin/payment-api.ts';
 import { developmentProvider } from './providers/development.ts';
 import { wechatPayProvider } from './providers/wechat-pay.ts';
+import { alipayProvider } from './providers/alipay.ts';
 import type { PaymentProviderAdapter, ProviderDeps, ProviderName } from './providers/types.ts';
 
 export const DEFAULT_ORDER_TTL_SECONDS = 900;
@@ -17,6 +18,7 @@ export const DEFAULT_ORDER_TTL_SECONDS = 900;
 const FACTORIES: Partial<Record<ProviderName, (deps: ProviderDeps) => PaymentProviderAdapter>> = {
   development: developmentProvider,
   wechat_pay: wechatPayProvider,
+  alipay: alipayProvider,
 };
 
 export interface PaymentsDeps {
