@@ -129,7 +129,7 @@ export async function startFakeAlipay() {
           code: '10000',
           msg: 'Success',
           out_trade_no: order.out_trade_no,
-          refund_fee: biz.refund_amount,
+          refund_fee: biz.refund_amount ?? '',
           fund_change: 'Y',
         };
       }
