@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { runCli } from './cli.ts';
 import { createFactory } from './factory.ts';
+import { endQuietlyOnClosedPipe } from './io/output.ts';
+
+endQuietlyOnClosedPipe(process.stdout, () => process.exit(0));
 
 // Ctrl-C ends waits and event streams through the factory's signal, so they clean up (an event
 // queue is deleted, a live line cleared) and exit normally; a second Ctrl-C stops at once.

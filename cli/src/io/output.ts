@@ -79,6 +79,18 @@ export class Printer {
   }
 }
 
+/**
+ * A reader that stops early (`muse me | head -1`) closes the pipe: the next write fails with
+ * EPIPE. Like `gh`, end quietly then (nothing more can reach the reader) instead of crashing with
+ * an unhandled 'error' stack.
+ */
+export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: () => never): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') exit();
+    throw error;
+  });
+}
+
 /** No borders and no separators: aligned columns, like `gh` and `kubectl`. */
 const BORDERLESS = Object.fromEntries(
   [

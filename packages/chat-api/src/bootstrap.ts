@@ -3,6 +3,7 @@ import { ROLE } from './domain/limits.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
 import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { transact } from './domain/lib/transact.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -24,7 +25,7 @@ export async function createOrganization(
   }
   if (await realmBySubdomain(db, input.subdomain))
     throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const created = await createRealm(db, input, t);
     const realm: Realm = {
       ...created,
@@ -43,10 +44,11 @@ export async function createOrganization(
       },
       t,
     );
+    // As in Zulip, `general` is a default channel: every new user joins it.
     const general = await createStream(
       { db, realm, user: bot },
       { name: 'general', description: '' },
-      PUBLIC_CHANNEL,
+      { ...PUBLIC_CHANNEL, is_default_stream: true },
       null,
       t,
     );
@@ -95,7 +97,7 @@ export async function createChatUser(
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
   if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const user = await createUser(db, realm, input, t);
     await joinDefaultStreams(db, user, t);
     if (!input.canChangeUserEmails) return user;

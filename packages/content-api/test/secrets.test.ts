@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +16,8 @@ import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts
 import { addWebhookProvider, api, requestCode } from '../../../test/support/login.ts';
 
 const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
+
+const rotatedKey = randomBytes(32).toString('base64');
 
 /** Code-provider, generator and payment secrets are sealed at rest (MUSE_SECRETS_KEY) and rotate. */
 describe('secrets at rest', () => {
@@ -74,7 +79,7 @@ describe('secrets at rest', () => {
       `UPDATE content.generators SET secrets = secrets || '{"legacy_token": "plain-legacy-value"}'::jsonb
         WHERE id = '00000000-0000-4000-8000-000000000001'`,
     );
-    const newKey = randomBytes(32).toString('base64');
+    const newKey = rotatedKey;
     const result = spawnSync(process.execPath, [serverMain, 'secrets', 'rotate'], {
       env: {
         ...process.env,
@@ -86,7 +91,7 @@ describe('secrets at rest', () => {
       encoding: 'utf8',
     });
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/resealed \d+ secret value/);
+    expect(result.stdout).toMatch(/resealed [1-9]\d* secret value\(s\) .*; 0 already under it/);
     for (const plain of ['sk-live-secret-key', 'pay-secret-value', 'plain-legacy-value'])
       expect(result.stdout + result.stderr).not.toContain(plain);
 
@@ -98,5 +103,30 @@ describe('secrets at rest', () => {
     expect(opened.some((secrets) => secrets.api_key === 'pay-secret-value')).toBe(true);
     for (const row of await storedSecrets())
       for (const value of Object.values(row.secrets)) expect(onlyNew.needsResealing(value)).toBe(false);
+  });
+
+  it('secrets rotate finds the development key in MUSE_DATA_DIR, and counts the values already current', async () => {
+    const stored = (await storedSecrets()).flatMap((row) => Object.keys(row.secrets)).length;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'muse-data-'));
+    writeFileSync(path.join(dataDir, 'secrets-key'), `${rotatedKey}\n`);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: stack.database.url,
+      MUSE_DATA_DIR: dataDir,
+    };
+    delete env.MUSE_SECRETS_KEY;
+    const result = spawnSync(process.execPath, [serverMain, 'secrets', 'rotate'], { env, encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(result.stdout).toContain(
+      `resealed 0 secret value(s) under the first key of MUSE_SECRETS_KEY; ${stored} already under it`,
+    );
+
+    const noKey = spawnSync(process.execPath, [serverMain, 'secrets', 'rotate'], {
+      env: { ...env, MUSE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'muse-data-')) },
+      encoding: 'utf8',
+    });
+    expect(noKey.status).toBe(1);
+    expect(noKey.stderr).toMatch(/MUSE_SECRETS_KEY is not set and there is no development key in /);
   });
 });

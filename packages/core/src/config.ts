@@ -16,6 +16,8 @@ export interface Config {
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
   TEMPORAL_CLI_PATH?: string;
+  /** Port of the Temporal Web UI of the dev server `muse-server dev` starts (0: headless). */
+  MUSE_TEMPORAL_UI_PORT: number;
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
@@ -56,6 +58,8 @@ export interface Config {
   MUSE_CHAT_HEARTBEAT_MS: number;
   /** Messaging API: an event queue not polled for this long is deleted. */
   MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
+  MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
@@ -63,6 +67,8 @@ export interface Config {
   MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
+  /** Messaging API: the address clients reach (`realm_url`); unset: the request's own origin. */
+  MUSE_CHAT_EXTERNAL_URL?: string;
   /** Base URL clients reach the content API at, for absolute download links; unset: links are relative (absolute for loopback callers). */
   MUSE_PUBLIC_URL?: string;
   /** How long a file's signed download link stays valid. */
@@ -138,6 +144,7 @@ const schema: JSONSchemaType<Config> = {
     TEMPORAL_NAMESPACE: { type: 'string', minLength: 1, default: 'default' },
     TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1, default: 'muse' },
     TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
+    MUSE_TEMPORAL_UI_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8233 },
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
@@ -162,10 +169,12 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
+    MUSE_CHAT_EXTERNAL_URL: { type: 'string', pattern: '^https?://[^/?#]+/?$', nullable: true },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
     MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
     MUSE_S3_ENDPOINT: { type: 'string', pattern: '^https?://', nullable: true },

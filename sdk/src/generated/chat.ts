@@ -240,7 +240,7 @@ export interface paths {
     put?: never;
     /**
      * Create an event queue and return the initial state
-     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue.
+     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.
      */
     post: operations['registerQueue'];
     delete?: never;
@@ -2149,6 +2149,28 @@ export interface operations {
             max_topic_length?: number;
             max_message_length?: number;
             server_timestamp?: number;
+            /** @description With message and update_message_flags: unread messages by conversation (muted ones left out of count). */
+            unread_msgs?: {
+              count: number;
+              pms: Record<string, never>[];
+              streams: Record<string, never>[];
+              huddles: Record<string, never>[];
+              mentions: number[];
+              old_unreads_missing: boolean;
+            };
+            starred_messages?: number[];
+            /** @description By API email, or by user id with slim_presence. */
+            presences?: Record<string, never>;
+            presence_last_update_id?: number;
+            /** @description Legacy: [channel name, topic, muted at]. */
+            muted_topics?: (string | number)[][];
+            user_topics?: Record<string, never>[];
+            /** @description Custom emoji: none (uploads are not served). */
+            realm_emoji?: Record<string, never>;
+            streams?: Record<string, never>[];
+            user_settings?: Record<string, never>;
+          } & {
+            [key: string]: unknown;
           };
         };
       };

@@ -151,7 +151,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List code providers in the order they are tried */
+    /**
+     * List code providers by priority
+     * @description A page of the providers, by ascending `priority` (the order they are tried); the shared
+     *     sorting parameters order providers of equal priority (with `desc=false` and the default
+     *     `order`, exactly the order they are tried).
+     */
     get: operations['listVerificationCodeProviders'];
     put?: never;
     /** Add a code provider */
@@ -1434,7 +1439,7 @@ export interface components {
        * @description Where the payer returns after paying.
        */
       return_url?: string;
-      /** @description ISO 4217 code */
+      /** @description ISO 4217 code, e.g. CNY. */
       currency?: string;
       /** @description The provider's public key (PEM or bare base64) that verifies its answers and notifications (not a secret): the WeChat Pay public key, or Alipay's public key. */
       platform_public_key?: string;
@@ -1744,7 +1749,7 @@ export interface components {
        * @description An existing file (unknown id → 404); null removes the avatar.
        */
       avatar_file_id?: string | null;
-      /** @description false bans the account */
+      /** @description false bans the account, true unbans it. */
       is_active?: boolean;
       /**
        * @description Adds (positive) or removes (negative) credits through the ledger (entry kind
@@ -2770,7 +2775,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Active generators of this kind, oldest first (a plain array, not paginated) */
+    /** @description A page of the active generators of this kind (a plain array), sorted and paginated like every list */
     GeneratorList: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -3212,7 +3217,23 @@ export interface operations {
   };
   listVerificationCodeProviders: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3231,6 +3252,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
@@ -3764,7 +3786,23 @@ export interface operations {
   };
   listImageGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3774,12 +3812,29 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
   listVideoGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3789,12 +3844,29 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
   listTextGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3804,6 +3876,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };

@@ -1,4 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import { listRows, type ListQuery } from '../listing/listing.ts';
+import type { CurrentUser } from '../auth/authenticate.ts';
 import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
@@ -38,6 +40,20 @@ export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
     {
       type: QueryTypes.SELECT,
     },
+  );
+}
+
+/** A page of the providers, always in the order they are tried (`order` breaks priority ties). */
+export async function pageProviders(
+  db: Sequelize,
+  query: ListQuery,
+  user: CurrentUser,
+): Promise<ProviderRow[]> {
+  return listRows<ProviderRow>(
+    db,
+    { from: 'content.verification_code_providers', ownerless: true, sortFirst: 'priority' },
+    query,
+    user,
   );
 }
 

@@ -1254,7 +1254,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List code providers in the order they are tried */
+        /**
+         * List code providers by priority
+         * @description A page of the providers, by ascending `priority` (the order they are tried); the shared
+         *     sorting parameters order providers of equal priority (with `desc=false` and the default
+         *     `order`, exactly the order they are tried).
+         */
         get: operations["listVerificationCodeProviders"];
         put?: never;
         /** Add a code provider */
@@ -2302,7 +2307,7 @@ export interface components {
             api_base_url?: string;
             /** @description WeChat Pay: the appid bound to the merchant; Alipay: the application's app_id. */
             app_id?: string;
-            /** @description ISO 4217 code */
+            /** @description ISO 4217 code, e.g. CNY. */
             currency?: string;
             /** @description Whether top-ups are offered (default false). */
             enabled?: boolean;
@@ -2613,7 +2618,7 @@ export interface components {
                 reason: string;
                 reference?: string;
             };
-            /** @description false bans the account */
+            /** @description false bans the account, true unbans it. */
             is_active?: boolean;
             nickname?: string;
         };
@@ -2740,7 +2745,7 @@ export interface components {
                 "application/json": components["schemas"]["GenerationResponse"];
             };
         };
-        /** @description Active generators of this kind, oldest first (a plain array, not paginated) */
+        /** @description A page of the active generators of this kind (a plain array), sorted and paginated like every list */
         GeneratorList: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -4972,7 +4977,23 @@ export interface operations {
     };
     listImageGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4982,12 +5003,29 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
     listTextGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4997,12 +5035,29 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
     listVideoGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5012,6 +5067,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -6967,7 +7023,23 @@ export interface operations {
     };
     listVerificationCodeProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6986,6 +7058,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };

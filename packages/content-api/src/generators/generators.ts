@@ -1,4 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import { listRows, type ListQuery } from '../listing/listing.ts';
+import type { CurrentUser } from '../auth/authenticate.ts';
 import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { ADAPTER_TYPES, adapterFor, type AdapterType } from './adapters/registry.ts';
 import {
@@ -115,10 +117,23 @@ export async function requireGenerator(db: Sequelize, id: string): Promise<Gener
   return row;
 }
 
-export async function listActiveGenerators(db: Sequelize, kind: GenerationKind): Promise<GeneratorRow[]> {
-  return db.query<GeneratorRow>(
-    `SELECT * FROM content.generators WHERE kind = :kind AND is_active ORDER BY created_at, id`,
-    { replacements: { kind }, type: QueryTypes.SELECT },
+/** A page of the active generators of a kind, under the shared pagination and sorting. */
+export async function listActiveGenerators(
+  db: Sequelize,
+  kind: GenerationKind,
+  query: ListQuery,
+  user: CurrentUser,
+): Promise<GeneratorRow[]> {
+  return listRows<GeneratorRow>(
+    db,
+    {
+      from: 'content.generators',
+      where: ['kind = :kind', 'is_active'],
+      replacements: { kind },
+      ownerless: true,
+    },
+    query,
+    user,
   );
 }
 

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { BadRequestError, ForbiddenError, requestLog, type Sequelize } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';

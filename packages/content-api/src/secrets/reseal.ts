@@ -7,10 +7,15 @@ const SECRET_TABLES = ['verification_code_providers', 'generators', 'payment_api
 /**
  * Seals every stored secret under the first key of MUSE_SECRETS_KEY: values sealed under an
  * older key and plain values from before encryption. One transaction per table, rows locked,
- * so a concurrent change is not lost. Answers how many values were resealed.
+ * so a concurrent change is not lost. Answers how many values were resealed and how many were
+ * already sealed under that key.
  */
-export async function resealSecrets(db: Sequelize, box: SecretBox): Promise<number> {
+export async function resealSecrets(
+  db: Sequelize,
+  box: SecretBox,
+): Promise<{ resealed: number; current: number }> {
   let resealed = 0;
+  let current = 0;
   for (const table of SECRET_TABLES) {
     await db.transaction(async (transaction) => {
       const rows = await db.query<{ id: string; secrets: Record<string, unknown> }>(
@@ -19,6 +24,7 @@ export async function resealSecrets(db: Sequelize, box: SecretBox): Promise<numb
       );
       for (const row of rows) {
         const stale = Object.entries(row.secrets).filter(([, value]) => box.needsResealing(value));
+        current += Object.keys(row.secrets).length - stale.length;
         if (!stale.length) continue;
         const fresh = Object.fromEntries(stale.map(([name, value]) => [name, box.seal(box.open(value))]));
         await db.query(
@@ -32,5 +38,5 @@ export async function resealSecrets(db: Sequelize, box: SecretBox): Promise<numb
       }
     });
   }
-  return resealed;
+  return { resealed, current };
 }

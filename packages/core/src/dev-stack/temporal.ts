@@ -8,6 +8,8 @@ import type { Logger } from '../logger.ts';
 
 export interface DevTemporal {
   address: string;
+  /** The Temporal Web UI, when the server was started with one. */
+  uiUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +70,13 @@ export async function startDevTemporal(options: {
   );
   exited.catch(() => {});
   await Promise.race([waitForPort(port, 60_000), exited]);
-  return { address: `127.0.0.1:${port}`, stop: () => stopChild(child) };
+  const stop = () => stopChild(child);
+  if (!options.uiPort) return { address: `127.0.0.1:${port}`, stop };
+  await Promise.race([waitForPort(options.uiPort, 60_000), exited]).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop };
 }
 
 export async function waitForPort(port: number, timeoutMs: number, host = '127.0.0.1'): Promise<void> {

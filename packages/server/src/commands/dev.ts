@@ -38,6 +38,7 @@ export async function runDev(config: Config): Promise<void> {
 
   try {
     const env: Record<string, string> = {};
+    const started: string[] = [];
     if (!config.DATABASE_URL) {
       const postgres = await startEmbeddedPostgres({
         dataDir: path.join(dataDir, 'postgres'),
@@ -47,13 +48,17 @@ export async function runDev(config: Config): Promise<void> {
       stops.push(postgres.stop);
       env.DATABASE_URL = postgres.databaseUrl;
       logger.info('embedded Postgres started (data in %s)', path.join(dataDir, 'postgres'));
-    }
+      started.push(`  Postgres      ${postgres.databaseUrl}  (embedded, a free port chosen at start)`);
+    } else started.push('  Postgres      as DATABASE_URL says');
     if (!config.TEMPORAL_ADDRESS) {
       const temporal = await startTemporal(config, dataDir, logger);
       stops.push(temporal.stop);
       env.TEMPORAL_ADDRESS = temporal.address;
       logger.info('Temporal dev server started at %s', temporal.address);
-    }
+      started.push(`  Temporal      ${temporal.address}  (dev server, a free port chosen at start)`);
+      if (temporal.uiUrl)
+        started.unshift(`  Temporal UI   ${temporal.uiUrl}  (workflows: generations, deliveries)`);
+    } else started.push(`  Temporal      ${config.TEMPORAL_ADDRESS}  (TEMPORAL_ADDRESS)`);
     if (!config.MUSE_JWT_SECRET)
       env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
     if (!config.MUSE_SECRETS_KEY)
@@ -81,9 +86,8 @@ export async function runDev(config: Config): Promise<void> {
         '',
         'Muse is starting:',
         `  content API   http://${shownHost}:${config.MUSE_CONTENT_PORT}  (OpenAPI: /openapi.json, readiness: /readyz)`,
-        `  messaging API http://${shownHost}:${config.MUSE_CHAT_PORT}`,
-        `  database      ${env.DATABASE_URL ?? config.DATABASE_URL}`,
-        `  Temporal      ${env.TEMPORAL_ADDRESS ?? config.TEMPORAL_ADDRESS}`,
+        `  messaging API http://${shownHost}:${config.MUSE_CHAT_PORT}  (OpenAPI: /openapi.json)`,
+        ...started,
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -126,7 +130,8 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger): P
       );
     }
   }
-  return startDevTemporal({ cliPath, port: await freePort(), dbFile, logger });
+  const uiPort = config.MUSE_TEMPORAL_UI_PORT || undefined;
+  return startDevTemporal({ cliPath, port: await freePort(), uiPort, dbFile, logger });
 }
 
 function spawnService(

@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
-import type { Admitted, ChannelSessions } from './sessions.ts';
+import type { Logger } from '@muse/core';
+import type { Admitted, SocketSessions } from './sessions.ts';
 import type { ServerFrame } from './protocol.ts';
 
 type Ack = (answer: unknown) => void;
@@ -13,8 +14,9 @@ type Ack = (answer: unknown) => void;
  */
 export function attachSocketIo(
   server: HttpServer,
-  sessions: ChannelSessions,
+  sessions: SocketSessions,
   limits: { maxFrameBytes: number; heartbeatMs: number },
+  logger: Logger,
 ): { close(): Promise<void> } {
   const io = new Server(server, {
     path: '/socket.io',
@@ -45,7 +47,12 @@ export function attachSocketIo(
     );
   });
 
-  conversations.on('connection', (socket) => void serve(socket));
+  conversations.on('connection', (socket) =>
+    serve(socket).catch((error: unknown) => {
+      logger.error({ err: error }, 'conversation socket failed; closing it');
+      socket.disconnect(true);
+    }),
+  );
 
   async function serve(socket: Socket): Promise<void> {
     // Frames that arrive before the session is open wait for it.
@@ -60,7 +67,8 @@ export function attachSocketIo(
       send: (frame: ServerFrame) => socket.emit(frame.type, frame),
       // socket.io has no close codes: the reason goes out as an error frame, then the server disconnects.
       close: (code, reason) => {
-        const errorCode = ({ 4401: 'unauthorized', 4404: 'not_found' } as const)[code] ?? 'forbidden';
+        const errorCode =
+          ({ 4401: 'unauthorized', 4404: 'not_found', 1011: 'internal_error' } as const)[code] ?? 'forbidden';
         socket.emit('error', { type: 'error', code: errorCode, message: `${reason} (${code})` });
         socket.disconnect(true);
       },

@@ -1,8 +1,10 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { ChannelSession } from './session.ts';
-import type { ChannelSessions } from './sessions.ts';
+import type { Logger } from '@muse/core';
+import type { SocketSession } from './session.ts';
+import type { SocketSessions } from './sessions.ts';
+import { guardUpgrade, refuseUpgrade } from './upgrade.ts';
 
 export const WS_PATH = /^\/api\/v1\/conversations\/([^/]+)\/ws$/;
 const SOCKET_IO_PATH = '/socket.io/';
@@ -15,26 +17,38 @@ const SOCKET_IO_PATH = '/socket.io/';
  */
 export function attachWebSocket(
   server: HttpServer,
-  sessions: ChannelSessions,
+  sessions: SocketSessions,
   limits: { maxFrameBytes: number; heartbeatMs: number },
+  logger: Logger,
 ): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
   const alive = new WeakMap<WebSocket, boolean>();
 
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const upgrade = (socket: Duplex, req: IncomingMessage, head: Buffer): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = WS_PATH.exec(url.pathname);
     if (!match) {
       // socket.io upgrades its own path; anything else is not a WebSocket endpoint.
-      if (!url.pathname.startsWith(SOCKET_IO_PATH)) socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+      if (!url.pathname.startsWith(SOCKET_IO_PATH)) {
+        refuseUpgrade(socket, 404, { code: 'not_found', message: 'No WebSocket endpoint at this path' });
+      }
       return;
+    }
+    const conversationId = decodedSegment(match[1]!);
+    if (conversationId === undefined) {
+      return refuseUpgrade(socket, 404, { code: 'not_found', message: 'No conversation with this id' });
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      void serve(ws, decodeURIComponent(match[1]!), url.searchParams.get('token') ?? undefined);
+      serve(ws, conversationId, url.searchParams.get('token') ?? undefined).catch((error: unknown) => {
+        logger.error({ err: error }, 'conversation socket failed; closing it');
+        ws.close(1011, 'The server could not serve this socket; reconnect');
+      });
     });
-  });
+  };
+  const guarded = guardUpgrade(logger, upgrade);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => guarded(socket, req, head));
 
   async function serve(ws: WebSocket, conversationId: string, token: string | undefined): Promise<void> {
     // Frames that arrive before the checks are done wait for the session.
@@ -85,7 +99,16 @@ export function attachWebSocket(
   };
 }
 
-function receive(session: ChannelSession, data: RawData, isBinary: boolean): void {
+/** A path segment's text, or undefined when its percent-escapes do not decode. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function receive(session: SocketSession, data: RawData, isBinary: boolean): void {
   let frame: unknown;
   try {
     frame = isBinary ? undefined : JSON.parse(data.toString());

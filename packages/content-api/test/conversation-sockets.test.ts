@@ -25,7 +25,7 @@ import {
   type Frame,
   type IoClient,
   type WsClient,
-} from '../../../test/support/channel.ts';
+} from '../../../test/support/sockets.ts';
 
 const LIMITS = {
   MUSE_WS_MAX_FRAME_BYTES: '4096',
@@ -66,11 +66,11 @@ async function startContentApiProcess(env: Record<string, string>): Promise<Cont
 }
 
 /**
- * The conversation channel against two real `muse-server content-api` processes sharing one
+ * The conversation sockets against two real `muse-server content-api` processes sharing one
  * Postgres and Temporal (a worker runs the reply workflows), with plain `ws` and socket.io
  * clients; every frame received is checked against the served AsyncAPI document.
  */
-describe('conversation channel across two content-API processes', () => {
+describe('conversation sockets across two content-API processes', () => {
   let stack: TestStack;
   let podA: ContentApiProcess;
   let podB: ContentApiProcess;
