@@ -49,8 +49,8 @@ export function paymentKit(stack: TestStack, admin: TestUser) {
     async ledgerOf(paymentId: string): Promise<{ kind: string; amount: number; reference: string }[]> {
       const rows = await stack.database.db.query<{ kind: string; amount: string; reference: string }>(
         `SELECT kind, amount, reference FROM content.transaction_logs
-          WHERE reference = :credit OR reference LIKE 'payment-refund:%' AND description LIKE :refunds
-          ORDER BY created_at`,
+          WHERE reference = :credit OR reference LIKE 'payment-refund%' AND description LIKE :refunds
+          ORDER BY created_at, amount DESC`,
         {
           replacements: { credit: `payment:${paymentId}`, refunds: `%${paymentId}%` },
           type: QueryTypes.SELECT,

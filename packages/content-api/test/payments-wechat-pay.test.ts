@@ -4,6 +4,7 @@ import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { balanceOf, createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { paymentKit } from '../../../test/support/payments.ts';
 import { startFakeWechatPay, type FakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
+import { ledger } from '@muse/content-api';
 
 /** WeChat Pay API v3 against a fake that checks signatures both ways. */
 describe('payments: WeChat Pay API v3', () => {
@@ -123,6 +124,74 @@ describe('payments: WeChat Pay API v3', () => {
     });
     expect((await kit.order(user, { bundle_id: bundle.id })).status).toBe(502);
     expect(await balanceOf(stack, user.id)).toBe(0);
+  });
+
+  const paidOrder = async (credits: number, price: number) => {
+    const { user, order } = await openOrder(credits, price);
+    wechat.pay(outTradeNo(order.id));
+    expect((await wechat.send(wechat.notification(outTradeNo(order.id)))).status).toBe(204);
+    return { user, order };
+  };
+  const refund = (id: string, body: Record<string, unknown>, as = admin) =>
+    kit.api('POST', `/api/v1/payments/${id}/refunds`, as, body);
+
+  it('refunds in part, then the rest: the provider refunds, the ledger takes the credits back once each', async () => {
+    const { user, order } = await paidOrder(100, 990);
+    expect((await refund(order.id, { amount_cents: 300 }, user)).status).toBe(403);
+    const partial = await refund(order.id, { amount_cents: 300, reason: 'asked by the user' });
+    expect(partial.status).toBe(200);
+    expect(partial.body).toMatchObject({ status: 'paid', refunded_cents: 300, refunded_credits: 30 });
+    expect(await balanceOf(stack, user.id)).toBe(70);
+    expect((await refund(order.id, { amount_cents: 700 })).status).toBe(409);
+    const rest = await refund(order.id, {});
+    expect(rest.body).toMatchObject({ status: 'refunded', refunded_cents: 990, refunded_credits: 100 });
+    expect(await balanceOf(stack, user.id)).toBe(0);
+    expect(wechat.refunds.filter((entry) => entry.out_trade_no === outTradeNo(order.id))).toMatchObject([
+      { refund: 300 },
+      { refund: 690 },
+    ]);
+    expect((await kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -30, -70]);
+    expect((await refund(order.id, {})).status).toBe(409);
+    const stats = await kit.api('GET', '/api/v1/payments/stats', admin);
+    expect(stats.body.by_status.refunded.count).toBeGreaterThanOrEqual(1);
+    expect(stats.body.refunded_cents).toBeGreaterThanOrEqual(990);
+    expect((await kit.api('GET', '/api/v1/payments/stats', user)).status).toBe(403);
+  });
+
+  it('refuses a refund that would make the balance negative unless forced', async () => {
+    const { user, order } = await paidOrder(100, 990);
+    await stack.database.db.transaction((transaction) =>
+      ledger.postEntry(stack.database.db, transaction, {
+        userId: user.id,
+        amount: -90,
+        kind: 'adjustment',
+        reference: `spent:${order.id}`,
+      }),
+    );
+    const refused = await refund(order.id, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: 'refund_exceeds_balance',
+      details: { balance: 10, credits: 100 },
+    });
+    expect(await balanceOf(stack, user.id)).toBe(10);
+    const forced = await refund(order.id, { force: true });
+    expect(forced.body).toMatchObject({ status: 'refunded', refunded_cents: 990, refunded_credits: 10 });
+    expect(await balanceOf(stack, user.id)).toBe(0);
+  });
+
+  it('gives the credits back when the provider refuses the refund', async () => {
+    const { user, order } = await paidOrder(100, 990);
+    wechat.orders.delete(outTradeNo(order.id));
+    const refused = await refund(order.id, { amount_cents: 500 });
+    expect(refused.status).toBe(502);
+    expect(await balanceOf(stack, user.id)).toBe(100);
+    expect((await kit.api('GET', `/api/v1/payments/${order.id}`, user)).body).toMatchObject({
+      status: 'paid',
+      refunded_cents: 0,
+      refunded_credits: 0,
+    });
+    expect((await kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -50, 50]);
   });
 
   it('answers 501 when WeChat Pay is selected but not fully configured', async () => {

@@ -910,6 +910,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a paid payment, wholly or in part (administrators)
+         * @description Takes the credits back first (a ledger debit, reference `payment-refund:<refund id>`, in the
+         *     same transaction that reserves the amount, so they cannot be spent meanwhile), then asks the
+         *     provider to refund the money (WeChat Pay `out_refund_no`, Alipay `out_request_no`: the refund
+         *     id). Credits taken back are proportional to the amount; the refund that completes the price
+         *     takes the rest, and the payment becomes `refunded`. A refund that would take more credits than
+         *     the balance holds answers 409 `refund_exceeds_balance` unless `force` is sent: then the balance
+         *     goes down to zero at most. A provider that refuses gets the credits given back (502).
+         */
+        post: operations["refundPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payment statistics (administrators) */
+        get: operations["getPaymentStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -2374,6 +2417,31 @@ export interface components {
              * @enum {string}
              */
             provider?: "wechat_pay" | "alipay" | "development";
+        };
+        PaymentRefundRequest: {
+            /** @description What to refund; default what is left. */
+            amount_cents?: number;
+            /** @description Refund even if the user has spent the credits (the balance goes to zero at most). */
+            force?: boolean;
+            /** @description Sent to the provider as the refund reason. */
+            reason?: string;
+        };
+        PaymentStatistics: {
+            /** @description Per status, how many payments, their amount and their credits. */
+            by_status: {
+                [key: string]: {
+                    amount_cents: number;
+                    count: number;
+                    credits: number;
+                };
+            };
+            credits_refunded: number;
+            credits_sold: number;
+            /** @description Payments paid after they closed */
+            needs_refund: number;
+            /** @description Amount of paid (and later refunded) payments. */
+            paid_cents: number;
+            refunded_cents: number;
         };
         /** @description A workspace that groups canvases. */
         Project: {
@@ -5934,6 +6002,133 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["Overloaded"];
+        };
+    };
+    refundPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment after the refund (`refunded_cents`, `refunded_credits`, `status`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description The request body is not valid JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not an administrator. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such payment. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not paid, already fully refunded, more than is left, or more credits than the balance (`refund_exceeds_balance`, with `details: {balance, credits}`) without `force`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a documented media type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            /** @description The provider refused the refund (the credits were given back), or did not answer (the refund stays pending). */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Overloaded"];
+        };
+    };
+    getPaymentStatistics: {
+        parameters: {
+            query?: {
+                created_after?: string;
+                created_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals over the payments created in the window (all time by default). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentStatistics"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not an administrator. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };

@@ -2,15 +2,19 @@ import express, { Router, type Request, type Response } from 'express';
 import { requestLog } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
-import { requirePermission } from '../auth/authenticate.ts';
+import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { createResourceKit } from '../resources/router.ts';
 import { payment } from '../resources/declarations/payment.ts';
 import { linkOrigin } from '../files/routes.ts';
 import { openOrder, type OrderBody } from './orders.ts';
 import { receiveNotification } from './notifications.ts';
+import { paymentStatistics, refundPayment, type RefundBody } from './refunds.ts';
 import type { NotificationAnswer, ProviderName } from './providers/types.ts';
 
-/** `POST /api/v1/payments`: opens an order (201; 200 for a repeated Idempotency-Key). */
+/**
+ * `POST /api/v1/payments`: opens an order (201; 200 for a repeated Idempotency-Key);
+ * administrators refund (`POST /api/v1/payments/{id}/refunds`) and read statistics.
+ */
 export function paymentsRouter(context: ContentContext): Router {
   const router = Router();
   const kit = createResourceKit(context, payment);
@@ -24,6 +28,16 @@ export function paymentsRouter(context: ContentContext): Router {
     const key = req.get('Idempotency-Key') || undefined;
     const { payment: row, created } = await openOrder(deps, user, req.body as OrderBody, key);
     res.status(created ? 201 : 200).json(kit.present(row as never) as never);
+  });
+  route(router, 'post', '/api/v1/payments/{id}/refunds', async (req, res) => {
+    const admin = requireAdmin(req);
+    const deps = { ...context, logger: requestLog(res, context.logger) };
+    const row = await refundPayment(deps, admin, String(req.params.id), req.body as RefundBody);
+    res.json(kit.present(row as never) as never);
+  });
+  route(router, 'get', '/api/v1/payments/stats', async (req, res) => {
+    requireAdmin(req);
+    res.json(await paymentStatistics(context.db, req.query));
   });
   return router;
 }
