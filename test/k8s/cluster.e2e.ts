@@ -237,6 +237,14 @@ describe('the chart on a real Kubernetes node', () => {
     contentUrl = `http://${NODE_IP}:${nodePort('muse-content-api')}`;
     chatUrl = `http://${NODE_IP}:${nodePort('muse-chat-api')}`;
     expect((await call(`${contentUrl}/readyz`)).status).toBe(200);
+    // Container start → Ready (its /readyz probe passing), per API pod, in the kubelet's seconds.
+    const pods = await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component in (content-api,chat-api)');
+    const startToReady = pods.items.map((pod: { status: { containerStatuses: { state: { running: { startedAt: string } } }[]; conditions: { type: string; lastTransitionTime: string }[] } }) => {
+      const started = Date.parse(pod.status.containerStatuses[0]!.state.running.startedAt);
+      const ready = Date.parse(pod.status.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime);
+      return (ready - started) / 1000;
+    });
+    console.log(`API containers, start → Ready: ${startToReady.join(' s, ')} s`);
   });
 
   it('the operator in the cluster makes a VerificationCodeProvider, and a user logs in with a code it delivered', async () => {
