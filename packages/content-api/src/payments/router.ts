@@ -5,7 +5,7 @@ import { route } from '../http/contract.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { createResourceKit } from '../resources/router.ts';
 import { payment } from '../resources/declarations/payment.ts';
-import { linkOrigin } from '../files/routes.ts';
+import { linkOrigin } from '../files/router.ts';
 import { openOrder, type OrderBody } from './orders.ts';
 import { receiveNotification } from './notifications.ts';
 import { paymentStatistics, refundPayment, type RefundBody } from './refunds.ts';
