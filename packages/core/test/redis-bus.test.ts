@@ -34,7 +34,7 @@ describe('RedisStreamsBus (a real redis-server)', () => {
     // Every client connection dropped by the server; the reader reconnects and reads on from its last id.
     const { Redis } = await import('ioredis');
     const admin = new Redis(redis.url);
-    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
     await publisher.publish('gaps', 'during');
     await expect.poll(() => seen, { timeout: 15_000 }).toEqual(['before', 'during']);
     admin.disconnect();
