@@ -5,7 +5,7 @@ import { sendEvent } from './events.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { renderMarkdown } from './markdown.ts';
-import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './lib/streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
