@@ -3,7 +3,8 @@ import { ROLE } from './domain/limits.ts';
 import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
-import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
+import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
 import { transact } from './domain/lib/transact.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */

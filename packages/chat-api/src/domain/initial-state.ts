@@ -20,8 +20,9 @@ import { realmState } from './presenters/realm-state.ts';
 import { maxMessageId } from './messages.ts';
 import { listSnippets } from './saved-snippets.ts';
 import { listScheduledMessages } from './scheduled-messages.ts';
-import { defaultStreams, listSubscriptions } from './streams.ts';
-import { listGroups } from './user-groups.ts';
+import { defaultStreams } from './lib/streams.ts';
+import { listSubscriptions } from './presenters/streams.ts';
+import { listGroups } from './presenters/user-groups.ts';
 import {
   apiEmail,
   formatUser,

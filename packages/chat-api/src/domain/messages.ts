@@ -6,7 +6,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { mentionFlags, renderMessage } from './lib/mentions.ts';
 import type { RenderedMentions } from './markdown.ts';
-import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './lib/streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,

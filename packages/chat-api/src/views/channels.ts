@@ -1,5 +1,6 @@
 import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
-import { canReadHistory, formatBasicStream, firstMessageIds, streamByName } from '../domain/streams.ts';
+import { canReadHistory, firstMessageIds, streamByName } from '../domain/lib/streams.ts';
+import { formatBasicStream } from '../domain/presenters/streams.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';

@@ -1,6 +1,6 @@
 import { groupSettingSchema } from '../domain/groups.ts';
-import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/streams.ts';
-import { GROUP_PERMISSIONS } from '../domain/user-groups.ts';
+import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/lib/streams.ts';
+import { GROUP_PERMISSIONS } from '../domain/lib/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { updateSettings } from '../domain/actions/settings.ts';
 import { legacyMuteTopic, setTopicVisibility } from '../domain/actions/user-topics.ts';
 import { SETTING_CHOICES, SETTING_DEFAULTS, type SettingName, type SettingValue } from '../domain/lib/user-settings.ts';
-import { streamByName } from '../domain/streams.ts';
+import { streamByName } from '../domain/lib/streams.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p, type Param } from '../http/params.ts';

@@ -1,26 +1,28 @@
 import type { Actor } from '../domain/context.ts';
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
 import {
-  ChannelCreatedMeanwhile,
-  createStream,
   GROUP_SETTING_NAMES,
-  listSubscriptions,
   maySubscribe,
   mayUnsubscribeOthers,
   streamByName,
   streamById,
   streamsByNameWithSubscribers,
-  subscribeUsers,
   TOPICS_POLICIES,
-  unsubscribeUsers,
-  updateSubscriptionProperty,
   validateCreationSettings,
   validateStreamDescription,
   validateStreamName,
   type CreationSettings,
   type GroupSettingName,
   type Stream,
-} from '../domain/streams.ts';
+} from '../domain/lib/streams.ts';
+import { listSubscriptions } from '../domain/presenters/streams.ts';
+import {
+  ChannelCreatedMeanwhile,
+  createStream,
+  subscribeUsers,
+  unsubscribeUsers,
+  updateSubscriptionProperty,
+} from '../domain/actions/streams.ts';
 import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
 import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';

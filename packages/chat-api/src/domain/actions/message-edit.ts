@@ -7,7 +7,7 @@ import { accessibleMessage } from '../lib/message-access.ts';
 import { mentionFlags, renderMessage } from '../lib/mentions.ts';
 import { REALM_POLICY } from '../lib/realm-policy.ts';
 import { exec, rows, type Transaction } from '../sql.ts';
-import { streamById, type Stream } from '../streams.ts';
+import { streamById, type Stream } from '../lib/streams.ts';
 import { isAdmin, isGuest } from '../users.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;

@@ -3,7 +3,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../events.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { subscriberIds } from '../streams.ts';
+import { subscriberIds } from '../lib/streams.ts';
 import { apiEmail, usersByIds, type User } from '../users.ts';
 
 export type TypingTarget = { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
