@@ -10,6 +10,7 @@ import { createFileStorage, type FileStorage } from '@muse/content-api';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';
+import { createPaymentActivities } from './payments.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
@@ -44,6 +45,13 @@ export function createActivities(deps: ActivityDeps) {
       secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
     }),
     ...createScheduledMessageActivities(deps),
+    ...createPaymentActivities({
+      db: deps.db,
+      logger: deps.logger,
+      config: deps.config,
+      fetch: outbound,
+      secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
+    }),
   };
 }
 
