@@ -2,7 +2,8 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments.ts';
 
 const { reconcilePayment } = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '1 minute',
+  // A provider call is bounded by the outbound client; a step of a killed worker is retried after this.
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
