@@ -18,7 +18,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runMigrate } from './migrate.ts';
 import { publishDevStack } from '../dev-stack-file.ts';
 
-const mainPath = fileURLToPath(new URL('../main.ts', import.meta.url));
+// main.ts beside its sources, main.js beside the compiled output.
+const mainPath = fileURLToPath(new URL(`../main${path.extname(import.meta.url)}`, import.meta.url));
 
 /**
  * The whole platform on one machine: embedded Postgres and a Temporal dev server when none
@@ -141,7 +142,7 @@ function spawnService(
   stopAll: () => Promise<void>,
 ): ChildProcess {
   // The IPC channel lets a child notice when this supervisor is gone, however it ended (see main.ts).
-  const child = spawn(process.execPath, [mainPath, name], {
+  const child = spawn(process.execPath, [...process.execArgv, mainPath, name], {
     env: { ...process.env, ...env },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   });
