@@ -1,5 +1,15 @@
 import tseslint from 'typescript-eslint';
 
+// The import directions of ARCHITECTURE.md. The worker and the operator reach an API through the
+// subpaths it exports for them (its contract, workflow steps, operator store), never its root
+// (the HTTP app and everything behind it), and write its tables only through its functions.
+const apiRoots = ['@muse/content-api', '@muse/chat-api'].map((name) => ({
+  name,
+  message: `Import a subpath of ${name} (generation-contract, workflow-steps, operator-store, ...), not its root.`,
+}));
+const SQL_WRITE = '/(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+(content|chat)\\./i';
+const sqlWriteMessage = 'Write content.* and chat.* tables through the owning API package, not from here.';
+
 export default tseslint.config(
   {
     ignores: [
@@ -15,6 +25,36 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['temporal/src/**/*.ts', 'packages/operator/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: apiRoots }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Literal[value=${SQL_WRITE}]`, message: sqlWriteMessage },
+        { selector: `TemplateElement[value.raw=${SQL_WRITE}]`, message: sqlWriteMessage },
+      ],
+    },
+  },
+  {
+    // The app is assembled from the feature modules; none of them imports it back (the context type is context.ts).
+    files: ['packages/content-api/src/**/*.ts'],
+    ignores: [
+      'packages/content-api/src/index.ts',
+      // The conversation socket modules move to src/sockets/ and take their context from context.ts.
+      'packages/content-api/src/channel/**',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)app\\.ts$', message: 'Import the context type from context.ts, not app.ts.' },
+          ],
+        },
+      ],
     },
   },
 );

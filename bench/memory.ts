@@ -50,7 +50,8 @@ const heapFlags = [
 ];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-const stack = await startBenchStack();
+// A Temporal dev server too: the processes connect to it as in production, and /readyz needs it.
+const stack = await startBenchStack({ temporal: true });
 const subdomain = 'memory';
 const env = {
   ...stack.serverEnv,

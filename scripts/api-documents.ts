@@ -3,7 +3,7 @@
 // linters and other tools that read files: `node scripts/api-documents.ts <folder>`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { asyncapiDocument, openapiDocument as contentDocument } from '@muse/content-api';
+import { asyncapiDocument, contentOpenApiDocument } from '@muse/content-api';
 import { openapiDocument as chatDocument } from '@muse/chat-api';
 
 const folder = process.argv[2];
@@ -13,7 +13,7 @@ if (!folder) {
 }
 mkdirSync(folder, { recursive: true });
 const documents = {
-  'content.openapi.json': contentDocument,
+  'content.openapi.json': contentOpenApiDocument(),
   'chat.openapi.json': chatDocument,
   'content.asyncapi.json': asyncapiDocument,
 };

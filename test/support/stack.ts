@@ -14,7 +14,7 @@ import {
   type Logger,
   type RunningServer,
 } from '@muse/core';
-import { attachConversationChannel, createContentApp } from '@muse/content-api';
+import { attachConversationSockets, createContentApp } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createTemporalClient, createWorker } from '@muse/temporal';
 import type { Client } from '@temporalio/client';
@@ -76,7 +76,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       listen(metricsHandler(metricsRegistryOf(app)), { ...serverOptions, port: 0 }),
     ),
   );
-  const sockets = attachConversationChannel(content.server, deps);
+  const sockets = attachConversationSockets(content.server, contentApp);
 
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   return {

@@ -1,8 +1,10 @@
+import { QueryTypes } from 'sequelize';
 import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
 import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { transact } from './domain/lib/transact.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -24,7 +26,7 @@ export async function createOrganization(
   }
   if (await realmBySubdomain(db, input.subdomain))
     throw new Error(`An organization with subdomain '${input.subdomain}' exists`);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const created = await createRealm(db, input, t);
     const realm: Realm = {
       ...created,
@@ -43,10 +45,11 @@ export async function createOrganization(
       },
       t,
     );
+    // As in Zulip, `general` is a default channel: every new user joins it.
     const general = await createStream(
       { db, realm, user: bot },
       { name: 'general', description: '' },
-      PUBLIC_CHANNEL,
+      { ...PUBLIC_CHANNEL, is_default_stream: true },
       null,
       t,
     );
@@ -95,7 +98,7 @@ export async function createChatUser(
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
   if (!realm) throw new Error(`No organization with subdomain '${input.subdomain}'`);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const user = await createUser(db, realm, input, t);
     await joinDefaultStreams(db, user, t);
     if (!input.canChangeUserEmails) return user;
@@ -125,4 +128,32 @@ export async function updateOrganization(
       },
     },
   );
+}
+
+/** The organization with this subdomain, and which Kubernetes resource manages it (the operator), if any. */
+export async function findOrganization(
+  db: Sequelize,
+  subdomain: string,
+): Promise<{ id: number; managed_by: string | null; deactivated: boolean } | undefined> {
+  const [row] = await db.query<{ id: number; managed_by: string | null; deactivated: boolean }>(
+    'SELECT id, managed_by, deactivated FROM chat.realms WHERE string_id = :subdomain',
+    { replacements: { subdomain }, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
+/** Marks the organization as managed by the Kubernetes resource `owner`. */
+export async function claimOrganization(db: Sequelize, realmId: number, owner: string): Promise<void> {
+  await db.query('UPDATE chat.realms SET managed_by = :owner WHERE id = :id', {
+    replacements: { owner, id: realmId },
+  });
+}
+
+/** The organization's account with this email (any letter case), with its API key. */
+export async function findAccountByEmail(db: Sequelize, realmId: number, email: string) {
+  const [row] = await db.query<{ id: number; api_key: string; delivery_email: string }>(
+    'SELECT id, api_key, delivery_email FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
+    { replacements: { realmId, email }, type: QueryTypes.SELECT },
+  );
+  return row;
 }

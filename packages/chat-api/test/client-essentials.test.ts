@@ -10,7 +10,10 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
   let member: TestUser;
   const url = () => stack.chatUrl;
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_REALM_HOST: 'chat.example.test' });
+    stack = await startTestStack({
+      MUSE_CHAT_REALM_HOST: 'chat.example.test',
+      MUSE_CHAT_EXTERNAL_URL: 'https://chat.example.test:8443',
+    });
     await makeOrganization(stack);
     admin = await makeUser(stack, { role: 200 });
     member = await makeUser(stack);
@@ -32,12 +35,12 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
     expectZulipSchema('/users/me', 'get', body);
   });
 
-  it('realm_url is the configured host, whatever Host the request used, and agrees with dummy addresses', async () => {
+  it('realm_url is the configured external URL, whatever Host the request used; dummy addresses use the realm host', async () => {
     const settings = await call(url(), 'GET', '/server_settings', null);
-    expect(settings.body.realm_url).toBe('http://chat.example.test');
+    expect(settings.body.realm_url).toBe('https://chat.example.test:8443');
     expectZulipSchema('/server_settings', 'get', settings.body);
     const registered = await call(url(), 'POST', '/register', member, { fetch_event_types: ['realm'] });
-    expect(registered.body.realm_url).toBe('http://chat.example.test');
+    expect(registered.body.realm_url).toBe('https://chat.example.test:8443');
     const dummy = await call(url(), 'GET', `/users/user${member.id}@chat.example.test`, admin);
     expect(dummy.status).toBe(200);
   });
@@ -50,10 +53,10 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
     expect(created.status).toBe(200);
     const newcomer = await makeUser(stack);
     const subs = await call(url(), 'GET', '/users/me/subscriptions', newcomer);
-    expect((subs.body.subscriptions as { name: string }[]).map((s) => s.name)).toEqual(['welcome']);
+    const joined = subs.body.subscriptions as { name: string; stream_id: number }[];
+    expect(joined.map((s) => s.name)).toEqual(['general', 'welcome']);
     const { body } = await call(url(), 'POST', '/register', newcomer, {});
-    const welcome = (subs.body.subscriptions as { stream_id: number }[])[0]?.stream_id;
-    expect(body.realm_default_streams).toEqual([welcome]);
+    expect(body.realm_default_streams).toEqual(joined.map((s) => s.stream_id));
     expect(body.realm_new_stream_announcements_stream_id).toEqual(expect.any(Number));
     expect(body.has_videocall_token).toBe(false);
     expect(body.has_zoom_token).toBe(false);

@@ -10,7 +10,7 @@ describe('a waiting poll wakes when its queue goes away', () => {
   let stack: TestStack;
   let owner: TestUser;
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '600000' });
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '600000', MUSE_CHAT_MAX_QUEUES_PER_USER: '3' });
     await makeOrganization(stack);
     owner = await makeUser(stack, { role: 100 });
   });
@@ -42,5 +42,41 @@ describe('a waiting poll wakes when its queue goes away', () => {
       status: 400,
       body: { code: 'BAD_EVENT_QUEUE_ID', queue_id: queueId },
     });
+  });
+
+  it('when it is evicted: a user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues, the oldest go', async () => {
+    const member = await makeUser(stack);
+    const { queueId: oldest, reply } = await waitingPoll(member);
+    const registered = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        call(stack.chatUrl, 'POST', '/register', member, { event_types: ['alert_words'] }),
+      ),
+    );
+    expect(registered.map((r) => r.status)).toEqual(registered.map(() => 200));
+    expect(await reply).toMatchObject({
+      status: 400,
+      body: { code: 'BAD_EVENT_QUEUE_ID', queue_id: oldest },
+    });
+    const polls = await Promise.all(
+      registered.map((r) =>
+        call(stack.chatUrl, 'GET', '/events', member, {
+          queue_id: r.body.queue_id as string,
+          last_event_id: -1,
+          dont_block: true,
+        }),
+      ),
+    );
+    const alive = polls.filter((p) => p.status === 200);
+    expect(alive).toHaveLength(3);
+    for (const evicted of polls.filter((p) => p.status !== 200))
+      expect(evicted).toMatchObject({ status: 400, body: { code: 'BAD_EVENT_QUEUE_ID' } });
+    // The newest registration always survives.
+    const last = await call(stack.chatUrl, 'POST', '/register', member, { event_types: ['alert_words'] });
+    const poll = await call(stack.chatUrl, 'GET', '/events', member, {
+      queue_id: last.body.queue_id as string,
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expect(poll.status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { sendEvent } from '../src/domain/events.ts';
+import { transact } from '../src/domain/lib/transact.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
 
@@ -74,7 +75,7 @@ describe('event queues', () => {
     const released = new Promise<void>((resolve) => (commit = resolve));
     let appended = () => {};
     const eventAppended = new Promise<void>((resolve) => (appended = resolve));
-    const producer = db.transaction(async (t) => {
+    const producer = transact(db, async (t) => {
       await db.query(`INSERT INTO chat.alert_words (user_id, word) VALUES (:user, 'racing')`, {
         replacements: { user: alice.id },
         transaction: t,

@@ -222,6 +222,64 @@ describe('channel subscriptions', () => {
     expect(joined.body.subscribed).toEqual({ [String(member.id)]: ['club'] });
   });
 
+  it('feature level 349: can_add_subscribers_group lets a member who is not subscribed add others to a private channel', async () => {
+    const target = await makeUser(stack, { role: 400 });
+    await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'adders only' }],
+      invite_only: true,
+      can_add_subscribers_group: { direct_members: [member.id], direct_subgroups: [] },
+    });
+    const added = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'adders only' }],
+      principals: [target.id],
+    });
+    expect(added.status).toBe(200);
+    expect(added.body.subscribed).toEqual({ [String(target.id)]: ['adders only'] });
+    const byOther = await call(url(), 'POST', '/users/me/subscriptions', guest, {
+      subscriptions: [{ name: 'adders only' }],
+      authorization_errors_fatal: false,
+    });
+    expect(byOther.body.unauthorized).toEqual(['adders only']);
+  });
+
+  it('feature level 362: subscriptions in an archived channel can still be modified', async () => {
+    await call(url(), 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'archive me' }] });
+    await stack.database.db.query("UPDATE chat.streams SET is_archived = true WHERE name = 'archive me'");
+    const joined = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'archive me' }],
+      principals: [member.id],
+    });
+    expect(joined.status).toBe(200);
+    expect(joined.body.subscribed).toEqual({ [String(member.id)]: ['archive me'] });
+    const streamId = (
+      (await call(url(), 'GET', '/users/me/subscriptions', member)).body.subscriptions as {
+        name: string;
+        stream_id: number;
+      }[]
+    ).find((s) => s.name === 'archive me')!.stream_id;
+    const muted = await call(url(), 'POST', '/users/me/subscriptions/properties', member, {
+      subscription_data: [{ stream_id: streamId, property: 'is_muted', value: true }],
+    });
+    expect(muted.status).toBe(200);
+    const left = await call(url(), 'DELETE', '/users/me/subscriptions', member, {
+      subscriptions: ['archive me'],
+    });
+    expect(left.body).toMatchObject({ removed: ['archive me'], not_removed: [] });
+  });
+
+  it("message_retention_days: 'realm_default' creates a channel that follows the organization (null)", async () => {
+    const created = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'default retention' }],
+      message_retention_days: 'realm_default',
+    });
+    expect(created.status).toBe(200);
+    const subs = (await call(url(), 'GET', '/users/me/subscriptions', member)).body.subscriptions as {
+      name: string;
+      message_retention_days: unknown;
+    }[];
+    expect(subs.find((s) => s.name === 'default retention')).toMatchObject({ message_retention_days: null });
+  });
+
   it('group settings are validated: unknown group id is 400', async () => {
     const { status, body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
       subscriptions: [{ name: 'grouped' }],

@@ -185,11 +185,15 @@ describe('users: lookup and administration', () => {
     expect(guestToMember.status).toBe(200);
     const ownerByOwner = await call(url(), 'PATCH', `/users/${target.id}`, owner, { role: 100 });
     expect(ownerByOwner.status).toBe(200);
-    const demoted = await call(url(), 'PATCH', `/users/${owner.id}`, target, {
-      role: 100,
-      full_name: 'Still Owner',
-    });
+    // With two owners now, one may demote the other (and promote them back).
+    const demoted = await call(url(), 'PATCH', `/users/${owner.id}`, target, { role: 200 });
     expect(demoted.status).toBe(200);
+    const roleOf = async (id: number) =>
+      ((await call(url(), 'GET', `/users/${id}`, admin)).body.user as { role: number }).role;
+    expect(await roleOf(owner.id)).toBe(200);
+    const restored = await call(url(), 'PATCH', `/users/${owner.id}`, target, { role: 100 });
+    expect(restored.status).toBe(200);
+    expect(await roleOf(owner.id)).toBe(100);
   });
 
   it('new_email needs an owner with the email-change permission', async () => {
@@ -277,8 +281,7 @@ describe('users: lookup and administration', () => {
   });
 
   it('DELETE: the only owner cannot be deactivated; members cannot deactivate; bad actions are 400', async () => {
-    const soleOwnerStack = owner; // the organization has two owners now; make a fresh organization for the rule
-    expect(soleOwnerStack).toBeDefined();
+    // The main organization has two owners by now; a fresh one has a sole owner.
     await makeOrganization(stack, 'solo');
     const solo = await makeUser(stack, { role: 100, subdomain: 'solo' });
     const host = { host: 'solo.localhost' };

@@ -118,3 +118,20 @@ export function expectZulipComponent(name: string, body: unknown): void {
 export function expectZulipSuccess(body: unknown): void {
   expectZulipComponent('JsonSuccess', body);
 }
+
+/**
+ * The keys Zulip's `/register` documents as present when `type` is in `fetch_event_types`
+ * ("Present if `type` is present in `fetch_event_types`"), read from the reference.
+ */
+export function documentedRegisterKeys(type: string): string[] {
+  doc ??= parse(readFileSync(REFERENCE, 'utf8')) as Doc;
+  const schema = doc.paths['/register']?.post?.responses['200']?.content?.['application/json']?.schema as {
+    allOf?: { properties?: Record<string, { description?: string }> }[];
+  };
+  const keys: string[] = [];
+  for (const part of schema.allOf ?? [])
+    for (const [key, value] of Object.entries(part.properties ?? {}))
+      if (new RegExp(`Present if \`${type}\` is present in\\s+\`fetch_event_types\``).test(value.description ?? ''))
+        keys.push(key);
+  return keys;
+}

@@ -1,21 +1,13 @@
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import {
-  createServiceApp,
-  platformReadiness,
-  type Config,
-  type EventBus,
-  onAppClose,
-  type Logger,
-  type Sequelize,
-  verifyJsonText,
-} from '@muse/core';
-import type { Client as TemporalClient } from '@temporalio/client';
-import { createAccessResolver, openapiDocument } from './openapi.ts';
+import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
+import type { ContentContext, ContentDeps } from './context.ts';
+import { accessOf, createOperationResolver, contentOpenApiDocument } from './openapi.ts';
+import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
 import { authenticate } from './auth/authenticate.ts';
-import { createContentServices, type ContentServices } from './services.ts';
+import { createContentServices } from './services.ts';
 import { resourcesRouter } from './resources/index.ts';
 import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
@@ -25,21 +17,20 @@ import { generatorsRouter } from './generators/routes.ts';
 import { generationsRouter } from './generations/routes.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRouter } from './files/routes.ts';
-import { channelRouter } from './channel/routes.ts';
+import { socketsRouter } from './sockets/routes.ts';
 
-/** Everything the content service needs from outside; tests pass their own. */
-export interface ContentDeps {
-  config: Config;
-  logger: Logger;
-  db: Sequelize;
-  temporal: TemporalClient;
-  events: EventBus;
+const contexts = new WeakMap<Express, ContentContext>();
+
+/** The context an app was built with, for what serves beside it on its server (the conversation sockets). */
+export function contentContextOf(app: Express): ContentContext {
+  const context = contexts.get(app);
+  if (!context) throw new Error('Not an app made by createContentApp');
+  return context;
 }
-
-export type ContentContext = ContentDeps & ContentServices;
 
 export function createContentApp(deps: ContentDeps): Express {
   const context: ContentContext = { ...deps, ...createContentServices(deps.config, deps.logger) };
+  const openapiDocument = contentOpenApiDocument();
   const app = createServiceApp({
     name: 'content-api',
     logger: deps.logger,
@@ -47,10 +38,14 @@ export function createContentApp(deps: ContentDeps): Express {
     trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: platformReadiness(deps),
   });
-  // A token is checked before the request's shape, so an anonymous caller learns nothing but 401.
-  const access = createAccessResolver(openapiDocument);
-  app.use(authenticate(context.db, context.tokens, (method, path) => access(method, path) === 'secured'));
+  // A token and the caller's right to the operation are checked before the request's shape, so an
+  // anonymous caller learns nothing but 401, and a non-administrator nothing but 403.
+  const resolve = createOperationResolver(openapiDocument);
+  app.use(
+    authenticate(context.db, context.tokens, (method, path) => accessOf(resolve(method, path)) === 'secured'),
+  );
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
+  app.use(authorizeOperation(resolve, openapiDocument));
   cacheValidatorRouteMatchers();
   app.use(
     OpenApiValidator.middleware({
@@ -69,8 +64,9 @@ export function createContentApp(deps: ContentDeps): Express {
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
   app.use(generatorsRouter(context), generationsRouter(context, starter), filesRouter(context));
-  app.use(channelRouter());
+  app.use(socketsRouter());
 
   app.use(errorHandler(deps.logger));
+  contexts.set(app, context);
   return app;
 }

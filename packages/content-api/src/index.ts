@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceMigrations } from '@muse/core';
 
-export { createContentApp, type ContentDeps, type ContentContext } from './app.ts';
-export { openapiDocument, loadOpenApiDocument } from './openapi.ts';
+export { createContentApp } from './app.ts';
+export type { ContentDeps, ContentContext } from './context.ts';
+export { contentOpenApiDocument, loadOpenApiDocument } from './openapi.ts';
 export { createContentServices, type ContentServices } from './services.ts';
 export { createTokenSigner, type TokenSigner, type TokenClaims } from './auth/tokens.ts';
 export * as ledger from './ledger/ledger.ts';
@@ -14,8 +15,8 @@ export * from './generators/parameters.ts';
 export * from './generators/adapters/types.ts';
 export { adapterFor, ADAPTER_TYPES, type AdapterType } from './generators/adapters/registry.ts';
 export { downloadBytes } from './generators/adapters/http.ts';
-export { FILE_STATUS_CHANNEL, publishFileStatus, type FileStatusEvent } from './generations/events.ts';
-export { GENERATION_WORKFLOW, workflowIdOf } from './generations/starter.ts';
+export { FILE_STATUS_CHANNEL, type FileStatusEvent } from './generations/events.ts';
+export { GENERATION_WORKFLOW, workflowIdOf } from './generations/contract.ts';
 export { failGeneration } from './generations/fail.ts';
 export { createLinkSigner, type LinkSigner } from './files/signed-links.ts';
 
@@ -65,8 +66,8 @@ export {
   refundReply,
   type ReplyPlan,
 } from './conversations/replies.ts';
-export { attachConversationChannel, type ConversationChannel } from './channel/channel.ts';
-export { asyncapiDocument } from './channel/protocol.ts';
+export { attachConversationSockets, type ConversationSockets } from './sockets/attach.ts';
+export { asyncapiDocument } from './sockets/protocol.ts';
 export {
   createProvider,
   updateProvider,

@@ -90,36 +90,64 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
   }
 }
 
-export const openapiDocument = loadOpenApiDocument();
-
-type Access = 'public' | 'secured' | 'undocumented';
+let served: Document | undefined;
 
 /**
- * Tells, from the document alone, whether an operation needs a token: operations with
- * `security: []` are public, the rest inherit the document's bearer requirement. Undocumented
- * operations are left to the request validator, which answers 404 or 405.
+ * The document the API serves and validates against, built on first use: processes that never
+ * serve it (worker, operator) do not pay for reading and merging the YAML when they import the package.
  */
-export function createAccessResolver(document: Document): (method: string, path: string) => Access {
+export function contentOpenApiDocument(): Document {
+  served ??= loadOpenApiDocument();
+  return served;
+}
+
+/** An operation of the document as it applies to one request: the operation and its path values. */
+export interface ResolvedOperation {
+  operation: Record<string, unknown> & { security?: unknown[] };
+  params: Record<string, string>;
+}
+
+/**
+ * Finds, from the document alone, the operation a request is for. Matched as the router matches:
+ * any letter case, an optional trailing slash, so a variant the router would serve is never
+ * resolved differently. Literal paths win over templated ones (`/users/stats` before `/users/{id}`).
+ */
+export function createOperationResolver(
+  document: Document,
+): (method: string, path: string) => ResolvedOperation | undefined {
   const rules = Object.entries(document.paths).map(([template, item]) => {
-    // Matched as the router matches: any letter case, an optional trailing slash. A variant the
-    // router would serve must never skip the token check.
+    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const pattern = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')}/?$`,
       'i',
     );
-    const operations = new Map<string, Access>();
-    for (const [method, operation] of Object.entries(item as Record<string, { security?: unknown[] }>)) {
-      operations.set(
-        method.toUpperCase(),
-        Array.isArray(operation.security) && operation.security.length === 0 ? 'public' : 'secured',
-      );
-    }
-    return { pattern, operations, literal: !template.includes('{') };
+    const operations = new Map(
+      Object.entries(item as Record<string, ResolvedOperation['operation']>)
+        .filter(([method]) => METHODS.includes(method))
+        .map(([method, operation]) => [method.toUpperCase(), operation]),
+    );
+    return { pattern, names, operations, literal: !template.includes('{') };
   });
-  // Literal paths win over templated ones (`/users/stats` before `/users/{id}`).
   rules.sort((a, b) => Number(b.literal) - Number(a.literal));
   return (method, path) => {
-    const rule = rules.find((candidate) => candidate.pattern.test(path) && candidate.operations.has(method));
-    return rule?.operations.get(method) ?? 'undocumented';
+    for (const rule of rules) {
+      const operation = rule.operations.get(method);
+      const match = operation && rule.pattern.exec(path);
+      if (!match) continue;
+      const params = Object.fromEntries(rule.names.map((name, i) => [name, match[i + 1]!]));
+      return { operation: operation!, params };
+    }
+    return undefined;
   };
+}
+
+/**
+ * Whether a resolved operation needs a token: operations with `security: []` are public, the
+ * rest inherit the document's bearer requirement. Undocumented operations are left to the
+ * request validator, which answers 404 or 405.
+ */
+export function accessOf(resolved: ResolvedOperation | undefined): 'public' | 'secured' | 'undocumented' {
+  if (!resolved) return 'undocumented';
+  const { security } = resolved.operation;
+  return Array.isArray(security) && security.length === 0 ? 'public' : 'secured';
 }

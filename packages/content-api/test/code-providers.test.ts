@@ -128,18 +128,44 @@ describe('verification-code providers', () => {
     await asAdmin(path, 'DELETE');
   });
 
+  it('lists with the shared pagination and sorting, priority first', async () => {
+    const made: string[] = [];
+    for (const [name, priority] of [
+      ['page b', 2],
+      ['page a', 1],
+      ['page c', 2],
+    ] as const)
+      made.push((await asAdmin(base, 'POST', { name, type: 'log', priority })).body.id as string);
+    const names = async (query: string) =>
+      ((await asAdmin(`${base}?${query}`)).body as { name: string }[])
+        .map(({ name }) => name)
+        .filter((name) => name.startsWith('page '));
+    expect(await names('desc=false&limit=100')).toEqual(['page a', 'page b', 'page c']);
+    expect(await names('desc=true&order=updated_at')).toEqual(['page a', 'page c', 'page b']);
+    const all = (await asAdmin(`${base}?desc=false`)).body as { id: string }[];
+    const second = await asAdmin(`${base}?desc=false&offset=1&limit=1`);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual([all[1]]);
+    expect((await asAdmin(`${base}?offset=${all.length}`)).body).toEqual([]);
+    expect((await asAdmin(`${base}?limit=101`)).status).toBe(422);
+    expect((await asAdmin(`${base}?order=name`)).status).toBe(422);
+    for (const id of made) await asAdmin(`${base}/${id}`, 'DELETE');
+  });
+
   it('is for administrators only', async () => {
     const user = await createTestUser(stack);
     for (const [method, path] of [
       ['GET', base],
       ['POST', base],
       ['GET', `${base}/00000000-0000-4000-8000-000000000000`],
+      ['PATCH', `${base}/00000000-0000-4000-8000-000000000000`],
       ['DELETE', `${base}/00000000-0000-4000-8000-000000000000`],
     ] as const) {
       const response = await api(stack, path, {
         method,
         headers: user.headers,
         ...(method === 'POST' ? { body: { name: 'x', type: 'log' } } : {}),
+        ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
       });
       expect(response.status, `${method} ${path}`).toBe(403);
     }

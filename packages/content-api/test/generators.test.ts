@@ -55,6 +55,31 @@ describe('generators', () => {
     expect((await call('GET', '/api/v1/generators/images', undefined)).status).toBe(401);
   });
 
+  it('lists generators with the shared pagination and sorting', async () => {
+    const names: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const created = await call('POST', '/api/v1/generators', admin, {
+        name: `paged ${n} ${Date.now()}`,
+        kind: 'text',
+        type: 'builtin',
+        base_cost: 1,
+      });
+      expect(created.status).toBe(201);
+      names.push(created.body.name);
+    }
+    const list = async (query: string) => {
+      const { status, body } = await call('GET', `/api/v1/generators/texts?${query}`, user);
+      expect(status).toBe(200);
+      return (body as { name: string }[]).map(({ name }) => name);
+    };
+    const oldestFirst = await list('desc=false&order=created_at&limit=100');
+    expect(oldestFirst.filter((name) => names.includes(name))).toEqual(names);
+    expect((await list('limit=100')).filter((name) => names.includes(name))).toEqual([...names].reverse());
+    expect(await list('desc=false&offset=1&limit=2')).toEqual(oldestFirst.slice(1, 3));
+    expect(await list(`offset=${oldestFirst.length}`)).toEqual([]);
+    expect((await call('GET', '/api/v1/generators/texts?limit=0', user)).status).toBe(422);
+  });
+
   it('serves the parameter schema: 200, unknown id 404, malformed id 422', async () => {
     const ok = await call('GET', `/api/v1/generations/schemas?generator_id=${BUILTIN.video}`, user);
     expect(ok.status).toBe(200);

@@ -58,6 +58,8 @@ export interface Config {
   MUSE_CHAT_HEARTBEAT_MS: number;
   /** Messaging API: an event queue not polled for this long is deleted. */
   MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
+  MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
@@ -65,6 +67,8 @@ export interface Config {
   MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
+  /** Messaging API: the address clients reach (`realm_url`); unset: the request's own origin. */
+  MUSE_CHAT_EXTERNAL_URL?: string;
   /** Base URL clients reach the content API at, for absolute download links; unset: links are relative (absolute for loopback callers). */
   MUSE_PUBLIC_URL?: string;
   /** How long a file's signed download link stays valid. */
@@ -88,6 +92,12 @@ export interface Config {
   MUSE_WS_MAX_SOCKETS_PER_USER: number;
   /** Conversation channel: interval of the liveness ping; a socket silent for two intervals is dropped. */
   MUSE_WS_HEARTBEAT_MS: number;
+  /** Conversation sockets: connections (admitted or not, both transports) one client address may hold on one process. */
+  MUSE_WS_MAX_SOCKETS_PER_ADDRESS: number;
+  /** Conversation sockets: connections not yet admitted (token and conversation unchecked) one process holds at once. */
+  MUSE_WS_MAX_PENDING: number;
+  /** Conversation sockets: how long a socket.io connection may stay without an admitted namespace. */
+  MUSE_WS_ADMISSION_TIMEOUT_MS: number;
   /**
    * Hosts (`api.example.com`, `*.example.com`), addresses and CIDR ranges that outbound calls
    * (generation upstreams, code providers) may reach although they are loopback, private,
@@ -165,10 +175,12 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
+    MUSE_CHAT_EXTERNAL_URL: { type: 'string', pattern: '^https?://[^/?#]+/?$', nullable: true },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },
     MUSE_DOWNLOAD_URL_TTL_SECONDS: { type: 'integer', minimum: 1, default: 3600 },
     MUSE_S3_ENDPOINT: { type: 'string', pattern: '^https?://', nullable: true },
@@ -181,6 +193,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WS_RATE_LIMIT: { type: 'integer', minimum: 1, default: 30 },
     MUSE_WS_MAX_SOCKETS_PER_USER: { type: 'integer', minimum: 1, default: 20 },
     MUSE_WS_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 25000 },
+    MUSE_WS_MAX_SOCKETS_PER_ADDRESS: { type: 'integer', minimum: 1, default: 256 },
+    MUSE_WS_MAX_PENDING: { type: 'integer', minimum: 1, default: 512 },
+    MUSE_WS_ADMISSION_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
     MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
     // Messaging API: mobile push senders and video-call providers (issue 12).

@@ -170,7 +170,8 @@ const DATABASE_BUSY_RETRY_SECONDS = 2;
 
 /**
  * Postgres errors that mean "too busy right now", not "this request is wrong": no pooled
- * connection came free in time, or a statement ran past the statement timeout. The APIs answer
+ * connection came free in time, a statement ran past the statement timeout, or concurrent
+ * transactions kept aborting each other. The APIs answer
  * them 503 with Retry-After rather than 500.
  */
 export function databaseBusy(error: unknown): ServiceUnavailableError | undefined {
@@ -182,7 +183,12 @@ export function databaseBusy(error: unknown): ServiceUnavailableError | undefine
   };
   // Sequelize wraps the driver's error; selectRows' come from `pg` as they are.
   const code = e.parent?.code ?? e.original?.code ?? e.code;
-  if (e.name === 'SequelizeConnectionAcquireTimeoutError' || code === '57014' || code === '25P03') {
+  // 40P01/40001: a deadlock or serialization failure that outlasted the callers' retries.
+  const busyCodes = ['57014', '25P03', '40P01', '40001'];
+  if (
+    e.name === 'SequelizeConnectionAcquireTimeoutError' ||
+    (code !== undefined && busyCodes.includes(code))
+  ) {
     return new ServiceUnavailableError(
       'The database is busy; try again shortly',
       DATABASE_BUSY_RETRY_SECONDS,

@@ -151,7 +151,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List code providers in the order they are tried */
+    /**
+     * List code providers by priority
+     * @description A page of the providers, by ascending `priority` (the order they are tried); the shared
+     *     sorting parameters order providers of equal priority (with `desc=false` and the default
+     *     `order`, exactly the order they are tried).
+     */
     get: operations['listVerificationCodeProviders'];
     put?: never;
     /** Add a code provider */
@@ -197,11 +202,13 @@ export interface paths {
      * Open the conversation's WebSocket
      * @description A WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`); the frames are in
      *     /asyncapi.json. The token goes in the query, since browsers cannot set headers on a
-     *     WebSocket. The upgrade is always accepted; the checks answer with close codes a browser
-     *     can read: 4401 (token missing, invalid or expired), 4403 (account banned or disabled, or
-     *     permission revoked), 4404 (no such conversation, or another user's private one),
-     *     4429 (too many sockets for this account), 1001 (the server is shutting down: reconnect),
-     *     1009 (a frame larger than the maximum). A socket that is let in receives `ready` first.
+     *     WebSocket. Everything known at the handshake is checked before the upgrade and refused
+     *     with an HTTP status and an `Error` body (never `101`): the per-address and not-yet-admitted
+     *     caps (429 `too_many_connections`, 503 `server_busy`), the token (401), the account (403),
+     *     the conversation (404, the same for a missing and another user's private one), the
+     *     account's sockets on this process (429 `too_many_sockets`), a process shutting down (503).
+     *     Close codes (4403, 4404, 1001, 1009, 1011) are only for what happens after the upgrade.
+     *     A socket that is let in receives `ready` first.
      */
     get: operations['openConversationSocket'];
     put?: never;
@@ -219,7 +226,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The conversation channel's AsyncAPI 3 document */
+    /** The conversation sockets' AsyncAPI 3 document */
     get: operations['getAsyncApi'];
     put?: never;
     post?: never;
@@ -1363,7 +1370,7 @@ export interface components {
        * @description Where the payer returns after paying.
        */
       return_url?: string;
-      /** @description ISO 4217 code */
+      /** @description ISO 4217 code, e.g. CNY. */
       currency?: string;
       /** @description The provider's public key for verifying its notifications (not a secret). */
       platform_public_key?: string;
@@ -1654,7 +1661,7 @@ export interface components {
        * @description An existing file (unknown id → 404); null removes the avatar.
        */
       avatar_file_id?: string | null;
-      /** @description false bans the account */
+      /** @description false bans the account, true unbans it. */
       is_active?: boolean;
       /**
        * @description Adds (positive) or removes (negative) credits through the ledger (entry kind
@@ -2666,7 +2673,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Active generators of this kind, oldest first (a plain array, not paginated) */
+    /** @description A page of the active generators of this kind (a plain array), sorted and paginated like every list */
     GeneratorList: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -3102,7 +3109,23 @@ export interface operations {
   };
   listVerificationCodeProviders: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3121,6 +3144,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
@@ -3330,6 +3354,9 @@ export interface operations {
         };
         content?: never;
       };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       422: components['responses']['ValidationFailed'];
       /** @description A plain GET, not an upgrade */
       426: {
@@ -3341,7 +3368,28 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      503: components['responses']['Overloaded'];
+      /** @description This client address holds MUSE_WS_MAX_SOCKETS_PER_ADDRESS sockets on this process (`too_many_connections`, with Retry-After), or this account holds MUSE_WS_MAX_SOCKETS_PER_USER (`too_many_sockets`). */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description MUSE_WS_MAX_PENDING connections are being admitted at once (`server_busy`), or the process is shutting down (`shutting_down`); retry after the given seconds. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getAsyncApi: {
@@ -3654,7 +3702,23 @@ export interface operations {
   };
   listImageGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3664,12 +3728,29 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
   listVideoGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3679,12 +3760,29 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };
   listTextGenerators: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Rows to skip. Past the end the answer is `[]`. */
+        offset?: components['parameters']['Offset'];
+        /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+        limit?: components['parameters']['Limit'];
+        /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+        desc?: components['parameters']['Desc'];
+        order?: components['parameters']['Order'];
+        /** @description Only rows created after this ISO 8601 date-time. */
+        created_after_datetime?: components['parameters']['CreatedAfter'];
+        /** @description Only rows created before this ISO 8601 date-time. */
+        created_before_datetime?: components['parameters']['CreatedBefore'];
+        /** @description Only rows updated after this ISO 8601 date-time. */
+        updated_after_datetime?: components['parameters']['UpdatedAfter'];
+        /** @description Only rows updated before this ISO 8601 date-time. */
+        updated_before_datetime?: components['parameters']['UpdatedBefore'];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3694,6 +3792,7 @@ export interface operations {
       200: components['responses']['GeneratorList'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
   };

@@ -3,6 +3,7 @@ import { JsonableError } from '../http/errors.ts';
 import { sendEvent } from './events.ts';
 import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
+import { transact } from './lib/transact.ts';
 
 export async function alertWords(db: Sequelize, userId: number, t?: Transaction): Promise<string[]> {
   const found = await rows<{ word: string }>(
@@ -35,7 +36,7 @@ async function changed(db: Sequelize, userId: number, t: Transaction): Promise<s
 /** One statement for the whole list; past MAX_ALERT_WORDS in total the request changes nothing. */
 export async function addAlertWords(db: Sequelize, userId: number, words: string[]): Promise<string[]> {
   const cleaned = clean(words);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     if (cleaned.length) {
       await exec(
         db,
@@ -61,7 +62,7 @@ export async function addAlertWords(db: Sequelize, userId: number, words: string
 
 export async function removeAlertWords(db: Sequelize, userId: number, words: string[]): Promise<string[]> {
   const lowered = words.map((w) => w.trim().toLowerCase());
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     if (lowered.length) {
       await exec(
         db,

@@ -5,6 +5,7 @@ import { sendEvent } from './events.ts';
 import { MAX_TOPIC_LENGTH } from './limits.ts';
 import { one, rows, type Transaction } from './sql.ts';
 import { streamById, subscriberIds } from './streams.ts';
+import { transact } from './lib/transact.ts';
 
 /** A draft as clients send it (Zulip's Draft object); `timestamp` is filled by the server when absent. */
 export interface DraftInput {
@@ -96,7 +97,7 @@ export async function listDrafts(
 export async function createDrafts(actor: Actor, drafts: DraftInput[]): Promise<number[]> {
   const valid: (DraftInput & { timestamp: number })[] = [];
   for (const draft of drafts) valid.push(await validDraft(actor, draft));
-  return actor.db.transaction(async (t) => {
+  return transact(actor.db, async (t) => {
     const created: DraftRow[] = [];
     for (const draft of valid) {
       const row = await one<DraftRow>(
@@ -122,7 +123,7 @@ export async function createDrafts(actor: Actor, drafts: DraftInput[]): Promise<
 /** PATCH /drafts/{id}: the draft is replaced. */
 export async function editDraft(actor: Actor, id: number, draft: DraftInput): Promise<void> {
   const valid = await validDraft(actor, draft);
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const row = await one<DraftRow>(
       actor.db,
       `UPDATE chat.drafts SET type = :type, "to" = CAST(:to AS int[]), topic = :topic, content = :content,
@@ -137,7 +138,7 @@ export async function editDraft(actor: Actor, id: number, draft: DraftInput): Pr
 }
 
 export async function deleteDraft(actor: Actor, id: number): Promise<void> {
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const row = await one<{ id: number }>(
       actor.db,
       'DELETE FROM chat.drafts WHERE id = :id AND user_id = :userId RETURNING id',

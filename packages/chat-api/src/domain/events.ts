@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
+import { beforeCommit, retrying, transact } from './lib/transact.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 
 /** NOTIFY channel announcing "these queues have new events"; any process may be waiting on them. */
@@ -28,10 +29,19 @@ export interface EventQueue {
   last_polled_at: Date;
 }
 
+interface PendingEvent {
+  users: number[];
+  type: string;
+  json: string;
+}
+
+const pendingEvents = new WeakMap<Transaction, PendingEvent[]>();
+
 /**
- * Appends `event` to every queue of `userIds` that asked for its type, inside the caller's
- * transaction, and announces the queues on commit. Event ids increase per queue because
- * the queue row's counter is bumped by the same statement (the row lock orders producers).
+ * Appends `event` to every queue of `userIds` that asked for its type, when the caller's
+ * transaction (opened with `transact`) commits. Every event of a transaction is written by one
+ * hook run just before commit, which locks all the queue rows it touches at once, in id order:
+ * producers take queue rows in one global order, so they cannot deadlock each other.
  */
 export async function sendEvent(
   db: Sequelize,
@@ -41,35 +51,50 @@ export async function sendEvent(
 ): Promise<void> {
   const users = [...new Set(userIds)];
   if (users.length === 0) return;
-  // A statement of its own: the UPDATE below must take its snapshot after the lock is granted.
+  let pending = pendingEvents.get(transaction);
+  if (!pending) {
+    const list: PendingEvent[] = [];
+    beforeCommit(transaction, () => appendEvents(db, transaction, list));
+    pendingEvents.set(transaction, (pending = list));
+  }
+  // Serialized now: the caller may change its object before the transaction commits.
+  pending.push({ users, type: event.type, json: JSON.stringify(event) });
+}
+
+/** Writes a transaction's events, in the order they were sent, and announces their queues. */
+async function appendEvents(db: Sequelize, transaction: Transaction, pending: PendingEvent[]): Promise<void> {
+  const users = [...new Set(pending.flatMap((p) => p.users))].sort((a, b) => a - b);
+  // A statement of its own: the reads below must take their snapshot after the lock is granted.
   await exec(
     db,
     'SELECT pg_advisory_xact_lock_shared(:ns, u) FROM unnest(ARRAY[:users]::int[]) AS u ORDER BY u',
     { ns: PRODUCING_LOCK, users },
     transaction,
   );
-  const touched = await rows<{ queue_id: string }>(
+  // Every queue row of the transaction, in id order, before any is updated.
+  await exec(
     db,
-    // Queue rows are locked in id order: a user with several queues must not deadlock two producers.
-    `WITH target AS (
-       SELECT id FROM chat.event_queues
-       WHERE user_id IN (:users) AND (event_types IS NULL OR event_types ? :type)
-       ORDER BY id FOR UPDATE),
-     q AS (
-       UPDATE chat.event_queues e SET last_event_id = e.last_event_id + 1
-       FROM target WHERE e.id = target.id
-       RETURNING e.id, e.last_event_id)
-     INSERT INTO chat.queue_events (queue_id, event_id, event)
-     SELECT id, last_event_id, jsonb_set(CAST(:event AS jsonb), '{id}', to_jsonb(last_event_id)) FROM q
-     RETURNING queue_id`,
-    { users, type: event.type, event: JSON.stringify(event) },
+    'SELECT id FROM chat.event_queues WHERE user_id IN (:users) ORDER BY id FOR UPDATE',
+    { users },
     transaction,
   );
-  await announce(
-    db,
-    touched.map((row) => row.queue_id),
-    transaction,
-  );
+  const touched = new Set<string>();
+  for (const event of pending) {
+    const queues = await rows<{ queue_id: string }>(
+      db,
+      `WITH q AS (
+         UPDATE chat.event_queues e SET last_event_id = e.last_event_id + 1
+         WHERE user_id IN (:users) AND (event_types IS NULL OR event_types ? :type)
+         RETURNING e.id, e.last_event_id)
+       INSERT INTO chat.queue_events (queue_id, event_id, event)
+       SELECT id, last_event_id, jsonb_set(CAST(:event AS jsonb), '{id}', to_jsonb(last_event_id)) FROM q
+       RETURNING queue_id`,
+      { users: event.users, type: event.type, event: event.json },
+      transaction,
+    );
+    for (const row of queues) touched.add(row.queue_id);
+  }
+  await announce(db, [...touched], transaction);
 }
 
 /** Variant for events whose payload differs per recipient (e.g. what each may see). */
@@ -92,6 +117,8 @@ export interface RegisterOptions {
   clientGravatar: boolean;
   applyMarkdown: boolean;
   allPublicStreams: boolean;
+  /** Queues the user may hold; the oldest beyond it are deleted (Zulip caps queues per user too). */
+  maxQueues: number;
 }
 
 export async function createQueue(
@@ -99,7 +126,7 @@ export async function createQueue(
   userId: number,
   options: RegisterOptions,
 ): Promise<EventQueue> {
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const queue = await one<EventQueue>(
       db,
       `INSERT INTO chat.event_queues (id, user_id, event_types, client_gravatar, apply_markdown, all_public_streams)
@@ -115,8 +142,27 @@ export async function createQueue(
       t,
     );
     if (!queue) throw new Error('queue insert returned nothing');
-    // Waits for producers that appended their events before this queue existed to commit.
+    // Waits for producers that appended their events before this queue existed to commit; also
+    // makes registrations of one user take turns, so the cap below holds however many race.
     await exec(db, 'SELECT pg_advisory_xact_lock(:ns, :userId)', { ns: PRODUCING_LOCK, userId }, t);
+    const evicted = await rows<{ id: string }>(
+      db,
+      // Locked in id order, as producers lock queue rows.
+      `DELETE FROM chat.event_queues WHERE id IN (
+         SELECT id FROM chat.event_queues WHERE id IN (
+           SELECT id FROM chat.event_queues WHERE user_id = :userId AND id <> :self
+           ORDER BY created_at DESC, id DESC OFFSET :keep)
+         ORDER BY id FOR UPDATE)
+       RETURNING id`,
+      { userId, self: queue.id, keep: options.maxQueues - 1 },
+      t,
+    );
+    // Their waiting polls wake and answer BAD_EVENT_QUEUE_ID.
+    await announce(
+      db,
+      evicted.map((row) => row.id),
+      t,
+    );
     return queue;
   });
 }
@@ -198,15 +244,17 @@ async function touchQueue(
   after: number,
   idleMs: number,
 ): Promise<boolean> {
-  const touched = await rows(
-    db,
-    `WITH q AS (
+  const touched = await retrying(() =>
+    rows(
+      db,
+      `WITH q AS (
        UPDATE chat.event_queues SET last_polled_at = now()
        WHERE id = :queueId AND user_id = :userId AND last_polled_at > now() - make_interval(secs => :idleSeconds)
        RETURNING id),
      pruned AS (DELETE FROM chat.queue_events e USING q WHERE e.queue_id = q.id AND e.event_id <= :after)
      SELECT id FROM q`,
-    { queueId, userId, after, idleSeconds: idleMs / 1000 },
+      { queueId, userId, after, idleSeconds: idleMs / 1000 },
+    ),
   );
   return touched.length > 0;
 }
@@ -319,14 +367,14 @@ export async function getEvents(
     if (Date.now() >= deadline) {
       const late = await readEvents(db, queueId, after);
       if (late?.length) return late;
-      await db.transaction((t) => appendHeartbeat(db, t, queueId));
+      await retrying(() => appendHeartbeat(db, queueId));
       return (await readEvents(db, queueId, after)) ?? [];
     }
     waiting = notifier.wait(queueId, deadline - Date.now(), request.signal);
   }
 }
 
-async function appendHeartbeat(db: Sequelize, transaction: Transaction, queueId: string): Promise<void> {
+async function appendHeartbeat(db: Sequelize, queueId: string): Promise<void> {
   await exec(
     db,
     `WITH q AS (UPDATE chat.event_queues SET last_event_id = last_event_id + 1, last_polled_at = now()
@@ -334,15 +382,16 @@ async function appendHeartbeat(db: Sequelize, transaction: Transaction, queueId:
      INSERT INTO chat.queue_events (queue_id, event_id, event)
      SELECT id, last_event_id, jsonb_build_object('type', 'heartbeat', 'id', last_event_id) FROM q`,
     { queueId },
-    transaction,
   );
 }
 
 export async function deleteQueue(db: Sequelize, queueId: string, userId: number): Promise<void> {
-  const deleted = await rows<{ id: string }>(
-    db,
-    'DELETE FROM chat.event_queues WHERE id = :queueId AND user_id = :userId RETURNING id',
-    { queueId, userId },
+  const deleted = await retrying(() =>
+    rows<{ id: string }>(
+      db,
+      'DELETE FROM chat.event_queues WHERE id = :queueId AND user_id = :userId RETURNING id',
+      { queueId, userId },
+    ),
   );
   if (deleted.length === 0) throw badQueue(queueId);
   await announce(db, [queueId]);
@@ -355,7 +404,10 @@ export async function deleteQueuesOfUser(
 ): Promise<void> {
   const deleted = await rows<{ id: string }>(
     db,
-    'DELETE FROM chat.event_queues WHERE user_id = :userId RETURNING id',
+    // Rows locked in id order, as every producer locks them.
+    `DELETE FROM chat.event_queues WHERE id IN
+       (SELECT id FROM chat.event_queues WHERE user_id = :userId ORDER BY id FOR UPDATE)
+     RETURNING id`,
     { userId },
     transaction,
   );
@@ -369,10 +421,16 @@ export async function deleteQueuesOfUser(
 
 /** Removes queues nobody polled within the idle time; any process may run it. */
 export async function expireIdleQueues(db: Sequelize, idleMs: number): Promise<number> {
-  const deleted = await rows<{ id: string }>(
-    db,
-    'DELETE FROM chat.event_queues WHERE last_polled_at < now() - make_interval(secs => :idleSeconds) RETURNING id',
-    { idleSeconds: idleMs / 1000 },
+  // Queues being written to right now are skipped, not waited for: the next round takes them.
+  const deleted = await retrying(() =>
+    rows<{ id: string }>(
+      db,
+      `DELETE FROM chat.event_queues WHERE id IN
+         (SELECT id FROM chat.event_queues WHERE last_polled_at < now() - make_interval(secs => :idleSeconds)
+          ORDER BY id FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      { idleSeconds: idleMs / 1000 },
+    ),
   );
   await announce(
     db,

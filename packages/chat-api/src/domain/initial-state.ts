@@ -2,16 +2,25 @@ import type { Actor } from './context.ts';
 import { alertWords } from './alert-words.ts';
 import { listDrafts } from './drafts.ts';
 import {
-  MAX_MESSAGE_LENGTH,
-  MAX_STREAM_DESCRIPTION_LENGTH,
-  MAX_STREAM_NAME_LENGTH,
-  MAX_TOPIC_LENGTH,
   ZULIP_FEATURE_LEVEL,
   ZULIP_MERGE_BASE,
   ZULIP_VERSION,
 } from './limits.ts';
 import { listProfileFields } from './profile-fields.ts';
-import { realmUrl } from './realms.ts';
+import { systemGroupIds, type Origin } from './realms.ts';
+import { realmPresence, formatPresences } from './lib/presence.ts';
+import { visibleStreams } from './lib/channels.ts';
+import {
+  DISPLAY_SETTINGS,
+  EMOJISET_CHOICES,
+  NOTIFICATION_SETTINGS,
+  NOTIFICATION_SOUNDS,
+  userSettings,
+  userSettingsState,
+} from './lib/user-settings.ts';
+import { formatUserTopic, legacyMutedTopics, userTopics } from './lib/user-topics.ts';
+import { starredMessageIds, unreadMessages } from './lib/unread.ts';
+import { realmState } from './presenters/realm-state.ts';
 import { maxMessageId } from './messages.ts';
 import { listSnippets } from './saved-snippets.ts';
 import { listScheduledMessages } from './scheduled-messages.ts';
@@ -29,8 +38,9 @@ import {
 } from './users.ts';
 
 /**
- * The state part of POST /register, for the requested event types (all of them when null).
- * Only keys of the state this server keeps are sent; a client treats missing ones as unsupported.
+ * The state part of POST /register, for the requested event types (all of them when null): for
+ * each, every key Zulip documents, with real values where Muse keeps the data and the values
+ * Muse applies (Zulip's defaults) elsewhere.
  */
 export async function fetchInitialState(
   actor: Actor,
@@ -40,8 +50,13 @@ export async function fetchInitialState(
     includeSubscribers: boolean;
     /** Zulip's `include_deactivated_groups` client capability. */
     includeDeactivatedGroups: boolean;
-    /** The request's scheme, for the organization URL. */
-    protocol: string;
+    /** Where the request came in, for the organization URL. */
+    origin: Origin;
+    /** Presence by user id (Zulip's modern format) rather than by email. */
+    slimPresence: boolean;
+    presenceHistoryDays: number | undefined;
+    /** Whether the server has a push sender. */
+    pushEnabled: boolean;
   },
 ): Promise<Record<string, unknown>> {
   const { db, realm, user, config } = actor;
@@ -56,8 +71,33 @@ export async function fetchInitialState(
   if (wants('saved_snippets')) state.saved_snippets = await listSnippets(db, user.id);
   if (wants('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
-  if (wants('message')) {
-    state.max_message_id = await maxMessageId(db, user.id);
+  if (wants('message')) state.max_message_id = await maxMessageId(db, user.id);
+  if (wants('message') && wants('update_message_flags')) state.unread_msgs = await unreadMessages(db, user.id);
+  if (wants('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
+  if (wants('muted_topics') || wants('user_topic')) {
+    const topics = await userTopics(db, user.id);
+    if (wants('muted_topics')) state.muted_topics = legacyMutedTopics(topics);
+    if (wants('user_topic')) state.user_topics = topics.map(formatUserTopic);
+  }
+  if (wants('presence')) {
+    const found = await realmPresence(db, realm.id, { historyDays: options.presenceHistoryDays });
+    const users = new Map((await usersInRealm(db, realm.id)).map((u) => [u.id, u]));
+    state.presences = formatPresences(found.rows, options.slimPresence, users, realm, config);
+    state.presence_last_update_id = found.lastUpdateId;
+    state.server_timestamp = Date.now() / 1000;
+  }
+  // Custom emoji need uploads, which Muse does not serve: every organization has none.
+  if (wants('realm_emoji')) state.realm_emoji = {};
+  if (wants('stream')) state.streams = await visibleStreams(actor, {});
+  const settings = userSettings(user);
+  if (wants('user_settings')) state.user_settings = userSettingsState(user);
+  if (wants('update_display_settings')) {
+    for (const name of DISPLAY_SETTINGS) state[name] = settings[name];
+    Object.assign(state, { timezone: user.timezone, emojiset_choices: EMOJISET_CHOICES });
+  }
+  if (wants('update_global_notifications')) {
+    for (const name of NOTIFICATION_SETTINGS) state[name] = settings[name];
+    state.available_notification_sounds = NOTIFICATION_SOUNDS;
   }
   if (wants('subscription')) {
     state.subscriptions = await listSubscriptions(db, user, options.includeSubscribers);
@@ -90,9 +130,17 @@ export async function fetchInitialState(
       avatar_source: 'G',
       avatar_url: gravatarUrl(user, user.delivery_email),
       avatar_url_medium: gravatarUrl(user, user.delivery_email),
+      // What Muse lets the caller do (guests create no channels and subscribe nobody else).
+      can_create_streams: !isGuest(user),
+      can_create_public_streams: !isGuest(user),
+      can_create_private_streams: !isGuest(user),
+      can_create_web_public_streams: isAdmin(user) && config.MUSE_CHAT_WEB_PUBLIC_STREAMS,
+      can_subscribe_other_users: !isGuest(user),
+      can_invite_others_to_realm: false,
     });
   }
-  if (wants('user_group'))
+  // Zulip's name is `realm_user_groups`; `user_group` is the event type Muse always accepted.
+  if (wants('realm_user_groups') || wants('user_group'))
     state.realm_user_groups = await listGroups(db, realm.id, {
       includeDeactivated: options.includeDeactivatedGroups,
     });
@@ -103,25 +151,14 @@ export async function fetchInitialState(
     state.has_zoom_token = user.zoom_token !== null;
     state.has_videocall_token = user.zoom_token !== null;
   }
-  if (wants('realm')) {
-    const url = realmUrl(realm, config, options.protocol);
-    Object.assign(state, {
-      realm_name: realm.name,
-      realm_description: realm.description,
-      realm_uri: url,
-      realm_url: url,
-      realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
-      realm_enable_spectator_access: realm.enable_spectator_access,
-      realm_new_stream_announcements_stream_id: realm.new_stream_announcements_stream_id ?? -1,
-      realm_video_chat_provider: realm.video_chat_provider,
-      realm_message_retention_days: realm.message_retention_days ?? -1,
-      server_web_public_streams_enabled: config.MUSE_CHAT_WEB_PUBLIC_STREAMS,
-      max_stream_name_length: MAX_STREAM_NAME_LENGTH,
-      max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-      max_topic_length: MAX_TOPIC_LENGTH,
-      max_message_length: MAX_MESSAGE_LENGTH,
-      server_timestamp: Date.now() / 1000,
-    });
-  }
+  if (wants('realm'))
+    Object.assign(
+      state,
+      realmState(realm, config, options.origin, await systemGroupIds(db, realm.id), {
+        devEndpoints: config.MUSE_CHAT_DEV_ENDPOINTS && config.NODE_ENV !== 'production',
+        pushEnabled: options.pushEnabled,
+      }),
+      { server_timestamp: Date.now() / 1000 },
+    );
   return state;
 }

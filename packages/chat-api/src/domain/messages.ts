@@ -16,6 +16,7 @@ import {
   usersByIds,
   type User,
 } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 interface MessageRow {
   id: string;
@@ -179,7 +180,7 @@ export async function insertMessage(
 /** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
 export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
-  return actor.db.transaction((t) => insertMessage(actor, prepared, t));
+  return transact(actor.db, (t) => insertMessage(actor, prepared, t));
 }
 
 function formatMessage(

@@ -4,6 +4,7 @@ import { sendEvent } from './events.ts';
 import { FIELD_TYPE } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { activeUserIds, isAdmin, profileEntry, type User } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 export interface ProfileField {
   id: number;
@@ -74,7 +75,7 @@ export async function createProfileField(
   if (!Object.values(FIELD_TYPE).includes(input.field_type)) throw new JsonableError('Invalid field type.');
   if (input.name.trim() === '') throw new JsonableError('Label cannot be blank.');
   if (input.field_type === FIELD_TYPE.SELECT) selectChoices(input.field_data);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     const created = await one<{ id: number }>(
       db,
       `INSERT INTO chat.custom_profile_fields (realm_id, name, hint, type, field_data, editable_by_user, required, "order")
@@ -200,7 +201,7 @@ export async function updateProfileData(
 }
 
 export async function removeProfileData(db: Sequelize, user: User, fieldIds: number[]): Promise<void> {
-  await db.transaction((t) =>
+  await transact(db, (t) =>
     updateProfileData(
       db,
       user,

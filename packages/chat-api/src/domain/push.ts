@@ -85,7 +85,7 @@ async function forgetDevices(db: Sequelize, ids: number[]): Promise<void> {
 
 /** The fields every notification carries, as Zulip's payloads name them. */
 function realmFields(realm: Realm, user: User, actor: Pick<Actor, 'config'>): Record<string, string> {
-  const url = realmUrl(realm, actor.config, 'https');
+  const url = realmUrl(realm, actor.config);
   return {
     server: new URL(url).host,
     realm_id: String(realm.id),
@@ -120,7 +120,7 @@ export async function sendTestNotification(
     data: { ...realmFields(actor.realm, actor.user, actor), event: 'test' },
     alert: {
       title: 'Test notification',
-      body: `This is a test notification from ${actor.realm.name} (${realmUrl(actor.realm, actor.config, 'https')}).`,
+      body: `This is a test notification from ${actor.realm.name} (${realmUrl(actor.realm, actor.config)}).`,
     },
   };
   const gone: number[] = [];

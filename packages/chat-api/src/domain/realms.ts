@@ -40,12 +40,25 @@ export function realmHost(realm: Realm, config: Config): string {
   return realm.string_id ? `${realm.string_id}.${config.MUSE_CHAT_REALM_HOST}` : config.MUSE_CHAT_REALM_HOST;
 }
 
+/** Where a request came in: its scheme and Host header. */
+export interface Origin {
+  protocol: string;
+  host: string | undefined;
+}
+
 /**
- * The organization's URL: always its configured host, so it agrees with the dummy addresses
- * (`user<id>@<host>`) whatever Host the request came in on; only the scheme follows the request.
+ * The organization's URL, the address clients really reach: `MUSE_CHAT_EXTERNAL_URL` (the root
+ * organization's; others get their subdomain in front of its host) when configured, else the
+ * request's own origin, port included. Without a request (push), its configured host over https.
  */
-export function realmUrl(realm: Realm, config: Config, protocol: string): string {
-  return `${protocol}://${realmHost(realm, config)}`;
+export function realmUrl(realm: Realm, config: Config, origin?: Origin): string {
+  if (config.MUSE_CHAT_EXTERNAL_URL) {
+    const url = new URL(config.MUSE_CHAT_EXTERNAL_URL);
+    if (realm.string_id) url.host = `${realm.string_id}.${url.host}`;
+    return url.origin;
+  }
+  if (origin?.host) return `${origin.protocol}://${origin.host}`;
+  return `https://${realmHost(realm, config)}`;
 }
 
 /** System groups every organization has; group settings refer to them by id. */

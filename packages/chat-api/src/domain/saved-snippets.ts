@@ -3,6 +3,7 @@ import { JsonableError, notFound } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { one, rows, type Transaction } from './sql.ts';
+import { transact } from './lib/transact.ts';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 200;
 
@@ -43,7 +44,7 @@ export async function listSnippets(
 
 export async function createSnippet(actor: Actor, title: string, content: string): Promise<number> {
   checkFilled(title, content);
-  return actor.db.transaction(async (t) => {
+  return transact(actor.db, async (t) => {
     const row = await one<SnippetRow>(
       actor.db,
       `INSERT INTO chat.saved_snippets (realm_id, user_id, title, content)
@@ -70,7 +71,7 @@ export async function editSnippet(
   if (change.title === undefined && change.content === undefined)
     throw new JsonableError('Nothing to update');
   checkFilled(change.title, change.content);
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const row = await one<SnippetRow>(
       actor.db,
       `UPDATE chat.saved_snippets SET title = coalesce(:title, title), content = coalesce(:content, content)
@@ -88,7 +89,7 @@ export async function editSnippet(
 }
 
 export async function deleteSnippet(actor: Actor, id: number): Promise<void> {
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const row = await one<{ id: number }>(
       actor.db,
       'DELETE FROM chat.saved_snippets WHERE id = :id AND user_id = :userId RETURNING id',

@@ -7,6 +7,7 @@ import { insertMessage, prepareMessage, type Destination, type PreparedMessage }
 import type { Realm } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { userById } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 /** Starts, moves and cancels deliveries; the messaging API's is Temporal (delivery-scheduler.ts). */
 export interface DeliveryScheduler {
@@ -149,7 +150,7 @@ export async function createScheduledMessage(
   const stored = storedDestination(input);
   const deliverAt = futureDate(input.timestamp);
   const prepared = await prepareMessage(actor, destinationOf(stored), input.content);
-  const created = await db.transaction(async (t) => {
+  const created = await transact(db, async (t) => {
     const row = await one<ScheduledRow>(
       db,
       `INSERT INTO chat.scheduled_messages
@@ -194,7 +195,7 @@ async function removeScheduledMessage(
     await exec(db, 'DELETE FROM chat.scheduled_messages WHERE id = :id', { id }, tx);
     await sendEvent(db, tx, [userId], { type: 'scheduled_messages', op: 'remove', scheduled_message_id: id });
   };
-  await (t ? remove(t) : db.transaction(remove));
+  await (t ? remove(t) : transact(db, remove));
 }
 
 export interface ScheduledEdit {
@@ -247,7 +248,7 @@ export async function editScheduledMessage(
       throw new JsonableError('Scheduled delivery time must be in the future.');
     const stored = editedDestination(row, edit);
     const prepared = await prepareMessage(actor, destinationOf(stored), edit.content ?? row.content);
-    const written = await db.transaction(async (t) => {
+    const written = await transact(db, async (t) => {
       const updated = await one<ScheduledRow>(
         db,
         `UPDATE chat.scheduled_messages
@@ -286,7 +287,7 @@ export async function deleteScheduledMessage(
   id: number,
 ): Promise<void> {
   const { db, user } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     await findOwn(actor, id, t, true);
     await removeScheduledMessage(db, id, user.id, t);
   });
@@ -322,7 +323,8 @@ export async function deliverScheduledMessage(
   }
   const sender = actor as Actor;
   let sentNow = false;
-  const outcome = await db.transaction(async (t): Promise<DeliveryOutcome> => {
+  const outcome = await transact(db, async (t): Promise<DeliveryOutcome> => {
+    sentNow = false; // a deadlocked attempt runs again
     const locked = await one<ScheduledRow>(
       db,
       'SELECT * FROM chat.scheduled_messages WHERE id = :id FOR UPDATE',
@@ -374,7 +376,7 @@ async function senderOf(db: Sequelize, config: Config, row: ScheduledRow): Promi
 
 /** Keeps the message with `failed: true` (unless it changed meanwhile) and tells the sender's clients. */
 async function markFailed(db: Sequelize, row: ScheduledRow, reason: string): Promise<DeliveryOutcome> {
-  return db.transaction(async (t): Promise<DeliveryOutcome> => {
+  return transact(db, async (t): Promise<DeliveryOutcome> => {
     const failed = await one<ScheduledRow>(
       db,
       `UPDATE chat.scheduled_messages SET failed = true, failure_message = :reason

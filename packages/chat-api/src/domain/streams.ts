@@ -345,7 +345,7 @@ export async function joinDefaultStreams(db: Sequelize, user: User, t: Transacti
 }
 
 /** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */
-function formatBasicStream(stream: Stream, firstMessageId: number | null = null): Record<string, unknown> {
+export function formatBasicStream(stream: Stream, firstMessageId: number | null = null): Record<string, unknown> {
   const formatted: Record<string, unknown> = {
     stream_id: stream.id,
     name: stream.name,
@@ -402,6 +402,7 @@ export async function isSubscribed(db: Sequelize, userId: number, streamId: numb
 /**
  * Whether `actor` may subscribe `targets` to an existing channel (Zulip's rules at level 349+):
  * guests never join on their own; private channels need existing access or a group permission.
+ * Archived channels follow the same rules (level 362: their subscriptions can be modified).
  */
 export async function maySubscribe(
   db: Sequelize,
@@ -409,7 +410,6 @@ export async function maySubscribe(
   stream: Stream,
   others: boolean,
 ): Promise<boolean> {
-  if (stream.is_archived) return false;
   if (isAdmin(actor)) return true;
   if (await userHasGroupSetting(db, actor, stream.can_administer_channel_group)) return true;
   if (await userHasGroupSetting(db, actor, stream.can_add_subscribers_group)) return true;

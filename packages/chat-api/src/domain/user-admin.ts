@@ -5,6 +5,7 @@ import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } fr
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { canSeeRealEmail, isAdmin, isOwner, userById, usersInRealm, type User } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 export interface UserChanges {
   full_name?: string | undefined;
@@ -107,7 +108,7 @@ async function checkRoleChange(
 export async function updateUser(actor: Actor, found: User, changes: UserChanges): Promise<void> {
   if (!isAdmin(actor.user)) throw adminRequired();
   const { db } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const { me, target } = await lockForUserChange(actor, found.id, t);
     if (changes.role !== undefined && changes.role !== target.role)
       await checkRoleChange(actor, me, target, changes.role, t);
@@ -221,7 +222,7 @@ export async function deactivateUser(
       `deactivation_notification_comment is too long (limit: ${MAX_DEACTIVATION_COMMENT_LENGTH} characters)`,
     );
   }
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const { me, target } = await lockForUserChange(actor, found.id, t);
     if (target.role === ROLE.OWNER && !isOwner(me)) throw ownerRequired();
     if (!target.is_active) throw new JsonableError('User is already deactivated');
@@ -242,7 +243,7 @@ export async function deactivateUser(
 
 export async function reactivateUser(actor: Actor, found: User): Promise<void> {
   if (!isAdmin(actor.user)) throw adminRequired();
-  await actor.db.transaction(async (t) => {
+  await transact(actor.db, async (t) => {
     const { target } = await lockForUserChange(actor, found.id, t);
     if (target.is_active) throw new JsonableError('User is already active');
     await exec(actor.db, 'UPDATE chat.users SET is_active = true WHERE id = :id', { id: target.id }, t);

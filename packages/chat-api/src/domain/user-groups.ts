@@ -12,6 +12,7 @@ import { GROUP_SETTING_NAMES as STREAM_GROUP_SETTINGS } from './streams.ts';
 import { systemGroupIds, type SystemGroupName } from './realms.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { activeUserIds, isAdmin, isGuest } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 export const GROUP_PERMISSIONS = [
   'can_add_members_group',
@@ -193,7 +194,7 @@ export async function createGroup(actor: Actor, input: NewGroup): Promise<number
   const { db, realm, user } = actor;
   if (isGuest(user)) throw insufficientPermission();
   const name = validateGroupName(input.name);
-  return db.transaction(async (t) => {
+  return transact(db, async (t) => {
     if (
       await one(
         db,
@@ -323,7 +324,7 @@ export async function updateMembership(
   change: MembershipChange,
 ): Promise<void> {
   const { db, realm, user } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const group = await requireGroup(actor, groupId, t);
     if (group.is_system_group) throw new JsonableError('Insufficient permission');
     if (group.deactivated) throw new JsonableError('You can not modify a deactivated user group.');
@@ -403,7 +404,7 @@ export async function groupSubgroups(actor: Actor, groupId: number, directOnly: 
 /** POST /user_groups/{id}/deactivate: refused while a channel's permission setting names the group. */
 export async function deactivateGroup(actor: Actor, groupId: number): Promise<void> {
   const { db, realm } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const group = await requireGroup(actor, groupId, t);
     await requireManage(actor, group);
     if (group.deactivated) throw new JsonableError('User group is already deactivated.');

@@ -26,6 +26,8 @@ export interface User {
   is_imported_stub: boolean;
   can_change_user_emails: boolean;
   email_address_visibility: number;
+  /** Personal settings the user changed (`PATCH /settings`); see lib/user-settings.ts. */
+  settings?: Record<string, boolean | number | string>;
   /** The user's Zoom OAuth token (access and refresh), when they connected Zoom. */
   zoom_token: ZoomToken | null;
 }

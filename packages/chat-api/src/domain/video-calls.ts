@@ -6,6 +6,7 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { exec, one } from './sql.ts';
 import type { User } from './users.ts';
+import { transact } from './lib/transact.ts';
 
 /** Zulip's numbers for `realm_video_chat_provider`. */
 export const VIDEO_CHAT_PROVIDER = { none: 0, jitsi: 1, zoom: 3, bigbluebutton: 4 } as const;
@@ -80,7 +81,7 @@ export async function bigBlueButtonJoinUrl(
 
 /** Keeps (or forgets) the user's Zoom token and tells their clients, under Zulip's and the spec's event names. */
 async function storeZoomToken(db: Sequelize, user: User, tokens: ZoomTokens | null): Promise<void> {
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     await exec(
       db,
       'UPDATE chat.users SET zoom_token = CAST(:tokens AS jsonb) WHERE id = :id',

@@ -34,7 +34,8 @@ export const eventEndpoints = [
       'event_types limits what the queue receives; fetch_event_types (default event_types) limits the ' +
       'state returned: only the keys of the requested types are sent. The queue lives in Postgres and can ' +
       'be read through any API process. The call waits for changes to the caller already being written, ' +
-      'so each is in the state or in the queue.',
+      'so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: ' +
+      'registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.',
     params: {
       event_types: p.json<string[] | null>(stringList).default(null),
       fetch_event_types: p.json<string[] | null>(stringList).default(null),
@@ -103,6 +104,32 @@ export const eventEndpoints = [
         max_topic_length: { type: 'integer' },
         max_message_length: { type: 'integer' },
         server_timestamp: { type: 'number' },
+        unread_msgs: {
+          type: 'object',
+          description: 'With message and update_message_flags: unread messages by conversation (muted ones left out of count).',
+          required: ['count', 'pms', 'streams', 'huddles', 'mentions', 'old_unreads_missing'],
+          properties: {
+            count: { type: 'integer' },
+            pms: list({ type: 'object' }),
+            streams: list({ type: 'object' }),
+            huddles: list({ type: 'object' }),
+            mentions: list({ type: 'integer' }),
+            old_unreads_missing: { type: 'boolean' },
+          },
+        },
+        starred_messages: list({ type: 'integer' }),
+        presences: { type: 'object', description: 'By API email, or by user id with slim_presence.' },
+        presence_last_update_id: { type: 'integer' },
+        muted_topics: list(list({ type: ['string', 'integer'] }), 'Legacy: [channel name, topic, muted at].'),
+        user_topics: list({ type: 'object' }),
+        realm_emoji: { type: 'object', description: 'Custom emoji: none (uploads are not served).' },
+        streams: list({ type: 'object' }),
+        user_settings: { type: 'object' },
+      },
+      additionalProperties: {
+        description:
+          "Every other key Zulip's /register documents for the requested types (realm_*, server_*, the " +
+          'legacy display and notification settings): the values this server applies.',
       },
     },
     view: async (params, actor, req) => {
@@ -113,13 +140,17 @@ export const eventEndpoints = [
         clientGravatar: params.client_gravatar,
         applyMarkdown: params.apply_markdown,
         allPublicStreams: params.all_public_streams,
+        maxQueues: actor.config.MUSE_CHAT_MAX_QUEUES_PER_USER,
       });
       const state = await fetchInitialState(actor, {
         types: params.fetch_event_types ?? params.event_types,
         clientGravatar: params.client_gravatar,
         includeSubscribers: params.include_subscribers,
         includeDeactivatedGroups: params.client_capabilities?.include_deactivated_groups === true,
-        protocol: req.protocol,
+        origin: { protocol: req.protocol, host: req.headers.host },
+        slimPresence: params.slim_presence,
+        presenceHistoryDays: params.presence_history_limit_days,
+        pushEnabled: actor.runtime.push !== undefined,
       });
       return { queue_id: queue.id, last_event_id: queue.last_event_id, ...state };
     },

@@ -10,6 +10,7 @@ import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { isAdmin } from '../domain/users.ts';
 import { schema } from './schemas.ts';
+import { transact } from '../domain/lib/transact.ts';
 
 export const profileDataSchema = {
   type: 'array',
@@ -32,7 +33,7 @@ export const profileDataEndpoints = [
     summary: "Set the caller's custom profile values (data, a JSON list of {id, value}; null removes)",
     params: { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
     view: async ({ data }, actor) => {
-      await actor.db.transaction((t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
+      await transact(actor.db, (t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
     },
   }),
   endpoint({

@@ -78,7 +78,7 @@ export const serverSettingsEndpoints = [
         max_topic_length: MAX_TOPIC_LENGTH,
       };
       if (realm) {
-        const url = realmUrl(realm, rt.config, req.protocol);
+        const url = realmUrl(realm, rt.config, { protocol: req.protocol, host: req.headers.host });
         Object.assign(settings, {
           realm_uri: url,
           realm_url: url,

@@ -28,6 +28,7 @@ import { sendMessage } from '../domain/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
 import { schema } from './schemas.ts';
+import { transact } from '../domain/lib/transact.ts';
 
 const principalsSchema = {
   anyOf: [
@@ -215,14 +216,22 @@ export const subscriptionEndpoints = [
         }
         if (toCreate.length === 0 && missing.length === 0)
           return { subscribed, already, created, unauthorized };
-        await db.transaction(async (t) => {
-          for (const item of toCreate) created.push(await createStream(actor, item, settings, retention, t));
-          for (const [stream, users] of [...missing, ...created.map((s): [Stream, User[]] => [s, targets])]) {
+        // Collected per attempt: the transaction runs again after a deadlock.
+        const written = await transact(db, async (t) => {
+          const made: Stream[] = [];
+          const added: [User, string][] = [];
+          const was: [User, string][] = [];
+          for (const item of toCreate) made.push(await createStream(actor, item, settings, retention, t));
+          for (const [stream, users] of [...missing, ...made.map((s): [Stream, User[]] => [s, targets])]) {
             const result = await subscribeUsers(db, stream, users, t);
-            for (const u of result.added) subscribed.push([u, stream.name]);
-            for (const u of result.already) already.push([u, stream.name]);
+            for (const u of result.added) added.push([u, stream.name]);
+            for (const u of result.already) was.push([u, stream.name]);
           }
+          return { made, added, was };
         });
+        created.push(...written.made);
+        subscribed.push(...written.added);
+        already.push(...written.was);
         return { subscribed, already, created, unauthorized };
       };
       // A channel created by a concurrent request meanwhile is an existing one the second time round.
@@ -273,7 +282,8 @@ export const subscriptionEndpoints = [
       }
       const removed: string[] = [];
       const notRemoved: string[] = [];
-      await actor.db.transaction(async (t) => {
+      await transact(actor.db, async (t) => {
+        removed.length = notRemoved.length = 0; // a deadlocked attempt runs again
         for (const stream of streams) {
           const result = await unsubscribeUsers(actor.db, stream, targets, t);
           if (result.removed.length) removed.push(stream.name);
@@ -305,7 +315,7 @@ export const subscriptionEndpoints = [
       }),
     },
     view: async ({ subscription_data }, actor) => {
-      await actor.db.transaction(async (t) => {
+      await transact(actor.db, async (t) => {
         for (const change of subscription_data) {
           await updateSubscriptionProperty(actor.db, actor.user, actor.realm.id, change, t);
         }
@@ -329,7 +339,7 @@ export const subscriptionEndpoints = [
     view: async ({ stream_id: streamId, property, value }, actor) => {
       if (!(await streamById(actor.db, actor.realm.id, streamId)))
         throw new JsonableError('Invalid channel ID');
-      await actor.db.transaction((t) =>
+      await transact(actor.db, (t) =>
         updateSubscriptionProperty(
           actor.db,
           actor.user,

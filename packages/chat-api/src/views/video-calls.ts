@@ -25,7 +25,7 @@ function redirect(req: Request, url: string): void {
 async function zoomRedirectUri(runtime: ChatRuntime, req: Request): Promise<string> {
   const realm = await requestRealm(runtime.db, runtime.config, req.headers.host);
   if (!realm) throw new JsonableError('Invalid organization');
-  return `${realmUrl(realm, runtime.config, req.protocol)}${ZOOM_COMPLETE_PATH}`;
+  return `${realmUrl(realm, runtime.config, { protocol: req.protocol, host: req.headers.host })}${ZOOM_COMPLETE_PATH}`;
 }
 
 /** Video calls with the organization's provider (Jitsi, BigBlueButton, Zoom) and Zoom's per-user OAuth. */

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import { readServerSettings, updateServerSettings } from '../server-config/server-config.ts';

@@ -14,7 +14,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function compileFileSchema() {
   const properties = Object.fromEntries(
-    Object.entries(BOOTSTRAP_SECTIONS).map(([name, section]) => [name, section.schema]),
+    Object.entries(BOOTSTRAP_SECTIONS).map(([name, section]) => [name, section.schema()]),
   );
   const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
   return ajv.compile({ type: 'object', properties, additionalProperties: false });

@@ -1,5 +1,5 @@
 import { ConflictError, ValidationError, type Logger, type SecretBox, type Sequelize } from '@muse/core';
-import { openapiDocument } from '../openapi.ts';
+import { contentOpenApiDocument } from '../openapi.ts';
 import { updateServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import {
   createProvider,
@@ -18,18 +18,23 @@ export interface BootstrapContext {
 }
 
 /**
- * One named top-level section of the bootstrap file: its JSON Schema and an idempotent apply
- * function (running it twice leaves the same state as once). Other areas add their sections
+ * One named top-level section of the bootstrap file: its JSON Schema (read from the API document
+ * when a file is checked, not at import) and an idempotent apply function (running it twice
+ * leaves the same state as once). Other areas add their sections
  * (e.g. `generators`, `bundles`) to BOOTSTRAP_SECTIONS.
  */
 export interface BootstrapSection<T = unknown> {
-  schema: Record<string, unknown>;
+  schema(): Record<string, unknown>;
   apply(context: BootstrapContext, value: T): Promise<void>;
 }
 
 /** Declared numbers become administrators; numbers not listed keep whatever they have. */
 const admins: BootstrapSection<string[]> = {
-  schema: { type: 'array', items: { type: 'string', pattern: MAINLAND_MOBILE.source }, uniqueItems: true },
+  schema: () => ({
+    type: 'array',
+    items: { type: 'string', pattern: MAINLAND_MOBILE.source },
+    uniqueItems: true,
+  }),
   async apply({ db, logger }, phones) {
     for (const phone of phones) {
       const { changed } = await grantAdministrator(db, phone);
@@ -40,7 +45,7 @@ const admins: BootstrapSection<string[]> = {
 
 /** Providers are matched by name: created when missing, otherwise updated to the declared values. */
 const codeProviders: BootstrapSection<ProviderInput[]> = {
-  schema: { type: 'array', items: componentSchema('CodeProviderCreate') },
+  schema: () => ({ type: 'array', items: componentSchema('CodeProviderCreate') }),
   async apply({ db, logger, secrets }, providers) {
     for (const provider of providers) {
       const existing = (await listProviders(db)).find((row) => row.name === provider.name);
@@ -72,7 +77,7 @@ const codeProviders: BootstrapSection<ProviderInput[]> = {
 
 /** Generators are matched by name: created when missing, otherwise updated (secrets merged). */
 const generators: BootstrapSection<GeneratorSpec[]> = {
-  schema: { type: 'array', items: componentSchema('GeneratorInput') },
+  schema: () => ({ type: 'array', items: componentSchema('GeneratorInput') }),
   async apply({ db, logger, secrets }, specs) {
     for (const spec of specs) {
       const generator = await upsertGenerator(db, secrets, spec);
@@ -82,7 +87,7 @@ const generators: BootstrapSection<GeneratorSpec[]> = {
 };
 
 const serverConfig: BootstrapSection<Partial<ServerSettings>> = {
-  schema: componentSchema('ServerConfigUpdate'),
+  schema: () => componentSchema('ServerConfigUpdate'),
   async apply({ db }, settings) {
     await updateServerSettings(db, settings);
   },
@@ -98,7 +103,7 @@ export const BOOTSTRAP_SECTIONS: Record<string, BootstrapSection<never>> = {
 
 /** A schema of the API document (references inlined), so the file accepts exactly what the API accepts. */
 function componentSchema(name: string): Record<string, unknown> {
-  const schemas = openapiDocument.components.schemas as Record<string, Record<string, unknown>>;
+  const schemas = contentOpenApiDocument().components.schemas as Record<string, Record<string, unknown>>;
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline);
     if (!node || typeof node !== 'object') return node;

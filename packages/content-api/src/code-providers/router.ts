@@ -1,13 +1,14 @@
 import express, { type Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
+import { parseListQuery } from '../listing/listing.ts';
 import {
   assertTypeAllowed,
   createProvider,
   deleteProvider,
   getProvider,
-  listProviders,
+  pageProviders,
   toView,
   updateProvider,
 } from './store.ts';
@@ -19,8 +20,9 @@ export function codeProvidersRouter({ db, config, secrets }: ContentContext): Ro
   const base = '/api/v1/verification-code-providers';
 
   route(router, 'get', '/api/v1/verification-code-providers', async (req, res) => {
-    requireAdmin(req);
-    res.json((await listProviders(db)).map(toView));
+    const user = requireAdmin(req);
+    const query = parseListQuery(req.query as Record<string, unknown>);
+    res.json((await pageProviders(db, query, user)).map(toView));
   });
   route(router, 'post', '/api/v1/verification-code-providers', async (req, res) => {
     requireAdmin(req);

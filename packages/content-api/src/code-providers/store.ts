@@ -1,4 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import { listRows, type ListQuery } from '../listing/listing.ts';
+import type { CurrentUser } from '../auth/authenticate.ts';
 import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
@@ -41,6 +43,20 @@ export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
   );
 }
 
+/** A page of the providers, always in the order they are tried (`order` breaks priority ties). */
+export async function pageProviders(
+  db: Sequelize,
+  query: ListQuery,
+  user: CurrentUser,
+): Promise<ProviderRow[]> {
+  return listRows<ProviderRow>(
+    db,
+    { from: 'content.verification_code_providers', ownerless: true, sortFirst: 'priority' },
+    query,
+    user,
+  );
+}
+
 /** One provider; inside `transaction` its row stays locked until the transaction ends. */
 export async function getProvider(
   db: Sequelize,
@@ -79,6 +95,32 @@ export async function createProvider(
       secrets: JSON.stringify(box.sealValues(secrets)),
     },
   );
+}
+
+/** The provider the Kubernetes resource `owner` manages (the operator's `managed_by`), if any. */
+export async function findManagedProvider(db: Sequelize, owner: string): Promise<ProviderRow | undefined> {
+  const [row] = await db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers WHERE managed_by = :owner',
+    { replacements: { owner }, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
+/** Creates a provider managed by the Kubernetes resource `owner`: createProvider's checks, one transaction. */
+export async function createManagedProvider(
+  db: Sequelize,
+  box: SecretBox,
+  owner: string,
+  input: ProviderInput,
+): Promise<ProviderRow> {
+  return db.transaction(async (transaction) => {
+    const created = await createProvider(db, box, input, transaction);
+    await db.query('UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id', {
+      replacements: { owner, id: created.id },
+      transaction,
+    });
+    return { ...created, managed_by: owner };
+  });
 }
 
 export async function updateProvider(

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { QueryTypes } from 'sequelize';
 import { ConflictError, ForbiddenError, NotFoundError, type Sequelize } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { currentUser, requirePermission, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { openapiDocument } from '../openapi.ts';
+import { contentOpenApiDocument } from '../openapi.ts';
 
 /** The committed output: TypeScript types of the content API's own served document. */
 export const GENERATED_FILE = fileURLToPath(new URL('./openapi.ts', import.meta.url));
@@ -13,7 +13,7 @@ const HEADER =
 /** The types file for the current document, as openapi-typescript writes it. */
 export async function generateOpenApiTypes(): Promise<string> {
   // A copy: openapi-typescript must not touch the document the server uses.
-  const ast = await openapiTS(structuredClone(openapiDocument) as never, {
+  const ast = await openapiTS(structuredClone(contentOpenApiDocument()) as never, {
     alphabetize: true,
     emptyObjectsUnknown: true,
     // A field with a default is optional in a schema reused by request bodies (e.g. `enabled`).

@@ -256,11 +256,13 @@ export interface paths {
          * Open the conversation's WebSocket
          * @description A WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`); the frames are in
          *     /asyncapi.json. The token goes in the query, since browsers cannot set headers on a
-         *     WebSocket. The upgrade is always accepted; the checks answer with close codes a browser
-         *     can read: 4401 (token missing, invalid or expired), 4403 (account banned or disabled, or
-         *     permission revoked), 4404 (no such conversation, or another user's private one),
-         *     4429 (too many sockets for this account), 1001 (the server is shutting down: reconnect),
-         *     1009 (a frame larger than the maximum). A socket that is let in receives `ready` first.
+         *     WebSocket. Everything known at the handshake is checked before the upgrade and refused
+         *     with an HTTP status and an `Error` body (never `101`): the per-address and not-yet-admitted
+         *     caps (429 `too_many_connections`, 503 `server_busy`), the token (401), the account (403),
+         *     the conversation (404, the same for a missing and another user's private one), the
+         *     account's sockets on this process (429 `too_many_sockets`), a process shutting down (503).
+         *     Close codes (4403, 4404, 1001, 1009, 1011) are only for what happens after the upgrade.
+         *     A socket that is let in receives `ready` first.
          */
         get: operations["openConversationSocket"];
         put?: never;
@@ -1191,7 +1193,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List code providers in the order they are tried */
+        /**
+         * List code providers by priority
+         * @description A page of the providers, by ascending `priority` (the order they are tried); the shared
+         *     sorting parameters order providers of equal priority (with `desc=false` and the default
+         *     `order`, exactly the order they are tried).
+         */
         get: operations["listVerificationCodeProviders"];
         put?: never;
         /** Add a code provider */
@@ -1233,7 +1240,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The conversation channel's AsyncAPI 3 document */
+        /** The conversation sockets' AsyncAPI 3 document */
         get: operations["getAsyncApi"];
         put?: never;
         post?: never;
@@ -2208,7 +2215,7 @@ export interface components {
              */
             api_base_url?: string;
             app_id?: string;
-            /** @description ISO 4217 code */
+            /** @description ISO 4217 code, e.g. CNY. */
             currency?: string;
             /** @description Whether top-ups are offered (default false). */
             enabled?: boolean;
@@ -2509,7 +2516,7 @@ export interface components {
                 reason: string;
                 reference?: string;
             };
-            /** @description false bans the account */
+            /** @description false bans the account, true unbans it. */
             is_active?: boolean;
             nickname?: string;
         };
@@ -2636,7 +2643,7 @@ export interface components {
                 "application/json": components["schemas"]["GenerationResponse"];
             };
         };
-        /** @description Active generators of this kind, oldest first (a plain array, not paginated) */
+        /** @description A page of the active generators of this kind (a plain array), sorted and paginated like every list */
         GeneratorList: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3613,6 +3620,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             /** @description A plain GET, not an upgrade */
             426: {
@@ -3624,7 +3634,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            503: components["responses"]["Overloaded"];
+            /** @description This client address holds MUSE_WS_MAX_SOCKETS_PER_ADDRESS sockets on this process (`too_many_connections`, with Retry-After), or this account holds MUSE_WS_MAX_SOCKETS_PER_USER (`too_many_sockets`). */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MUSE_WS_MAX_PENDING connections are being admitted at once (`server_busy`), or the process is shutting down (`shutting_down`); retry after the given seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getConversation: {
@@ -4862,7 +4893,23 @@ export interface operations {
     };
     listImageGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4872,12 +4919,29 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
     listTextGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4887,12 +4951,29 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
     listVideoGenerators: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4902,6 +4983,7 @@ export interface operations {
             200: components["responses"]["GeneratorList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };
@@ -6741,7 +6823,23 @@ export interface operations {
     };
     listVerificationCodeProviders: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only rows created after this ISO 8601 date-time. */
+                created_after_datetime?: components["parameters"]["CreatedAfter"];
+                /** @description Only rows created before this ISO 8601 date-time. */
+                created_before_datetime?: components["parameters"]["CreatedBefore"];
+                /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
+                desc?: components["parameters"]["Desc"];
+                /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Rows to skip. Past the end the answer is `[]`. */
+                offset?: components["parameters"]["Offset"];
+                order?: components["parameters"]["Order"];
+                /** @description Only rows updated after this ISO 8601 date-time. */
+                updated_after_datetime?: components["parameters"]["UpdatedAfter"];
+                /** @description Only rows updated before this ISO 8601 date-time. */
+                updated_before_datetime?: components["parameters"]["UpdatedBefore"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6760,6 +6858,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["Overloaded"];
         };
     };

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { ConflictError, NotFoundError } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { failGeneration } from './fail.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { NotFoundError } from '@muse/core';
@@ -13,6 +13,7 @@ import {
   upsertGenerator,
 } from './generators.ts';
 import type { GenerationKind } from './parameters.ts';
+import { parseListQuery } from '../listing/listing.ts';
 
 /**
  * Generators: every user lists the active ones of a kind and reads their parameter schema;
@@ -28,8 +29,9 @@ export function generatorsRouter(context: ContentContext): Router {
     kind: GenerationKind,
   ) =>
     route(router, 'get', path, async (req, res) => {
-      requirePermission(req, 'generator', 'read', 'public');
-      res.json((await listActiveGenerators(db, kind)).map(publicGenerator));
+      const user = requirePermission(req, 'generator', 'read', 'public');
+      const query = parseListQuery(req.query as Record<string, unknown>);
+      res.json((await listActiveGenerators(db, kind, query, user)).map(publicGenerator));
     });
   listRoute('/api/v1/generators/images', 'image');
   listRoute('/api/v1/generators/videos', 'video');

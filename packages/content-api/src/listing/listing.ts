@@ -97,6 +97,10 @@ export interface ListSource {
   hasVisibility?: boolean;
   /** The owner column; default `owner_id`. */
   ownerColumn?: string;
+  /** Rows nobody owns (generators, code providers): no scope filter applies. */
+  ownerless?: boolean;
+  /** A column sorted on before `order` (e.g. a provider's priority); `order` then breaks its ties. */
+  sortFirst?: string;
 }
 
 /** Runs a scoped, filtered, sorted, paginated SELECT and returns its rows. */
@@ -112,7 +116,9 @@ export async function listRows<T extends object>(
     offset: query.offset,
     limit: query.limit,
   };
-  if (query.scope === 'own') {
+  if (source.ownerless) {
+    // Nothing to filter by owner: the caller's access was decided by the route.
+  } else if (query.scope === 'own') {
     where.push(`${source.ownerColumn ?? 'owner_id'} = :callerId`);
     replacements.callerId = user.id;
   } else if (query.scope === 'public') {
@@ -128,7 +134,8 @@ export async function listRows<T extends object>(
   const sql =
     `SELECT ${source.columns ?? '*'} FROM ${source.from}` +
     (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${query.order} ${direction}, id ${direction} OFFSET :offset LIMIT :limit`;
+    ` ORDER BY ${source.sortFirst ? `${source.sortFirst}, ` : ''}${query.order} ${direction}, id ${direction}` +
+    ' OFFSET :offset LIMIT :limit';
   // Lists are the hottest reads: straight through pg, unless a value is a list (Sequelize expands
   // those); prepared when the columns are named (see selectRows).
   if (Object.values(replacements).some(Array.isArray))

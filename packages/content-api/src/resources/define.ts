@@ -2,7 +2,7 @@ import type { Request, Router } from 'express';
 import type { Transaction } from 'sequelize';
 import type { Scope } from '../permissions/permissions.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 
 /** A JSON Schema (OpenAPI 3.1 dialect) as written in a declaration. */
 export type JsonSchema = Record<string, unknown>;

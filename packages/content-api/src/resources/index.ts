@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { RESOURCE_DECLARATIONS } from './declarations/index.ts';
 import { resourcesOpenApiFragment } from './openapi.ts';
 import { createResourceRouter } from './router.ts';

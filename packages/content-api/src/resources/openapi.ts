@@ -1,3 +1,4 @@
+import { ACCESS } from '../http/authorize.ts';
 import { isWritableOn, type JsonSchema, type ResourceDeclaration } from './define.ts';
 
 /**
@@ -108,9 +109,12 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
   };
   if (!declaration.readOnly) {
     const who = declaration.adminOnlyWrite ? 'Administrators only (403 for others).' : writeRule(declaration);
+    // Read by authorizeOperation (src/http/authorize.ts) before the body is validated.
+    const access = declaration.adminOnlyWrite ? { [ACCESS]: 'administrators' } : {};
     collection.post = {
       tags: [tag],
       operationId: `create${name}`,
+      ...access,
       summary: `Create a ${declaration.name}`,
       description: `${who} The caller becomes the owner. Fields that reference other resources must name ones the caller may read (404 otherwise).`,
       requestBody: { required: true, content: json(ref('schemas', `${name}Create`)) },
@@ -122,6 +126,7 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
     item.patch = {
       tags: [tag],
       operationId: `update${name}`,
+      ...access,
       summary: `Change a ${declaration.name} (including its visibility)`,
       description: `${who} Only the fields sent change.`,
       requestBody: { required: true, content: json(ref('schemas', `${name}Update`)) },
@@ -133,6 +138,7 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
     item.delete = {
       tags: [tag],
       operationId: `delete${name}`,
+      ...access,
       summary: `Delete a ${declaration.name}`,
       description: who,
       responses: { '204': { description: 'Deleted' }, ...errors('401', '403', '404', '422') },
@@ -217,7 +223,11 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
     for (const [field, declared] of Object.entries(fields)) {
       if (!isWritableOn(declared, operation)) continue;
       writable[field] = declared.adminOnly
-        ? { ...declared.schema, description: `${describe(declared.schema)}Administrators only.` }
+        ? {
+            ...declared.schema,
+            description: `${describe(declared.schema)}Administrators only.`,
+            [ACCESS]: 'administrators',
+          }
         : declared.schema;
     }
     const required =

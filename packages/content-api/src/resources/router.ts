@@ -1,7 +1,7 @@
 import express, { type Request, type Router } from 'express';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, ForbiddenError, NotFoundError } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { currentUser, requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import { assertReferenceReadable, authorizeRead, authorizeWrite, loadRow, notFound } from './access.ts';

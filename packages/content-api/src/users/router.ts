@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import type { Sequelize } from '@muse/core';
 import { currentAccount, currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
 import { assertReferenceReadable } from '../resources/access.ts';

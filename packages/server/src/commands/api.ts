@@ -7,7 +7,7 @@ import {
   onShutdownSignal,
   type Config,
 } from '@muse/core';
-import { attachConversationChannel, createContentApp, prepareContentService } from '@muse/content-api';
+import { attachConversationSockets, createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
 import { createRuntime, type Runtime } from '../runtime.ts';
 
@@ -21,8 +21,8 @@ const services = {
         { ...runtime, secrets: createSecretBox(runtime.config.MUSE_SECRETS_KEY) },
         runtime.config,
       ),
-    /** The conversation channel's sockets share the API's port. */
-    attach: attachConversationChannel,
+    /** The conversation sockets share the API's port and its context. */
+    attach: attachConversationSockets,
   },
   'chat-api': {
     create: createChatApp,
@@ -51,7 +51,7 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     logger: runtime.logger,
     shutdownTimeoutMs: config.MUSE_SHUTDOWN_TIMEOUT_MS,
   });
-  const sockets = service.attach?.(server.server, runtime);
+  const sockets = service.attach?.(server.server, app);
   const metrics = await listen(metricsHandler(metricsRegistryOf(app)), {
     host: config.MUSE_HOST,
     port: service.metricsPort(config),

@@ -1,10 +1,9 @@
-import { AppError, NotFoundError, UnauthorizedError } from '@muse/core';
+import { AppError, UnauthorizedError } from '@muse/core';
 import type { Transaction } from 'sequelize';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import { loadUser, type CurrentUser } from '../auth/authenticate.ts';
-import { conversation as conversationDeclaration } from '../resources/declarations/conversation.ts';
-import { createResourceKit } from '../resources/router.ts';
-import type { ResourceKit, Row } from '../resources/define.ts';
+import { authorizeRead, authorizeWrite, loadRow, notFound } from '../resources/access.ts';
+import type { Row } from '../resources/define.ts';
 
 /** Why a socket is refused or closed: the HTTP status it stands for and the WebSocket close code. */
 export interface Refusal {
@@ -14,6 +13,8 @@ export interface Refusal {
   message: string;
 }
 
+const CONVERSATIONS = 'content.conversations';
+const ACCESS_COLUMNS = 'id, owner_id, visibility';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -21,13 +22,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * answers 403 even with a valid token), and access to the conversation through the resource
  * mechanism (missing and another user's private conversation answer the same 404).
  */
-export class ChannelAccess {
+export class SocketAccess {
   private readonly ctx: ContentContext;
-  private readonly kit: ResourceKit;
 
   constructor(ctx: ContentContext) {
     this.ctx = ctx;
-    this.kit = createResourceKit(ctx, conversationDeclaration);
   }
 
   /** The account of a valid, unexpired token; throws 401 or 403 as the REST API would. */
@@ -40,13 +39,26 @@ export class ChannelAccess {
     return loadUser(this.ctx.db, claims.sub);
   }
 
-  readable(user: CurrentUser, conversationId: string): Promise<Row> {
-    if (!UUID.test(conversationId)) return Promise.reject(new NotFoundError('No conversation with this id'));
-    return this.kit.findReadable(user, conversationId);
+  /** The conversation as GET /conversations/{id} would let this user read it; 404 otherwise. */
+  async readable(user: CurrentUser, conversationId: string): Promise<Row> {
+    const row = UUID.test(conversationId)
+      ? await loadRow(this.ctx.db, CONVERSATIONS, conversationId, { columns: ACCESS_COLUMNS })
+      : undefined;
+    if (!row) throw notFound('conversation');
+    authorizeRead(user, 'conversation', row);
+    return row;
   }
 
-  writable(user: CurrentUser, conversationId: string, transaction: Transaction): Promise<Row> {
-    return this.kit.findWritable(user, conversationId, 'update', transaction);
+  /** The conversation locked for a write by this user (posting to it is updating it). */
+  async writable(user: CurrentUser, conversationId: string, transaction: Transaction): Promise<Row> {
+    const row = await loadRow(this.ctx.db, CONVERSATIONS, conversationId, {
+      columns: ACCESS_COLUMNS,
+      transaction,
+      lock: true,
+    });
+    if (!row) throw notFound('conversation');
+    authorizeWrite(user, 'conversation', 'update', row);
+    return row;
   }
 
   /** Admission of a new socket: its account and conversation, or the refusal. */

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@muse/core';
-import type { ContentContext } from '../app.ts';
+import type { ContentContext } from '../context.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import {
   appendMessage,
@@ -8,7 +8,7 @@ import {
   type ConversationMessage,
 } from '../conversations/messages.ts';
 import { startReply } from '../conversations/replies.ts';
-import { refusalOf, type ChannelAccess, type Refusal } from './admission.ts';
+import { refusalOf, type SocketAccess, type Refusal } from './admission.ts';
 import { parseClientFrame, type ClientFrame, type ServerFrame } from './protocol.ts';
 
 /** How a session reaches its client, whatever the transport. */
@@ -20,7 +20,7 @@ export interface Transport {
 
 interface SessionDeps {
   ctx: ContentContext;
-  access: ChannelAccess;
+  access: SocketAccess;
   logger: Logger;
   rateLimit: number;
 }
@@ -36,7 +36,7 @@ const RATE_WINDOW_MS = 10_000;
  * in storage order, only those this socket has not sent (a live message that came before the
  * resume is not repeated: clients order by `seq`).
  */
-export class ChannelSession {
+export class SocketSession {
   readonly user: CurrentUser;
   readonly conversationId: string;
   private token: string;
@@ -82,8 +82,15 @@ export class ChannelSession {
 
   /** Handles a client frame after those before it; resolves to the direct answer (socket.io acknowledgements). */
   receive(raw: unknown): Promise<ServerFrame | undefined> {
-    const answer = this.queue.then(() => this.handle(raw));
-    this.queue = answer.catch(() => {});
+    // The last resort: a frame whose handling throws ends this socket (1011), never the process.
+    const answer = this.queue
+      .then(() => this.handle(raw))
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, 'conversation frame failed; closing the socket');
+        this.close(1011, 'The server could not handle a frame; reconnect');
+        return undefined;
+      });
+    this.queue = answer;
     return answer;
   }
 

@@ -72,6 +72,15 @@ export interface WsClient extends ChannelClient {
   closed: Promise<{ code: number; reason: string }>;
   /** Resolves once open (or rejects when refused before opening). */
   opened: Promise<void>;
+  /** Resolves with the HTTP answer when the server refuses the upgrade (rejects once open). */
+  refused: Promise<WsRefusal>;
+}
+
+/** An upgrade the server refused: its HTTP status, headers and JSON error body. */
+export interface WsRefusal {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Frame;
 }
 
 /** A plain `ws` client on a conversation's socket; its frames are checked as they arrive. */
@@ -92,6 +101,23 @@ export function wsClient(
     frames.push(frame);
   });
   ws.on('error', () => {});
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+  });
+  const refused = new Promise<WsRefusal>((resolve, reject) => {
+    ws.once('open', () => reject(new Error('the upgrade was accepted')));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(body) as Frame }),
+      );
+    });
+  });
+  // A test awaits the one it expects; the other settling unobserved is not an error.
+  opened.catch(() => {});
+  refused.catch(() => {});
   return {
     ws,
     frames,
@@ -101,10 +127,8 @@ export function wsClient(
     closed: new Promise((resolve) =>
       ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
     ),
-    opened: new Promise((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
-    }),
+    opened,
+    refused,
   };
 }
 
@@ -145,9 +169,9 @@ export function ioClient(
 }
 
 /** Resolves with the `connect_error` of a refused socket.io handshake. */
-export function ioRefusal(
-  client: IoClient,
-): Promise<Error & { data?: { code: string; status: number; close_code: number } }> {
+export function ioRefusal(client: {
+  socket: Socket;
+}): Promise<Error & { data?: { code: string; status: number; close_code: number } }> {
   return new Promise((resolve, reject) => {
     client.socket.once('connect_error', resolve);
     client.socket.once('connect', () => reject(new Error('the handshake was accepted')));

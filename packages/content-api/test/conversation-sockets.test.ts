@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
+import { io } from 'socket.io-client';
 import { createTokenSigner } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
@@ -25,7 +26,7 @@ import {
   type Frame,
   type IoClient,
   type WsClient,
-} from '../../../test/support/channel.ts';
+} from '../../../test/support/sockets.ts';
 
 const LIMITS = {
   MUSE_WS_MAX_FRAME_BYTES: '4096',
@@ -66,11 +67,11 @@ async function startContentApiProcess(env: Record<string, string>): Promise<Cont
 }
 
 /**
- * The conversation channel against two real `muse-server content-api` processes sharing one
+ * The conversation sockets against two real `muse-server content-api` processes sharing one
  * Postgres and Temporal (a worker runs the reply workflows), with plain `ws` and socket.io
  * clients; every frame received is checked against the served AsyncAPI document.
  */
-describe('conversation channel across two content-API processes', () => {
+describe('conversation sockets across two content-API processes', () => {
   let stack: TestStack;
   let podA: ContentApiProcess;
   let podB: ContentApiProcess;
@@ -158,7 +159,7 @@ describe('conversation channel across two content-API processes', () => {
   });
 
   describe('handshake', () => {
-    it('refuses a missing, invalid or expired token with 4401 (socket.io: connect_error 401)', async () => {
+    it('refuses a missing, invalid or expired token with 401 before the upgrade (socket.io: connect_error 401)', async () => {
       const alice = await createTestUser(stack);
       const id = await conversation(alice);
       const expired = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, -10).sign({
@@ -167,49 +168,80 @@ describe('conversation channel across two content-API processes', () => {
         isAdmin: false,
       });
       for (const token of [undefined, 'not-a-token', expired]) {
-        expect((await ws(podA, id, token).closed).code).toBe(4401);
+        const refusal = await ws(podA, id, token).refused;
+        expect(refusal).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+        expect(refusal.headers['www-authenticate']).toBe('Bearer');
         const refused = await ioRefusal(sio(podB, id, token));
         expect(refused.data).toEqual({ code: 'unauthorized', status: 401, close_code: 4401 });
       }
     });
 
-    it('refuses a banned account with 4403 even with a valid token', async () => {
+    it('refuses a banned account with 403 before the upgrade even with a valid token', async () => {
       const banned = await createTestUser(stack, { active: false });
       const owner = await createTestUser(stack);
       const id = await conversation(owner, { visibility: 'public' });
-      expect((await ws(podA, id, banned.token).closed).code).toBe(4403);
+      expect((await ws(podA, id, banned.token).refused).status).toBe(403);
       expect((await ioRefusal(sio(podB, id, banned.token))).data).toMatchObject({
         status: 403,
         close_code: 4403,
       });
     });
 
-    it("answers 4404 alike for a missing conversation and another user's private one", async () => {
+    it("answers 404 before the upgrade alike for a missing conversation and another user's private one", async () => {
       const alice = await createTestUser(stack);
       const bob = await createTestUser(stack);
       const privateOne = await conversation(alice);
-      const missing = await ws(podA, randomUUID(), bob.token).closed;
-      const hidden = await ws(podA, privateOne, bob.token).closed;
-      expect(missing.code).toBe(4404);
-      expect(hidden).toEqual(missing);
+      const missing = await ws(podA, randomUUID(), bob.token).refused;
+      const hidden = await ws(podA, privateOne, bob.token).refused;
+      expect(missing).toMatchObject({ status: 404, body: { code: 'not_found' } });
+      expect(hidden.body).toEqual(missing.body);
       const refusals = await Promise.all([
         ioRefusal(sio(podB, randomUUID(), bob.token)),
         ioRefusal(sio(podB, privateOne, bob.token)),
       ]);
       expect(refusals.map((refusal) => [refusal.message, refusal.data])).toEqual([
-        [missing.reason, { code: 'not_found', status: 404, close_code: 4404 }],
-        [missing.reason, { code: 'not_found', status: 404, close_code: 4404 }],
+        [missing.body.message, { code: 'not_found', status: 404, close_code: 4404 }],
+        [missing.body.message, { code: 'not_found', status: 404, close_code: 4404 }],
       ]);
     });
 
-    it('caps the sockets of one account on one process (4429)', async () => {
+    it('refuses every handshake on the root namespace (401 without a token, 404 with one) and on unknown ones', async () => {
+      const alice = await createTestUser(stack);
+      const at = (namespace: string, token?: string) => {
+        const socket = io(`${podA.url}${namespace}`, {
+          auth: token === undefined ? {} : { token },
+          transports: ['websocket'],
+          reconnection: false,
+          forceNew: true,
+        });
+        clients.push({ close: () => void socket.disconnect() });
+        return { socket };
+      };
+      expect((await ioRefusal(at('/'))).data).toEqual({
+        code: 'unauthorized',
+        status: 401,
+        close_code: 4401,
+      });
+      expect((await ioRefusal(at('/', 'not-a-token'))).data).toMatchObject({ status: 401 });
+      expect((await ioRefusal(at('/', alice.token))).data).toEqual({
+        code: 'not_found',
+        status: 404,
+        close_code: 4404,
+      });
+      expect((await ioRefusal(at('/admin', alice.token))).message).toBe('Invalid namespace');
+    });
+
+    it('caps the sockets of one account on one process (429 before the upgrade)', async () => {
       const alice = await createTestUser(stack);
       const id = await conversation(alice);
       const open = Array.from({ length: Number(LIMITS.MUSE_WS_MAX_SOCKETS_PER_USER) }, () =>
         ws(podA, id, alice.token),
       );
       await Promise.all(open.map(ready));
-      expect((await ws(podA, id, alice.token).closed).code).toBe(4429);
+      expect(await ws(podA, id, alice.token).refused).toMatchObject({
+        status: 429,
+        body: { code: 'too_many_sockets' },
+      });
       expect((await ioRefusal(sio(podA, id, alice.token))).data).toMatchObject({
         status: 429,
         close_code: 4429,

@@ -3,7 +3,7 @@ import { AppError } from '@muse/core';
 import { asyncapiDocument } from './protocol.ts';
 
 /** The channel's plain-HTTP side: its AsyncAPI document, and 426 for a GET that is not an upgrade. */
-export function channelRouter(): Router {
+export function socketsRouter(): Router {
   const router = express.Router();
   router.get('/asyncapi.json', (_req, res) => {
     res.json(asyncapiDocument);

@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
-import type { ContentContext } from '../app.ts';
-import { tooManySockets, type ChannelAccess, type Refusal } from './admission.ts';
-import type { ChannelHub } from './hub.ts';
+import type { ContentContext } from '../context.ts';
+import { refusalOf, tooManySockets, type SocketAccess, type Refusal } from './admission.ts';
+import type { SocketHub } from './hub.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
-import { ChannelSession, type Transport } from './session.ts';
+import { SocketSession, type Transport } from './session.ts';
 
 export interface Admitted {
   user: CurrentUser;
@@ -22,13 +22,24 @@ export const SHUTTING_DOWN: Refusal = {
  * Opens sessions for both transports: admission (token, account, conversation, the cap on one
  * account's sockets), membership of the hub, and the `ready` frame.
  */
-export class ChannelSessions {
+export class SocketSessions {
   closing = false;
 
-  private readonly deps: { ctx: ContentContext; hub: ChannelHub; access: ChannelAccess };
+  private readonly deps: { ctx: ContentContext; hub: SocketHub; access: SocketAccess };
 
-  constructor(deps: { ctx: ContentContext; hub: ChannelHub; access: ChannelAccess }) {
+  constructor(deps: { ctx: ContentContext; hub: SocketHub; access: SocketAccess }) {
     this.deps = deps;
+  }
+
+  /** The token and account checks alone: the refusal, or undefined for a valid token of an active account. */
+  async account(token: string | undefined): Promise<Refusal | undefined> {
+    if (this.closing) return SHUTTING_DOWN;
+    try {
+      await this.deps.access.account(token);
+      return undefined;
+    } catch (error) {
+      return refusalOf(error);
+    }
   }
 
   /** The checks of a new socket: its account and conversation, and the cap on one account's sockets. */
@@ -43,9 +54,9 @@ export class ChannelSessions {
   }
 
   /** Joins the hub, then sends `ready`: listening first, then reading the latest seq, so nothing is missed. */
-  async open(admitted: Admitted, transport: Transport): Promise<ChannelSession> {
+  async open(admitted: Admitted, transport: Transport): Promise<SocketSession> {
     const { ctx, hub, access } = this.deps;
-    const session = new ChannelSession(
+    const session = new SocketSession(
       { ctx, access, logger: ctx.logger, rateLimit: ctx.config.MUSE_WS_RATE_LIMIT },
       admitted,
       transport,
@@ -55,7 +66,7 @@ export class ChannelSessions {
     return session;
   }
 
-  close(session: ChannelSession): void {
+  close(session: SocketSession): void {
     session.closed = true;
     this.deps.hub.leave(session);
   }

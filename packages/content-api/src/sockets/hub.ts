@@ -23,7 +23,7 @@ interface Room {
  * the conversations its sockets are on, and to the file-status channel; whatever is stored or
  * published on any process reaches every socket here. It owns the sockets' membership.
  */
-export class ChannelHub {
+export class SocketHub {
   private readonly rooms = new Map<string, Room>();
   private readonly byUser = new Map<string, Set<Member>>();
   private stopFileStatus: Promise<() => Promise<void>> | undefined;

@@ -1,0 +1,15 @@
+import type { Config, EventBus, Logger, Sequelize } from '@muse/core';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { ContentServices } from './services.ts';
+
+/** Everything the content service needs from outside; tests pass their own. */
+export interface ContentDeps {
+  config: Config;
+  logger: Logger;
+  db: Sequelize;
+  temporal: TemporalClient;
+  events: EventBus;
+}
+
+/** What routers and handlers share: the outside pieces and the service's own collaborators, built once by createContentApp. */
+export type ContentContext = ContentDeps & ContentServices;
