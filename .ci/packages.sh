@@ -96,7 +96,7 @@ for major in 20 24; do
     echo "$(code_for 13800138000)" >&3
     exec 3>&-
     wait "$quickstart" || { cat quickstart.out; exit 1; }
-    grep -q '^completed ' quickstart.out || { cat quickstart.out; exit 1; }
+    grep -Eq 'completed http://[^ ]+/api/v1/files/' quickstart.out || { cat quickstart.out; exit 1; }
     echo "quick start: $(tail -n 1 quickstart.out)"
   )
 done
