@@ -11,10 +11,10 @@ import { startTestStack, type TestStack } from '../support/stack.ts';
  * /docs of both APIs in a real headless Chromium (Debian's `chromium`, or CHROMIUM_PATH): the page
  * renders the served document with no console error, lists every operation, and the request it
  * builds for a signed-in reader carries the API's auth scheme. Screenshots go to
- * MUSE_ARTIFACTS_DIR (default artifacts/), kept by CI.
+ * MUSE_ARTIFACTS_DIR (default .ci/artifacts/), kept by CI.
  */
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const artifacts = path.resolve(process.env.MUSE_ARTIFACTS_DIR ?? 'artifacts');
+const artifacts = path.resolve(process.env.MUSE_ARTIFACTS_DIR ?? '.ci/artifacts');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 let stack: TestStack;

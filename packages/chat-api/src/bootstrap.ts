@@ -1,6 +1,6 @@
-import { QueryTypes } from 'sequelize';
 import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
+import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
 import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
@@ -131,29 +131,24 @@ export async function updateOrganization(
 }
 
 /** The organization with this subdomain, and which Kubernetes resource manages it (the operator), if any. */
-export async function findOrganization(
-  db: Sequelize,
-  subdomain: string,
-): Promise<{ id: number; managed_by: string | null; deactivated: boolean } | undefined> {
-  const [row] = await db.query<{ id: number; managed_by: string | null; deactivated: boolean }>(
+export function findOrganization(db: Sequelize, subdomain: string) {
+  return one<{ id: number; managed_by: string | null; deactivated: boolean }>(
+    db,
     'SELECT id, managed_by, deactivated FROM chat.realms WHERE string_id = :subdomain',
-    { replacements: { subdomain }, type: QueryTypes.SELECT },
+    { subdomain },
   );
-  return row;
 }
 
 /** Marks the organization as managed by the Kubernetes resource `owner`. */
 export async function claimOrganization(db: Sequelize, realmId: number, owner: string): Promise<void> {
-  await db.query('UPDATE chat.realms SET managed_by = :owner WHERE id = :id', {
-    replacements: { owner, id: realmId },
-  });
+  await exec(db, 'UPDATE chat.realms SET managed_by = :owner WHERE id = :id', { owner, id: realmId });
 }
 
 /** The organization's account with this email (any letter case), with its API key. */
-export async function findAccountByEmail(db: Sequelize, realmId: number, email: string) {
-  const [row] = await db.query<{ id: number; api_key: string; delivery_email: string }>(
+export function findAccountByEmail(db: Sequelize, realmId: number, email: string) {
+  return one<{ id: number; api_key: string; delivery_email: string }>(
+    db,
     'SELECT id, api_key, delivery_email FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
-    { replacements: { realmId, email }, type: QueryTypes.SELECT },
+    { realmId, email },
   );
-  return row;
 }

@@ -56,16 +56,6 @@ export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
 export { appendMessage, type ConversationMessage, type ConversationEvent } from './conversations/messages.ts';
-export {
-  REPLY_WORKFLOW,
-  replyWorkflowId,
-  planReply,
-  chargeReply,
-  streamReply,
-  storeReply,
-  refundReply,
-  type ReplyPlan,
-} from './conversations/replies.ts';
 export { attachConversationSockets, type ConversationSockets } from './sockets/attach.ts';
 export { asyncapiDocument } from './sockets/protocol.ts';
 export {

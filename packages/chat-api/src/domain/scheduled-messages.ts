@@ -1,5 +1,5 @@
 import type { Config, Sequelize } from '@muse/core';
-import { JsonableError, notFound } from '../http/errors.ts';
+import { JsonableError, notFound } from './errors.ts';
 import type { Actor } from './context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from './delivery-contract.ts';
 import { sendEvent } from './events.ts';

@@ -1,4 +1,4 @@
-import { adminRequired, JsonableError, ownerRequired } from '../http/errors.ts';
+import { adminRequired, JsonableError, ownerRequired } from './errors.ts';
 import type { Actor } from './context.ts';
 import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from './events.ts';
 import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from './limits.ts';

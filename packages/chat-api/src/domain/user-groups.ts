@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { insufficientPermission, JsonableError } from '../http/errors.ts';
+import { insufficientPermission, JsonableError } from './errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import {

@@ -4,6 +4,10 @@ import { apiKeyEndpoints } from './api-keys.ts';
 import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
+import { messageLifecycleEndpoints } from './message-lifecycle.ts';
+import { channelEndpoints } from './channels.ts';
+import { presenceEndpoints } from './presence.ts';
+import { settingsEndpoints } from './settings.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { savedSnippetEndpoints } from './saved-snippets.ts';
 import { scheduledMessageEndpoints } from './scheduled-messages.ts';
@@ -53,6 +57,18 @@ export const chatAreas: readonly Area[] = [
     endpoints: eventEndpoints,
   },
   { tag: 'Messages', description: 'Sending and reading messages.', endpoints: messageEndpoints },
+  {
+    tag: 'Message changes',
+    description: 'Editing, deleting, reactions, read flags and history of sent messages.',
+    endpoints: messageLifecycleEndpoints,
+  },
+  { tag: 'Channels', description: 'Creating and changing channels.', endpoints: channelEndpoints },
+  { tag: 'Presence', description: 'Who is online, and typing notifications.', endpoints: presenceEndpoints },
+  {
+    tag: 'Settings',
+    description: "The caller's settings, muted topics and the organization's emoji.",
+    endpoints: settingsEndpoints,
+  },
   {
     tag: 'Scheduled messages',
     description: 'Messages sent later, at a given time.',
