@@ -23,7 +23,10 @@ export function buildOpenApiDocument(): Document {
   }
   document.tags = [
     ...((document.tags as object[] | undefined) ?? []),
-    ...chatAreas.map(({ tag, description }) => ({ name: tag, description })),
+    // Several view modules may share a tag: the first one's description names it.
+    ...chatAreas
+      .filter((area, i) => chatAreas.findIndex((other) => other.tag === area.tag) === i)
+      .map(({ tag, description }) => ({ name: tag, description })),
   ];
   const schemas = (document.components.schemas ??= {});
   for (const [name, schema] of Object.entries(chatSchemas)) {

@@ -40,7 +40,11 @@ export const chatAreas: readonly Area[] = [
     description: "The server's and the organization's settings.",
     endpoints: serverSettingsEndpoints,
   },
-  { tag: 'Channels', description: 'Channels and subscriptions to them.', endpoints: subscriptionEndpoints },
+  {
+    tag: 'Subscriptions',
+    description: 'Subscribing to channels, and the settings of a subscription.',
+    endpoints: subscriptionEndpoints,
+  },
   {
     tag: 'Alert words',
     description: "Words that mark a message for the caller's attention.",
