@@ -7,7 +7,7 @@ import { getMessages, type NarrowTerm } from '../domain/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
 const ids = { type: 'array', items: { type: 'integer' } };
 
@@ -145,7 +145,7 @@ export const messageLifecycleEndpoints = [
       include_anchor: p.bool().default(true),
       num_before: p.int(),
       num_after: p.int(),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       op: p.oneOf(['add', 'remove'] as const),
       flag: p.string(),
     },

@@ -22,6 +22,28 @@ const closed = (properties: Record<string, JsonSchema>, optional: string[] = [])
   additionalProperties: false,
 });
 
+/**
+ * A narrow (GET /messages, POST /register): a list of terms, each `{operator, operand, negated?}`
+ * or Zulip's legacy pair `[operator, operand]`. Inline, not a component: it also validates requests.
+ */
+export const narrowSchema: JsonSchema = {
+  type: 'array',
+  items: {
+    anyOf: [
+      {
+        type: 'object',
+        required: ['operator', 'operand'],
+        properties: {
+          operator: { type: 'string', description: 'e.g. channel, topic, sender, is, dm, search' },
+          operand: { description: 'a name, an id, or a list of ids (dm)' },
+          negated: { type: 'boolean' },
+        },
+      },
+      { type: 'array', items: {}, minItems: 2, maxItems: 2, description: 'legacy form: [operator, operand]' },
+    ],
+  },
+};
+
 export const schema = (name: keyof typeof chatSchemas) => ({ $ref: `#/components/schemas/${name}` });
 
 const basicChannel = {
