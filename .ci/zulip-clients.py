@@ -47,12 +47,20 @@ def wait_for(what: str, check, limit: float = 60.0):
             return value
         if time.monotonic() > deadline:
             screen("timeout")
+            keep_logs()
             raise SystemExit(f"timed out waiting for {what}")
         time.sleep(pause)
         pause = min(pause * 2, 1.0)
 
 
 step_number = 0
+TERM_LOGS = ("zulip-terminal-tracebacks.log", "zulip-terminal-thread-exceptions.log", "zulip-terminal-API-requests.log")
+
+
+def keep_logs() -> None:
+    for log in TERM_LOGS:
+        if (WORK / "term" / log).exists():
+            (ARTIFACTS / log).write_text((WORK / "term" / log).read_text())
 
 
 def screen(name: str = "", keep: bool = True) -> str:
@@ -181,6 +189,7 @@ for log in ("zulip-terminal-tracebacks.log", "zulip-terminal-thread-exceptions.l
     path = term_dir / log
     if path.exists() and path.read_text().strip():
         raise SystemExit(f"zulip-terminal logged exceptions:\n{path.read_text()}")
+keep_logs()
 keys("C-c")
 print("zulip-terminal: started, listed channels, showed a live message, sent a channel and a direct message, typed, edited, reacted, marked read")
 

@@ -1,11 +1,7 @@
 import type { Actor } from './context.ts';
 import { alertWords } from './alert-words.ts';
 import { listDrafts } from './drafts.ts';
-import {
-  ZULIP_FEATURE_LEVEL,
-  ZULIP_MERGE_BASE,
-  ZULIP_VERSION,
-} from './limits.ts';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from './limits.ts';
 import { listProfileFields } from './profile-fields.ts';
 import { systemGroupIds, type Origin } from './realms.ts';
 import { realmPresence, formatPresences } from './lib/presence.ts';
@@ -72,7 +68,8 @@ export async function fetchInitialState(
   if (wants('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
   if (wants('message')) state.max_message_id = await maxMessageId(db, user.id);
-  if (wants('message') && wants('update_message_flags')) state.unread_msgs = await unreadMessages(db, user.id);
+  if (wants('message') && wants('update_message_flags'))
+    state.unread_msgs = await unreadMessages(db, user.id);
   if (wants('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (wants('muted_topics') || wants('user_topic')) {
     const topics = await userTopics(db, user.id);

@@ -345,7 +345,10 @@ export async function joinDefaultStreams(db: Sequelize, user: User, t: Transacti
 }
 
 /** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */
-export function formatBasicStream(stream: Stream, firstMessageId: number | null = null): Record<string, unknown> {
+export function formatBasicStream(
+  stream: Stream,
+  firstMessageId: number | null = null,
+): Record<string, unknown> {
   const formatted: Record<string, unknown> = {
     stream_id: stream.id,
     name: stream.name,

@@ -106,7 +106,8 @@ export const eventEndpoints = [
         server_timestamp: { type: 'number' },
         unread_msgs: {
           type: 'object',
-          description: 'With message and update_message_flags: unread messages by conversation (muted ones left out of count).',
+          description:
+            'With message and update_message_flags: unread messages by conversation (muted ones left out of count).',
           required: ['count', 'pms', 'streams', 'huddles', 'mentions', 'old_unreads_missing'],
           properties: {
             count: { type: 'integer' },
@@ -191,7 +192,10 @@ export const eventEndpoints = [
           signal: abort.signal,
         },
       );
-      return { events: await presentQueueEvents(actor.db, params.queue_id, events), queue_id: params.queue_id };
+      return {
+        events: await presentQueueEvents(actor.db, params.queue_id, events),
+        queue_id: params.queue_id,
+      };
     },
   }),
   endpoint({

@@ -62,7 +62,8 @@ export function realmState(
     realm_allow_message_editing: REALM_POLICY.allow_message_editing,
     realm_message_content_edit_limit_seconds: REALM_POLICY.message_content_edit_limit_seconds,
     realm_move_messages_within_stream_limit_seconds: REALM_POLICY.move_messages_within_stream_limit_seconds,
-    realm_move_messages_between_streams_limit_seconds: REALM_POLICY.move_messages_between_streams_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds:
+      REALM_POLICY.move_messages_between_streams_limit_seconds,
     realm_message_content_delete_limit_seconds: REALM_POLICY.message_content_delete_limit_seconds,
     realm_message_edit_history_visibility_policy: REALM_POLICY.message_edit_history_visibility_policy,
     realm_allow_edit_history: true,
