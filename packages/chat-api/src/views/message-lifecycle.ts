@@ -14,7 +14,7 @@ import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
 import { schema } from './schemas.ts';
 
-const ids = { type: 'array', items: { type: 'integer' } };
+const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
 
 const reactionParams = {
   message_id: p.id(),
