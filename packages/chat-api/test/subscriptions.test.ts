@@ -129,7 +129,9 @@ describe('channel subscriptions', () => {
     >[];
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ sender_full_name: 'Notification Bot', subject: 'new channels' });
-    expect(messages[0]?.content).toContain('#**loud-one**');
+    expect(messages[0]?.content).toMatch(
+      /<a class="stream" data-stream-id="\d+" href="[^"]+">#loud-one<\/a>/,
+    );
   });
 
   it('message_retention_days other than the default needs an owner', async () => {

@@ -364,7 +364,8 @@ export async function getMessages(
   }
   const newest = anchor === 'newest';
   const anchorId = newest ? Number.MAX_SAFE_INTEGER : anchor === 'oldest' ? 0 : Number(anchor);
-  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
+  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId))
+    throw new JsonableError('Invalid anchor');
   const flags = `${REACTIONS_SQL}, COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
   const before = await rows<MessageRow & { flags: string[] }>(
     db,

@@ -58,7 +58,12 @@ export const channelEndpoints = [
     response: { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
     view: async ({ stream }, actor) => {
       const found = await streamByName(actor.db, actor.realm.id, stream);
-      const visible = found && (await accessibleStream(actor, found.id).then(() => true, () => false));
+      const visible =
+        found &&
+        (await accessibleStream(actor, found.id).then(
+          () => true,
+          () => false,
+        ));
       if (!found || !visible) throw new JsonableError(`Invalid channel name '${stream}'`);
       return { stream_id: found.id };
     },
@@ -84,7 +89,9 @@ export const channelEndpoints = [
     },
     view: async ({ stream_id }, actor) => {
       const stream = await accessibleStream(actor, stream_id);
-      return { topics: await channelTopics(actor, stream, await canReadHistory(actor.db, actor.user, stream)) };
+      return {
+        topics: await channelTopics(actor, stream, await canReadHistory(actor.db, actor.user, stream)),
+      };
     },
   }),
 ];

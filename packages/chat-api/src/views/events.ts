@@ -195,7 +195,10 @@ export const eventEndpoints = [
           signal: abort.signal,
         },
       );
-      return { events: await presentQueueEvents(actor.db, params.queue_id, events), queue_id: params.queue_id };
+      return {
+        events: await presentQueueEvents(actor.db, params.queue_id, events),
+        queue_id: params.queue_id,
+      };
     },
   }),
   endpoint({

@@ -142,7 +142,10 @@ export const chatSchemas = {
       sender_realm_str: str,
       avatar_url: nullableStr,
       client: str,
-      content: { ...str, description: 'Rendered HTML, or Markdown when the client asked for it (apply_markdown=false).' },
+      content: {
+        ...str,
+        description: 'Rendered HTML, or Markdown when the client asked for it (apply_markdown=false).',
+      },
       content_type: { type: 'string', enum: ['text/html', 'text/x-markdown'] },
       is_me_message: bool,
       reactions: list(
