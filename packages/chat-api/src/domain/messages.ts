@@ -10,7 +10,7 @@ import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
   canSeeRealEmail,
-  gravatarUrl,
+  avatarUrl,
   userByAnyEmail,
   userById,
   usersByIds,
@@ -202,7 +202,7 @@ function formatMessage(
     sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
     sender_realm_str: actor.realm.string_id,
     avatar_url: sender
-      ? gravatarUrl(
+      ? avatarUrl(
           sender,
           canSeeRealEmail(actor.user, sender)
             ? sender.delivery_email

@@ -21,7 +21,7 @@ import {
   type GroupSettingName,
   type Stream,
 } from '../domain/streams.ts';
-import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
+import { userById, userByEmailVisibleTo, isGuest, type User } from '../domain/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
 import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';
 import { sendMessage } from '../domain/messages.ts';
@@ -61,7 +61,7 @@ async function resolvePrincipals(actor: Actor, principals: (number | string)[] |
     const user =
       typeof principal === 'number'
         ? await userById(actor.db, actor.realm.id, principal)
-        : await userByAnyEmail(actor.db, actor.realm, actor.config, principal);
+        : await userByEmailVisibleTo(actor.db, actor.realm, actor.config, actor.user, principal);
     if (!user || !user.is_active) throw new JsonableError('No such user');
     if (!users.some((u) => u.id === user.id)) users.push(user);
   }
