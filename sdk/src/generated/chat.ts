@@ -1478,12 +1478,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): this server does not delete messages, so the setting could not apply. */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): this server does not delete messages, so the setting could not apply. */
           can_delete_own_message_group?:
             | number
             | {
@@ -1541,12 +1543,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): this server does not delete messages, so the setting could not apply. */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): this server does not delete messages, so the setting could not apply. */
           can_delete_own_message_group?:
             | number
             | {

@@ -146,8 +146,12 @@ export const subscriptionEndpoints = [
       can_add_subscribers_group: groupSetting(),
       can_remove_subscribers_group: groupSetting(),
       can_administer_channel_group: groupSetting(),
-      can_delete_any_message_group: groupSetting(),
-      can_delete_own_message_group: groupSetting(),
+      can_delete_any_message_group: groupSetting().describe(
+        'Refused (400): this server does not delete messages, so the setting could not apply.',
+      ),
+      can_delete_own_message_group: groupSetting().describe(
+        'Refused (400): this server does not delete messages, so the setting could not apply.',
+      ),
       can_send_message_group: groupSetting(),
       can_subscribe_group: groupSetting(),
     },
@@ -170,6 +174,10 @@ export const subscriptionEndpoints = [
         name: validateStreamName(s.name),
         description: validateStreamDescription(s.description ?? ''),
       }));
+      // This server deletes no messages, so a deletion permission would be stored and never apply.
+      for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group'] as const)
+        if (params[name] !== undefined)
+          throw new JsonableError(`${name} is not supported: this server does not delete messages`);
       const targets = await resolvePrincipals(actor, params.principals);
       const others = targets.some((t) => t.id !== user.id);
       if (others && isGuest(user)) throw insufficientPermission();
