@@ -11,7 +11,7 @@ import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
   canSeeRealEmail,
-  gravatarUrl,
+  avatarUrl,
   userByAnyEmail,
   userById,
   usersByIds,
@@ -235,7 +235,7 @@ export function formatMessage(
     sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
     sender_realm_str: actor.realm.string_id,
     avatar_url: sender
-      ? gravatarUrl(
+      ? avatarUrl(
           sender,
           canSeeRealEmail(actor.user, sender)
             ? sender.delivery_email
