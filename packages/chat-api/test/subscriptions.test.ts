@@ -291,7 +291,7 @@ describe('channel subscriptions', () => {
       expect(refused.status).toBe(400);
       expect(refused.body).toMatchObject({
         code: 'BAD_REQUEST',
-        msg: `${name} is not supported: this server does not delete messages`,
+        msg: `${name} is not supported: who may delete messages is set for the whole organization`,
       });
       const subs = (await call(url(), 'GET', '/users/me/subscriptions', owner)).body.subscriptions as {
         name: string;
