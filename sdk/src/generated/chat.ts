@@ -824,7 +824,11 @@ export interface paths {
     /** All users of the organization */
     get: operations['listUsers'];
     put?: never;
-    post?: never;
+    /**
+     * Create a member account (administrators who also hold can_create_users)
+     * @description The account joins the default channels and every active user receives a realm_user add event. Its date_joined is the creation time until its first login (POST /fetch_api_key), then that time. An administrator gets the right with `muse-server chat create-user --can-create-users` (Zulip: manage.py change_user_role can_create_users).
+     */
+    post: operations['createUser'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4193,6 +4197,53 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  createUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description The new user’s email address (unique in the organization). */
+          email: string;
+          full_name: string;
+          /** @description At least 6 characters. */
+          password: string;
+        };
+        'multipart/form-data': {
+          /** @description The new user’s email address (unique in the organization). */
+          email: string;
+          full_name: string;
+          /** @description At least 6 characters. */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            user_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getUserPresence: {
     parameters: {
       query?: never;
@@ -5057,12 +5108,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
           can_delete_own_message_group?:
             | number
             | {
@@ -5120,12 +5173,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
           can_delete_own_message_group?:
             | number
             | {
