@@ -87,6 +87,9 @@ fuzz() {
   return "$code"
 }
 status=0
-fuzz "content API" "$CONTENT" --header "Authorization: Bearer $TOKEN" || status=$?
+# updatePaymentApi is left out: with the administrator's token it can switch the development
+# payment provider off mid-run, after which ordering answers its documented 501 (no provider),
+# which the not_a_server_error check counts as a failure. Its own tests cover it.
+fuzz "content API" "$CONTENT" --header "Authorization: Bearer $TOKEN" --exclude-operation-id updatePaymentApi || status=$?
 fuzz "messaging API" "$CHAT" --auth "owner@example.com:$KEY" || status=$?
 exit "$status"
