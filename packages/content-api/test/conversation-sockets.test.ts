@@ -309,6 +309,23 @@ describe('conversation sockets across two content-API processes', () => {
       });
     });
 
+    it('answers a socket.io frame once: through its acknowledgement when given, else as an event', async () => {
+      const alice = await createTestUser(stack);
+      const id = await conversation(alice);
+      const client = sio(podA, id, alice.token);
+      await ready(client);
+      const acked = await client.request({ type: 'post', content: 'one answer', client_id: 'once-1' });
+      expect(acked).toMatchObject({ type: 'ack', client_id: 'once-1', duplicate: false });
+      expect(await client.request({ type: 'ping' })).toEqual({ type: 'pong' });
+      // Without a callback the answer is an event; it follows any earlier answer on this socket.
+      client.send({ type: 'post', content: 'evented', client_id: 'once-2' });
+      await client.next((f) => f.type === 'ack' && f.client_id === 'once-2');
+      client.send({ type: 'ping' });
+      await client.next((f) => f.type === 'pong');
+      expect(client.frames.filter((f) => f.type === 'ack').map((f) => f.client_id)).toEqual(['once-2']);
+      expect(client.frames.filter((f) => f.type === 'pong')).toHaveLength(1);
+    });
+
     it('stores a repeated client_id once, on either transport and either process', async () => {
       const alice = await createTestUser(stack);
       const id = await conversation(alice);

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboundFetch, OutboundError } from '@muse/core';
+import { createAddressPolicy, createOutboundFetch, OutboundError } from '@muse/core';
 
 /** A real HTTP server on `host` that records the paths it was asked for. */
 async function server(host: string, handle: (path: string, res: ServerResponse) => void) {
@@ -59,6 +59,42 @@ describe('outbound HTTP: address policy on every connection, redirects, limits',
     expect(upstream.paths).toEqual([]);
     const allowed = createOutboundFetch({ allow: '127.0.0.1' });
     expect(await (await allowed(`${upstream.url}/ok`)).text()).toBe('ok');
+  });
+
+  it('judges an IPv6 address by the IPv4 address it carries, and refuses site-local and TEST-NET space', async () => {
+    const strict = createOutboundFetch();
+    for (const url of [
+      'http://[::127.0.0.1]:1/', // IPv4-compatible
+      'http://[::ffff:0:127.0.0.1]:1/', // IPv4-translated
+      'http://[64:ff9b::10.0.0.1]:1/', // NAT64
+      'http://[2002:a9fe:a9fe::]/', // 6to4 of 169.254.169.254
+      'http://[2002:7f00:1::1]:1/', // 6to4 of 127.0.0.1
+      'http://[fec0::1]/', // site-local
+      'http://[2001:db8::1]/', // documentation
+      'http://[2001::1]/', // Teredo
+      'http://192.0.2.1/', // TEST-NET-1
+      'http://198.51.100.1/', // TEST-NET-2
+      'http://203.0.113.1/', // TEST-NET-3
+      'http://240.0.0.1/',
+      'http://255.255.255.255/',
+    ]) {
+      expect((await refusal(strict(url))).reason, url).toBe('forbidden_address');
+    }
+    const policy = createAddressPolicy();
+    // Public addresses stay reachable, embedded ones too.
+    for (const address of [
+      '8.8.8.8',
+      '2606:4700::1111',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '::ffff:8.8.8.8',
+    ]) {
+      expect(policy.permits(address, address), address).toBe(true);
+    }
+    // An allowed address is allowed in its embedded forms as well.
+    const loopback = createAddressPolicy('127.0.0.1');
+    expect(loopback.permits('::127.0.0.1', '::7f00:1')).toBe(true);
+    expect(loopback.permits('::127.0.0.2', '::7f00:2')).toBe(false);
   });
 
   it('checks the address a name resolves to, at connection time (localhost is loopback)', async () => {

@@ -231,6 +231,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/get_stream_id': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A channel's id from its name */
+    get: operations['getStreamId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_all_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark all the caller's messages read */
+    post: operations['markAllAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_stream_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark the caller's messages of a channel read */
+    post: operations['markStreamAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_topic_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark the caller's messages of a topic read */
+    post: operations['markTopicAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/messages': {
     parameters: {
       query?: never;
@@ -255,6 +323,100 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/messages/{message_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One message the caller may read, with its Markdown (raw_content) */
+    get: operations['getMessage'];
+    put?: never;
+    post?: never;
+    /** Delete a message (its sender, or an administrator) */
+    delete: operations['deleteMessage'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a message's content (its sender), or move it to another topic or channel
+     * @description Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within the move limits of /register (administrators without limit); propagate_mode change_later or change_all moves the rest of the topic too. Everyone who has the message gets update_message.
+     */
+    patch: operations['updateMessage'];
+    trace?: never;
+  };
+  '/api/v1/messages/{message_id}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A message's edit history, oldest first */
+    get: operations['getMessageHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/{message_id}/reactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * React to a message with an emoji
+     * @description A Unicode emoji is given by its code (checked against the emoji dataset; the name is the client's) or by a name the dataset knows. Custom emoji do not exist (no uploads).
+     */
+    post: operations['addReaction'];
+    /** Remove the caller's reaction */
+    delete: operations['removeReaction'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/flags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add or remove a flag (read, starred, collapsed) on the caller's messages */
+    post: operations['updateMessageFlags'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/flags/narrow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add or remove a flag on the messages of a narrow around an anchor */
+    post: operations['updateMessageFlagsForNarrow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/mobile_push/test_notification': {
     parameters: {
       query?: never;
@@ -269,6 +431,40 @@ export interface paths {
      * @description Delivered through the configured sender (MUSE_PUSH_SENDER: direct APNs/FCM, or Zulip's push bouncer). A token this server does not know is 400 INVALID_PUSH_DEVICE_TOKEN; one the bouncer does not know is 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN; no device at all is 400 NO_ACTIVE_PUSH_DEVICE; push not configured is 400 BAD_REQUEST. A token the service reports unregistered is removed.
      */
     post: operations['sendTestNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/realm/emoji': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's custom emoji: none, since uploads are not served */
+    get: operations['getCustomEmoji'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/realm/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Everyone's presence, by API email */
+    get: operations['getPresence'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -417,6 +613,77 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the caller's personal settings (those /register's user_settings reports)
+     * @description Each change sends user_settings (op update), and update_display_settings or update_global_notifications for the settings Zulip grouped that way, to the caller’s queues.
+     */
+    patch: operations['updateSettings'];
+    trace?: never;
+  };
+  '/api/v1/streams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The channels the caller may see, by the include_* filters */
+    get: operations['getStreams'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/streams/{stream_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One channel the caller may see */
+    get: operations['getStreamById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/typing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Tell the others in a conversation that the caller started or stopped typing */
+    post: operations['setTypingStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/user_groups': {
     parameters: {
       query?: never;
@@ -530,6 +797,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/user_topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed */
+    post: operations['updateUserTopic'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users': {
     parameters: {
       query?: never;
@@ -539,6 +823,23 @@ export interface paths {
     };
     /** All users of the organization */
     get: operations['listUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{user_id_or_email}/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One user's presence */
+    get: operations['getUserPresence'];
     put?: never;
     post?: never;
     delete?: never;
@@ -598,6 +899,23 @@ export interface paths {
     };
     /** The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data */
     get: operations['getOwnUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/{stream_id}/topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A channel's topics, newest first, each with its newest message id */
+    get: operations['getStreamTopics'];
     put?: never;
     post?: never;
     delete?: never;
@@ -709,6 +1027,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/users/me/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report the caller's presence and read the organization's
+     * @description With last_update_id, only presence changed since is returned, with presence_last_update_id. Reports that change nothing others see (an online user pinging every minute) send no event.
+     */
+    post: operations['updatePresence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users/me/profile_data': {
     parameters: {
       query?: never;
@@ -765,6 +1103,23 @@ export interface paths {
     head?: never;
     /** Change one setting (property, value) of one of the caller's subscriptions */
     patch: operations['updateSubscriptionProperty_patch'];
+    trace?: never;
+  };
+  '/api/v1/users/me/subscriptions/muted_topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Mute or unmute a topic (legacy; see POST /user_topics) */
+    patch: operations['muteTopic'];
     trace?: never;
   };
   '/api/v1/users/me/subscriptions/properties': {
@@ -875,10 +1230,10 @@ export interface components {
     Message: {
       avatar_url: string | null;
       client: string;
-      /** @description Rendered HTML. */
+      /** @description Rendered HTML, or Markdown when the client asked for it (apply_markdown=false). */
       content: string;
-      /** @constant */
-      content_type: 'text/html';
+      /** @enum {string} */
+      content_type: 'text/html' | 'text/x-markdown';
       /** @description The channel name, or the direct message recipients. */
       display_recipient:
         | string
@@ -888,11 +1243,21 @@ export interface components {
             id: number;
             is_mirror_dummy: boolean;
           }[];
-      /** @description The caller's flags (read, starred, ...). */
+      /** @description The caller's flags (read, starred, mentioned, ...). */
       flags?: string[];
       id: number;
       is_me_message: boolean;
-      reactions: Record<string, unknown>[];
+      /** @description When the content was last edited. */
+      last_edit_timestamp?: number;
+      /** @description When it was last moved to another topic or channel. */
+      last_moved_timestamp?: number;
+      reactions: {
+        emoji_code: string;
+        emoji_name: string;
+        /** @enum {string} */
+        reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        user_id: number;
+      }[];
       recipient_id: number;
       sender_email: string;
       sender_full_name: string;
@@ -1157,7 +1522,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description A dependency could not serve the request: the database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS; Retry-After says when to try again), or Temporal could not be reached (the answer says what was kept) */
+    /** @description A dependency could not serve the request: the database is saturated (no free connection in MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS) or away (connection refused or lost, the server shutting down, starting or recovering; /readyz answers 503 meanwhile), with Retry-After saying when to try again; or Temporal could not be reached (the answer says what was kept) */
     Unavailable: {
       headers: {
         'Retry-After'?: number;
@@ -1725,6 +2090,146 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getStreamId: {
+    parameters: {
+      query: {
+        stream: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            stream_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markAllAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            complete: boolean;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markStreamAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markTopicAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+          topic_name: string;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+          topic_name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getMessages: {
     parameters: {
       query?: {
@@ -1734,6 +2239,7 @@ export interface operations {
         narrow?: unknown[];
         num_after?: number;
         num_before?: number;
+        use_first_unread_anchor?: boolean;
       };
       header?: never;
       path?: never;
@@ -1817,6 +2323,352 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getMessage: {
+    parameters: {
+      query?: {
+        allow_empty_topic_name?: boolean;
+        apply_markdown?: boolean;
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            message: components['schemas']['Message'];
+            msg: string;
+            raw_content: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          content?: string;
+          /**
+           * @default change_one
+           * @enum {string}
+           */
+          propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+          stream_id?: number;
+          topic?: string;
+        };
+        'multipart/form-data': {
+          content?: string;
+          /**
+           * @default change_one
+           * @enum {string}
+           */
+          propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+          stream_id?: number;
+          topic?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            detached_uploads?: Record<string, unknown>[];
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getMessageHistory: {
+    parameters: {
+      query?: {
+        allow_empty_topic_name?: boolean;
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            message_history: Record<string, unknown>[];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  addReaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          emoji_code?: string;
+          emoji_name: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        };
+        'multipart/form-data': {
+          emoji_code?: string;
+          emoji_name: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  removeReaction: {
+    parameters: {
+      query: {
+        emoji_code?: string;
+        emoji_name: string;
+        reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessageFlags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          flag: string;
+          messages: number[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+        'multipart/form-data': {
+          flag: string;
+          messages: number[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_because_not_subscribed_channels?: number[];
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            messages: number[];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessageFlagsForNarrow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          anchor: string;
+          flag: string;
+          /** @default true */
+          include_anchor?: boolean;
+          /** @default [] */
+          narrow?: unknown[];
+          num_after: number;
+          num_before: number;
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+        'multipart/form-data': {
+          anchor: string;
+          flag: string;
+          /** @default true */
+          include_anchor?: boolean;
+          /** @default [] */
+          narrow?: unknown[];
+          num_after: number;
+          num_before: number;
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            first_processed_id: number | null;
+            found_newest: boolean;
+            found_oldest: boolean;
+            ignored_because_not_subscribed_channels?: number[];
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            last_processed_id: number | null;
+            msg: string;
+            processed_count: number;
+            /** @constant */
+            result: 'success';
+            updated_count: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   sendTestNotification: {
     parameters: {
       query?: never;
@@ -1849,6 +2701,68 @@ export interface operations {
             msg: string;
             /** @constant */
             result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCustomEmoji: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            emoji: Record<string, unknown>;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getPresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @description By API email (legacy format), or by user id with slim_presence (modern format). */
+            presences: Record<string, unknown>;
+            /** @constant */
+            result: 'success';
+            server_timestamp: number;
           };
         };
       };
@@ -2487,6 +3401,293 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  updateSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          allow_private_data_export?: boolean;
+          automatically_follow_topics_policy?: number;
+          automatically_follow_topics_where_mentioned?: boolean;
+          automatically_unmute_topics_in_muted_streams_policy?: number;
+          color_scheme?: number;
+          default_language?: string;
+          demote_inactive_streams?: number;
+          desktop_icon_count_display?: number;
+          display_emoji_reaction_users?: boolean;
+          email_notifications_batching_period_seconds?: number;
+          /** @enum {string} */
+          emojiset?: 'google' | 'twitter' | 'text';
+          enable_desktop_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_drafts_synchronization?: boolean;
+          enable_followed_topic_audible_notifications?: boolean;
+          enable_followed_topic_desktop_notifications?: boolean;
+          enable_followed_topic_email_notifications?: boolean;
+          enable_followed_topic_push_notifications?: boolean;
+          enable_followed_topic_wildcard_mentions_notify?: boolean;
+          enable_login_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          enter_sends?: boolean;
+          fluid_layout_width?: boolean;
+          hide_ai_features?: boolean;
+          high_contrast_mode?: boolean;
+          left_side_userlist?: boolean;
+          message_content_in_email_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          pm_content_in_desktop_notifications?: boolean;
+          presence_enabled?: boolean;
+          realm_name_in_email_notifications_policy?: number;
+          receives_typing_notifications?: boolean;
+          send_private_typing_notifications?: boolean;
+          send_read_receipts?: boolean;
+          send_stream_typing_notifications?: boolean;
+          starred_message_counts?: boolean;
+          translate_emoticons?: boolean;
+          twenty_four_hour_time?: boolean;
+          user_list_style?: number;
+          /** @enum {string} */
+          web_animate_image_previews?: 'always' | 'on_hover' | 'never';
+          web_channel_default_view?: number;
+          web_escape_navigates_to_home_view?: boolean;
+          web_font_size_px?: number;
+          /** @enum {string} */
+          web_home_view?: 'recent_topics' | 'inbox' | 'all_messages';
+          web_line_height_percent?: number;
+          web_mark_read_on_scroll_policy?: number;
+          web_navigate_to_sent_message?: boolean;
+          web_stream_unreads_count_display_policy?: number;
+          web_suggest_update_timezone?: boolean;
+          wildcard_mentions_notify?: boolean;
+        };
+        'multipart/form-data': {
+          allow_private_data_export?: boolean;
+          automatically_follow_topics_policy?: number;
+          automatically_follow_topics_where_mentioned?: boolean;
+          automatically_unmute_topics_in_muted_streams_policy?: number;
+          color_scheme?: number;
+          default_language?: string;
+          demote_inactive_streams?: number;
+          desktop_icon_count_display?: number;
+          display_emoji_reaction_users?: boolean;
+          email_notifications_batching_period_seconds?: number;
+          /** @enum {string} */
+          emojiset?: 'google' | 'twitter' | 'text';
+          enable_desktop_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_drafts_synchronization?: boolean;
+          enable_followed_topic_audible_notifications?: boolean;
+          enable_followed_topic_desktop_notifications?: boolean;
+          enable_followed_topic_email_notifications?: boolean;
+          enable_followed_topic_push_notifications?: boolean;
+          enable_followed_topic_wildcard_mentions_notify?: boolean;
+          enable_login_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          enter_sends?: boolean;
+          fluid_layout_width?: boolean;
+          hide_ai_features?: boolean;
+          high_contrast_mode?: boolean;
+          left_side_userlist?: boolean;
+          message_content_in_email_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          pm_content_in_desktop_notifications?: boolean;
+          presence_enabled?: boolean;
+          realm_name_in_email_notifications_policy?: number;
+          receives_typing_notifications?: boolean;
+          send_private_typing_notifications?: boolean;
+          send_read_receipts?: boolean;
+          send_stream_typing_notifications?: boolean;
+          starred_message_counts?: boolean;
+          translate_emoticons?: boolean;
+          twenty_four_hour_time?: boolean;
+          user_list_style?: number;
+          /** @enum {string} */
+          web_animate_image_previews?: 'always' | 'on_hover' | 'never';
+          web_channel_default_view?: number;
+          web_escape_navigates_to_home_view?: boolean;
+          web_font_size_px?: number;
+          /** @enum {string} */
+          web_home_view?: 'recent_topics' | 'inbox' | 'all_messages';
+          web_line_height_percent?: number;
+          web_mark_read_on_scroll_policy?: number;
+          web_navigate_to_sent_message?: boolean;
+          web_stream_unreads_count_display_policy?: number;
+          web_suggest_update_timezone?: boolean;
+          wildcard_mentions_notify?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreams: {
+    parameters: {
+      query?: {
+        exclude_archived?: boolean;
+        include_all?: boolean;
+        include_all_active?: boolean;
+        include_default?: boolean;
+        include_public?: boolean;
+        include_subscribed?: boolean;
+        include_web_public?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            streams: Record<string, unknown>[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreamById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            /** @description Zulip's BasicChannel. */
+            stream: Record<string, unknown>;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  setTypingStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @enum {string} */
+          op: 'start' | 'stop';
+          stream_id?: number;
+          to?: number[];
+          topic?: string;
+          /**
+           * @default direct
+           * @enum {string}
+           */
+          type?: 'direct' | 'private' | 'stream' | 'channel';
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          op: 'start' | 'stop';
+          stream_id?: number;
+          to?: number[];
+          topic?: string;
+          /**
+           * @default direct
+           * @enum {string}
+           */
+          type?: 'direct' | 'private' | 'stream' | 'channel';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   listUserGroups: {
     parameters: {
       query?: {
@@ -2872,6 +4073,48 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  updateUserTopic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+          topic: string;
+          visibility_policy: number;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+          topic: string;
+          visibility_policy: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   listUsers: {
     parameters: {
       query?: {
@@ -2895,6 +4138,38 @@ export interface operations {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             members: components['schemas']['User'][];
             msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getUserPresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id_or_email: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            presence: Record<string, unknown>;
             /** @constant */
             result: 'success';
           };
@@ -3110,6 +4385,43 @@ export interface operations {
             role: 100 | 200 | 300 | 400 | 600;
             timezone: string;
             user_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreamTopics: {
+    parameters: {
+      query?: {
+        allow_empty_topic_name?: boolean;
+      };
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            topics: {
+              max_id: number;
+              name: string;
+            }[];
           };
         };
       };
@@ -3506,6 +4818,67 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  updatePresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          history_limit_days?: number;
+          last_update_id?: number;
+          /** @default false */
+          new_user_input?: boolean;
+          /** @default false */
+          ping_only?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          /** @enum {string} */
+          status: 'active' | 'idle';
+        };
+        'multipart/form-data': {
+          history_limit_days?: number;
+          last_update_id?: number;
+          /** @default false */
+          new_user_input?: boolean;
+          /** @default false */
+          ping_only?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          /** @enum {string} */
+          status: 'active' | 'idle';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            presence_last_update_id?: number;
+            /** @description By API email (legacy format), or by user id with slim_presence (modern format). */
+            presences?: Record<string, unknown>;
+            /** @constant */
+            result: 'success';
+            server_timestamp?: number;
+            zephyr_mirror_active?: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   deleteProfileData: {
     parameters: {
       query: {
@@ -3880,6 +5253,52 @@ export interface operations {
           property: string;
           /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
           value: boolean | string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  muteTopic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          stream?: string;
+          stream_id?: number;
+          topic: string;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          stream?: string;
+          stream_id?: number;
+          topic: string;
         };
       };
     };

@@ -792,6 +792,75 @@ export interface paths {
     patch: operations['updatePaymentApi'];
     trace?: never;
   };
+  '/api/v1/payment-notifications/alipay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Alipay asynchronous notification
+     * @description The `notify_url` of Alipay orders: a form whose `sign` (RSA2, SHA256withRSA over the other
+     *     parameters but `sign_type`, sorted, `k=v` joined by `&`) must verify with Alipay's public key,
+     *     whose `app_id` (and `seller_id`, when `merchant_id` is set) are ours, and whose
+     *     `out_trade_no` and `total_amount` match an order. Answered `success` when taken.
+     */
+    post: operations['receiveAlipayNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-notifications/development': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The development provider's pay link (opening it pays the order)
+     * @description Only with the `development` provider, never in production. The link in an order's
+     *     `code_url`/`pay_url` is signed by this server for that order and amount; opening it settles
+     *     the order as a provider's notification would (no money moves).
+     */
+    get: operations['payWithDevelopmentProvider'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment-notifications/wechat_pay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * WeChat Pay API v3 payment notification
+     * @description The `notify_url` of WeChat Pay orders. The `Wechatpay-Signature` over
+     *     `Wechatpay-Timestamp\nWechatpay-Nonce\nbody\n` must verify with the configured WeChat Pay
+     *     public key (`Wechatpay-Serial` naming it), the timestamp be within 5 minutes, and the
+     *     `resource` decrypt with the APIv3 key (AES-256-GCM) to a transaction of this mchid/appid
+     *     for one of our orders at its amount.
+     */
+    post: operations['receiveWechatPayNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/payments': {
     parameters: {
       query?: never;
@@ -806,10 +875,12 @@ export interface paths {
     get: operations['listPayments'];
     put?: never;
     /**
-     * Create a payment
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404. The caller becomes the owner. Fields that reference other resources must name ones the caller may read (404 otherwise).
+     * Open an order for a bundle (buy credits)
+     * @description Needs payment:create:own. Price and credits are copied from the bundle now, so a later price
+     *     change does not alter the order. The order is placed with the configured provider (`provider`,
+     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s).
      */
-    post: operations['createPayment'];
+    post: operations['createPaymentOrder'];
     delete?: never;
     options?: never;
     head?: never;
@@ -833,18 +904,53 @@ export interface paths {
     get: operations['getPayment'];
     put?: never;
     post?: never;
-    /**
-     * Delete a payment
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404.
-     */
-    delete: operations['deletePayment'];
+    delete?: never;
     options?: never;
     head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payments/{id}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
     /**
-     * Change a payment (including its visibility)
-     * @description Needs payment:<operation>:own for the caller's own; administrators may change or delete any. Another user's public one answers 403, another user's private one 404. Only the fields sent change.
+     * Refund a paid payment, wholly or in part (administrators)
+     * @description Takes the credits back first (a ledger debit, reference `payment-refund:<refund id>`, in the
+     *     same transaction that reserves the amount, so they cannot be spent meanwhile), then asks the
+     *     provider to refund the money (WeChat Pay `out_refund_no`, Alipay `out_request_no`: the refund
+     *     id). Credits taken back are proportional to the amount; the refund that completes the price
+     *     takes the rest, and the payment becomes `refunded`. A refund that would take more credits than
+     *     the balance holds answers 409 `refund_exceeds_balance` unless `force` is sent: then the balance
+     *     goes down to zero at most. A provider that refuses gets the credits given back (502).
      */
-    patch: operations['updatePayment'];
+    post: operations['refundPayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payments/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Payment statistics (administrators) */
+    get: operations['getPaymentStatistics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/projects': {
@@ -2162,36 +2268,66 @@ export interface components {
        */
       visibility?: 'private' | 'public';
     };
-    /** @description A top-up transaction for a bundle. Users create pending payments and read their own; administrators settle them (status paid grants the credits once, via a ledger entry with reference `payment:<id>`; failed and cancelled grant nothing). Only a pending payment may change status (409 otherwise). */
+    /** @description A top-up order for a bundle, paid through the configured payment provider. Users open orders (`POST /api/v1/payments`) and read their own; administrators read all (scope=all), filter them and refund them. Status: pending → paid (credited once, ledger entry `topup` with reference `payment:<id>`) | closed (expired or closed unpaid) | failed (the provider refused it); paid → refunded once refunds reach the price. */
     Payment: {
       /**
        * Format: uuid
-       * @description The bundle bought; an active one the caller may read.
+       * @description The bundle bought.
        */
       bundle_id: string | null;
+      /**
+       * Format: date-time
+       * @description When it was closed or failed.
+       */
+      closed_at: string | null;
+      /** @description What to show as a QR code for paying on another device (WeChat Pay Native, Alipay precreate). */
+      code_url: string | null;
       /** Format: date-time */
       created_at: string;
       /** @description Credits granted when paid (copied from the bundle). */
       credits: number;
       currency: string;
+      /**
+       * Format: date-time
+       * @description When an unpaid order is closed.
+       */
+      expires_at: string | null;
+      /** @description Why it was closed or failed. */
+      failure_reason: string | null;
       /** Format: uuid */
       id: string;
+      /** @description Paid at the provider after it was closed: nothing was credited, and the money is to be refunded. */
+      needs_refund: boolean;
       /**
        * Format: uuid
        * @description The user who created it.
        */
       owner_id: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description When the provider confirmed payment.
+       */
       paid_at: string | null;
+      /** @description A page to open for paying on this device (Alipay page pay; the development provider). */
+      pay_url: string | null;
       /** @description Amount to pay (copied from the bundle). */
       price_cents: number;
-      /** @description The payment provider's transaction id. */
-      provider_reference: string | null;
       /**
-       * @description pending until an administrator settles it.
+       * @description Who takes the payment (`manual`: settled by an administrator before providers existed).
        * @enum {string}
        */
-      status: 'pending' | 'paid' | 'failed' | 'cancelled';
+      provider: 'wechat_pay' | 'alipay' | 'development' | 'manual';
+      /** @description The payment provider's transaction id, once paid. */
+      provider_reference: string | null;
+      /** @description Refunded so far (refunds accepted by the provider). */
+      refunded_cents: number;
+      /** @description Credits taken back by refunds so far. */
+      refunded_credits: number;
+      /**
+       * @description pending until the provider confirms payment (paid), the order expires (closed) or fails.
+       * @enum {string}
+       */
+      status: 'pending' | 'paid' | 'closed' | 'failed' | 'refunded';
       /** Format: date-time */
       updated_at: string;
       /**
@@ -2201,7 +2337,7 @@ export interface components {
       visibility: 'private' | 'public';
     };
     PaymentApi: components['schemas']['PaymentApiSettings'] & {
-      /** @description Names of the secrets that are set (e.g. `private_key`, `api_key`, `webhook_secret`); values are write-only. */
+      /** @description Names of the secrets that are set; values are write-only. WeChat Pay uses `private_key` (the merchant API private key, PEM) and `api_v3_key` (32 characters, decrypts notifications); Alipay uses `private_key` (the application private key, PEM or bare base64). */
       secrets_set: string[];
       /** Format: date-time */
       updated_at: string;
@@ -2212,24 +2348,32 @@ export interface components {
        * @description The provider's API address (defaults to the provider's production address when unset).
        */
       api_base_url?: string;
+      /** @description WeChat Pay: the appid bound to the merchant; Alipay: the application's app_id. */
       app_id?: string;
       /** @description ISO 4217 code, e.g. CNY. */
       currency?: string;
       /** @description Whether top-ups are offered (default false). */
       enabled?: boolean;
+      /** @description WeChat Pay: the mchid; Alipay: the seller id (PID, 2088…), checked against notifications when set. */
       merchant_id?: string;
+      /** @description WeChat Pay: the serial number of the merchant API certificate whose private key (secret `private_key`) signs requests. */
+      merchant_serial_no?: string;
       /**
        * Format: uri
-       * @description Where the provider sends payment notifications.
+       * @description Where the provider sends payment notifications: `<public URL>/api/v1/payment-notifications/<provider>`. Unset: that path under MUSE_PUBLIC_URL (or, for the development provider only, the loopback origin the client called).
        */
       notify_url?: string;
-      /** @description The provider's public key for verifying its notifications (not a secret). */
+      /** @description How long an order may be paid before it is closed (default 900). */
+      order_ttl_seconds?: number;
+      /** @description The provider's public key (PEM or bare base64) that verifies its answers and notifications (not a secret): the WeChat Pay public key, or Alipay's public key. */
       platform_public_key?: string;
+      /** @description WeChat Pay: the id of the WeChat Pay public key (`PUB_KEY_ID_…`), the `Wechatpay-Serial` its answers and notifications name. */
+      platform_public_key_id?: string;
       /**
-       * @description Which payment provider (default `none`).
+       * @description Which payment provider takes orders (default `none`): `wechat_pay` (WeChat Pay API v3, Native), `alipay` (Alipay open API, RSA2) or `development` (no money moves; refused when NODE_ENV=production). `stripe` and `custom` are stored but take no orders.
        * @enum {string}
        */
-      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom' | 'development';
       /**
        * Format: uri
        * @description Where the payer returns after paying.
@@ -2243,11 +2387,14 @@ export interface components {
       currency?: string;
       enabled?: boolean;
       merchant_id?: string;
+      merchant_serial_no?: string;
       /** Format: uri */
       notify_url?: string;
+      order_ttl_seconds?: number;
       platform_public_key?: string;
+      platform_public_key_id?: string;
       /** @enum {string} */
-      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
+      provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom' | 'development';
       /** Format: uri */
       return_url?: string;
       /** @description Secrets to set; a secret set to null is removed. Never returned. */
@@ -2255,21 +2402,46 @@ export interface components {
         [key: string]: string | null;
       };
     };
-    PaymentCreate: {
+    PaymentNotificationAck: {
+      /** @enum {string} */
+      code: 'SUCCESS';
+    };
+    PaymentOrderRequest: {
       /**
        * Format: uuid
-       * @description The bundle bought; an active one the caller may read.
+       * @description A public
        */
-      bundle_id: string | null;
-    };
-    PaymentUpdate: {
-      /** @description The payment provider's transaction id. Administrators only. */
-      provider_reference?: string | null;
+      bundle_id: string;
       /**
-       * @description pending until an administrator settles it. Administrators only.
+       * @description The provider to pay with; must be the configured one (default).
        * @enum {string}
        */
-      status?: 'pending' | 'paid' | 'failed' | 'cancelled';
+      provider?: 'wechat_pay' | 'alipay' | 'development';
+    };
+    PaymentRefundRequest: {
+      /** @description What to refund; default what is left. */
+      amount_cents?: number;
+      /** @description Refund even if the user has spent the credits (the balance goes to zero at most). */
+      force?: boolean;
+      /** @description Sent to the provider as the refund reason. */
+      reason?: string;
+    };
+    PaymentStatistics: {
+      /** @description Per status, how many payments, their amount and their credits. */
+      by_status: {
+        [key: string]: {
+          amount_cents: number;
+          count: number;
+          credits: number;
+        };
+      };
+      credits_refunded: number;
+      credits_sold: number;
+      /** @description Payments paid after they closed */
+      needs_refund: number;
+      /** @description Amount of paid (and later refunded) payments. */
+      paid_cents: number;
+      refunded_cents: number;
     };
     /** @description A workspace that groups canvases. */
     Project: {
@@ -2671,7 +2843,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS); nothing was changed. Retry after the given seconds. */
+    /** @description The database is saturated (no free connection within MUSE_DB_ACQUIRE_TIMEOUT_MS, or a statement ran past MUSE_DB_STATEMENT_TIMEOUT_MS: Retry-After 2) or away (connection refused or lost, the server shutting down, starting or recovering: Retry-After 5, and /readyz answers 503 meanwhile). Retry after the given seconds (a generation retried with the same Idempotency-Key is applied once). */
     Overloaded: {
       headers: {
         'Retry-After'?: number;
@@ -2732,6 +2904,12 @@ export interface components {
     /** @description Rows to skip. Past the end the answer is `[]`. */
     Offset: number;
     Order: 'created_at' | 'updated_at';
+    /**
+     * @description Any string up to 200 characters, one per order the client means. Sending it again (also
+     *     concurrently) answers the first order (200) instead of opening another; the same key with
+     *     a different body answers 409.
+     */
+    PaymentIdempotencyKey: string;
     /** @description own: the caller's resources; public: public resources; all: every resource (administrators only, 403 otherwise). */
     Scope: 'own' | 'public' | 'all';
     /** @description Only rows updated after this ISO 8601 date-time. */
@@ -5530,6 +5708,135 @@ export interface operations {
       503: components['responses']['Overloaded'];
     };
   };
+  receiveAlipayNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': Record<string, unknown>;
+      };
+    };
+    responses: {
+      /** @description Taken; Alipay stops resending. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': 'success';
+        };
+      };
+      /** @description Refused; nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': 'fail';
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  payWithDevelopmentProvider: {
+    parameters: {
+      query?: {
+        amount_cents?: string;
+        out_trade_no?: string;
+        signature?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Taken (paid now, paid before, or paid after it closed and flagged for refund). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentNotificationAck'];
+        };
+      };
+      /** @description Not a link this server signed, or not one of its orders at that amount; nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
+  receiveWechatPayNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, unknown>;
+      };
+    };
+    responses: {
+      /** @description Taken: WeChat Pay stops resending. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Refused (`{"code": "FAIL", "message": …}`): a signature that does not verify, a stale timestamp, another merchant, an unknown order or another amount. Nothing changed. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body is not of a documented media type. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      503: components['responses']['Overloaded'];
+    };
+  };
   listPayments: {
     parameters: {
       query?: {
@@ -5541,13 +5848,17 @@ export interface operations {
         desc?: components['parameters']['Desc'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
+        /** @description Only rows whose needs_refund equals this. */
+        needs_refund?: boolean;
         /** @description Rows to skip. Past the end the answer is `[]`. */
         offset?: components['parameters']['Offset'];
         order?: components['parameters']['Order'];
+        /** @description Only rows whose provider equals this. */
+        provider?: 'wechat_pay' | 'alipay' | 'development' | 'manual';
         /** @description own: the caller's resources; public: public resources; all: every resource (administrators only, 403 otherwise). */
         scope?: components['parameters']['Scope'];
         /** @description Only rows whose status equals this. */
-        status?: 'pending' | 'paid' | 'failed' | 'cancelled';
+        status?: 'pending' | 'paid' | 'closed' | 'failed' | 'refunded';
         /** @description Only rows updated after this ISO 8601 date-time. */
         updated_after_datetime?: components['parameters']['UpdatedAfter'];
         /** @description Only rows updated before this ISO 8601 date-time. */
@@ -5575,20 +5886,37 @@ export interface operations {
       503: components['responses']['Overloaded'];
     };
   };
-  createPayment: {
+  createPaymentOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Any string up to 200 characters, one per order the client means. Sending it again (also
+         *     concurrently) answers the first order (200) instead of opening another; the same key with
+         *     a different body answers 409.
+         */
+        'Idempotency-Key'?: components['parameters']['PaymentIdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['PaymentCreate'];
+        'application/json': components['schemas']['PaymentOrderRequest'];
       };
     };
     responses: {
-      /** @description Created */
+      /** @description A repeat with the same Idempotency-Key; the first order as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      /** @description The order, pending, with `code_url` and/or `pay_url`. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5609,9 +5937,36 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['ResourceConflict'];
+      /** @description The account is disabled, or lacks payment:create:own. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No bundle with this id the caller may read. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, or the Idempotency-Key was used for a different request. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request body is not of a documented media type. */
       415: {
         headers: {
@@ -5623,6 +5978,26 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
+      /** @description No payment provider is configured and enabled (or no notify address is known); top-ups are not offered. */
+      501: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The provider refused the order (the payment is then `failed`) or could not be reached (it stays `pending`; repeat with the same Idempotency-Key). */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       503: components['responses']['Overloaded'];
     };
   };
@@ -5655,50 +6030,22 @@ export interface operations {
       503: components['responses']['Overloaded'];
     };
   };
-  deletePayment: {
+  refundPayment: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      422: components['responses']['ValidationFailed'];
-      503: components['responses']['Overloaded'];
-    };
-  };
-  updatePayment: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The resource id (UUID). */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['PaymentUpdate'];
+        'application/json': components['schemas']['PaymentRefundRequest'];
       };
     };
     responses: {
-      /** @description Updated */
+      /** @description The payment after the refund (`refunded_cents`, `refunded_credits`, `status`). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5719,11 +6066,85 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['ResourceConflict'];
+      /** @description Not an administrator. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such payment. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not paid, already fully refunded, more than is left, or more credits than the balance (`refund_exceeds_balance`, with `details: {balance, credits}`) without `force`. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request body is not of a documented media type. */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      422: components['responses']['ValidationFailed'];
+      /** @description The provider refused the refund (the credits were given back), or did not answer (the refund stays pending). */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      503: components['responses']['Overloaded'];
+    };
+  };
+  getPaymentStatistics: {
+    parameters: {
+      query?: {
+        created_after?: string;
+        created_before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Totals over the payments created in the window (all time by default). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentStatistics'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description Not an administrator. */
+      403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;

@@ -87,7 +87,13 @@ export function endpointRouter(endpoints: readonly Endpoint[], runtime: ChatRunt
  */
 function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
   const pathNames = pathParameterNames(declared.path);
+  // Zulip's URL patterns match ids as digits only: any other segment is another (unknown) URL.
+  const idNames = [...pathNames].filter((name) => declared.params?.[name]?.spec.schema.minimum === 0);
   return async (req, res, next) => {
+    if (idNames.some((name) => !/^\d+$/.test(String(req.params[name])))) {
+      next();
+      return;
+    }
     try {
       const { params, ignored } = parseParams(req, declared.params ?? {}, pathNames);
       // The view's log lines name the request.

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, databaseBusy, requestLog, type Logger } from '@muse/core';
+import { AppError, databaseUnavailable, requestLog, type Logger } from '@muse/core';
 import { JsonableError } from '../domain/errors.ts';
 
 // The errors live in the domain (thrown there); views and the transport take them from here too.
@@ -18,7 +18,7 @@ function sendError(res: Response, error: JsonableError | AppError): void {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (error instanceof AppError) return sendError(res, error);
-    const busy = databaseBusy(error);
+    const busy = databaseUnavailable(error);
     if (busy) return sendError(res, busy);
     const status = (error as { status?: number; type?: string }).status;
     if (status && status >= 400 && status < 500) {

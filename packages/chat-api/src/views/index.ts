@@ -4,6 +4,10 @@ import { apiKeyEndpoints } from './api-keys.ts';
 import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
+import { messageLifecycleEndpoints } from './message-lifecycle.ts';
+import { channelEndpoints } from './channels.ts';
+import { presenceEndpoints } from './presence.ts';
+import { settingsEndpoints } from './settings.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { savedSnippetEndpoints } from './saved-snippets.ts';
 import { scheduledMessageEndpoints } from './scheduled-messages.ts';
@@ -26,6 +30,10 @@ export const chatEndpoints: readonly Endpoint[] = [
   ...profileDataEndpoints,
   ...eventEndpoints,
   ...messageEndpoints,
+  ...messageLifecycleEndpoints,
+  ...channelEndpoints,
+  ...presenceEndpoints,
+  ...settingsEndpoints,
   ...scheduledMessageEndpoints,
   ...draftEndpoints,
   ...savedSnippetEndpoints,

@@ -83,6 +83,7 @@ export const messageEndpoints = [
       narrow: p.json<unknown[]>({ type: 'array' }).default([]),
       apply_markdown: p.bool().default(true),
       client_gravatar: p.bool().default(true),
+      use_first_unread_anchor: p.bool().default(false).describe('Deprecated: anchor first_unread.'),
     },
     response: {
       required: ['messages', 'anchor', 'found_anchor', 'found_oldest', 'found_newest', 'history_limited'],
@@ -101,7 +102,8 @@ export const messageEndpoints = [
       if (params.num_before + params.num_after > 5000)
         throw new JsonableError('Too many messages requested (maximum 5000).');
       return getMessages(actor, {
-        anchor: params.anchor,
+        anchor: params.use_first_unread_anchor ? 'first_unread' : params.anchor,
+        applyMarkdown: params.apply_markdown,
         numBefore: params.num_before,
         numAfter: params.num_after,
         narrow: normalizeNarrow(params.narrow),

@@ -80,15 +80,22 @@ export class SocketSession {
     this.release();
   }
 
-  /** Handles a client frame after those before it; resolves to the direct answer (socket.io acknowledgements). */
-  receive(raw: unknown): Promise<ServerFrame | undefined> {
+  /**
+   * Handles a client frame after those before it. Its direct answer (`ack`, `error`, `pong`, …) is
+   * sent once: to `reply` when given (a socket.io acknowledgement callback), else as a frame.
+   */
+  receive(raw: unknown, reply?: (frame: ServerFrame) => void): Promise<void> {
     // The last resort: a frame whose handling throws ends this socket (1011), never the process.
     const answer = this.queue
-      .then(() => this.handle(raw))
+      .then(async () => {
+        const frame = await this.handle(raw);
+        if (!frame || this.closed) return;
+        if (reply) reply(frame);
+        else this.send(frame);
+      })
       .catch((error: unknown) => {
         this.deps.logger.error({ err: error }, 'conversation frame failed; closing the socket');
         this.close(1011, 'The server could not handle a frame; reconnect');
-        return undefined;
       });
     this.queue = answer;
     return answer;
@@ -110,19 +117,19 @@ export class SocketSession {
   private async handle(raw: unknown): Promise<ServerFrame | undefined> {
     if (this.closed) return undefined;
     const limited = this.rateLimited();
-    if (limited) return this.answer(limited);
+    if (limited) return limited;
     const parsed = parseClientFrame(raw);
     if ('problem' in parsed) {
-      return this.answer({
+      return {
         type: 'error',
         code: 'invalid_frame',
         message: `Not a valid frame: ${parsed.problem}`,
-      });
+      };
     }
     try {
-      return this.answer(await this.dispatch(parsed.frame));
+      return await this.dispatch(parsed.frame);
     } catch (error) {
-      return this.answer(this.failure(error, parsed.frame));
+      return this.failure(error, parsed.frame);
     }
   }
 
@@ -264,11 +271,6 @@ export class SocketSession {
       message: `At most ${this.deps.rateLimit} frames per ${RATE_WINDOW_MS / 1000} s`,
       retry_after_ms: this.windowStart + RATE_WINDOW_MS - now,
     };
-  }
-
-  private answer(frame: ServerFrame | undefined): ServerFrame | undefined {
-    if (frame) this.send(frame);
-    return frame;
   }
 
   private send(frame: ServerFrame): void {

@@ -90,7 +90,7 @@ export function attachSocketIo(
     if (socket.disconnected) return sessions.close(session);
     receive = (type, payload, ack) => {
       const frame = typeof payload === 'object' && payload !== null ? { ...payload, type } : { type };
-      void session.receive(frame).then((answer) => ack?.(answer));
+      void session.receive(frame, ack);
     };
     for (const [type, payload, ack] of early.splice(0)) receive(type, payload, ack);
   }

@@ -1,31 +1,32 @@
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+const { IPv4 } = ipaddr;
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
 
 /**
- * Ranges an outbound call must not reach unless the operator allows them: this machine,
- * private networks, link-local (cloud metadata at 169.254.169.254), carrier-grade NAT,
- * multicast and reserved space. Public upstreams never live there; internal services do.
+ * The IPv4 address an IPv6 address carries; undefined when it carries none, null when its
+ * embedding cannot be judged (the local-use NAT64 prefix 64:ff9b:1::/48, Teredo's obfuscation).
  */
-const FORBIDDEN: [string, number, 'ipv4' | 'ipv6'][] = [
-  ['0.0.0.0', 8, 'ipv4'],
-  ['10.0.0.0', 8, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'],
-  ['127.0.0.0', 8, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.0.0.0', 24, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'],
-  ['224.0.0.0', 3, 'ipv4'],
-  ['::', 128, 'ipv6'],
-  ['::1', 128, 'ipv6'],
-  ['64:ff9b::', 96, 'ipv6'],
-  ['fc00::', 7, 'ipv6'],
-  ['fe80::', 10, 'ipv6'],
-  ['ff00::', 8, 'ipv6'],
-];
-
-const forbidden = new BlockList();
-for (const [network, prefix, family] of FORBIDDEN) forbidden.addSubnet(network, prefix, family);
+function embeddedIPv4(address: IPv6): IPv4 | undefined | null {
+  const parts = address.parts;
+  const ipv4 = (high: number, low: number) => new IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d
+      return ipv4(parts[6]!, parts[7]!);
+    case 'rfc6052': // 64:ff9b::a.b.c.d
+      return parts[2] === 0 ? ipv4(parts[6]!, parts[7]!) : null;
+    case '6to4': // 2002:aabb:ccdd::/48
+      return ipv4(parts[1]!, parts[2]!);
+    case 'teredo':
+      return null;
+  }
+  // IPv4-compatible (::a.b.c.d, deprecated): 96 zero bits, then the address; :: and ::1 excepted.
+  if (parts.slice(0, 6).every((part) => part === 0) && parts[6] !== 0) return ipv4(parts[6]!, parts[7]!);
+  return undefined;
+}
 
 export interface AddressPolicy {
   /** Whether a connection to `address` (what `host` resolved to) may be made. */
@@ -33,8 +34,14 @@ export interface AddressPolicy {
 }
 
 /**
- * The policy for `MUSE_OUTBOUND_ALLOW`: comma-separated host names (exact, or `*.example.com`),
- * addresses and CIDR ranges that are reachable despite the forbidden ranges above.
+ * An outbound call may reach only global unicast addresses unless the operator allows more: not
+ * this machine, private networks, link-local (cloud metadata at 169.254.169.254), carrier-grade
+ * NAT, multicast, site-local, documentation (TEST-NETs) or other reserved space. The ranges are
+ * ipaddr.js's special-purpose registry; an IPv6 address that carries an IPv4 address
+ * (IPv4-mapped, -compatible or -translated, NAT64, 6to4) is judged by that IPv4 address.
+ *
+ * `MUSE_OUTBOUND_ALLOW` lists what is reachable despite that: comma-separated host names (exact,
+ * or `*.example.com`), addresses and CIDR ranges.
  */
 export function createAddressPolicy(allowList = ''): AddressPolicy {
   const allowedNetworks = new BlockList();
@@ -55,18 +62,18 @@ export function createAddressPolicy(allowList = ''): AddressPolicy {
     );
   return {
     permits(host, address) {
-      const plain = unmapped(address);
-      const family = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
-      if (hostAllowed(host.toLowerCase()) || allowedNetworks.check(plain, family)) return true;
-      return !forbidden.check(plain, family);
+      if (!ipaddr.isValid(address)) return false;
+      const parsed = ipaddr.parse(address);
+      const carried = parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as IPv6) : undefined;
+      // An allowed network matches the address as written or the IPv4 address it carries.
+      const allowed = [parsed, carried].some(
+        (candidate) => candidate && allowedNetworks.check(candidate.toString(), candidate.kind()),
+      );
+      if (hostAllowed(host.toLowerCase()) || allowed) return true;
+      if (carried === null) return false;
+      return (carried ?? parsed).range() === 'unicast';
     },
   };
-}
-
-/** `::ffff:10.0.0.1` is 10.0.0.1: the mapped form must not slip past the IPv4 ranges. */
-function unmapped(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1]! : address;
 }
 
 /** A MUSE_OUTBOUND_ALLOW entry is a host name, an address, or a CIDR range. */

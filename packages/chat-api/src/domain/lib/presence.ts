@@ -77,7 +77,10 @@ const seconds = (d: Date | null) => (d ? Math.floor(new Date(d).getTime() / 1000
 
 /** Zulip's modern format: `{active_timestamp, idle_timestamp}`. */
 export function modernPresence(row: PresenceRow): { active_timestamp: number; idle_timestamp: number } {
-  return { active_timestamp: seconds(row.last_active_time), idle_timestamp: seconds(row.last_connected_time) };
+  return {
+    active_timestamp: seconds(row.last_active_time),
+    idle_timestamp: seconds(row.last_connected_time),
+  };
 }
 
 /** Zulip's legacy format, per client plus `aggregated`; Muse keeps one record per user, reported as client `website`. */
