@@ -1,4 +1,4 @@
-import { JsonableError } from '../../http/errors.ts';
+import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../events.ts';
 import { MAX_TOPIC_LENGTH } from '../limits.ts';
