@@ -294,6 +294,361 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/messages/{message_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One message the caller may read, with its Markdown (raw_content) */
+    get: operations['getMessage'];
+    put?: never;
+    post?: never;
+    /** Delete a message (its sender, or an administrator) */
+    delete: operations['deleteMessage'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a message's content (its sender), or move it to another topic or channel
+     * @description Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within the move limits of /register (administrators without limit); propagate_mode change_later or change_all moves the rest of the topic too. Everyone who has the message gets update_message.
+     */
+    patch: operations['updateMessage'];
+    trace?: never;
+  };
+  '/api/v1/messages/{message_id}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A message's edit history, oldest first */
+    get: operations['getMessageHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/{message_id}/reactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * React to a message with an emoji
+     * @description A Unicode emoji is given by its code (checked against the emoji dataset; the name is the client's) or by a name the dataset knows. Custom emoji do not exist (no uploads).
+     */
+    post: operations['addReaction'];
+    /** Remove the caller's reaction */
+    delete: operations['removeReaction'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/flags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add or remove a flag (read, starred, collapsed) on the caller's messages */
+    post: operations['updateMessageFlags'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/flags/narrow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add or remove a flag on the messages of a narrow around an anchor */
+    post: operations['updateMessageFlagsForNarrow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_all_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark all the caller's messages read */
+    post: operations['markAllAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_stream_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark the caller's messages of a channel read */
+    post: operations['markStreamAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/mark_topic_as_read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark the caller's messages of a topic read */
+    post: operations['markTopicAsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/streams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The channels the caller may see, by the include_* filters */
+    get: operations['getStreams'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/streams/{stream_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One channel the caller may see */
+    get: operations['getStreamById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/get_stream_id': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A channel's id from its name */
+    get: operations['getStreamId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/{stream_id}/topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A channel's topics, newest first, each with its newest message id */
+    get: operations['getStreamTopics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report the caller's presence and read the organization's
+     * @description With last_update_id, only presence changed since is returned, with presence_last_update_id. Reports that change nothing others see (an online user pinging every minute) send no event.
+     */
+    post: operations['updatePresence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/realm/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Everyone's presence, by API email */
+    get: operations['getPresence'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{user_id_or_email}/presence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One user's presence */
+    get: operations['getUserPresence'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/typing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Tell the others in a conversation that the caller started or stopped typing */
+    post: operations['setTypingStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the caller's personal settings (those /register's user_settings reports)
+     * @description Each change sends user_settings (op update), and update_display_settings or update_global_notifications for the settings Zulip grouped that way, to the caller’s queues.
+     */
+    patch: operations['updateSettings'];
+    trace?: never;
+  };
+  '/api/v1/user_topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed */
+    post: operations['updateUserTopic'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/me/subscriptions/muted_topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Mute or unmute a topic (legacy; see POST /user_topics) */
+    patch: operations['muteTopic'];
+    trace?: never;
+  };
+  '/api/v1/realm/emoji': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's custom emoji: none, since uploads are not served */
+    get: operations['getCustomEmoji'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/scheduled_messages': {
     parameters: {
       query?: never;
@@ -982,12 +1337,18 @@ export interface components {
       sender_realm_str: string;
       avatar_url: string | null;
       client: string;
-      /** @description Rendered HTML. */
+      /** @description Rendered HTML, or Markdown when the client asked for it (apply_markdown=false). */
       content: string;
-      /** @constant */
-      content_type: 'text/html';
+      /** @enum {string} */
+      content_type: 'text/html' | 'text/x-markdown';
       is_me_message: boolean;
-      reactions: Record<string, never>[];
+      reactions: {
+        emoji_name: string;
+        emoji_code: string;
+        /** @enum {string} */
+        reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        user_id: number;
+      }[];
       submessages: Record<string, never>[];
       /** @description The topic. */
       subject: string;
@@ -1007,8 +1368,12 @@ export interface components {
             full_name: string;
             is_mirror_dummy: boolean;
           }[];
-      /** @description The caller's flags (read, starred, ...). */
+      /** @description The caller's flags (read, starred, mentioned, ...). */
       flags?: string[];
+      /** @description When the content was last edited. */
+      last_edit_timestamp?: number;
+      /** @description When it was last moved to another topic or channel. */
+      last_moved_timestamp?: number;
     };
     ScheduledMessage: {
       /** @description Not the id the message will have once sent. */
@@ -2149,6 +2514,28 @@ export interface operations {
             max_topic_length?: number;
             max_message_length?: number;
             server_timestamp?: number;
+            /** @description With message and update_message_flags: unread messages by conversation (muted ones left out of count). */
+            unread_msgs?: {
+              count: number;
+              pms: Record<string, never>[];
+              streams: Record<string, never>[];
+              huddles: Record<string, never>[];
+              mentions: number[];
+              old_unreads_missing: boolean;
+            };
+            starred_messages?: number[];
+            /** @description By API email, or by user id with slim_presence. */
+            presences?: Record<string, never>;
+            presence_last_update_id?: number;
+            /** @description Legacy: [channel name, topic, muted at]. */
+            muted_topics?: (string | number)[][];
+            user_topics?: Record<string, never>[];
+            /** @description Custom emoji: none (uploads are not served). */
+            realm_emoji?: Record<string, never>;
+            streams?: Record<string, never>[];
+            user_settings?: Record<string, never>;
+          } & {
+            [key: string]: unknown;
           };
         };
       };
@@ -2232,6 +2619,7 @@ export interface operations {
         narrow?: unknown[];
         apply_markdown?: boolean;
         client_gravatar?: boolean;
+        use_first_unread_anchor?: boolean;
       };
       header?: never;
       path?: never;
@@ -2307,6 +2695,1059 @@ export interface operations {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             /** @description The new message. */
             id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getMessage: {
+    parameters: {
+      query?: {
+        apply_markdown?: boolean;
+        allow_empty_topic_name?: boolean;
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            raw_content: string;
+            message: components['schemas']['Message'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          content?: string;
+          topic?: string;
+          stream_id?: number;
+          /**
+           * @default change_one
+           * @enum {string}
+           */
+          propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+        };
+        'multipart/form-data': {
+          content?: string;
+          topic?: string;
+          stream_id?: number;
+          /**
+           * @default change_one
+           * @enum {string}
+           */
+          propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            detached_uploads?: Record<string, never>[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getMessageHistory: {
+    parameters: {
+      query?: {
+        allow_empty_topic_name?: boolean;
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            message_history: Record<string, never>[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  addReaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          emoji_name: string;
+          emoji_code?: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        };
+        'multipart/form-data': {
+          emoji_name: string;
+          emoji_code?: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  removeReaction: {
+    parameters: {
+      query: {
+        emoji_name: string;
+        emoji_code?: string;
+        reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+      };
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessageFlags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          messages: number[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          flag: string;
+        };
+        'multipart/form-data': {
+          messages: number[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          flag: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            messages: number[];
+            ignored_because_not_subscribed_channels?: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateMessageFlagsForNarrow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          anchor: string;
+          /** @default true */
+          include_anchor?: boolean;
+          num_before: number;
+          num_after: number;
+          /** @default [] */
+          narrow?: unknown[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          flag: string;
+        };
+        'multipart/form-data': {
+          anchor: string;
+          /** @default true */
+          include_anchor?: boolean;
+          num_before: number;
+          num_after: number;
+          /** @default [] */
+          narrow?: unknown[];
+          /** @enum {string} */
+          op: 'add' | 'remove';
+          flag: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            processed_count: number;
+            updated_count: number;
+            first_processed_id: number | null;
+            last_processed_id: number | null;
+            found_oldest: boolean;
+            found_newest: boolean;
+            ignored_because_not_subscribed_channels?: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markAllAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            complete: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markStreamAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  markTopicAsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+          topic_name: string;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+          topic_name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreams: {
+    parameters: {
+      query?: {
+        include_public?: boolean;
+        include_web_public?: boolean;
+        include_subscribed?: boolean;
+        exclude_archived?: boolean;
+        include_all_active?: boolean;
+        include_all?: boolean;
+        include_default?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            streams: Record<string, never>[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreamById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description Zulip's BasicChannel. */
+            stream: Record<string, never>;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreamId: {
+    parameters: {
+      query: {
+        stream: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            stream_id: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getStreamTopics: {
+    parameters: {
+      query?: {
+        allow_empty_topic_name?: boolean;
+      };
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            topics: {
+              name: string;
+              max_id: number;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updatePresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @enum {string} */
+          status: 'active' | 'idle';
+          /** @default false */
+          ping_only?: boolean;
+          /** @default false */
+          new_user_input?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          last_update_id?: number;
+          history_limit_days?: number;
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          status: 'active' | 'idle';
+          /** @default false */
+          ping_only?: boolean;
+          /** @default false */
+          new_user_input?: boolean;
+          /** @default false */
+          slim_presence?: boolean;
+          last_update_id?: number;
+          history_limit_days?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description By API email (legacy format), or by user id with slim_presence (modern format). */
+            presences?: Record<string, never>;
+            server_timestamp?: number;
+            presence_last_update_id?: number;
+            zephyr_mirror_active?: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getPresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description By API email (legacy format), or by user id with slim_presence (modern format). */
+            presences: Record<string, never>;
+            server_timestamp: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getUserPresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id_or_email: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            presence: Record<string, never>;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  setTypingStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /**
+           * @default direct
+           * @enum {string}
+           */
+          type?: 'direct' | 'private' | 'stream' | 'channel';
+          /** @enum {string} */
+          op: 'start' | 'stop';
+          to?: number[];
+          stream_id?: number;
+          topic?: string;
+        };
+        'multipart/form-data': {
+          /**
+           * @default direct
+           * @enum {string}
+           */
+          type?: 'direct' | 'private' | 'stream' | 'channel';
+          /** @enum {string} */
+          op: 'start' | 'stop';
+          to?: number[];
+          stream_id?: number;
+          topic?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          twenty_four_hour_time?: boolean;
+          web_mark_read_on_scroll_policy?: number;
+          web_channel_default_view?: number;
+          starred_message_counts?: boolean;
+          receives_typing_notifications?: boolean;
+          web_suggest_update_timezone?: boolean;
+          fluid_layout_width?: boolean;
+          high_contrast_mode?: boolean;
+          web_font_size_px?: number;
+          web_line_height_percent?: number;
+          color_scheme?: number;
+          translate_emoticons?: boolean;
+          display_emoji_reaction_users?: boolean;
+          default_language?: string;
+          /** @enum {string} */
+          web_home_view?: 'recent_topics' | 'inbox' | 'all_messages';
+          web_escape_navigates_to_home_view?: boolean;
+          left_side_userlist?: boolean;
+          /** @enum {string} */
+          emojiset?: 'google' | 'twitter' | 'text';
+          demote_inactive_streams?: number;
+          user_list_style?: number;
+          /** @enum {string} */
+          web_animate_image_previews?: 'always' | 'on_hover' | 'never';
+          web_stream_unreads_count_display_policy?: number;
+          hide_ai_features?: boolean;
+          enter_sends?: boolean;
+          enable_drafts_synchronization?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          enable_desktop_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_followed_topic_desktop_notifications?: boolean;
+          enable_followed_topic_email_notifications?: boolean;
+          enable_followed_topic_push_notifications?: boolean;
+          enable_followed_topic_audible_notifications?: boolean;
+          email_notifications_batching_period_seconds?: number;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_login_emails?: boolean;
+          message_content_in_email_notifications?: boolean;
+          pm_content_in_desktop_notifications?: boolean;
+          wildcard_mentions_notify?: boolean;
+          enable_followed_topic_wildcard_mentions_notify?: boolean;
+          desktop_icon_count_display?: number;
+          realm_name_in_email_notifications_policy?: number;
+          automatically_follow_topics_policy?: number;
+          automatically_unmute_topics_in_muted_streams_policy?: number;
+          automatically_follow_topics_where_mentioned?: boolean;
+          presence_enabled?: boolean;
+          send_private_typing_notifications?: boolean;
+          send_stream_typing_notifications?: boolean;
+          send_read_receipts?: boolean;
+          allow_private_data_export?: boolean;
+          web_navigate_to_sent_message?: boolean;
+        };
+        'multipart/form-data': {
+          twenty_four_hour_time?: boolean;
+          web_mark_read_on_scroll_policy?: number;
+          web_channel_default_view?: number;
+          starred_message_counts?: boolean;
+          receives_typing_notifications?: boolean;
+          web_suggest_update_timezone?: boolean;
+          fluid_layout_width?: boolean;
+          high_contrast_mode?: boolean;
+          web_font_size_px?: number;
+          web_line_height_percent?: number;
+          color_scheme?: number;
+          translate_emoticons?: boolean;
+          display_emoji_reaction_users?: boolean;
+          default_language?: string;
+          /** @enum {string} */
+          web_home_view?: 'recent_topics' | 'inbox' | 'all_messages';
+          web_escape_navigates_to_home_view?: boolean;
+          left_side_userlist?: boolean;
+          /** @enum {string} */
+          emojiset?: 'google' | 'twitter' | 'text';
+          demote_inactive_streams?: number;
+          user_list_style?: number;
+          /** @enum {string} */
+          web_animate_image_previews?: 'always' | 'on_hover' | 'never';
+          web_stream_unreads_count_display_policy?: number;
+          hide_ai_features?: boolean;
+          enter_sends?: boolean;
+          enable_drafts_synchronization?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          enable_desktop_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_followed_topic_desktop_notifications?: boolean;
+          enable_followed_topic_email_notifications?: boolean;
+          enable_followed_topic_push_notifications?: boolean;
+          enable_followed_topic_audible_notifications?: boolean;
+          email_notifications_batching_period_seconds?: number;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_login_emails?: boolean;
+          message_content_in_email_notifications?: boolean;
+          pm_content_in_desktop_notifications?: boolean;
+          wildcard_mentions_notify?: boolean;
+          enable_followed_topic_wildcard_mentions_notify?: boolean;
+          desktop_icon_count_display?: number;
+          realm_name_in_email_notifications_policy?: number;
+          automatically_follow_topics_policy?: number;
+          automatically_unmute_topics_in_muted_streams_policy?: number;
+          automatically_follow_topics_where_mentioned?: boolean;
+          presence_enabled?: boolean;
+          send_private_typing_notifications?: boolean;
+          send_stream_typing_notifications?: boolean;
+          send_read_receipts?: boolean;
+          allow_private_data_export?: boolean;
+          web_navigate_to_sent_message?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateUserTopic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+          topic: string;
+          visibility_policy: number;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+          topic: string;
+          visibility_policy: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  muteTopic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id?: number;
+          stream?: string;
+          topic: string;
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+        'multipart/form-data': {
+          stream_id?: number;
+          stream?: string;
+          topic: string;
+          /** @enum {string} */
+          op: 'add' | 'remove';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCustomEmoji: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            result: 'success';
+            msg: string;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            emoji: Record<string, never>;
           };
         };
       };
