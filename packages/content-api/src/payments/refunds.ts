@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
-import { AppError, ConflictError, NotFoundError, type Sequelize } from '@muse/core';
+import { AppError, ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
@@ -215,7 +215,10 @@ export async function paymentStatistics(
         AND (CAST(:before AS timestamptz) IS NULL OR created_at < CAST(:before AS timestamptz))
       GROUP BY status`,
     {
-      replacements: { after: window.created_after ?? null, before: window.created_before ?? null },
+      replacements: {
+        after: instant(window.created_after, 'created_after'),
+        before: instant(window.created_before, 'created_before'),
+      },
       type: QueryTypes.SELECT,
     },
   );
@@ -242,4 +245,15 @@ export async function paymentStatistics(
     stats.needs_refund += Number(row.needs_refund);
   }
   return stats;
+}
+
+/** A date-time the schema let through, as Postgres reads it (any offset JS accepts, normalised to UTC). */
+function instant(value: string | undefined, name: string): string | null {
+  if (value === undefined) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999)
+    throw new ValidationError('The request is not valid', [
+      { path: `/query/${name}`, message: 'not a date-time' },
+    ]);
+  return date.toISOString();
 }
