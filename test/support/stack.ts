@@ -40,10 +40,16 @@ export interface TestStack {
 
 /**
  * The platform as a test file sees it: its own database, its own Temporal task queue, and
- * both APIs listening on real ports. Pass `env` to override configuration.
+ * both APIs listening on real ports. Pass `env` to override configuration, and `adminDatabaseUrl`
+ * to put the database on a Postgres server of the test's own (one it may crash).
  */
-export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
-  const database = await createTestDatabase();
+export async function startTestStack(
+  env: Record<string, string> = {},
+  options: { adminDatabaseUrl?: string } = {},
+): Promise<TestStack> {
+  const database = await createTestDatabase(
+    options.adminDatabaseUrl ? { adminUrl: options.adminDatabaseUrl } : {},
+  );
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   const temporalAddress = inject('temporalAddress');
   const config = loadConfig({

@@ -179,10 +179,14 @@ checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha
 checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
 {{- end -}}
 
-{{/* Volumes every pod has: the root filesystem is read-only, /tmp is not. */}}
+{{/*
+  Volumes every pod has: the root filesystem is read-only, /tmp is not. Bounded, so a pod cannot
+  fill the node's disk (the kubelet evicts it instead); also MUSE_DATA_DIR when S3 is off.
+*/}}
 {{- define "muse.tmpVolume" -}}
 - name: tmp
-  emptyDir: {}
+  emptyDir:
+    sizeLimit: {{ .Values.tmpVolume.sizeLimit }}
 {{- end -}}
 
 {{/* The container fields every Muse process shares: image, env, security, /tmp. */}}
@@ -264,4 +268,14 @@ readinessProbe:
   httpGet: { path: /readyz, port: {{ $port }} }
   {{- toYaml (omit . "enabled") | nindent 2 }}
 {{- end }}{{ end }}
+{{- end -}}
+
+{{/* Port of the Temporal frontend: from `temporal.address` when it names one, else the egress setting. */}}
+{{- define "muse.temporalPort" -}}
+{{- $parts := splitList ":" .Values.temporal.address -}}
+{{- if and (gt (len $parts) 1) (regexMatch "^[0-9]+$" (last $parts)) -}}
+{{- last $parts -}}
+{{- else -}}
+{{- .Values.networkPolicy.egress.temporalPort -}}
+{{- end -}}
 {{- end -}}

@@ -4,6 +4,7 @@ import {
   platformReadiness,
   type Config,
   type EventBus,
+  type MessageBus,
   type Logger,
   type Sequelize,
 } from '@muse/core';
@@ -26,6 +27,8 @@ export interface ChatDeps {
   db: Sequelize;
   temporal: TemporalClient;
   events: EventBus;
+  /** The bus of event wake-ups, when not `events` (MUSE_EVENT_BUS=redis). */
+  bus?: MessageBus;
 }
 
 /** The Zulip-compatible routes under /api/v1; any other path there is a 404 in the error envelope. */
@@ -49,7 +52,7 @@ export function createChatApp(deps: ChatDeps): Express {
     db: deps.db,
     config: deps.config,
     logger: deps.logger,
-    notifier: new QueueNotifier(deps.events),
+    notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config),
     video: videoProviders(deps.config),

@@ -1,8 +1,10 @@
 import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
+import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
-import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
+import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
 import { transact } from './domain/lib/transact.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
@@ -93,6 +95,8 @@ export async function createChatUser(
     botOwnerId?: number;
     emailAddressVisibility?: number;
     canChangeUserEmails?: boolean;
+    /** The extra right `POST /users` needs (Zulip's can_create_users). */
+    canCreateUsers?: boolean;
   },
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
@@ -100,12 +104,20 @@ export async function createChatUser(
   return transact(db, async (t) => {
     const user = await createUser(db, realm, input, t);
     await joinDefaultStreams(db, user, t);
-    if (!input.canChangeUserEmails) return user;
-    await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
-      replacements: { id: user.id },
-      transaction: t,
-    });
-    return { ...user, can_change_user_emails: true };
+    if (!input.canChangeUserEmails && !input.canCreateUsers) return user;
+    const [[rights]] = (await db.query(
+      `UPDATE chat.users SET can_change_user_emails = :emails, can_create_users = :create WHERE id = :id
+       RETURNING *`,
+      {
+        replacements: {
+          id: user.id,
+          emails: input.canChangeUserEmails ?? false,
+          create: input.canCreateUsers ?? false,
+        },
+        transaction: t,
+      },
+    )) as unknown as [[User]];
+    return rights;
   });
 }
 
@@ -126,5 +138,28 @@ export async function updateOrganization(
         deactivated: changes.deactivated ?? null,
       },
     },
+  );
+}
+
+/** The organization with this subdomain, and which Kubernetes resource manages it (the operator), if any. */
+export function findOrganization(db: Sequelize, subdomain: string) {
+  return one<{ id: number; managed_by: string | null; deactivated: boolean }>(
+    db,
+    'SELECT id, managed_by, deactivated FROM chat.realms WHERE string_id = :subdomain',
+    { subdomain },
+  );
+}
+
+/** Marks the organization as managed by the Kubernetes resource `owner`. */
+export async function claimOrganization(db: Sequelize, realmId: number, owner: string): Promise<void> {
+  await exec(db, 'UPDATE chat.realms SET managed_by = :owner WHERE id = :id', { owner, id: realmId });
+}
+
+/** The organization's account with this email (any letter case), with its API key. */
+export function findAccountByEmail(db: Sequelize, realmId: number, email: string) {
+  return one<{ id: number; api_key: string; delivery_email: string }>(
+    db,
+    'SELECT id, api_key, delivery_email FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
+    { realmId, email },
   );
 }

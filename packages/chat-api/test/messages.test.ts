@@ -25,7 +25,10 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
   afterAll(() => stack.stop());
 
   it('POST /messages delivers a message event to subscribers; GET /messages narrows by channel and topic', async () => {
-    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['message'] });
+    const queue = await call(url(), 'POST', '/register', bob, {
+      event_types: ['message'],
+      apply_markdown: true,
+    });
     const sent = await call(url(), 'POST', '/messages', alice, {
       type: 'stream',
       to: 'general',
@@ -67,6 +70,27 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
     expect(read.status).toBe(200);
     expectZulipSchema('/messages', 'get', read.body);
     expect((read.body.messages as { id: number }[]).map((m) => m.id)).toEqual([sent.body.id]);
+  });
+
+  it("feature level 370: '(no topic)' and the organization's empty-topic display name are the empty topic", async () => {
+    const displayName = (await call(url(), 'POST', '/register', alice, { fetch_event_types: ['realm'] })).body
+      .realm_empty_topic_display_name as string;
+    expect(displayName).toBe('general chat');
+    for (const topic of ['(no topic)', displayName, '']) {
+      const sent = await call(url(), 'POST', '/messages', alice, {
+        type: 'stream',
+        to: 'general',
+        topic,
+        content: topic || 'empty',
+      });
+      expect(sent.status).toBe(200);
+      const read = await call(url(), 'GET', '/messages', bob, {
+        anchor: sent.body.id,
+        num_before: 0,
+        num_after: 0,
+      });
+      expect((read.body.messages as { subject: string }[])[0]!.subject).toBe('');
+    }
   });
 
   it('direct messages reach the recipient', async () => {

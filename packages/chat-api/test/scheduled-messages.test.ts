@@ -201,13 +201,13 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     const before = await call(url(), 'GET', '/scheduled_messages', alice);
     expect(before.body.scheduled_messages).toEqual([]); // nothing half-written by the refusals
 
-    // Required topics: an empty topic, or "(no topic)", is refused in such a channel.
+    // Required topics: an empty topic, "(no topic)" or the empty-topic display name is refused in such a channel.
     await call(url(), 'POST', '/users/me/subscriptions', alice, {
       subscriptions: [{ name: 'strict' }],
       topics_policy: 'disable_empty_topic',
     });
     const strict = await channelId('strict');
-    for (const topic of ['', '(no topic)']) {
+    for (const topic of ['', '(no topic)', 'general chat']) {
       const reply = await schedule(alice, {
         type: 'channel',
         to: strict,

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
-import { accessOf, createOperationResolver, contentOpenApiDocument } from './openapi.ts';
+import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
@@ -13,11 +13,12 @@ import { loginRouter } from './login/router.ts';
 import { codeProvidersRouter } from './code-providers/router.ts';
 import { usersRouter } from './users/router.ts';
 import { adminRouter } from './admin/router.ts';
-import { generatorsRouter } from './generators/routes.ts';
-import { generationsRouter } from './generations/routes.ts';
+import { generatorsRouter } from './generators/router.ts';
+import { generationsRouter } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
-import { filesRouter } from './files/routes.ts';
-import { socketsRouter } from './sockets/routes.ts';
+import { filesRouter } from './files/router.ts';
+import { socketsRouter } from './sockets/router.ts';
+import { paymentNotificationsRouter, paymentsRouter } from './payments/router.ts';
 
 const contexts = new WeakMap<Express, ContentContext>();
 
@@ -44,6 +45,8 @@ export function createContentApp(deps: ContentDeps): Express {
   app.use(
     authenticate(context.db, context.tokens, (method, path) => accessOf(resolve(method, path)) === 'secured'),
   );
+  // Payment notifications read their signed body raw, so they are served before the JSON parser.
+  app.use(paymentNotificationsRouter(context));
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
   app.use(authorizeOperation(resolve, openapiDocument));
   cacheValidatorRouteMatchers();
@@ -59,7 +62,7 @@ export function createContentApp(deps: ContentDeps): Express {
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
   app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
-  app.use(resourcesRouter(context));
+  app.use(paymentsRouter(context), resourcesRouter(context));
   // Workflow starts queued by submits are made before the process exits (see starter.ts).
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());

@@ -15,8 +15,8 @@ export * from './generators/parameters.ts';
 export * from './generators/adapters/types.ts';
 export { adapterFor, ADAPTER_TYPES, type AdapterType } from './generators/adapters/registry.ts';
 export { downloadBytes } from './generators/adapters/http.ts';
-export { FILE_STATUS_CHANNEL, publishFileStatus, type FileStatusEvent } from './generations/events.ts';
-export { GENERATION_WORKFLOW, workflowIdOf } from './generations/starter.ts';
+export { FILE_STATUS_CHANNEL, type FileStatusEvent } from './generations/events.ts';
+export { GENERATION_WORKFLOW, workflowIdOf } from './generations/contract.ts';
 export { failGeneration } from './generations/fail.ts';
 export { createLinkSigner, type LinkSigner } from './files/signed-links.ts';
 
@@ -56,16 +56,6 @@ export { grantAdministrator } from './bootstrap/admins.ts';
 export { isMainlandMobile } from './login/phone.ts';
 export { startStrandedGenerations } from './generations/reconcile.ts';
 export { appendMessage, type ConversationMessage, type ConversationEvent } from './conversations/messages.ts';
-export {
-  REPLY_WORKFLOW,
-  replyWorkflowId,
-  planReply,
-  chargeReply,
-  streamReply,
-  storeReply,
-  refundReply,
-  type ReplyPlan,
-} from './conversations/replies.ts';
 export { attachConversationSockets, type ConversationSockets } from './sockets/attach.ts';
 export { asyncapiDocument } from './sockets/protocol.ts';
 export {
@@ -76,3 +66,4 @@ export {
   type ProviderRow,
 } from './code-providers/store.ts';
 export { resealSecrets } from './secrets/reseal.ts';
+export { reconcilePayment } from './payments/reconcile.ts';

@@ -75,7 +75,16 @@ function documentCommonErrors(document: Document): Document {
 }
 
 function mergeFragment(document: Document, fragment: Partial<Document>, source: string): void {
-  mergeInto(document.paths, fragment.paths ?? {}, `${source}: path`);
+  // A path's operations may come from two places (a resource's generated list beside an area's
+  // POST); an operation defined twice is still an error.
+  for (const [path, item] of Object.entries(fragment.paths ?? {})) {
+    document.paths[path] ??= {};
+    mergeInto(
+      document.paths[path] as Record<string, unknown>,
+      item as Record<string, unknown>,
+      `${source}: ${path}`,
+    );
+  }
   for (const [section, entries] of Object.entries(fragment.components ?? {})) {
     document.components[section] ??= {};
     mergeInto(document.components[section], entries, `${source}: components.${section}`);

@@ -742,7 +742,7 @@ describe('conversation sockets across two content-API processes', () => {
       ]);
       expect(await balanceOf(stack, alice.id)).toBe(10);
       // Running the compensation again (a retried activity) neither refunds nor announces twice.
-      const { refundReply } = await import('@muse/content-api');
+      const { refundReply } = await import('@muse/content-api/workflow-steps');
       await refundReply(stack.database.db, ack.message_id, 'again');
       expect((await ledgerOf(stack, alice.id)).length).toBe(2);
       sender.send({ type: 'ping' });

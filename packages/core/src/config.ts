@@ -60,6 +60,10 @@ export interface Config {
   MUSE_CHAT_QUEUE_IDLE_MS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
+  /** Messaging API: the bus of event wake-ups between processes: `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
+  MUSE_EVENT_BUS: 'postgres' | 'redis';
+  /** Redis, when MUSE_EVENT_BUS is `redis`: e.g. redis://redis:6379. */
+  MUSE_REDIS_URL?: string;
   /** Messaging API: failed password logins allowed per user and window before 429. */
   MUSE_CHAT_AUTH_ATTEMPTS: number;
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
@@ -176,6 +180,8 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
     MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
+    MUSE_EVENT_BUS: { type: 'string', enum: ['postgres', 'redis'], default: 'postgres' },
+    MUSE_REDIS_URL: { type: 'string', pattern: '^rediss?://', nullable: true },
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },

@@ -93,7 +93,8 @@ export interface ServiceMigrations {
 
 /** A service's migration files, in the order they apply. */
 async function migrationFiles(directory: string): Promise<string[]> {
-  return (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+  // The sources (NNNN-name.ts) or the compiled output (NNNN-name.js, beside its declarations).
+  return (await readdir(directory)).filter((f) => /^\d+.*(?<!\.d)\.[jt]s$/.test(f)).sort();
 }
 
 /** umzug (and its command-line dependencies) is loaded only by processes that migrate. */
@@ -113,7 +114,7 @@ async function createMigrator(
         const filePath = path.join(directory, file);
         const load = async (): Promise<Migration> => import(pathToFileURL(filePath).href);
         return {
-          name: file.replace(/\.ts$/, ''),
+          name: file.replace(/\.[jt]s$/, ''),
           path: filePath,
           up: async () => (await load()).up(context),
           down: async () => (await load()).down?.(context),
@@ -139,7 +140,7 @@ export async function pendingMigrations(
     });
     const names = schemas.length
       ? (await (await createMigrator(sequelize, service)).pending()).map((m) => m.name)
-      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
+      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.[jt]s$/, ''));
     pending.push(...names.map((name) => `${service.schema}/${name}`));
   }
   return pending;
@@ -166,22 +167,52 @@ export async function migrate(sequelize: Sequelize, services: ServiceMigrations[
 }
 
 const DATABASE_BUSY_RETRY_SECONDS = 2;
+const DATABASE_DOWN_RETRY_SECONDS = 5;
+
+/** Sequelize's names for "no connection could be made or kept". */
+const CONNECTION_ERRORS = new Set([
+  'SequelizeConnectionError',
+  'SequelizeConnectionRefusedError',
+  'SequelizeConnectionTimedOutError',
+  'SequelizeHostNotFoundError',
+  'SequelizeHostNotReachableError',
+  'SequelizeInvalidConnectionError',
+]);
+/** Socket errors of the driver when the server went away mid-conversation or refuses connections. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTCONN',
+]);
+/**
+ * SQLSTATEs of a server that is shutting down, starting up, recovering from a crash, or lost the
+ * connection (class 08), or has no connection slot left: the request was not wrong.
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-4]|53300)$/;
+/** `pg` reports a socket closed under a query without a code, only with these words. */
+const CLOSED_CONNECTION = /Connection terminated|connection error and is not queryable|Client was closed/i;
 
 /**
- * Postgres errors that mean "too busy right now", not "this request is wrong": no pooled
- * connection came free in time, a statement ran past the statement timeout, or concurrent
- * transactions kept aborting each other. The APIs answer
+ * Postgres errors that mean "not available right now", not "this request is wrong": too busy (no
+ * pooled connection came free in time, a statement ran past the statement timeout, or concurrent
+ * transactions kept aborting each other) or away (the connection refused, lost, or the server
+ * shutting down, starting or recovering). The APIs answer
  * them 503 with Retry-After rather than 500.
  */
-export function databaseBusy(error: unknown): ServiceUnavailableError | undefined {
+export function databaseUnavailable(error: unknown): ServiceUnavailableError | undefined {
   const e = error as {
     name?: string;
     code?: string;
-    parent?: { code?: string };
-    original?: { code?: string };
+    message?: string;
+    parent?: { code?: string; message?: string };
+    original?: { code?: string; message?: string };
   };
   // Sequelize wraps the driver's error; selectRows' come from `pg` as they are.
-  const code = e.parent?.code ?? e.original?.code ?? e.code;
+  const cause = e.parent ?? e.original ?? e;
+  const code = cause.code ?? e.code;
   // 40P01/40001: a deadlock or serialization failure that outlasted the callers' retries.
   const busyCodes = ['57014', '25P03', '40P01', '40001'];
   if (
@@ -191,6 +222,16 @@ export function databaseBusy(error: unknown): ServiceUnavailableError | undefine
     return new ServiceUnavailableError(
       'The database is busy; try again shortly',
       DATABASE_BUSY_RETRY_SECONDS,
+    );
+  }
+  if (
+    CONNECTION_ERRORS.has(e.name ?? '') ||
+    (code !== undefined && (SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code))) ||
+    CLOSED_CONNECTION.test(cause.message ?? '')
+  ) {
+    return new ServiceUnavailableError(
+      'The database is unavailable; try again shortly',
+      DATABASE_DOWN_RETRY_SECONDS,
     );
   }
   return undefined;

@@ -72,11 +72,16 @@ export class ValidationError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
+  /** Whole seconds until the limit lets a request through again (at least 1). */
+  readonly retryAfterSeconds: number;
+
   constructor(message: string, retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
     super(429, 'rate_limited', message, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-      details: { retry_after: Math.max(1, Math.ceil(retryAfterSeconds)) },
+      headers: { 'Retry-After': String(seconds) },
+      details: { retry_after: seconds },
     });
+    this.retryAfterSeconds = seconds;
   }
 }
 

@@ -5,12 +5,23 @@ import type { Logger } from './logger.ts';
 export type EventHandler = (payload: unknown) => void;
 
 /**
+ * What a process needs to hear and tell other processes: publish after commit, subscribe to a
+ * channel. Two implementations: Postgres LISTEN/NOTIFY (`EventBus`, the default, nothing more to
+ * run) and Redis Streams (`RedisStreamsBus`), chosen by MUSE_EVENT_BUS.
+ */
+export interface MessageBus {
+  publish(channel: string, payload: unknown): Promise<void>;
+  subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
  * Cross-process events over Postgres LISTEN/NOTIFY. Any API process or worker can publish;
  * every process listening on the channel receives it. Publishing inside a transaction
  * delivers the event only if the transaction commits. Payloads stay small (Postgres caps
  * them at 8000 bytes): send ids and states, not documents.
  */
-export class EventBus {
+export class EventBus implements MessageBus {
   private readonly url: string;
   private readonly logger: Logger;
   private readonly handlers = new Map<string, Set<EventHandler>>();
@@ -34,6 +45,15 @@ export class EventBus {
       replacements: { channel, payload: JSON.stringify(payload) },
       ...(transaction ? { transaction } : {}),
     });
+  }
+
+  /**
+   * Sends an event now, outside any transaction (callers publish after their commit, so no
+   * writer's commit waits on the instance-wide NOTIFY lock), over the listening connection.
+   */
+  async publish(channel: string, payload: unknown): Promise<void> {
+    const client = await this.connect();
+    await client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]);
   }
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
@@ -112,4 +132,20 @@ export class EventBus {
 
 function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The bus of the chat wake-ups for this configuration: the given Postgres bus, or Redis Streams
+ * when MUSE_EVENT_BUS is `redis` (MUSE_REDIS_URL). Loaded lazily: Postgres-only processes never
+ * load the Redis client.
+ */
+export async function createMessageBus(
+  config: { MUSE_EVENT_BUS: 'postgres' | 'redis'; MUSE_REDIS_URL?: string | undefined },
+  postgres: EventBus,
+  logger: Logger,
+): Promise<MessageBus> {
+  if (config.MUSE_EVENT_BUS !== 'redis') return postgres;
+  if (!config.MUSE_REDIS_URL) throw new Error('MUSE_EVENT_BUS=redis needs MUSE_REDIS_URL');
+  const { RedisStreamsBus } = await import('./redis-bus.ts');
+  return new RedisStreamsBus(config.MUSE_REDIS_URL, logger);
 }

@@ -3,6 +3,7 @@ export * from './logger.ts';
 export * from './errors.ts';
 export * from './db.ts';
 export * from './events.ts';
+export * from './rate-limit.ts';
 export * from './http/service-app.ts';
 export * from './http/request-id.ts';
 export * from './http/serve.ts';

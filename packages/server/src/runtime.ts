@@ -1,4 +1,12 @@
-import { EventBus, createDatabase, createLogger, type Config, type Logger, type Sequelize } from '@muse/core';
+import {
+  EventBus,
+  createDatabase,
+  createLogger,
+  type Config,
+  type Logger,
+  type MessageBus,
+  type Sequelize,
+} from '@muse/core';
 // The client alone: the package's index also loads the worker (bundler included), which API processes never run.
 import { createTemporalClient } from '@muse/temporal/client';
 import type { Client } from '@temporalio/client';
@@ -11,6 +19,8 @@ export interface Runtime {
   db: Sequelize;
   temporal: Client;
   events: EventBus;
+  /** The chat wake-ups' bus when it is not `events` (MUSE_EVENT_BUS=redis); set by the chat API's prepare. */
+  bus?: MessageBus;
   close(): Promise<void>;
 }
 
@@ -55,6 +65,7 @@ export function createRuntime(
     temporal,
     events,
     async close() {
+      await this.bus?.close();
       await events.close();
       await temporal.connection.close().catch(() => {});
       await db.close();

@@ -6,10 +6,11 @@ import {
   type OutboundFetch,
   type Sequelize,
 } from '@muse/core';
-import { createFileStorage, type FileStorage } from '@muse/content-api';
+import { createFileStorage, createGenerationSteps, type FileStorage } from '@muse/content-api/workflow-steps';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';
+import { createPaymentActivities } from './payments.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
@@ -30,13 +31,15 @@ export function createActivities(deps: ActivityDeps) {
       const [rows] = await deps.db.query('SELECT now() AS now');
       return new Date((rows as { now: Date }[])[0]!.now).toISOString();
     },
-    ...createGenerationActivities({
-      db: deps.db,
-      logger: deps.logger,
-      config: deps.config,
-      storage: deps.storage ?? createFileStorage(deps.config),
-      fetch: outbound,
-    }),
+    ...createGenerationActivities(
+      createGenerationSteps({
+        db: deps.db,
+        logger: deps.logger,
+        config: deps.config,
+        storage: deps.storage ?? createFileStorage(deps.config),
+        fetch: outbound,
+      }),
+    ),
     ...createReplyActivities({
       db: deps.db,
       logger: deps.logger,
@@ -44,6 +47,13 @@ export function createActivities(deps: ActivityDeps) {
       secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
     }),
     ...createScheduledMessageActivities(deps),
+    ...createPaymentActivities({
+      db: deps.db,
+      logger: deps.logger,
+      config: deps.config,
+      fetch: outbound,
+      secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
+    }),
   };
 }
 

@@ -1,6 +1,12 @@
 import type { Logger, OutboundFetch, SecretBox, Sequelize } from '@muse/core';
-import { chargeReply, planReply, refundReply, storeReply, streamReply } from '@muse/content-api';
-import { callUpstream } from './generation.ts';
+import {
+  chargeReply,
+  planReply,
+  refundReply,
+  storeReply,
+  streamReply,
+} from '@muse/content-api/workflow-steps';
+import { asActivity } from './failures.ts';
 
 export interface ReplyActivityDeps {
   db: Sequelize;
@@ -21,7 +27,7 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
     planReply: (messageId: string) => planReply(deps.db, messageId),
     chargeReply: (messageId: string) => chargeReply(deps.db, messageId),
     streamReply: (messageId: string) =>
-      callUpstream(() =>
+      asActivity(() =>
         streamReply(deps.db, messageId, { fetch: deps.fetch, logger: deps.logger }, deps.secrets),
       ),
     storeReply: (messageId: string, content: string) => storeReply(deps.db, messageId, content),

@@ -1,10 +1,6 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
-import {
-  createPushSender,
-  deliverScheduledMessage,
-  pushForMessage,
-  type DeliveryOutcome,
-} from '@muse/chat-api';
+import type { DeliveryOutcome } from '@muse/chat-api/delivery-contract';
+import { createPushSender, deliverScheduledMessage, pushForMessage } from '@muse/chat-api/workflow-steps';
 
 /**
  * Thin: the rules and the once-only guard live in the messaging API's domain code. A message

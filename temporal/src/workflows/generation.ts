@@ -7,7 +7,12 @@ import {
   proxyLocalActivities,
   sleep,
 } from '@temporalio/workflow';
-import type { GenerationActivities, StepResult } from '../activities/generation.ts';
+import {
+  UPSTREAM_FAILURE_TYPES,
+  type GenerationOutcome,
+  type StepResult,
+} from '@muse/content-api/generation-contract';
+import type { GenerationActivities } from '../activities/generation.ts';
 
 /** Database bookkeeping: short, and retried until the database answers (it is idempotent). */
 const bookkeeping = proxyActivities<GenerationActivities>({
@@ -29,11 +34,6 @@ const localBookkeeping = proxyLocalActivities<GenerationActivities>({
  * activities; a workflow started before replays its history with remote ones.
  */
 const LOCAL_STEPS = 'generation-local-steps';
-
-export interface GenerationOutcome {
-  status: 'completed' | 'failed';
-  error_message?: string;
-}
 
 /**
  * One generation task (the charge was made at submission): processing → upstream submit →
@@ -73,7 +73,7 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
       if (Date.now() >= deadline) {
         throw ApplicationFailure.create({
           message: `it did not finish within ${plan.timeoutSeconds} s`,
-          type: 'UpstreamTimeout',
+          type: UPSTREAM_FAILURE_TYPES.timeout,
         });
       }
       await sleep(plan.pollIntervalSeconds * 1000);
@@ -100,13 +100,15 @@ function failureMessage(error: unknown): string {
   while (failure?.cause && !failure.type) failure = failure.cause as typeof failure;
   const detail = failure?.message ?? 'unknown error';
   const kind =
-    (failure as { name?: string } | undefined)?.name === 'TimeoutFailure' ? 'UpstreamTimeout' : failure?.type;
+    (failure as { name?: string } | undefined)?.name === 'TimeoutFailure'
+      ? UPSTREAM_FAILURE_TYPES.timeout
+      : failure?.type;
   switch (kind) {
-    case 'UpstreamTimeout':
+    case UPSTREAM_FAILURE_TYPES.timeout:
       return `The upstream generation service timed out: ${detail}`;
-    case 'UpstreamRateLimited':
+    case UPSTREAM_FAILURE_TYPES.rate_limited:
       return `The upstream generation service rate limited the task and retries ran out: ${detail}`;
-    case 'UpstreamUnavailable':
+    case UPSTREAM_FAILURE_TYPES.transient:
       return `The upstream generation service is unavailable and retries ran out: ${detail}`;
     default:
       return `The generation failed: ${detail}`;

@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import { sendEvent } from './events.ts';
 import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';

@@ -1,6 +1,6 @@
 import type { Config, Logger } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import {
   RESCHEDULE_SIGNAL,
   SCHEDULED_MESSAGE_WORKFLOW,

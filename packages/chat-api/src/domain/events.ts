@@ -1,47 +1,63 @@
 import { randomUUID } from 'node:crypto';
-import { EventBus, type Sequelize } from '@muse/core';
+import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import { beforeCommit, retrying, transact } from './lib/transact.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 
-/** NOTIFY channel announcing "these queues have new events"; any process may be waiting on them. */
-const CHANNEL = 'chat_queue_events';
-/** Postgres caps NOTIFY payloads at 8000 bytes; beyond this many ids we tell everyone to look. */
-const MAX_IDS_PER_NOTIFY = 150;
-
-/**
- * Advisory-lock namespace of "events for this user are being produced". Producers hold it
- * shared until they commit; registration takes it exclusively once its queue exists, so every
- * producer either saw the new queue or has committed before the initial state is read.
+/*
+ * The event system. An event is stored once, in its organization's event log, with the ids of
+ * the users it is for (4 bytes each); nobody's queue is written when it is produced. A queue is
+ * a cursor over the log: the last event its client acknowledged, both as a log position and as
+ * the queue's own event id (Zulip's per-queue ids, 0, 1, 2, …), filtered by user and event type
+ * when read. Positions are given out per organization under the head row's lock, taken as the
+ * transaction's last statement and held to commit, so the committed log is always a prefix:
+ * a reader never skips an event that commits later. Waiting polls are woken after commit,
+ * through the event bus, batched per process; a poll always reads the log itself, so a lost
+ * wake-up only delays it to its heartbeat.
  */
-const PRODUCING_LOCK = 0x63686174;
+
+/** Bus channel announcing "there is something new for these queues, users or organizations". */
+const CHANNEL = 'chat_queue_events';
+/** Beyond this many ids in one announcement, whole organizations (or everyone) are woken. */
+const MAX_IDS_PER_WAKE = 150;
+/** Advisory-lock namespace serializing one user's registrations (the queue cap). */
+const REGISTER_LOCK = 0x63686174;
 
 export type ChatEvent = { type: string } & Record<string, unknown>;
 
 export interface EventQueue {
   id: string;
   user_id: number;
+  realm_id: number;
   event_types: string[] | null;
   client_gravatar: boolean;
   apply_markdown: boolean;
   all_public_streams: boolean;
+  /** The last event id the client acknowledged (-1 before the first). */
   last_event_id: number;
+  /** The log position of that event (the head of the log when the queue was made, before any). */
+  acked_position: string;
   last_polled_at: Date;
 }
 
-interface PendingEvent {
-  users: number[];
+interface LogEntry {
   type: string;
+  users: number[] | null;
+  queue: string | null;
   json: string;
 }
 
-const pendingEvents = new WeakMap<Transaction, PendingEvent[]>();
+interface Wake {
+  queues?: string[];
+  realms?: { id: number; users?: number[] }[];
+  all?: boolean;
+}
+
+const pendingEvents = new WeakMap<Transaction, LogEntry[]>();
 
 /**
- * Appends `event` to every queue of `userIds` that asked for its type, when the caller's
- * transaction (opened with `transact`) commits. Every event of a transaction is written by one
- * hook run just before commit, which locks all the queue rows it touches at once, in id order:
- * producers take queue rows in one global order, so they cannot deadlock each other.
+ * Stores `event` for `userIds` when the caller's transaction (opened with `transact`) commits:
+ * every event of a transaction is appended by one hook, the transaction's last statements.
  */
 export async function sendEvent(
   db: Sequelize,
@@ -53,48 +69,12 @@ export async function sendEvent(
   if (users.length === 0) return;
   let pending = pendingEvents.get(transaction);
   if (!pending) {
-    const list: PendingEvent[] = [];
+    const list: LogEntry[] = [];
     beforeCommit(transaction, () => appendEvents(db, transaction, list));
     pendingEvents.set(transaction, (pending = list));
   }
   // Serialized now: the caller may change its object before the transaction commits.
-  pending.push({ users, type: event.type, json: JSON.stringify(event) });
-}
-
-/** Writes a transaction's events, in the order they were sent, and announces their queues. */
-async function appendEvents(db: Sequelize, transaction: Transaction, pending: PendingEvent[]): Promise<void> {
-  const users = [...new Set(pending.flatMap((p) => p.users))].sort((a, b) => a - b);
-  // A statement of its own: the reads below must take their snapshot after the lock is granted.
-  await exec(
-    db,
-    'SELECT pg_advisory_xact_lock_shared(:ns, u) FROM unnest(ARRAY[:users]::int[]) AS u ORDER BY u',
-    { ns: PRODUCING_LOCK, users },
-    transaction,
-  );
-  // Every queue row of the transaction, in id order, before any is updated.
-  await exec(
-    db,
-    'SELECT id FROM chat.event_queues WHERE user_id IN (:users) ORDER BY id FOR UPDATE',
-    { users },
-    transaction,
-  );
-  const touched = new Set<string>();
-  for (const event of pending) {
-    const queues = await rows<{ queue_id: string }>(
-      db,
-      `WITH q AS (
-         UPDATE chat.event_queues e SET last_event_id = e.last_event_id + 1
-         WHERE user_id IN (:users) AND (event_types IS NULL OR event_types ? :type)
-         RETURNING e.id, e.last_event_id)
-       INSERT INTO chat.queue_events (queue_id, event_id, event)
-       SELECT id, last_event_id, jsonb_set(CAST(:event AS jsonb), '{id}', to_jsonb(last_event_id)) FROM q
-       RETURNING queue_id`,
-      { users: event.users, type: event.type, event: event.json },
-      transaction,
-    );
-    for (const row of queues) touched.add(row.queue_id);
-  }
-  await announce(db, [...touched], transaction);
+  pending.push({ type: event.type, users, queue: null, json: JSON.stringify(event) });
 }
 
 /** Variant for events whose payload differs per recipient (e.g. what each may see). */
@@ -106,10 +86,61 @@ export async function sendEventsPerUser(
   for (const [userId, event] of recipients) await sendEvent(db, transaction, [userId], event);
 }
 
-async function announce(db: Sequelize, queueIds: string[], transaction?: Transaction): Promise<void> {
-  if (queueIds.length === 0) return;
-  const payload = queueIds.length > MAX_IDS_PER_NOTIFY ? { all: true } : { queues: queueIds };
-  await EventBus.publish(db, CHANNEL, payload, transaction);
+async function appendEvents(db: Sequelize, t: Transaction, entries: LogEntry[]): Promise<void> {
+  // Events never cross organizations: the first recipient's is everyone's.
+  const firstUser = entries[0]?.users?.[0];
+  const realm = await one<{ realm_id: number }>(
+    db,
+    'SELECT realm_id FROM chat.users WHERE id = :id',
+    { id: firstUser },
+    t,
+  );
+  if (!realm) return;
+  await appendToLog(db, t, realm.realm_id, entries);
+  const users = [...new Set(entries.flatMap((e) => e.users ?? []))];
+  t.afterCommit(() =>
+    wake(db, {
+      realms: [{ id: realm.realm_id, ...(users.length <= MAX_IDS_PER_WAKE ? { users } : {}) }],
+    }),
+  );
+}
+
+/** Takes the organization's next positions (locking its head row until commit) and writes the entries. */
+async function appendToLog(
+  db: Sequelize,
+  t: Transaction,
+  realmId: number,
+  entries: LogEntry[],
+): Promise<void> {
+  const head = await one<{ position: string }>(
+    db,
+    `INSERT INTO chat.event_log_heads AS h (realm_id, position) VALUES (:realmId, :n)
+     ON CONFLICT (realm_id) DO UPDATE SET position = h.position + :n RETURNING position`,
+    { realmId, n: entries.length },
+    t,
+  );
+  const first = Number(head!.position) - entries.length + 1;
+  await exec(
+    db,
+    `INSERT INTO chat.event_log (realm_id, position, event_type, user_ids, queue_id, event)
+     SELECT :realmId, :first + b.ord - 1, b.item->>'type',
+            CASE WHEN b.item->'users' = 'null' THEN NULL
+                 ELSE ARRAY(SELECT CAST(jsonb_array_elements_text(b.item->'users') AS int)) END,
+            b.item->>'queue', b.item->'event'
+     FROM jsonb_array_elements(CAST(:batch AS jsonb)) WITH ORDINALITY AS b(item, ord)`,
+    {
+      realmId,
+      first,
+      // The event's own JSON is spliced in as it is: no parse and re-serialize per entry.
+      batch: `[${entries
+        .map(
+          (e) =>
+            `{"type":${JSON.stringify(e.type)},"users":${JSON.stringify(e.users)},"queue":${JSON.stringify(e.queue)},"event":${e.json}}`,
+        )
+        .join(',')}]`,
+    },
+    t,
+  );
 }
 
 export interface RegisterOptions {
@@ -121,19 +152,35 @@ export interface RegisterOptions {
   maxQueues: number;
 }
 
+/**
+ * A queue starting at the head of the organization's log. Reading the head waits for producers
+ * holding it to commit, so each change is either in the state read after this or in the queue.
+ */
 export async function createQueue(
   db: Sequelize,
-  userId: number,
+  user: { id: number; realm_id: number },
   options: RegisterOptions,
 ): Promise<EventQueue> {
-  return transact(db, async (t) => {
-    const queue = await one<EventQueue>(
+  const evicted: string[] = [];
+  const queue = await transact(db, async (t) => {
+    await exec(
       db,
-      `INSERT INTO chat.event_queues (id, user_id, event_types, client_gravatar, apply_markdown, all_public_streams)
-       VALUES (:id, :userId, CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams) RETURNING *`,
+      'INSERT INTO chat.event_log_heads (realm_id) VALUES (:realmId) ON CONFLICT DO NOTHING',
+      { realmId: user.realm_id },
+      t,
+    );
+    const created = await one<EventQueue>(
+      db,
+      `INSERT INTO chat.event_queues
+         (id, user_id, realm_id, acked_position, event_types, client_gravatar, apply_markdown, all_public_streams)
+       SELECT :id, :userId, :realmId, h.position, CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown,
+              :allPublicStreams
+       FROM (SELECT position FROM chat.event_log_heads WHERE realm_id = :realmId FOR SHARE) h
+       RETURNING *`,
       {
         id: randomUUID(),
-        userId,
+        userId: user.id,
+        realmId: user.realm_id,
         eventTypes: options.eventTypes === null ? null : JSON.stringify(options.eventTypes),
         clientGravatar: options.clientGravatar,
         applyMarkdown: options.applyMarkdown,
@@ -141,30 +188,24 @@ export async function createQueue(
       },
       t,
     );
-    if (!queue) throw new Error('queue insert returned nothing');
-    // Waits for producers that appended their events before this queue existed to commit; also
-    // makes registrations of one user take turns, so the cap below holds however many race.
-    await exec(db, 'SELECT pg_advisory_xact_lock(:ns, :userId)', { ns: PRODUCING_LOCK, userId }, t);
-    const evicted = await rows<{ id: string }>(
+    if (!created) throw new Error('queue insert returned nothing');
+    // Registrations of one user take turns, so the cap holds however many race.
+    await exec(db, 'SELECT pg_advisory_xact_lock(:ns, :userId)', { ns: REGISTER_LOCK, userId: user.id }, t);
+    const old = await rows<{ id: string }>(
       db,
-      // Locked in id order, as producers lock queue rows.
       `DELETE FROM chat.event_queues WHERE id IN (
-         SELECT id FROM chat.event_queues WHERE id IN (
-           SELECT id FROM chat.event_queues WHERE user_id = :userId AND id <> :self
-           ORDER BY created_at DESC, id DESC OFFSET :keep)
-         ORDER BY id FOR UPDATE)
+         SELECT id FROM chat.event_queues WHERE user_id = :userId AND id <> :self
+         ORDER BY created_at DESC, id DESC OFFSET :keep)
        RETURNING id`,
-      { userId, self: queue.id, keep: options.maxQueues - 1 },
+      { userId: user.id, self: created.id, keep: options.maxQueues - 1 },
       t,
     );
-    // Their waiting polls wake and answer BAD_EVENT_QUEUE_ID.
-    await announce(
-      db,
-      evicted.map((row) => row.id),
-      t,
-    );
-    return queue;
+    evicted.splice(0, evicted.length, ...old.map((row) => row.id));
+    return created;
   });
+  // Their waiting polls wake and answer BAD_EVENT_QUEUE_ID.
+  wake(db, { queues: evicted });
+  return queue;
 }
 
 export const badQueue = (queueId: string) =>
@@ -173,20 +214,45 @@ export const badQueue = (queueId: string) =>
     extra: { queue_id: queueId },
   });
 
-/** Waiters of this process, woken by NOTIFY from any process. */
-export class QueueNotifier {
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private starting: Promise<() => Promise<void>> | undefined;
-  private readonly bus: EventBus;
+interface Waiter {
+  queueId: string;
+  userId: number;
+  realmId: number;
+  done: () => void;
+}
 
-  constructor(bus: EventBus) {
+const notifiers = new WeakMap<Sequelize, QueueNotifier>();
+
+/** Announces after commit: through this process's notifier (batched), else straight to the bus. */
+function wake(db: Sequelize, what: Wake): void {
+  if (!what.all && !what.queues?.length && !what.realms?.length) return;
+  const notifier = notifiers.get(db);
+  if (notifier) notifier.announce(what);
+  else void EventBus.publish(db, CHANNEL, what).catch(() => {}); // a catch-up read covers a lost one
+}
+
+/**
+ * The process's side of wake-ups: announcements of the process are merged and published once
+ * per turn of the event loop, after their transactions committed; polls waiting in the process
+ * are woken by announcements from any process.
+ */
+export class QueueNotifier {
+  private readonly byQueue = new Map<string, Set<Waiter>>();
+  private readonly byUser = new Map<number, Set<Waiter>>();
+  private readonly byRealm = new Map<number, Set<Waiter>>();
+  private starting: Promise<() => Promise<void>> | undefined;
+  private readonly bus: MessageBus;
+  private outgoing: Wake[] = [];
+
+  constructor(bus: MessageBus, db?: Sequelize) {
     this.bus = bus;
+    if (db) notifiers.set(db, this);
   }
 
-  /** Idempotent; every long-poll awaits it, so the LISTEN is in place before anyone waits. */
+  /** Idempotent; every long-poll awaits it, so the subscription is in place before anyone waits. */
   async start(): Promise<void> {
     this.starting ??= this.bus
-      .subscribe(CHANNEL, (payload) => this.wake(payload))
+      .subscribe(CHANNEL, (payload) => this.wake(payload as Wake))
       .catch((error: unknown) => {
         this.starting = undefined; // the next long-poll tries again
         throw error;
@@ -200,32 +266,90 @@ export class QueueNotifier {
     await unsubscribe?.();
   }
 
-  private wake(payload: unknown): void {
-    const { queues, all } = (payload ?? {}) as { queues?: string[]; all?: boolean };
-    const ids = all ? [...this.waiters.keys()] : (queues ?? []);
-    for (const id of ids) for (const resolve of this.waiters.get(id) ?? []) resolve();
+  /** Queues `what` for the next batch of this process. */
+  announce(what: Wake): void {
+    if (this.outgoing.push(what) === 1) setImmediate(() => void this.flush());
   }
 
-  /** Resolves on the next announcement for the queue, after `ms`, or when `signal` aborts. */
-  wait(queueId: string, ms: number, signal: AbortSignal): { ready: Promise<void>; cancel: () => void } {
-    let set = this.waiters.get(queueId);
-    if (!set) this.waiters.set(queueId, (set = new Set()));
-    const waiters = set;
-    let done: () => void = () => {};
+  private async flush(): Promise<void> {
+    const batch = this.outgoing;
+    this.outgoing = [];
+    try {
+      await this.bus.publish(CHANNEL, merge(batch));
+    } catch {
+      // The waiting polls read the log again at their heartbeat.
+    }
+  }
+
+  private wake(payload: Wake | undefined): void {
+    const woken = new Set<Waiter>();
+    const add = (set: Set<Waiter> | undefined) => set?.forEach((w) => woken.add(w));
+    if (!payload || payload.all) for (const set of this.byQueue.values()) add(set);
+    for (const id of payload?.queues ?? []) add(this.byQueue.get(id));
+    for (const realm of payload?.realms ?? []) {
+      if (!realm.users) add(this.byRealm.get(realm.id));
+      else for (const user of realm.users) add(this.byUser.get(user));
+    }
+    for (const waiter of woken) waiter.done();
+  }
+
+  /** Resolves on the next announcement concerning the queue, after `ms`, or when `signal` aborts. */
+  wait(
+    queue: { id: string; userId: number; realmId: number },
+    ms: number,
+    signal: AbortSignal,
+  ): { ready: Promise<void>; cancel: () => void } {
+    const waiter: Waiter = {
+      queueId: queue.id,
+      userId: queue.userId,
+      realmId: queue.realmId,
+      done: () => {},
+    };
+    const indexes: [Map<string | number, Set<Waiter>>, string | number][] = [
+      [this.byQueue as Map<string | number, Set<Waiter>>, queue.id],
+      [this.byUser as Map<string | number, Set<Waiter>>, queue.userId],
+      [this.byRealm as Map<string | number, Set<Waiter>>, queue.realmId],
+    ];
     const ready = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => done(), ms);
-      done = () => {
+      const timer = setTimeout(() => waiter.done(), ms);
+      waiter.done = () => {
         clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.waiters.get(queueId) === waiters) this.waiters.delete(queueId);
-        signal.removeEventListener('abort', done);
+        for (const [index, key] of indexes) {
+          const set = index.get(key);
+          set?.delete(waiter);
+          if (set?.size === 0) index.delete(key);
+        }
+        signal.removeEventListener('abort', waiter.done);
         resolve();
       };
-      signal.addEventListener('abort', done);
+      signal.addEventListener('abort', waiter.done);
     });
-    waiters.add(done);
-    return { ready, cancel: () => done() };
+    for (const [index, key] of indexes) {
+      let set = index.get(key);
+      if (!set) index.set(key, (set = new Set()));
+      set.add(waiter);
+    }
+    return { ready, cancel: () => waiter.done() };
   }
+}
+
+/** One announcement for a batch; past the payload budget, whole organizations or everyone. */
+function merge(batch: Wake[]): Wake {
+  if (batch.some((w) => w.all)) return { all: true };
+  const queues = [...new Set(batch.flatMap((w) => w.queues ?? []))];
+  const realms = new Map<number, Set<number> | null>();
+  for (const realm of batch.flatMap((w) => w.realms ?? [])) {
+    const known = realms.get(realm.id);
+    if (known === null || !realm.users) realms.set(realm.id, null);
+    else realms.set(realm.id, new Set([...(known ?? []), ...realm.users]));
+  }
+  let ids = queues.length;
+  const merged: Wake = { queues, realms: [] };
+  for (const [id, users] of realms) {
+    ids += users?.size ?? 0;
+    merged.realms!.push(users && ids <= MAX_IDS_PER_WAKE ? { id, users: [...users] } : { id });
+  }
+  return queues.length > MAX_IDS_PER_WAKE ? { all: true } : merged;
 }
 
 export interface EventQueueSettings {
@@ -233,27 +357,15 @@ export interface EventQueueSettings {
   idleMs: number;
 }
 
-/**
- * Marks the queue polled and drops the events up to `after` (acknowledged), in one statement;
- * false when the queue does not exist, belongs to someone else or has expired.
- */
-async function touchQueue(
-  db: Sequelize,
-  queueId: string,
-  userId: number,
-  after: number,
-  idleMs: number,
-): Promise<boolean> {
+/** Marks the queue polled; false when it does not exist, belongs to someone else or has expired. */
+async function touchQueue(db: Sequelize, queueId: string, userId: number, idleMs: number): Promise<boolean> {
   const touched = await retrying(() =>
     rows(
       db,
-      `WITH q AS (
-       UPDATE chat.event_queues SET last_polled_at = now()
+      `UPDATE chat.event_queues SET last_polled_at = now()
        WHERE id = :queueId AND user_id = :userId AND last_polled_at > now() - make_interval(secs => :idleSeconds)
-       RETURNING id),
-     pruned AS (DELETE FROM chat.queue_events e USING q WHERE e.queue_id = q.id AND e.event_id <= :after)
-     SELECT id FROM q`,
-      { queueId, userId, after, idleSeconds: idleMs / 1000 },
+       RETURNING id`,
+      { queueId, userId, idleSeconds: idleMs / 1000 },
     ),
   );
   return touched.length > 0;
@@ -266,10 +378,19 @@ interface ReadRequest {
   reject: (error: unknown) => void;
 }
 
+interface Match {
+  queue_id: string;
+  realm_id: number;
+  last_event_id: number;
+  acked_position: string;
+  position: string | null;
+}
+
 /**
  * Reads queues' events after given ids, batching the reads asked for in the same turn of the
- * event loop into one statement: one announcement wakes every waiting poll of the process at
- * once, and a thousand polls then cost one query rather than a thousand.
+ * event loop: one wake-up of a thousand waiting polls costs three statements, not a thousand.
+ * The recipients of the new log entries are unnested once and joined to the queues; each
+ * event's body is read once, however many queues get it.
  */
 class EventReader {
   private pending: ReadRequest[] = [];
@@ -289,29 +410,103 @@ class EventReader {
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
-    const key = (queueId: string, after: number | string) => `${queueId}/${after}`;
     try {
-      const found = await rows<{ queue_id: string; after: string; live: boolean; event: ChatEvent | null }>(
-        this.db,
-        // bigint: a client's last_event_id may be any integer.
-        `SELECT w.queue_id, w.after, q.id IS NOT NULL AS live, e.event
-         FROM unnest(ARRAY[:queueIds]::text[], ARRAY[:afters]::bigint[]) AS w(queue_id, after)
-         LEFT JOIN chat.event_queues q ON q.id = w.queue_id
-         LEFT JOIN chat.queue_events e ON e.queue_id = q.id AND e.event_id > w.after
-         ORDER BY w.queue_id, w.after, e.event_id`,
-        { queueIds: batch.map((r) => r.queueId), afters: batch.map((r) => r.after) },
-      );
-      const events = new Map<string, ChatEvent[] | undefined>();
-      for (const row of found) {
-        const k = key(row.queue_id, row.after);
-        if (!row.live) events.set(k, undefined);
-        else if (!events.has(k)) events.set(k, row.event ? [row.event] : []);
-        else if (row.event) events.get(k)?.push(row.event);
+      const matches = await this.matches([...new Set(batch.map((r) => r.queueId))]);
+      const bodies = await this.bodies(matches);
+      const acks: { id: string; from: number; to: number; position: string }[] = [];
+      for (const request of batch) {
+        const mine = matches.get(request.queueId);
+        if (!mine) {
+          request.resolve(undefined);
+          continue;
+        }
+        const first = mine[0]!;
+        const events: ChatEvent[] = [];
+        let acked: { to: number; position: string } | undefined;
+        mine.forEach((match, i) => {
+          if (match.position === null) return;
+          const id = first.last_event_id + i + 1;
+          if (id <= request.after) acked = { to: id, position: match.position };
+          else events.push({ ...bodies.get(`${match.realm_id}/${match.position}`)!, id });
+        });
+        if (acked) acks.push({ id: request.queueId, from: first.last_event_id, ...acked });
+        request.resolve(events);
       }
-      for (const r of batch) r.resolve(events.get(key(r.queueId, r.after)));
+      await this.acknowledge(acks);
     } catch (error) {
       for (const r of batch) r.reject(error);
     }
+  }
+
+  /** Per live queue, the positions of its events after its acknowledged one, in order. */
+  private async matches(queueIds: string[]): Promise<Map<string, Match[]>> {
+    const found = await rows<Match>(
+      this.db,
+      `WITH q AS (
+         SELECT id, user_id, realm_id, event_types, last_event_id, acked_position
+         FROM chat.event_queues WHERE id IN (:queueIds)),
+       lo AS (SELECT realm_id, min(acked_position) AS after FROM q GROUP BY realm_id),
+       e AS MATERIALIZED (
+         SELECT l.realm_id, l.position, l.event_type, l.user_ids, l.queue_id
+         FROM chat.event_log l JOIN lo ON l.realm_id = lo.realm_id AND l.position > lo.after),
+       m AS (
+         SELECT e.queue_id, e.position FROM e WHERE e.queue_id IS NOT NULL
+         UNION ALL
+         SELECT q.id, e.position FROM e CROSS JOIN LATERAL unnest(e.user_ids) AS u(user_id)
+         JOIN q ON q.user_id = u.user_id AND q.realm_id = e.realm_id
+         WHERE q.event_types IS NULL OR q.event_types ? e.event_type)
+       SELECT q.id AS queue_id, q.realm_id, q.last_event_id, q.acked_position, m.position
+       FROM q LEFT JOIN m ON m.queue_id = q.id AND m.position > q.acked_position
+       ORDER BY q.id, m.position`,
+      { queueIds },
+    );
+    const byQueue = new Map<string, Match[]>();
+    for (const row of found) {
+      const list = byQueue.get(row.queue_id);
+      if (list) list.push(row);
+      else byQueue.set(row.queue_id, [row]);
+    }
+    return byQueue;
+  }
+
+  private async bodies(matches: Map<string, Match[]>): Promise<Map<string, ChatEvent>> {
+    const wanted = new Map<string, Match>();
+    for (const list of matches.values())
+      for (const m of list) if (m.position !== null) wanted.set(`${m.realm_id}/${m.position}`, m);
+    if (wanted.size === 0) return new Map();
+    const found = await rows<{ realm_id: number; position: string; event: ChatEvent }>(
+      this.db,
+      `SELECT l.realm_id, l.position, l.event FROM chat.event_log l
+       JOIN unnest(ARRAY[:realms]::int[], ARRAY[:positions]::bigint[]) AS w(realm_id, position)
+         ON l.realm_id = w.realm_id AND l.position = w.position`,
+      {
+        realms: [...wanted.values()].map((m) => m.realm_id),
+        positions: [...wanted.values()].map((m) => m.position),
+      },
+    );
+    return new Map(found.map((row) => [`${row.realm_id}/${row.position}`, row.event]));
+  }
+
+  /** Moves cursors past what clients acknowledged (unless another poll of the queue moved it first). */
+  private async acknowledge(
+    acks: { id: string; from: number; to: number; position: string }[],
+  ): Promise<void> {
+    if (acks.length === 0) return;
+    await retrying(() =>
+      exec(
+        this.db,
+        `UPDATE chat.event_queues q SET last_event_id = a.upto, acked_position = a.position
+         FROM unnest(ARRAY[:ids]::text[], ARRAY[:froms]::int[], ARRAY[:tos]::int[], ARRAY[:positions]::bigint[])
+           AS a(id, since, upto, position)
+         WHERE q.id = a.id AND q.last_event_id = a.since`,
+        {
+          ids: acks.map((a) => a.id),
+          froms: acks.map((a) => a.from),
+          tos: acks.map((a) => a.to),
+          positions: acks.map((a) => a.position),
+        },
+      ),
+    );
   }
 }
 
@@ -326,7 +521,7 @@ function readEvents(db: Sequelize, queueId: string, after: number): Promise<Chat
 
 /**
  * GET /events: acknowledges events up to `lastEventId`, then answers with newer ones; when
- * there are none and the client may wait, waits for an announcement, and after the heartbeat
+ * there are none and the client may wait, waits for a wake-up, and after the heartbeat
  * interval appends a heartbeat so the client learns the queue is still alive.
  */
 export async function getEvents(
@@ -336,24 +531,26 @@ export async function getEvents(
   request: {
     queueId: string;
     userId: number;
+    realmId: number;
     lastEventId: number | undefined;
     dontBlock: boolean;
     signal: AbortSignal;
   },
 ): Promise<ChatEvent[]> {
-  const { queueId, userId } = request;
+  const { queueId, userId, realmId } = request;
   const after = request.lastEventId ?? -1;
   if (!request.dontBlock) await notifier.start();
   const deadline = Date.now() + settings.heartbeatMs;
+  const target = { id: queueId, userId, realmId };
   // Listen before touching and reading: a deletion or an event committed after either still wakes us.
-  let waiting = request.dontBlock ? undefined : notifier.wait(queueId, deadline - Date.now(), request.signal);
-  if (!(await touchQueue(db, queueId, userId, after, settings.idleMs))) {
+  let waiting = request.dontBlock ? undefined : notifier.wait(target, deadline - Date.now(), request.signal);
+  if (!(await touchQueue(db, queueId, userId, settings.idleMs))) {
     waiting?.cancel();
     throw badQueue(queueId);
   }
   for (;;) {
     const events = await readEvents(db, queueId, after);
-    // Deleted (DELETE /events, deactivation) while we waited: tell the client, as Zulip does.
+    // Deleted (DELETE /events, deactivation, eviction) while we waited: tell the client, as Zulip does.
     if (!events) {
       waiting?.cancel();
       throw badQueue(queueId);
@@ -367,23 +564,20 @@ export async function getEvents(
     if (Date.now() >= deadline) {
       const late = await readEvents(db, queueId, after);
       if (late?.length) return late;
-      await retrying(() => appendHeartbeat(db, queueId));
+      await transact(db, (t) => appendToLog(db, t, realmId, [heartbeat(queueId)]));
       return (await readEvents(db, queueId, after)) ?? [];
     }
-    waiting = notifier.wait(queueId, deadline - Date.now(), request.signal);
+    waiting = notifier.wait(target, deadline - Date.now(), request.signal);
   }
 }
 
-async function appendHeartbeat(db: Sequelize, queueId: string): Promise<void> {
-  await exec(
-    db,
-    `WITH q AS (UPDATE chat.event_queues SET last_event_id = last_event_id + 1, last_polled_at = now()
-                WHERE id = :queueId RETURNING id, last_event_id)
-     INSERT INTO chat.queue_events (queue_id, event_id, event)
-     SELECT id, last_event_id, jsonb_build_object('type', 'heartbeat', 'id', last_event_id) FROM q`,
-    { queueId },
-  );
-}
+/** A heartbeat is an entry of the log for one queue, so it takes the queue's next event id. */
+const heartbeat = (queueId: string): LogEntry => ({
+  type: 'heartbeat',
+  users: null,
+  queue: queueId,
+  json: '{"type":"heartbeat"}',
+});
 
 export async function deleteQueue(db: Sequelize, queueId: string, userId: number): Promise<void> {
   const deleted = await retrying(() =>
@@ -394,7 +588,7 @@ export async function deleteQueue(db: Sequelize, queueId: string, userId: number
     ),
   );
   if (deleted.length === 0) throw badQueue(queueId);
-  await announce(db, [queueId]);
+  wake(db, { queues: [queueId] });
 }
 
 export async function deleteQueuesOfUser(
@@ -404,37 +598,38 @@ export async function deleteQueuesOfUser(
 ): Promise<void> {
   const deleted = await rows<{ id: string }>(
     db,
-    // Rows locked in id order, as every producer locks them.
-    `DELETE FROM chat.event_queues WHERE id IN
-       (SELECT id FROM chat.event_queues WHERE user_id = :userId ORDER BY id FOR UPDATE)
-     RETURNING id`,
+    'DELETE FROM chat.event_queues WHERE user_id = :userId RETURNING id',
     { userId },
     transaction,
   );
   // Waiting polls wake, find their queue gone and answer BAD_EVENT_QUEUE_ID now, not at the heartbeat.
-  await announce(
-    db,
-    deleted.map((row) => row.id),
-    transaction,
-  );
+  const queues = deleted.map((row) => row.id);
+  transaction.afterCommit(() => wake(db, { queues }));
 }
 
-/** Removes queues nobody polled within the idle time; any process may run it. */
+/**
+ * Removes queues nobody polled within the idle time, then the log entries every remaining
+ * queue of their organization has acknowledged; any process may run it.
+ */
 export async function expireIdleQueues(db: Sequelize, idleMs: number): Promise<number> {
-  // Queues being written to right now are skipped, not waited for: the next round takes them.
   const deleted = await retrying(() =>
     rows<{ id: string }>(
       db,
-      `DELETE FROM chat.event_queues WHERE id IN
-         (SELECT id FROM chat.event_queues WHERE last_polled_at < now() - make_interval(secs => :idleSeconds)
-          ORDER BY id FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
+      'DELETE FROM chat.event_queues WHERE last_polled_at < now() - make_interval(secs => :idleSeconds) RETURNING id',
       { idleSeconds: idleMs / 1000 },
     ),
   );
-  await announce(
-    db,
-    deleted.map((row) => row.id),
+  wake(db, { queues: deleted.map((row) => row.id) });
+  await retrying(() =>
+    exec(
+      db,
+      `DELETE FROM chat.event_log l USING (
+         SELECT h.realm_id,
+                COALESCE((SELECT min(q.acked_position) FROM chat.event_queues q WHERE q.realm_id = h.realm_id),
+                         h.position) AS upto
+         FROM chat.event_log_heads h) k
+       WHERE l.realm_id = k.realm_id AND l.position <= k.upto`,
+    ),
   );
   return deleted.length;
 }

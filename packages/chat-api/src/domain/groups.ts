@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import { ROLE } from './limits.ts';
 import type { SystemGroupName } from './realms.ts';
 import { one, rows } from './sql.ts';

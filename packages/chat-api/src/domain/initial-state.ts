@@ -1,11 +1,7 @@
 import type { Actor } from './context.ts';
 import { alertWords } from './alert-words.ts';
 import { listDrafts } from './drafts.ts';
-import {
-  ZULIP_FEATURE_LEVEL,
-  ZULIP_MERGE_BASE,
-  ZULIP_VERSION,
-} from './limits.ts';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from './limits.ts';
 import { listProfileFields } from './profile-fields.ts';
 import { systemGroupIds, type Origin } from './realms.ts';
 import { realmPresence, formatPresences } from './lib/presence.ts';
@@ -24,12 +20,13 @@ import { realmState } from './presenters/realm-state.ts';
 import { maxMessageId } from './messages.ts';
 import { listSnippets } from './saved-snippets.ts';
 import { listScheduledMessages } from './scheduled-messages.ts';
-import { defaultStreams, listSubscriptions } from './streams.ts';
-import { listGroups } from './user-groups.ts';
+import { defaultStreams } from './lib/streams.ts';
+import { listSubscriptions } from './presenters/streams.ts';
+import { listGroups } from './presenters/user-groups.ts';
 import {
   apiEmail,
   formatUser,
-  gravatarUrl,
+  avatarUrl,
   isAdmin,
   isGuest,
   isOwner,
@@ -72,7 +69,8 @@ export async function fetchInitialState(
   if (wants('scheduled_messages')) state.scheduled_messages = await listScheduledMessages(db, user.id);
   if (wants('custom_profile_fields')) state.custom_profile_fields = await listProfileFields(db, realm.id);
   if (wants('message')) state.max_message_id = await maxMessageId(db, user.id);
-  if (wants('message') && wants('update_message_flags')) state.unread_msgs = await unreadMessages(db, user.id);
+  if (wants('message') && wants('update_message_flags'))
+    state.unread_msgs = await unreadMessages(db, user.id);
   if (wants('starred_messages')) state.starred_messages = await starredMessageIds(db, user.id);
   if (wants('muted_topics') || wants('user_topic')) {
     const topics = await userTopics(db, user.id);
@@ -128,8 +126,8 @@ export async function fetchInitialState(
       is_moderator: user.role === 300,
       is_guest: isGuest(user),
       avatar_source: 'G',
-      avatar_url: gravatarUrl(user, user.delivery_email),
-      avatar_url_medium: gravatarUrl(user, user.delivery_email),
+      avatar_url: avatarUrl(user, user.delivery_email),
+      avatar_url_medium: avatarUrl(user, user.delivery_email),
       // What Muse lets the caller do (guests create no channels and subscribe nobody else).
       can_create_streams: !isGuest(user),
       can_create_public_streams: !isGuest(user),

@@ -33,3 +33,6 @@ export const FIELD_TYPE = {
   EXTERNAL_ACCOUNT: 7,
   PRONOUNS: 8,
 };
+
+/** What clients show for the empty topic (`realm_empty_topic_display_name`); sent as a topic, it is the empty topic. */
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';

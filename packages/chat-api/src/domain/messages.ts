@@ -2,15 +2,16 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../http/errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
+import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { renderMarkdown } from './markdown.ts';
-import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { mentionFlags, renderMessage } from './lib/mentions.ts';
+import type { RenderedMentions } from './markdown.ts';
+import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './lib/streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
   canSeeRealEmail,
-  gravatarUrl,
+  avatarUrl,
   userByAnyEmail,
   userById,
   usersByIds,
@@ -18,7 +19,7 @@ import {
 } from './users.ts';
 import { transact } from './lib/transact.ts';
 
-interface MessageRow {
+export interface MessageRow {
   id: string;
   sender_id: number;
   stream_id: number | null;
@@ -28,7 +29,16 @@ interface MessageRow {
   rendered_content: string;
   client: string;
   date_sent: Date;
+  last_edit_time?: Date | null;
+  last_moved_time?: Date | null;
+  /** Zulip's reaction records, when the query aggregated them (see REACTIONS_SQL). */
+  reactions?: Record<string, unknown>[];
 }
+
+/** A select-list item aggregating a message `m`'s reactions into Zulip's records. */
+export const REACTIONS_SQL = `COALESCE((SELECT jsonb_agg(jsonb_build_object('emoji_name', r.emoji_name,
+  'emoji_code', r.emoji_code, 'reaction_type', r.reaction_type, 'user_id', r.user_id) ORDER BY r.created_at)
+  FROM chat.reactions r WHERE r.message_id = m.id), '[]'::jsonb) AS reactions`;
 
 export type Destination =
   { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
@@ -60,11 +70,17 @@ export interface PreparedMessage {
   topic: string;
   content: string;
   rendered: string;
+  /** What the content mentions (lib/mentions.ts), for each recipient's flags. */
+  mentions: RenderedMentions;
 }
 
-/** The topic as stored: `(no topic)` is the empty topic; the channel's (or organization's) policy applies. */
+/**
+ * The topic as stored: `(no topic)` and the organization's empty-topic display name are the empty
+ * topic (feature level 370); the channel's (or organization's) policy applies.
+ */
 function checkTopic(actor: Actor, stream: Stream, raw: string): string {
-  const topic = raw.trim() === '(no topic)' ? '' : raw.trim();
+  const trimmed = raw.trim();
+  const topic = trimmed === '(no topic)' || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? '' : trimmed;
   if ([...topic].length > MAX_TOPIC_LENGTH)
     throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
   const policy = stream.topics_policy === 'inherit' ? actor.realm.topics_policy : stream.topics_policy;
@@ -119,10 +135,10 @@ export async function prepareMessage(
     const stream = await resolveStream(actor, destination.to);
     const topic = checkTopic(actor, stream, destination.topic);
     const recipients = await channelRecipients(actor, stream);
-    return { stream, recipients, topic, content, rendered: renderMarkdown(content) };
+    return { stream, recipients, topic, content, ...(await renderMessage(actor, content)) };
   }
   const recipients = await directRecipients(actor, destination.to);
-  return { stream: undefined, recipients, topic: '', content, rendered: renderMarkdown(content) };
+  return { stream: undefined, recipients, topic: '', content, ...(await renderMessage(actor, content)) };
 }
 
 /**
@@ -154,26 +170,41 @@ export async function insertMessage(
     t,
   );
   if (!row) throw new Error('message insert returned nothing');
+  // Each recipient's flags: the sender's read flag, and what the content mentions.
+  const mentioned = await mentionFlags(
+    actor,
+    prepared.mentions,
+    { recipients, streamId: stream?.id, topic: prepared.topic },
+    t,
+  );
+  const flagsOf = (id: number) => [...(id === user.id ? senderFlags : []), ...(mentioned.get(id) ?? [])];
   await exec(
     db,
     `INSERT INTO chat.user_messages (user_id, message_id, flags)
-     SELECT u, :id, CASE WHEN u = :sender THEN CAST(:senderFlags AS text[]) ELSE '{}'::text[] END
-       FROM unnest(CAST(:users AS int[])) AS u`,
+     SELECT u, :id, string_to_array(f, ',') FROM unnest(CAST(:users AS int[]), CAST(:flags AS text[])) AS x(u, f)`,
     {
       id: row.id,
-      sender: user.id,
-      senderFlags: `{${senderFlags.join(',')}}`,
       users: `{${recipients.join(',')}}`,
+      flags: `{${recipients.map((r) => `"${flagsOf(r).join(',')}"`).join(',')}}`,
     },
     t,
   );
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
-  // Two events, not one per recipient: only the sender's flags differ (set-based fan-out).
-  const others = recipients.filter((id) => id !== user.id);
-  if (recipients.includes(user.id))
-    await sendEvent(db, t, [user.id], { type: 'message', message, flags: senderFlags });
-  await sendEvent(db, t, others, { type: 'message', message, flags: [] });
+  // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw
+  // Markdown rides along for queues registered without apply_markdown (views/events.ts).
+  const byFlags = new Map<string, number[]>();
+  for (const id of recipients) {
+    const key = flagsOf(id).join(',');
+    byFlags.set(key, [...(byFlags.get(key) ?? []), id]);
+  }
+  for (const [key, ids] of byFlags)
+    await sendEvent(db, t, ids, {
+      type: 'message',
+      message,
+      flags: key === '' ? [] : key.split(','),
+      raw_content: row.content,
+    });
   return Number(row.id);
 }
 
@@ -183,12 +214,18 @@ export async function sendMessage(actor: Actor, destination: Destination, conten
   return transact(actor.db, (t) => insertMessage(actor, prepared, t));
 }
 
-function formatMessage(
+/**
+ * A message as Zulip presents it. With `applyMarkdown: false` the content is the sender's
+ * Markdown (`content_type: text/x-markdown`), as Zulip gives clients that ask for raw content.
+ */
+export function formatMessage(
   actor: Actor,
   row: MessageRow,
   users: User[],
   stream: Stream | undefined,
+  options: { applyMarkdown?: boolean } = {},
 ): Record<string, unknown> {
+  const html = options.applyMarkdown ?? true;
   const byId = new Map(users.map((u) => [u.id, u]));
   const sender = byId.get(row.sender_id);
   const formatted: Record<string, unknown> = {
@@ -198,7 +235,7 @@ function formatMessage(
     sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
     sender_realm_str: actor.realm.string_id,
     avatar_url: sender
-      ? gravatarUrl(
+      ? avatarUrl(
           sender,
           canSeeRealEmail(actor.user, sender)
             ? sender.delivery_email
@@ -206,16 +243,18 @@ function formatMessage(
         )
       : null,
     client: row.client,
-    content: row.rendered_content,
-    content_type: 'text/html',
+    content: html ? row.rendered_content : row.content,
+    content_type: html ? 'text/html' : 'text/x-markdown',
     is_me_message: false,
-    reactions: [],
+    reactions: row.reactions ?? [],
     submessages: [],
     subject: row.topic,
     topic_links: [],
     timestamp: Math.floor(new Date(row.date_sent).getTime() / 1000),
     recipient_id: stream ? stream.id : row.sender_id,
   };
+  if (row.last_edit_time) formatted.last_edit_timestamp = seconds(row.last_edit_time);
+  if (row.last_moved_time) formatted.last_moved_timestamp = seconds(row.last_moved_time);
   if (stream) {
     Object.assign(formatted, { type: 'stream', stream_id: stream.id, display_recipient: stream.name });
   } else {
@@ -234,6 +273,8 @@ function formatMessage(
   }
   return formatted;
 }
+
+const seconds = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 
 /** The newest message the user has received (-1 before the first). */
 export async function maxMessageId(db: Sequelize, userId: number): Promise<number> {
@@ -254,7 +295,13 @@ export interface NarrowTerm {
 /** GET /messages: the caller's messages around an anchor, filtered by the basic narrow operators. */
 export async function getMessages(
   actor: Actor,
-  query: { anchor: string; numBefore: number; numAfter: number; narrow: NarrowTerm[] },
+  query: {
+    anchor: string;
+    numBefore: number;
+    numAfter: number;
+    narrow: NarrowTerm[];
+    applyMarkdown?: boolean;
+  },
 ): Promise<Record<string, unknown>> {
   const { db, user, realm } = actor;
   const where: string[] = [];
@@ -297,13 +344,6 @@ export async function getMessages(
         throw new JsonableError(`Invalid narrow operator: unknown operator`);
     }
   }
-  const newest = query.anchor === 'newest';
-  const anchorId = newest
-    ? Number.MAX_SAFE_INTEGER
-    : query.anchor === 'oldest' || query.anchor === 'first_unread'
-      ? 0
-      : Number(query.anchor);
-  if (!Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
   // A channel whose history the user may read is read from the messages themselves; messages the
   // user never received carry Zulip's flags for such history.
   const base = historyOf
@@ -312,7 +352,21 @@ export async function getMessages(
     : `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
        WHERE ${['um.user_id = :userId', ...where].join(' AND ')}`;
   if (historyOf) repl.historyOf = historyOf.id;
-  const flags = `COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
+  // `first_unread`: the oldest unread message of the narrow, else as `newest` (Zulip's rule).
+  let anchor = query.anchor;
+  if (anchor === 'first_unread') {
+    const unread = await one<{ id: string }>(
+      db,
+      `SELECT m.id ${base} AND um.user_id IS NOT NULL AND NOT ('read' = ANY (um.flags)) ORDER BY m.id LIMIT 1`,
+      repl,
+    );
+    anchor = unread ? unread.id : 'newest';
+  }
+  const newest = anchor === 'newest';
+  const anchorId = newest ? Number.MAX_SAFE_INTEGER : anchor === 'oldest' ? 0 : Number(anchor);
+  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId))
+    throw new JsonableError('Invalid anchor');
+  const flags = `${REACTIONS_SQL}, COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
   const before = await rows<MessageRow & { flags: string[] }>(
     db,
     `SELECT m.*, ${flags} ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
@@ -338,7 +392,9 @@ export async function getMessages(
     if (row.stream_id !== null && !streams.has(row.stream_id))
       streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
     messages.push({
-      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id)),
+      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
+        applyMarkdown: query.applyMarkdown ?? true,
+      }),
       flags: row.flags,
     });
   }

@@ -1,5 +1,5 @@
 import type { Logger, Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import {
   RemoteTokenRejected,
   type PushDevice,

@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError, notFound } from '../http/errors.ts';
+import { JsonableError, notFound } from './errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { one, rows, type Transaction } from './sql.ts';

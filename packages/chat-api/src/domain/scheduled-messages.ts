@@ -1,5 +1,8 @@
+// One file on purpose (about 400 lines): a scheduled message's whole life (create, edit, delete,
+// deliver) turns on one row and its version, and the once-only delivery reads best beside the
+// edits it races with.
 import type { Config, Sequelize } from '@muse/core';
-import { JsonableError, notFound } from '../http/errors.ts';
+import { JsonableError, notFound } from './errors.ts';
 import type { Actor } from './context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from './delivery-contract.ts';
 import { sendEvent } from './events.ts';

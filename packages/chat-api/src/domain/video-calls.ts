@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import { sign, verify, ZoomTokenInvalid, type VideoProviders, type ZoomTokens } from '../video/index.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';

@@ -31,6 +31,8 @@ export interface EndpointDeclaration<D extends Declared, Public extends boolean>
   /** Below /api/v1, OpenAPI-style: `/users/{user_id}/reactivate`; `{name}` is a declared parameter. */
   path: string;
   operationId: string;
+  /** The OpenAPI tag: set for a whole view module by its area (views/index.ts), not here. */
+  tag?: string;
   summary: string;
   description?: string;
   /** No Basic auth (the view receives the runtime instead of the caller). */
@@ -87,7 +89,13 @@ export function endpointRouter(endpoints: readonly Endpoint[], runtime: ChatRunt
  */
 function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
   const pathNames = pathParameterNames(declared.path);
+  // Zulip's URL patterns match ids as digits only: any other segment is another (unknown) URL.
+  const idNames = [...pathNames].filter((name) => declared.params?.[name]?.spec.schema.minimum === 0);
   return async (req, res, next) => {
+    if (idNames.some((name) => !/^\d+$/.test(String(req.params[name])))) {
+      next();
+      return;
+    }
     try {
       const { params, ignored } = parseParams(req, declared.params ?? {}, pathNames);
       // The view's log lines name the request.

@@ -1,52 +1,9 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, databaseBusy, requestLog, type Logger } from '@muse/core';
+import { AppError, databaseUnavailable, requestLog, type Logger } from '@muse/core';
+import { JsonableError } from '../domain/errors.ts';
 
-/**
- * An error the messaging API reports in Zulip's envelope: `{result: "error", msg, code, ...extra}`.
- * Views and domain code throw it; `sendError` is the one place that turns it into a response.
- */
-export class JsonableError extends AppError {
-  readonly extra: Record<string, unknown>;
-
-  constructor(
-    msg: string,
-    options: {
-      code?: string;
-      status?: number;
-      extra?: Record<string, unknown>;
-      headers?: Record<string, string>;
-    } = {},
-  ) {
-    super(options.status ?? 400, options.code ?? 'BAD_REQUEST', msg, { headers: options.headers ?? {} });
-    this.extra = options.extra ?? {};
-  }
-}
-
-/** Zulip answers every 401 of the API with this challenge. */
-const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="zulip"' };
-
-export const unauthorized = (msg: string, code = 'UNAUTHORIZED') =>
-  new JsonableError(msg, { status: 401, code, headers: CHALLENGE });
-
-export const missingArgument = (name: string) =>
-  new JsonableError(`Missing '${name}' argument`, {
-    code: 'REQUEST_VARIABLE_MISSING',
-    extra: { var_name: name },
-  });
-
-export const notFound = (msg: string) => new JsonableError(msg, { status: 404 });
-
-export const rateLimited = (seconds: number) =>
-  new JsonableError('API usage exceeded rate limit', {
-    status: 429,
-    code: 'RATE_LIMIT_HIT',
-    extra: { 'retry-after': seconds },
-    headers: { 'Retry-After': String(seconds) },
-  });
-
-export const insufficientPermission = () => new JsonableError('Insufficient permission');
-export const adminRequired = () => new JsonableError('Must be an organization administrator');
-export const ownerRequired = () => new JsonableError('Must be an organization owner');
+// The errors live in the domain (thrown there); views and the transport take them from here too.
+export * from '../domain/errors.ts';
 
 function sendError(res: Response, error: JsonableError | AppError): void {
   const extra = error instanceof JsonableError ? error.extra : {};
@@ -61,7 +18,7 @@ function sendError(res: Response, error: JsonableError | AppError): void {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (error instanceof AppError) return sendError(res, error);
-    const busy = databaseBusy(error);
+    const busy = databaseUnavailable(error);
     if (busy) return sendError(res, busy);
     const status = (error as { status?: number; type?: string }).status;
     if (status && status >= 400 && status < 500) {

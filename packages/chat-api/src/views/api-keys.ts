@@ -1,6 +1,6 @@
-import { forgiveRateLimitHit, hitRateLimit } from '../domain/rate-limit.ts';
-import { userByAnyEmail, checkPassword, apiEmail } from '../domain/users.ts';
-import { JsonableError, unauthorized } from '../http/errors.ts';
+import { forgiveRateLimitHit, hitRateLimit, RateLimitedError, type RateLimit } from '@muse/core';
+import { userByAnyEmail, checkPassword, apiEmail, recordFirstLogin } from '../domain/users.ts';
+import { JsonableError, rateLimited, unauthorized } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { requestRealm } from '../http/auth.ts';
@@ -42,10 +42,11 @@ export const apiKeyEndpoints = [
       if (!user || user.is_bot || !(await checkPassword(password, user.password_hash))) {
         throw authenticationFailed();
       }
-      await Promise.all(counted.map((key) => forgiveRateLimitHit(rt.db, key)));
+      await Promise.all(counted.map((limit) => forgiveRateLimitHit(rt.db, 'chat', limit)));
       if (realm.deactivated)
         throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
       if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
+      await recordFirstLogin(rt.db, user);
       return { api_key: user.api_key, email: apiEmail(user, realm, rt.config), user_id: user.id };
     },
   }),
@@ -78,7 +79,7 @@ export const apiKeyEndpoints = [
  * a check made before any of them was counted. The account is the one the username resolves to
  * (every spelling of it shares one counter); an unknown name counts under its own text. The
  * client address has a wider limit of its own, against one address trying many accounts.
- * Returns the keys counted, so a right password can take its attempt back.
+ * Returns the counters hit, so a right password can take its attempt back.
  */
 async function countLoginAttempt(
   rt: ChatRuntime,
@@ -86,15 +87,29 @@ async function countLoginAttempt(
   userId: number | undefined,
   username: string,
   address: string | undefined,
-): Promise<string[]> {
+): Promise<RateLimit[]> {
   const { MUSE_CHAT_AUTH_ATTEMPTS: perAccount, MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: perAddress } = rt.config;
-  const window = rt.config.MUSE_CHAT_AUTH_WINDOW_SECONDS;
-  const accountKey =
+  const windowSeconds = rt.config.MUSE_CHAT_AUTH_WINDOW_SECONDS;
+  const describe = 'API usage exceeded rate limit';
+  const byAddress = {
+    bucket: 'fetch_api_key:address',
+    key: address ?? 'unknown',
+    max: perAddress,
+    windowSeconds,
+    describe,
+  };
+  const account =
     userId === undefined
-      ? `fetch_api_key:name:${realmId}:${username.toLowerCase()}`
-      : `fetch_api_key:user:${userId}`;
-  const addressKey = `fetch_api_key:address:${address ?? 'unknown'}`;
-  await hitRateLimit(rt.db, addressKey, perAddress, window);
-  await hitRateLimit(rt.db, accountKey, perAccount, window);
-  return [addressKey, accountKey];
+      ? { bucket: 'fetch_api_key:name', key: `${realmId}:${username.toLowerCase()}` }
+      : { bucket: 'fetch_api_key:user', key: String(userId) };
+  const byAccount = { ...account, max: perAccount, windowSeconds, describe };
+  try {
+    await hitRateLimit(rt.db, 'chat', byAddress);
+    await hitRateLimit(rt.db, 'chat', byAccount);
+  } catch (error) {
+    // Zulip's envelope and code for the same refusal.
+    if (error instanceof RateLimitedError) throw rateLimited(error.retryAfterSeconds);
+    throw error;
+  }
+  return [byAddress, byAccount];
 }

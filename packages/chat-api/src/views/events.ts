@@ -1,9 +1,10 @@
 import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/events.ts';
 import { fetchInitialState } from '../domain/initial-state.ts';
+import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import type { ChatRuntime } from './context.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
@@ -45,7 +46,7 @@ export const eventEndpoints = [
       include_subscribers: p.bool().default(false),
       slim_presence: p.bool().default(false),
       presence_history_limit_days: p.int().optional(),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       client_capabilities: p.json<Record<string, unknown>>({ type: 'object' }).optional(),
     },
     response: {
@@ -106,7 +107,8 @@ export const eventEndpoints = [
         server_timestamp: { type: 'number' },
         unread_msgs: {
           type: 'object',
-          description: 'With message and update_message_flags: unread messages by conversation (muted ones left out of count).',
+          description:
+            'With message and update_message_flags: unread messages by conversation (muted ones left out of count).',
           required: ['count', 'pms', 'streams', 'huddles', 'mentions', 'old_unreads_missing'],
           properties: {
             count: { type: 'integer' },
@@ -135,7 +137,7 @@ export const eventEndpoints = [
     view: async (params, actor, req) => {
       await expireNow(actor.runtime);
       // The queue exists before the state is read, so nothing that happens in between is lost.
-      const queue = await createQueue(actor.db, actor.user.id, {
+      const queue = await createQueue(actor.db, actor.user, {
         eventTypes: params.event_types,
         clientGravatar: params.client_gravatar,
         applyMarkdown: params.apply_markdown,
@@ -187,12 +189,16 @@ export const eventEndpoints = [
         {
           queueId: params.queue_id,
           userId: actor.user.id,
+          realmId: actor.realm.id,
           lastEventId: params.last_event_id,
           dontBlock: params.dont_block,
           signal: abort.signal,
         },
       );
-      return { events, queue_id: params.queue_id };
+      return {
+        events: await presentQueueEvents(actor.db, params.queue_id, events),
+        queue_id: params.queue_id,
+      };
     },
   }),
   endpoint({

@@ -3,7 +3,7 @@ import { pushForMessage } from '../domain/push.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
 /** `to` is a channel name or id, or a JSON list of user ids or emails. */
 function parseTo(raw: string): string | number | (string | number)[] {
@@ -80,9 +80,10 @@ export const messageEndpoints = [
       anchor: p.string().default('newest').describe('A message id, newest, oldest or first_unread'),
       num_before: p.int().default(0),
       num_after: p.int().default(0),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       apply_markdown: p.bool().default(true),
       client_gravatar: p.bool().default(true),
+      use_first_unread_anchor: p.bool().default(false).describe('Deprecated: anchor first_unread.'),
     },
     response: {
       required: ['messages', 'anchor', 'found_anchor', 'found_oldest', 'found_newest', 'history_limited'],
@@ -101,7 +102,8 @@ export const messageEndpoints = [
       if (params.num_before + params.num_after > 5000)
         throw new JsonableError('Too many messages requested (maximum 5000).');
       return getMessages(actor, {
-        anchor: params.anchor,
+        anchor: params.use_first_unread_anchor ? 'first_unread' : params.anchor,
+        applyMarkdown: params.apply_markdown,
         numBefore: params.num_before,
         numAfter: params.num_after,
         narrow: normalizeNarrow(params.narrow),

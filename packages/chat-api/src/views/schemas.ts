@@ -1,6 +1,6 @@
 import { groupSettingSchema } from '../domain/groups.ts';
-import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/streams.ts';
-import { GROUP_PERMISSIONS } from '../domain/user-groups.ts';
+import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/lib/streams.ts';
+import { GROUP_PERMISSIONS } from '../domain/lib/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';
 
 /**
@@ -21,6 +21,28 @@ const closed = (properties: Record<string, JsonSchema>, optional: string[] = [])
   properties,
   additionalProperties: false,
 });
+
+/**
+ * A narrow (GET /messages, POST /register): a list of terms, each `{operator, operand, negated?}`
+ * or Zulip's legacy pair `[operator, operand]`. Inline, not a component: it also validates requests.
+ */
+export const narrowSchema: JsonSchema = {
+  type: 'array',
+  items: {
+    anyOf: [
+      {
+        type: 'object',
+        required: ['operator', 'operand'],
+        properties: {
+          operator: { type: 'string', description: 'e.g. channel, topic, sender, is, dm, search' },
+          operand: { description: 'a name, an id, or a list of ids (dm)' },
+          negated: { type: 'boolean' },
+        },
+      },
+      { type: 'array', items: {}, minItems: 2, maxItems: 2, description: 'legacy form: [operator, operand]' },
+    ],
+  },
+};
 
 export const schema = (name: keyof typeof chatSchemas) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -120,10 +142,20 @@ export const chatSchemas = {
       sender_realm_str: str,
       avatar_url: nullableStr,
       client: str,
-      content: { ...str, description: 'Rendered HTML.' },
-      content_type: { type: 'string', const: 'text/html' },
+      content: {
+        ...str,
+        description: 'Rendered HTML, or Markdown when the client asked for it (apply_markdown=false).',
+      },
+      content_type: { type: 'string', enum: ['text/html', 'text/x-markdown'] },
       is_me_message: bool,
-      reactions: list({ type: 'object' }),
+      reactions: list(
+        closed({
+          emoji_name: str,
+          emoji_code: str,
+          reaction_type: { type: 'string', enum: ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] },
+          user_id: int,
+        }),
+      ),
       submessages: list({ type: 'object' }),
       subject: { ...str, description: 'The topic.' },
       topic_links: list({ type: 'object' }),
@@ -135,9 +167,11 @@ export const chatSchemas = {
         description: 'The channel name, or the direct message recipients.',
         anyOf: [str, list(closed({ id: int, email: str, full_name: str, is_mirror_dummy: bool }))],
       },
-      flags: { ...list(str), description: "The caller's flags (read, starred, ...)." },
+      flags: { ...list(str), description: "The caller's flags (read, starred, mentioned, ...)." },
+      last_edit_timestamp: { ...int, description: 'When the content was last edited.' },
+      last_moved_timestamp: { ...int, description: 'When it was last moved to another topic or channel.' },
     },
-    ['stream_id', 'flags'],
+    ['stream_id', 'flags', 'last_edit_timestamp', 'last_moved_timestamp'],
   ),
   ScheduledMessage: closed(
     {

@@ -6,17 +6,7 @@ import type { Schema } from '../http/contract.ts';
  * The payment provider's API configuration: one record of plain settings plus write-only
  * secrets (keys, webhook secrets). Readers see which secrets are set, never their values.
  */
-export interface PaymentSettings {
-  provider?: 'none' | 'alipay' | 'wechat_pay' | 'stripe' | 'custom';
-  enabled?: boolean;
-  app_id?: string;
-  merchant_id?: string;
-  api_base_url?: string;
-  notify_url?: string;
-  return_url?: string;
-  currency?: string;
-  platform_public_key?: string;
-}
+export type PaymentSettings = Schema<'PaymentApiSettings'>;
 
 export type PaymentApiView = PaymentSettings &
   Required<Pick<PaymentSettings, 'provider' | 'enabled'>> & { secrets_set: string[]; updated_at: Date };

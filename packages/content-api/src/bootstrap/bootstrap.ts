@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import type { Config } from '@muse/core';
 import { listProviders, createProvider } from '../code-providers/store.ts';
+import { readPaymentApi, updatePaymentApi } from '../admin/payment-api.ts';
 import { BOOTSTRAP_SECTIONS, type BootstrapContext } from './sections.ts';
 
 export class BootstrapError extends Error {
@@ -66,7 +67,8 @@ function detailsOf(error: unknown): string {
 /**
  * What the content API does before it serves: apply MUSE_BOOTSTRAP_FILE when set, and in
  * development, when no code provider exists at all, add an enabled `log` provider so that a
- * fresh `npm start` can log in by reading the code in the server log.
+ * fresh `npm start` can log in by reading the code in the server log; when no payment provider
+ * is configured, enable the `development` one so that a top-up can be completed offline.
  */
 export async function prepareContentService(context: BootstrapContext, config: Config): Promise<void> {
   if (config.MUSE_BOOTSTRAP_FILE) await applyBootstrapFile(context, config.MUSE_BOOTSTRAP_FILE);
@@ -77,5 +79,9 @@ export async function prepareContentService(context: BootstrapContext, config: C
       priority: 1000,
     }).catch(() => undefined);
     context.logger.warn('development: added a "log" code provider; login codes are printed in this log');
+  }
+  if (config.NODE_ENV === 'development' && (await readPaymentApi(context.db)).provider === 'none') {
+    await updatePaymentApi(context.db, context.secrets, { provider: 'development', enabled: true });
+    context.logger.warn('development: top-ups use the "development" payment provider (no money moves)');
   }
 }

@@ -97,6 +97,32 @@ export async function createProvider(
   );
 }
 
+/** The provider the Kubernetes resource `owner` manages (the operator's `managed_by`), if any. */
+export async function findManagedProvider(db: Sequelize, owner: string): Promise<ProviderRow | undefined> {
+  const [row] = await db.query<ProviderRow>(
+    'SELECT * FROM content.verification_code_providers WHERE managed_by = :owner',
+    { replacements: { owner }, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
+/** Creates a provider managed by the Kubernetes resource `owner`: createProvider's checks, one transaction. */
+export async function createManagedProvider(
+  db: Sequelize,
+  box: SecretBox,
+  owner: string,
+  input: ProviderInput,
+): Promise<ProviderRow> {
+  return db.transaction(async (transaction) => {
+    const created = await createProvider(db, box, input, transaction);
+    await db.query('UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id', {
+      replacements: { owner, id: created.id },
+      transaction,
+    });
+    return { ...created, managed_by: owner };
+  });
+}
+
 export async function updateProvider(
   db: Sequelize,
   box: SecretBox,

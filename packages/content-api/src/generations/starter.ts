@@ -1,9 +1,8 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
+import { GENERATION_WORKFLOW, workflowIdOf } from './contract.ts';
 import { failGeneration } from './fail.ts';
 
-export const GENERATION_WORKFLOW = 'generationWorkflow';
-export const workflowIdOf = (taskId: string) => `generation-${taskId}`;
 const START_DEADLINE_MS = 10_000;
 /** Starts in flight at once: enough to keep Temporal busy, few enough not to queue gRPC calls. */
 const CONCURRENT_STARTS = 8;

@@ -21,8 +21,9 @@ import {
 } from '../generators/parameters.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
-import { FILE_STATUS_CHANNEL, type FileStatusEvent } from './events.ts';
-import { startGenerationWorkflow, workflowIdOf, type WorkflowStarter } from './starter.ts';
+import { fileStatusEvents } from './events.ts';
+import { workflowIdOf } from './contract.ts';
+import { startGenerationWorkflow, type WorkflowStarter } from './starter.ts';
 import type { Schema } from '../http/contract.ts';
 
 /** The 202 answer: the result files, always pending (their records tell the progress). */
@@ -176,12 +177,6 @@ async function insertTask(
           description: task.chargeDescription,
         })
       : undefined;
-  const events: FileStatusEvent[] = task.fileIds.map((fileId) => ({
-    file_id: fileId,
-    generation_id: task.taskId,
-    owner_id: task.user.id,
-    status: 'pending',
-  }));
   const sent = await db.query(
     `WITH ${charge ? `${charge.sql},` : ''} task AS (
        INSERT INTO content.generations
@@ -189,13 +184,13 @@ async function insertTask(
        SELECT CAST(:taskId AS uuid), CAST(:ownerId AS uuid), CAST(:generatorId AS uuid), :kind, CAST(:params AS jsonb), :cost,
               ${charge ? 'ledger_posted.id' : 'NULL'}, :key, :requestHash, CAST(:fileIds AS uuid[]), :workflowId
          ${charge ? 'FROM ledger_posted' : ''}
-       RETURNING id
+       RETURNING id, owner_id, file_ids
      ), files AS (
        INSERT INTO content.files (id, owner_id, name, content_type, source, status, generation_id)
        SELECT file.id, CAST(:ownerId AS uuid), file.name, :contentType, 'generation', 'pending', task.id
          FROM task, unnest(CAST(:fileIds AS uuid[]), CAST(:names AS text[])) AS file (id, name)
      )
-     SELECT pg_notify(:channel, event) FROM task, unnest(CAST(:events AS text[])) AS event`,
+     ${fileStatusEvents('task', 'pending')}`,
     {
       replacements: {
         ...charge?.replacements,
@@ -211,8 +206,6 @@ async function insertTask(
         workflowId: workflowIdOf(task.taskId),
         names: postgresArray(fileNames(task.kind, task.fileIds.length, String(task.params.prompt ?? ''))),
         contentType: CONTENT_TYPES[task.kind],
-        channel: FILE_STATUS_CHANNEL,
-        events: postgresArray(events.map((event) => JSON.stringify(event))),
       },
       type: QueryTypes.SELECT,
     },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { listRows, type ListQuery } from '../listing/listing.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
@@ -213,6 +214,42 @@ export async function upsertGenerator(
       throw error;
     });
   return rows[0]!;
+}
+
+/** The generator the Kubernetes resource `owner` manages (the operator's `managed_by`), if any. */
+export async function findManagedGenerator(db: Sequelize, owner: string): Promise<GeneratorRow | undefined> {
+  const [row] = await db.query<GeneratorRow>('SELECT * FROM content.generators WHERE managed_by = :owner', {
+    replacements: { owner },
+    type: QueryTypes.SELECT,
+  });
+  return row;
+}
+
+/**
+ * Creates or updates the generator the Kubernetes resource `owner` manages, through
+ * upsertGenerator (the admin API's checks), and marks a new one as managed by it, in one
+ * transaction. The managed row is locked first, so two reconciles of one resource never make two.
+ */
+export async function upsertManagedGenerator(
+  db: Sequelize,
+  box: SecretBox,
+  owner: string,
+  spec: Omit<GeneratorSpec, 'id'>,
+): Promise<GeneratorRow> {
+  return db.transaction(async (transaction) => {
+    const [owned] = await db.query<{ id: string }>(
+      'SELECT id FROM content.generators WHERE managed_by = :owner FOR UPDATE',
+      { replacements: { owner }, type: QueryTypes.SELECT, transaction },
+    );
+    const saved = await upsertGenerator(db, box, { ...spec, id: owned?.id ?? randomUUID() }, transaction);
+    if (!owned) {
+      await db.query('UPDATE content.generators SET managed_by = :owner WHERE id = :id', {
+        replacements: { owner, id: saved.id },
+        transaction,
+      });
+    }
+    return saved;
+  });
 }
 
 /** Applies a partial change (PATCH): the merged spec is checked as a whole. */

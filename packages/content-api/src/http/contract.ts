@@ -1,9 +1,9 @@
 import type { Request, Response, Router } from 'express';
-import type { components, paths } from '../generated/openapi.ts';
+import type { components, paths } from '@muse/sdk/generated/content';
 
 /**
  * Handlers typed from the contract: the types openapi-typescript generates from the served
- * document (src/generated/openapi.ts) give each route its path parameters, query, JSON body and
+ * document (the SDK's `src/generated/content.ts`, the one copy) give each route its path parameters, query, JSON body and
  * success answers, so a handler cannot read a field the document does not declare or answer a
  * shape it does not describe. The OpenAPI validator has already checked the request at runtime.
  */

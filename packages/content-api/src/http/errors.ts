@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, databaseBusy, requestLog, UnacceptableJsonError, type Logger } from '@muse/core';
+import { AppError, databaseUnavailable, requestLog, UnacceptableJsonError, type Logger } from '@muse/core';
 
 /** The content service's error body: `{code, message, details?}` (schema `Error` in openapi.yaml). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -23,7 +23,7 @@ interface ValidatorError {
 /** Request-validation errors (from the OpenAPI validator) answer 422 with the failing paths. */
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const busy = databaseBusy(error);
+  const busy = databaseUnavailable(error);
   if (busy) return busy;
   if (error instanceof UnacceptableJsonError || (error as { name?: string }).name === 'UnacceptableJsonError')
     return new AppError(422, 'validation_error', (error as Error).message);

@@ -1,7 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { RateLimitedError, type Sequelize } from '@muse/core';
+import { hitRateLimit, RateLimitedError, type Sequelize } from '@muse/core';
 import type { ServerSettings } from '../server-config/server-config.ts';
-import { hitRateLimit } from './rate-limits.ts';
 import type { CodeHasher } from './code-hasher.ts';
 
 export type CodeType = 'sms' | 'voice';
@@ -50,6 +49,7 @@ export async function storeNewCode(
     if (!stored) await refuseInsideCooldown(db, transaction, request.phone, settings.code_cooldown_seconds);
     await hitRateLimit(
       db,
+      'content',
       {
         bucket: 'code:phone',
         key: `${request.phone}@${request.ip}`,
@@ -61,6 +61,7 @@ export async function storeNewCode(
     );
     await hitRateLimit(
       db,
+      'content',
       {
         bucket: 'code:phone:all',
         key: request.phone,
@@ -72,6 +73,7 @@ export async function storeNewCode(
     );
     await hitRateLimit(
       db,
+      'content',
       {
         bucket: 'code:ip',
         key: request.ip,

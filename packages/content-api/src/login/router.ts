@@ -1,5 +1,12 @@
 import express, { type Router } from 'express';
-import { BadRequestError, ForbiddenError, requestLog, type Sequelize } from '@muse/core';
+import {
+  BadRequestError,
+  ForbiddenError,
+  hitRateLimit,
+  pruneRateLimits,
+  requestLog,
+  type Sequelize,
+} from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
@@ -7,7 +14,6 @@ import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
 import { enabledProvidersFor } from '../code-providers/store.ts';
 import { createCodeHasher } from './code-hasher.ts';
 import { consumeCode, storeNewCode, withdrawCode } from './codes.ts';
-import { hitRateLimit, pruneRateLimits } from './rate-limits.ts';
 import { loginAccount } from './registration.ts';
 
 const HOUR = 3600;
@@ -43,7 +49,7 @@ export function loginRouter(context: ContentContext): Router {
       throw error;
     }
     if (Math.random() < 0.01)
-      void pruneRateLimits(db).catch((error: unknown) =>
+      void pruneRateLimits(db, 'content').catch((error: unknown) =>
         requestLog(res, logger).warn({ err: error }, 'prune failed'),
       );
     res.status(204).end();
@@ -89,14 +95,14 @@ async function limitLoginAttempts(
   ip: string,
   settings: ServerSettings,
 ): Promise<void> {
-  await hitRateLimit(db, {
+  await hitRateLimit(db, 'content', {
     bucket: 'login:phone',
     key: `${phone}@${ip}`,
     windowSeconds: HOUR,
     max: settings.login_attempts_per_phone_per_hour,
     describe: 'Too many login attempts for this number',
   });
-  await hitRateLimit(db, {
+  await hitRateLimit(db, 'content', {
     bucket: 'login:ip',
     key: ip,
     windowSeconds: HOUR,

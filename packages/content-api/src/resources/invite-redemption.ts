@@ -1,10 +1,9 @@
 import type { Router } from 'express';
 import { QueryTypes } from 'sequelize';
-import { ConflictError, NotFoundError } from '@muse/core';
+import { ConflictError, hitRateLimit, NotFoundError } from '@muse/core';
 import { requirePermission } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { ResourceKit } from './define.ts';
-import { hitRateLimit } from '../login/rate-limits.ts';
 
 interface InviteRow {
   id: string;
@@ -29,7 +28,7 @@ export function inviteRedeemRoutes(router: Router, { ctx }: ResourceKit): void {
     const user = requirePermission(req, 'invite_redemption', 'create', 'own');
     const code = String((req.body as { code: string }).code);
     // Counted before the code is looked up, so codes cannot be guessed by trying many quickly.
-    await hitRateLimit(ctx.db, {
+    await hitRateLimit(ctx.db, 'content', {
       bucket: 'invite:user',
       key: user.id,
       windowSeconds: HOUR,

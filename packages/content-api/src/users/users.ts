@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError, selectRows, type Sequelize } from '@mus
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
-import type { operations } from '../generated/openapi.ts';
+import type { operations } from '@muse/sdk/generated/content';
 
 export interface UserRow {
   id: string;

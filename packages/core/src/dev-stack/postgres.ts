@@ -10,7 +10,11 @@ export interface EmbeddedDatabase {
   /** Connection URL of the `postgres` maintenance database; services use `databaseUrl`. */
   adminUrl: string;
   databaseUrl: string;
-  stop(): Promise<void>;
+  /**
+   * `fast` (the default) ends sessions and checkpoints; `immediate` quits at once like a crash,
+   * so the next start recovers from the WAL (what a test of an outage needs).
+   */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
 }
 
 const USER = 'muse';
@@ -78,8 +82,8 @@ export async function startEmbeddedPostgres(options: {
   return {
     adminUrl,
     databaseUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
-    async stop() {
-      await server.stop();
+    async stop(mode: 'fast' | 'immediate' = 'fast') {
+      await server.stop(mode);
       if (!persistent) {
         await rm(dataDir, { recursive: true, force: true });
         await rm(options.dataDir, { recursive: true, force: true });
@@ -226,7 +230,7 @@ async function initialise(initdb: string, dataDir: string, owner: Owner | undefi
 interface RunningPostgres {
   /** Rejects when the server exits before `stop()`. */
   exited: Promise<never>;
-  stop(): Promise<void>;
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
 }
 
 function run(postgres: string, args: string[], owner: Owner | undefined, logger: Logger): RunningPostgres {
@@ -254,10 +258,12 @@ function run(postgres: string, args: string[], owner: Owner | undefined, logger:
   exited.catch(() => {});
   return {
     exited,
-    async stop() {
+    async stop(mode: 'fast' | 'immediate' = 'fast') {
       stopping = true;
       process.removeListener('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      // SIGINT is Postgres' fast shutdown, SIGQUIT its immediate one.
+      if (child.exitCode === null && child.signalCode === null)
+        child.kill(mode === 'immediate' ? 'SIGQUIT' : 'SIGINT');
       await closed;
     },
   };

@@ -1,32 +1,17 @@
-import { QueryTypes } from 'sequelize';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Sequelize } from '@muse/core';
-import { ROLE_NAMES, createChatUser, createOrganization, updateOrganization } from '@muse/chat-api';
+import {
+  claimOrganization,
+  createChatUser,
+  createOrganization,
+  findAccountByEmail,
+  findOrganization,
+  ROLE_NAMES,
+  updateOrganization,
+} from '@muse/chat-api/operator-store';
 import { isNotFound } from '../kube/client.ts';
 import { GROUP, VERSION, type OrganizationResource } from '../resources/schemas.ts';
 import { ownerOf, ReconcileProblem, type ReconcileContext, type Reconciler } from './types.ts';
-
-interface RealmRow {
-  id: number;
-  managed_by: string | null;
-  deactivated: boolean;
-}
-
-async function realmWithSubdomain(db: Sequelize, subdomain: string): Promise<RealmRow | undefined> {
-  const [row] = await db.query<RealmRow>(
-    'SELECT id, managed_by, deactivated FROM chat.realms WHERE string_id = :subdomain',
-    { replacements: { subdomain }, type: QueryTypes.SELECT },
-  );
-  return row;
-}
-
-async function ownerAccount(db: Sequelize, realmId: number, email: string) {
-  const [row] = await db.query<{ id: number; api_key: string; delivery_email: string }>(
-    'SELECT id, api_key, delivery_email FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
-    { replacements: { realmId, email }, type: QueryTypes.SELECT },
-  );
-  return row;
-}
 
 export const apiKeySecretName = (resource: OrganizationResource) =>
   resource.spec.apiKeySecretName ?? `${resource.metadata.name}-owner`;
@@ -35,7 +20,7 @@ export const apiKeySecretName = (resource: OrganizationResource) =>
 async function ensureOrganization(resource: OrganizationResource, db: Sequelize): Promise<number> {
   const { spec } = resource;
   const owner = ownerOf(resource);
-  const existing = await realmWithSubdomain(db, spec.subdomain);
+  const existing = await findOrganization(db, spec.subdomain);
   if (existing && existing.managed_by !== owner) {
     throw new ReconcileProblem(
       'Conflict',
@@ -55,9 +40,7 @@ async function ensureOrganization(resource: OrganizationResource, db: Sequelize)
     name: spec.name,
     ...(spec.description ? { description: spec.description } : {}),
   });
-  await db.query('UPDATE chat.realms SET managed_by = :owner WHERE id = :id', {
-    replacements: { owner, id: realm.id },
-  });
+  await claimOrganization(db, realm.id, owner);
   return realm.id;
 }
 
@@ -118,7 +101,7 @@ export const organizationReconciler: Reconciler<OrganizationResource> = {
     const { db } = context;
     const { spec } = resource;
     const realmId = await ensureOrganization(resource, db);
-    let account = await ownerAccount(db, realmId, spec.owner.email);
+    let account = await findAccountByEmail(db, realmId, spec.owner.email);
     if (!account) {
       const user = await createChatUser(db, {
         subdomain: spec.subdomain,
@@ -138,7 +121,7 @@ export const organizationReconciler: Reconciler<OrganizationResource> = {
   },
 
   async finalize(resource, { db, kube }) {
-    const realm = await realmWithSubdomain(db, resource.spec.subdomain);
+    const realm = await findOrganization(db, resource.spec.subdomain);
     if (realm && realm.managed_by === ownerOf(resource))
       await updateOrganization(db, realm.id, { deactivated: true });
     const name = apiKeySecretName(resource);

@@ -1,23 +1,13 @@
-import { QueryTypes } from 'sequelize';
-import type { Sequelize } from '@muse/core';
 import {
   assertTypeAllowed,
-  createProvider,
+  createManagedProvider,
   deleteProvider,
+  findManagedProvider,
   updateProvider,
-  type ProviderRow,
-} from '@muse/content-api';
+} from '@muse/content-api/operator-store';
 import type { ProviderResource } from '../resources/schemas.ts';
 import { platformCall } from './platform-errors.ts';
 import { ownerOf, readSecretKey, type Reconciler } from './types.ts';
-
-async function ownedProvider(db: Sequelize, owner: string): Promise<ProviderRow | undefined> {
-  const [row] = await db.query<ProviderRow>(
-    'SELECT * FROM content.verification_code_providers WHERE managed_by = :owner',
-    { replacements: { owner }, type: QueryTypes.SELECT },
-  );
-  return row;
-}
 
 /** Each secret setting's value, read from the Secret key it references. */
 async function secretValues(resource: ProviderResource, context: Parameters<Reconciler['reconcile']>[1]) {
@@ -51,7 +41,7 @@ export const providerReconciler: Reconciler<ProviderResource> = {
     };
     const row = await platformCall(async () => {
       assertTypeAllowed(spec.type, config.NODE_ENV === 'production');
-      const owned = await ownedProvider(db, owner);
+      const owned = await findManagedProvider(db, owner);
       if (owned) {
         // Secrets the resource no longer names are removed (null), the others replaced.
         const removed = Object.fromEntries(
@@ -64,19 +54,7 @@ export const providerReconciler: Reconciler<ProviderResource> = {
           secrets: { ...removed, ...secrets },
         });
       }
-      return db.transaction(async (transaction) => {
-        const created = await createProvider(
-          db,
-          context.secrets,
-          { ...fields, type: spec.type, secrets },
-          transaction,
-        );
-        await db.query('UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id', {
-          replacements: { owner, id: created.id },
-          transaction,
-        });
-        return created;
-      });
+      return createManagedProvider(db, context.secrets, owner, { ...fields, type: spec.type, secrets });
     });
     return {
       ready: true,
@@ -87,7 +65,7 @@ export const providerReconciler: Reconciler<ProviderResource> = {
   },
 
   async finalize(resource, { db }) {
-    const row = await ownedProvider(db, ownerOf(resource));
+    const row = await findManagedProvider(db, ownerOf(resource));
     if (row) await deleteProvider(db, row.id);
   },
 };

@@ -19,6 +19,16 @@ const secretKeyRef = {
   additionalProperties: false,
 } as const;
 
+/** A value read from a Secret key (`{secretKeyRef: {name, key}}`), as a Pod's env `valueFrom`. */
+const fromSecret = <const Extra extends object>(extra: Extra) =>
+  ({
+    type: 'object',
+    ...extra,
+    properties: { secretKeyRef },
+    required: ['secretKeyRef'],
+    additionalProperties: false,
+  }) as const;
+
 /** Free-form settings, passed on as they are (the platform validates them and reports problems in Ready). */
 const freeForm = {
   type: 'object',
@@ -44,10 +54,13 @@ const conditions = {
   },
 } as const;
 
-const commonStatus = {
-  observedGeneration: { type: 'integer' },
-  conditions,
-} as const;
+/** A kind's status: observedGeneration and conditions, as every kind has, and its own fields. */
+const statusWith = <const Fields extends Record<string, unknown>>(fields: Fields) =>
+  ({
+    type: 'object',
+    properties: { observedGeneration: { type: 'integer' }, conditions, ...fields },
+    additionalProperties: false,
+  }) as const;
 
 const readyColumn = {
   name: 'Ready',
@@ -61,6 +74,8 @@ const reasonColumn = {
   priority: 1,
 };
 const ageColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+/** The columns every kind ends with. */
+const statusColumns = [readyColumn, reasonColumn, ageColumn] as const;
 
 export const generatorSpecSchema = {
   type: 'object',
@@ -78,23 +93,13 @@ export const generatorSpecSchema = {
     active: { type: 'boolean', default: true },
     config: { ...freeForm, description: 'Adapter settings (base_url, model, timeouts).' },
     parametersSchema: { ...freeForm, description: 'JSON Schema of the generation parameters.' },
-    apiKey: {
-      type: 'object',
-      description: 'The upstream API key.',
-      properties: { secretKeyRef },
-      required: ['secretKeyRef'],
-      additionalProperties: false,
-    },
+    apiKey: fromSecret({ description: 'The upstream API key.' }),
   },
   required: ['kind', 'type', 'baseCost'],
   additionalProperties: false,
 } as const;
 
-export const generatorStatusSchema = {
-  type: 'object',
-  properties: { ...commonStatus, generatorId: { type: 'string' } },
-  additionalProperties: false,
-} as const;
+export const generatorStatusSchema = statusWith({ generatorId: { type: 'string' } });
 
 export const providerSpecSchema = {
   type: 'object',
@@ -111,23 +116,14 @@ export const providerSpecSchema = {
     secrets: {
       type: 'object',
       description: 'Each secret setting of the provider type, by name, from a Secret key.',
-      additionalProperties: {
-        type: 'object',
-        properties: { secretKeyRef },
-        required: ['secretKeyRef'],
-        additionalProperties: false,
-      },
+      additionalProperties: fromSecret({}),
     },
   },
   required: ['type'],
   additionalProperties: false,
 } as const;
 
-export const providerStatusSchema = {
-  type: 'object',
-  properties: { ...commonStatus, providerId: { type: 'string' } },
-  additionalProperties: false,
-} as const;
+export const providerStatusSchema = statusWith({ providerId: { type: 'string' } });
 
 export const organizationSpecSchema = {
   type: 'object',
@@ -164,16 +160,11 @@ export const organizationSpecSchema = {
   additionalProperties: false,
 } as const;
 
-export const organizationStatusSchema = {
-  type: 'object',
-  properties: {
-    ...commonStatus,
-    realmId: { type: 'integer' },
-    ownerUserId: { type: 'integer' },
-    apiKeySecretName: { type: 'string' },
-  },
-  additionalProperties: false,
-} as const;
+export const organizationStatusSchema = statusWith({
+  realmId: { type: 'integer' },
+  ownerUserId: { type: 'integer' },
+  apiKeySecretName: { type: 'string' },
+});
 
 export const RESOURCE_KINDS = {
   Generator: {
@@ -186,9 +177,7 @@ export const RESOURCE_KINDS = {
       { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
       { name: 'Cost', type: 'integer', jsonPath: '.spec.baseCost' },
-      readyColumn,
-      reasonColumn,
-      ageColumn,
+      ...statusColumns,
     ],
   },
   VerificationCodeProvider: {
@@ -200,9 +189,7 @@ export const RESOURCE_KINDS = {
     columns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
       { name: 'Priority', type: 'integer', jsonPath: '.spec.priority' },
-      readyColumn,
-      reasonColumn,
-      ageColumn,
+      ...statusColumns,
     ],
   },
   ChatOrganization: {
@@ -214,9 +201,7 @@ export const RESOURCE_KINDS = {
     columns: [
       { name: 'Subdomain', type: 'string', jsonPath: '.spec.subdomain' },
       { name: 'Owner', type: 'string', jsonPath: '.spec.owner.email' },
-      readyColumn,
-      reasonColumn,
-      ageColumn,
+      ...statusColumns,
     ],
   },
 } as const;

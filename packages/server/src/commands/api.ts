@@ -1,5 +1,6 @@
 import {
   closeApp,
+  createMessageBus,
   createSecretBox,
   listen,
   metricsHandler,
@@ -28,7 +29,10 @@ const services = {
     create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
     metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
-    prepare: async () => {},
+    prepare: async (runtime: Runtime) => {
+      const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
+      if (bus !== runtime.events) runtime.bus = bus;
+    },
     attach: undefined,
   },
 } as const;

@@ -17,7 +17,8 @@ import { runMigrate } from './migrate.ts';
 import { publishDevStack } from '../dev-stack-file.ts';
 import { RESTART_BASE_MS, RESTART_MAX_MS, superviseService } from '../supervise.ts';
 
-const mainPath = fileURLToPath(new URL('../main.ts', import.meta.url));
+// main.ts beside its sources, main.js beside the compiled output.
+const mainPath = fileURLToPath(new URL(`../main${path.extname(import.meta.url)}`, import.meta.url));
 
 /**
  * The whole platform on one machine: embedded Postgres and a Temporal dev server when none
@@ -80,7 +81,7 @@ export async function runDev(config: Config): Promise<void> {
     for (const name of ['content-api', 'chat-api', 'worker']) {
       const service = superviseService(
         name,
-        { execPath: process.execPath, args: [mainPath, name], env: { ...process.env, ...env } },
+        { execPath: process.execPath, args: [...process.execArgv, mainPath, name], env: { ...process.env, ...env } },
         logger,
         () => stopping,
       );

@@ -1,7 +1,8 @@
-import { JsonableError } from '../../http/errors.ts';
+import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { rows } from '../sql.ts';
-import { firstMessageIds, formatBasicStream, streamById, type Stream } from '../streams.ts';
+import { firstMessageIds, streamById, type Stream } from './streams.ts';
+import { formatBasicStream } from '../presenters/streams.ts';
 import { isAdmin, isGuest } from '../users.ts';
 
 export interface StreamFilters {
@@ -20,9 +21,13 @@ export interface StreamFilters {
  * web-public ones, the caller's subscriptions, or every channel for an administrator who asks
  * for `include_all_active`, each with `is_default`.
  */
-export async function visibleStreams(actor: Actor, filters: StreamFilters): Promise<Record<string, unknown>[]> {
+export async function visibleStreams(
+  actor: Actor,
+  filters: StreamFilters,
+): Promise<Record<string, unknown>[]> {
   const { db, realm, user } = actor;
-  if (filters.includeAllActive && !isAdmin(user)) throw new JsonableError('User not authorized for this query');
+  if (filters.includeAllActive && !isAdmin(user))
+    throw new JsonableError('User not authorized for this query');
   const conditions: string[] = [];
   if (filters.includeAllActive) conditions.push('true');
   if ((filters.includePublic ?? true) && !isGuest(user)) conditions.push('NOT st.invite_only');
@@ -85,7 +90,5 @@ export async function channelTopics(
          WHERE m.stream_id = :streamId ORDER BY lower(m.topic), m.id DESC`,
     { streamId: stream.id, userId: actor.user.id },
   );
-  return found
-    .map((t) => ({ name: t.name, max_id: Number(t.max_id) }))
-    .sort((a, b) => b.max_id - a.max_id);
+  return found.map((t) => ({ name: t.name, max_id: Number(t.max_id) })).sort((a, b) => b.max_id - a.max_id);
 }

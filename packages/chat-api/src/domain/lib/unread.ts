@@ -52,7 +52,11 @@ export async function unreadMessages(db: Sequelize, userId: number): Promise<Rec
     if (row.flags.includes('mentioned') || row.flags.includes('wildcard_mentioned')) mentions.push(id);
     if (row.stream_id !== null) {
       const key = `${row.stream_id}\u0000${row.topic.toLowerCase()}`;
-      const entry = streams.get(key) ?? { stream_id: row.stream_id, topic: row.topic, unread_message_ids: [] };
+      const entry = streams.get(key) ?? {
+        stream_id: row.stream_id,
+        topic: row.topic,
+        unread_message_ids: [],
+      };
       entry.unread_message_ids.push(id);
       streams.set(key, entry);
       if (!row.muted) count += 1;
@@ -71,7 +75,11 @@ export async function unreadMessages(db: Sequelize, userId: number): Promise<Rec
   }
   return {
     count,
-    pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    pms: [...pms].map(([other, ids]) => ({
+      other_user_id: other,
+      sender_id: other,
+      unread_message_ids: ids,
+    })),
     streams: [...streams.values()],
     huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
     mentions,

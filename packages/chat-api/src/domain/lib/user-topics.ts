@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows } from '../sql.ts';
+import { rows, type Transaction } from '../sql.ts';
 
 /** Zulip's visibility policies of a topic for one user. */
 export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -13,13 +13,14 @@ export interface UserTopic {
 }
 
 /** The user's topics with a policy other than inherit. */
-export async function userTopics(db: Sequelize, userId: number): Promise<UserTopic[]> {
+export async function userTopics(db: Sequelize, userId: number, t?: Transaction): Promise<UserTopic[]> {
   return rows<UserTopic>(
     db,
     `SELECT ut.stream_id, st.name AS stream_name, ut.topic, ut.visibility_policy, ut.last_updated
      FROM chat.user_topics ut JOIN chat.streams st ON st.id = ut.stream_id
      WHERE ut.user_id = :userId ORDER BY ut.last_updated, ut.stream_id`,
     { userId },
+    t,
   );
 }
 

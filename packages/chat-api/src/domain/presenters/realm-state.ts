@@ -1,5 +1,6 @@
 import type { Config } from '@muse/core';
 import {
+  EMPTY_TOPIC_DISPLAY_NAME,
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
   MAX_STREAM_NAME_LENGTH,
@@ -62,7 +63,8 @@ export function realmState(
     realm_allow_message_editing: REALM_POLICY.allow_message_editing,
     realm_message_content_edit_limit_seconds: REALM_POLICY.message_content_edit_limit_seconds,
     realm_move_messages_within_stream_limit_seconds: REALM_POLICY.move_messages_within_stream_limit_seconds,
-    realm_move_messages_between_streams_limit_seconds: REALM_POLICY.move_messages_between_streams_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds:
+      REALM_POLICY.move_messages_between_streams_limit_seconds,
     realm_message_content_delete_limit_seconds: REALM_POLICY.message_content_delete_limit_seconds,
     realm_message_edit_history_visibility_policy: REALM_POLICY.message_edit_history_visibility_policy,
     realm_allow_edit_history: true,
@@ -131,7 +133,7 @@ export function realmState(
     realm_enable_guest_user_dm_warning: true,
     realm_enable_guest_user_indicator: true,
     realm_default_external_accounts: {},
-    realm_empty_topic_display_name: 'general chat',
+    realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
     development_environment: config.NODE_ENV === 'development',
     server_generation: SERVER_GENERATION,
     password_min_length: 6,

@@ -1,15 +1,13 @@
-import { QueryTypes } from 'sequelize';
-import { ConflictError, ValidationError } from '@muse/core';
-import { postEntry } from '../../ledger/ledger.ts';
-import { defineResource, type HookContext, type Row } from '../define.ts';
+import { defineResource } from '../define.ts';
 
-const STATUSES = ['pending', 'paid', 'failed', 'cancelled'] as const;
+const dateTime = (description: string) => ({
+  schema: { type: ['string', 'null'], format: 'date-time', description },
+});
 
 /**
- * A top-up: the user opens a pending payment for a bundle (price and credits are copied from
- * it, so a later price change does not alter an open payment). Settling is an administrator's
- * job (no payment callback exists yet): `status: paid` grants the credits through the ledger once,
- * in the same transaction; a settled payment never changes again.
+ * A top-up order. Read through the generic list and get-one; it is opened with
+ * `POST /api/v1/payments` and moved only by the payments module (src/payments), which owns its
+ * transitions and credits it through the ledger.
  */
 export const payment = defineResource({
   name: 'payment',
@@ -17,20 +15,15 @@ export const payment = defineResource({
   path: '/payments',
   schemaName: 'Payment',
   description:
-    'A top-up transaction for a bundle. Users create pending payments and read their own; administrators settle them ' +
-    '(status paid grants the credits once, via a ledger entry with reference `payment:<id>`; failed and cancelled grant nothing). ' +
-    'Only a pending payment may change status (409 otherwise).',
+    'A top-up order for a bundle, paid through the configured payment provider. Users open orders ' +
+    '(`POST /api/v1/payments`) and read their own; administrators read all (scope=all), filter them and refund them. ' +
+    'Status: pending → paid (credited once, ledger entry `topup` with reference `payment:<id>`) | closed (expired or ' +
+    'closed unpaid) | failed (the provider refused it); paid → refunded once refunds reach the price.',
+  readOnly: true,
   privateOnly: true,
   fields: {
     bundle_id: {
-      schema: {
-        type: ['string', 'null'],
-        format: 'uuid',
-        description: 'The bundle bought; an active one the caller may read.',
-      },
-      writable: 'create',
-      required: true,
-      references: 'bundle',
+      schema: { type: ['string', 'null'], format: 'uuid', description: 'The bundle bought.' },
     },
     credits: {
       schema: { type: 'integer', description: 'Credits granted when paid (copied from the bundle).' },
@@ -40,70 +33,52 @@ export const payment = defineResource({
     status: {
       schema: {
         type: 'string',
-        enum: [...STATUSES],
-        description: 'pending until an administrator settles it.',
+        enum: ['pending', 'paid', 'closed', 'failed', 'refunded'],
+        description:
+          'pending until the provider confirms payment (paid), the order expires (closed) or fails.',
       },
-      writable: 'update',
-      adminOnly: true,
+      listFilter: true,
+    },
+    provider: {
+      schema: {
+        type: 'string',
+        enum: ['wechat_pay', 'alipay', 'development', 'manual'],
+        description:
+          'Who takes the payment (`manual`: settled by an administrator before providers existed).',
+      },
       listFilter: true,
     },
     provider_reference: {
+      schema: { type: ['string', 'null'], description: "The payment provider's transaction id, once paid." },
+    },
+    code_url: {
       schema: {
         type: ['string', 'null'],
-        maxLength: 200,
-        description: "The payment provider's transaction id.",
+        description:
+          'What to show as a QR code for paying on another device (WeChat Pay Native, Alipay precreate).',
       },
-      writable: 'update',
-      adminOnly: true,
     },
-    paid_at: { schema: { type: ['string', 'null'], format: 'date-time' } },
-  },
-  hooks: {
-    async beforeCreate(values, hook) {
-      if (typeof values.bundle_id !== 'string') {
-        throw new ValidationError('The request is not valid', [
-          { path: '/body/bundle_id', message: 'must name a bundle' },
-        ]);
-      }
-      const bundle = await readBundle(values.bundle_id, hook);
-      if (!bundle.is_active) throw new ConflictError('This bundle is not on sale');
-      Object.assign(values, {
-        credits: bundle.credits,
-        price_cents: bundle.price_cents,
-        currency: bundle.currency,
-        status: 'pending',
-      });
+    pay_url: {
+      schema: {
+        type: ['string', 'null'],
+        description: 'A page to open for paying on this device (Alipay page pay; the development provider).',
+      },
     },
-    async beforeUpdate(changes, existing, { ctx, transaction }) {
-      if (changes.status === undefined || changes.status === existing.status) return;
-      if (existing.status !== 'pending')
-        throw new ConflictError(`This payment is already ${String(existing.status)}`);
-      if (changes.status !== 'paid') return;
-      changes.paid_at = new Date();
-      await postEntry(ctx.db, transaction, {
-        userId: existing.owner_id,
-        amount: Number(existing.credits),
-        kind: 'topup',
-        reference: `payment:${existing.id}`,
-        description: 'Top-up',
-      });
+    expires_at: dateTime('When an unpaid order is closed.'),
+    paid_at: dateTime('When the provider confirmed payment.'),
+    closed_at: dateTime('When it was closed or failed.'),
+    refunded_cents: {
+      schema: { type: 'integer', description: 'Refunded so far (refunds accepted by the provider).' },
     },
+    refunded_credits: { schema: { type: 'integer', description: 'Credits taken back by refunds so far.' } },
+    needs_refund: {
+      schema: {
+        type: 'boolean',
+        description:
+          'Paid at the provider after it was closed: nothing was credited, and the money is to be refunded.',
+      },
+      listFilter: true,
+    },
+    failure_reason: { schema: { type: ['string', 'null'], description: 'Why it was closed or failed.' } },
   },
 });
-
-interface BundleRow extends Row {
-  is_active: boolean;
-  credits: number;
-  price_cents: number;
-  currency: string;
-}
-
-/** The bundle (already checked readable), share-locked so its price cannot change under this payment. */
-async function readBundle(id: string, { ctx, transaction }: HookContext): Promise<BundleRow> {
-  const [bundle] = await ctx.db.query<BundleRow>('SELECT * FROM content.bundles WHERE id = :id FOR SHARE', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return bundle!;
-}

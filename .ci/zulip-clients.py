@@ -1,0 +1,250 @@
+"""Drives unmodified Zulip clients against the stack started by .ci/zulip-clients.sh.
+
+zulip-terminal runs in tmux and is driven by key presses; what it does is checked on the server
+through the official `zulip` Python client (another user's view), and its screen is captured
+after each step. Then the stock bots helloworld, followup and converter must answer a direct
+message and an @-mention in a channel.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import zulip
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--venv", required=True)
+parser.add_argument("--work", required=True)
+parser.add_argument("--artifacts", required=True)
+args = parser.parse_args()
+WORK = Path(args.work)
+ARTIFACTS = Path(args.artifacts)
+BIN = Path(args.venv) / "bin"
+SESSION = "zulip-term"
+
+owner = zulip.Client(config_file=str(WORK / "owner.zuliprc"))
+peer = zulip.Client(config_file=str(WORK / "peer.zuliprc"))
+OWNER_ID = owner.get_profile()["user_id"]
+PEER_ID = peer.get_profile()["user_id"]
+
+
+def ok(result: dict) -> dict:
+    if result.get("result") != "success":
+        raise SystemExit(f"API call failed: {result}")
+    return result
+
+
+def wait_for(what: str, check, limit: float = 60.0):
+    """Polls `check` until it returns something truthy (the machine may be busy: no fixed sleeps)."""
+    deadline = time.monotonic() + limit
+    pause = 0.1
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            screen("timeout")
+            keep_logs()
+            raise SystemExit(f"timed out waiting for {what}")
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+
+
+step_number = 0
+TERM_LOGS = (
+    "zulip-terminal-tracebacks.log",
+    "zulip-terminal-thread-exceptions.log",
+    "zulip-terminal-API-requests.log",
+    "debug.log",
+)
+
+
+def keep_logs() -> None:
+    # What zulip-terminal's first message fetch gets, for diagnosis.
+    first = owner.get_messages(
+        {"anchor": 0, "num_before": 30, "num_after": 10, "apply_markdown": True,
+         "use_first_unread_anchor": True, "client_gravatar": True, "narrow": "[]"}
+    )
+    (ARTIFACTS / "first-fetch.json").write_text(repr(first))
+    for log in TERM_LOGS:
+        if (WORK / "term" / log).exists():
+            (ARTIFACTS / log).write_text((WORK / "term" / log).read_text())
+
+
+def screen(name: str = "", keep: bool = True) -> str:
+    """The terminal's text, kept as an artefact unless it is one poll of many."""
+    global step_number
+    text = subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", SESSION], capture_output=True, text=True, check=False
+    ).stdout
+    if keep:
+        step_number += 1
+        (ARTIFACTS / f"{step_number:02d}-{name}.txt").write_text(text)
+    return text
+
+
+def shows(text: str):
+    return lambda: text in screen(keep=False)
+
+
+def keys(*pressed: str) -> None:
+    subprocess.run(["tmux", "send-keys", "-t", SESSION, *pressed], check=True)
+
+
+def type_text(text: str) -> None:
+    subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", text], check=True)
+
+
+def peer_messages(narrow: list) -> list:
+    return ok(peer.get_messages({"anchor": "newest", "num_before": 50, "num_after": 0, "narrow": narrow}))[
+        "messages"
+    ]
+
+
+def latest_from_owner(narrow: list):
+    found = [m for m in peer_messages(narrow) if m["sender_id"] == OWNER_ID]
+    return found[-1] if found else None
+
+
+# --- zulip-terminal -------------------------------------------------------------------------
+for old in ARTIFACTS.glob("*.txt"):
+    old.unlink()
+term_dir = WORK / "term"
+term_dir.mkdir()
+subprocess.run(
+    [
+        "tmux", "new-session", "-d", "-s", SESSION, "-x", "200", "-y", "50", "-c", str(term_dir),
+        f"{BIN / 'zulip-term'} --config-file {WORK / 'owner.zuliprc'} --autohide --debug; sleep 600",
+    ],
+    check=True,
+    env={**os.environ, "TERM": "xterm-256color"},
+)
+wait_for("zulip-terminal to start and list the channels", lambda: "# general" in screen(keep=False), limit=120)
+screen("started")
+
+# A message by another user appears live.
+queue = ok(peer.register(event_types=["typing"]))
+ok(peer.send_message({"type": "stream", "to": "general", "topic": "welcome", "content": "live from Pat"}))
+wait_for("another user's message to appear live", shows("live from Pat"))
+screen("live-message")
+
+# A channel message from the terminal.
+keys("c")
+wait_for("the channel compose box", lambda: "Stream" in screen(keep=False) or "#" in screen(keep=False))
+type_text("general")
+keys("Tab")
+type_text("from the terminal")
+keys("Tab")
+type_text("hello from zulip-terminal")
+screen("channel-compose")
+keys("C-d")
+sent = wait_for("the channel message to arrive", lambda: latest_from_owner([["channel", "general"]]))
+assert sent["subject"] == "from the terminal" and "hello from zulip-terminal" in sent["content"], sent
+
+# A direct message from the terminal, with typing notifications on the way.
+keys("x")
+wait_for("the direct message compose box", lambda: "Direct" in screen(keep=False) or "PM" in screen(keep=False) or "To" in screen(keep=False))
+type_text("peer@example.com")
+keys("Tab")
+type_text("a private hello")
+typing = wait_for(
+    "a typing event for Pat",
+    lambda: [e for e in ok(peer.get_events(queue_id=queue["queue_id"], last_event_id=-1, dont_block=True))["events"] if e["type"] == "typing"],
+)
+assert typing[0]["sender"]["user_id"] == OWNER_ID, typing
+screen("dm-compose")
+keys("C-d")
+dm = wait_for("the direct message to arrive", lambda: latest_from_owner([["is", "dm"]]))
+assert "a private hello" in dm["content"], dm
+
+# Edit the channel message (the terminal's focus is on its newest message).
+keys("Escape")
+wait_for("the message list", shows("hello from zulip-terminal"))
+keys("a")
+keys("End")
+keys("e")
+wait_for("the edit box", lambda: "hello from zulip-terminal" in screen(keep=False))
+keys("End")
+type_text(" (edited)")
+screen("edit")
+keys("C-d")
+wait_for(
+    "the edit to reach the server",
+    lambda: "(edited)" in ok(peer.get_raw_message(sent["id"]))["raw_content"]
+    or any("(edited)" in m["content"] for m in peer_messages([["channel", "general"]])),
+)
+
+# React with a thumbs-up to the focused message.
+keys("+")
+wait_for(
+    "the reaction to reach the server",
+    lambda: any(r["user_id"] == OWNER_ID for m in peer_messages([["channel", "general"]]) for r in m["reactions"]),
+)
+
+# Messages the terminal showed are marked read (Pat's live message).
+def read_by_owner() -> bool:
+    mine = ok(owner.get_messages({"anchor": "newest", "num_before": 20, "num_after": 0, "narrow": [["sender", "peer@example.com"]]}))
+    return all("read" in m["flags"] for m in mine["messages"])
+
+
+wait_for("the terminal to mark what it showed as read", read_by_owner)
+final = screen("final")
+for word in ("Error", "error", "Traceback"):
+    if word in final.splitlines()[-1]:
+        raise SystemExit(f"zulip-terminal's footer shows an error: {final.splitlines()[-1]}")
+for log in ("zulip-terminal-tracebacks.log", "zulip-terminal-thread-exceptions.log"):
+    path = term_dir / log
+    if path.exists() and path.read_text().strip():
+        raise SystemExit(f"zulip-terminal logged exceptions:\n{path.read_text()}")
+keep_logs()
+keys("C-c")
+print("zulip-terminal: started, listed channels, showed a live message, sent a channel and a direct message, typed, edited, reacted, marked read")
+
+# --- zulip-bots -----------------------------------------------------------------------------
+(WORK / "followup.conf").write_text("[followup]\nstream = followup\n")
+ok(owner.add_subscriptions([{"name": "followup"}]))
+bots = {}
+for bot in ("helloworld", "followup", "converter"):
+    command = [str(BIN / "zulip-run-bot"), bot, "--config-file", str(WORK / f"{bot}.zuliprc")]
+    if bot == "followup":
+        command += ["--bot-config-file", str(WORK / "followup.conf")]
+    bots[bot] = subprocess.Popen(command, stdout=open(ARTIFACTS / f"bot-{bot}.log", "w"), stderr=subprocess.STDOUT)
+try:
+    questions = {"helloworld": "hi", "followup": "help", "converter": "12 celsius fahrenheit"}
+    answers = {"helloworld": "beep boop", "followup": "follow-up", "converter": "fahrenheit"}
+    for bot, question in questions.items():
+        bot_client = zulip.Client(config_file=str(WORK / f"{bot}.zuliprc"))
+        profile = ok(bot_client.get_profile())
+        bot_id, name = profile["user_id"], profile["full_name"]
+
+        def replies(narrow: list) -> bool:
+            return any(m["sender_id"] == bot_id and answers[bot] in m["content"] for m in peer_messages(narrow))
+
+        # The bot registers its queue when it starts: retry the question until it answers.
+        def ask_direct() -> bool:
+            ok(peer.send_message({"type": "direct", "to": [bot_id], "content": question}))
+            return wait_quietly(lambda: replies([["is", "dm"]]))
+
+        def ask_mention() -> bool:
+            ok(peer.send_message({"type": "stream", "to": "general", "topic": f"ask {bot}", "content": f"@**{name}** {question}"}))
+            return wait_quietly(lambda: replies([["channel", "general"], ["topic", f"ask {bot}"]]))
+
+        def wait_quietly(check) -> bool:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                if check():
+                    return True
+                time.sleep(0.3)
+            return False
+
+        wait_for(f"{bot} to answer a direct message", ask_direct, limit=90)
+        wait_for(f"{bot} to answer an @-mention in a channel", ask_mention, limit=60)
+        print(f"zulip-bots {bot}: answered a direct message and an @-mention")
+finally:
+    for process in bots.values():
+        process.terminate()
+        process.wait()
+sys.exit(0)

@@ -1,0 +1,338 @@
+/**
+ * Fan-out by channel size: for 10, 100, 1,000 and 10,000 members, each with an event queue, one
+ * member sending channel messages alone and then 8 members sending at once. Per size: send
+ * latency (p50/max), messages/s, errors, rows and WAL bytes per message, and the time from a
+ * send's answer until a waiting poll of another member is answered with it. Beside it, the same
+ * writes by a bare `pg` script (the message row, one flags row per recipient, one event row per
+ * message), as a ratio. Last, the commit rate of 8 writers with a listener, with the wake-up
+ * (pg_notify) inside the transaction against after the commit, batched.
+ *
+ *   node bench/fanout-scale.ts [--sizes 10,100,1000,10000] [--messages 20]
+ */
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { QueryTypes } from 'sequelize';
+import { createChatUser, createOrganization } from '@muse/chat-api';
+import { freePort, startBenchStack, startProcess, type BenchStack } from './lib.ts';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10,100,1000,10000' },
+    messages: { type: 'string', default: '20' },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const messages = Number(values.messages);
+const SENDERS = 8;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
+
+function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const basic = (email: string, key: string) => ({
+  authorization: `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`,
+  'content-type': 'application/x-www-form-urlencoded',
+});
+const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+interface Member {
+  headers: Record<string, string>;
+  queueId: string;
+}
+
+/** An organization of `size` members in one channel, each with a queue registered over the API. */
+async function organization(stack: BenchStack, port: number, size: number): Promise<Member[]> {
+  const subdomain = `scale${size}x${Date.now()}`;
+  const realm = await createOrganization(stack.db, { subdomain, name: `Scale ${size}` });
+  const owner = await createChatUser(stack.db, {
+    subdomain,
+    email: `owner@${subdomain}.example.com`,
+    fullName: 'Owner',
+    role: 100,
+  });
+  const users = await stack.db.query<{ id: number; delivery_email: string; api_key: string }>(
+    `INSERT INTO chat.users (realm_id, delivery_email, full_name, api_key)
+     SELECT :realm, 'm' || g || '@${subdomain}.example.com', 'Member ' || g, md5(random()::text || g)
+       FROM generate_series(1, :n) AS g RETURNING id, delivery_email, api_key`,
+    { replacements: { realm: realm.id, n: size - 1 }, type: QueryTypes.SELECT },
+  );
+  const all = [{ id: owner.id, delivery_email: owner.delivery_email, api_key: owner.api_key }, ...users];
+  const host = { host: `${subdomain}.localhost` };
+  const created = await send(
+    port,
+    'POST',
+    '/api/v1/users/me/subscriptions',
+    { ...basic(owner.delivery_email, owner.api_key), ...host },
+    form({ subscriptions: '[{"name":"all"}]' }),
+  );
+  if (created.status !== 200) throw new Error(`subscribe: ${created.status} ${created.body}`);
+  await stack.db.query(
+    `INSERT INTO chat.subscriptions (user_id, stream_id, color)
+     SELECT u.id, s.id, '#76ce90' FROM chat.users u JOIN chat.streams s ON s.realm_id = u.realm_id AND s.name = 'all'
+     WHERE u.realm_id = :realm AND u.id <> :owner`,
+    { replacements: { realm: realm.id, owner: owner.id } },
+  );
+  const members: Member[] = [];
+  for (let i = 0; i < all.length; i += 50) {
+    members.push(
+      ...(await Promise.all(
+        all.slice(i, i + 50).map(async (user) => {
+          const headers = { ...basic(user.delivery_email, user.api_key), ...host };
+          const answer = await send(
+            port,
+            'POST',
+            '/api/v1/register',
+            headers,
+            form({ event_types: '["message"]', fetch_event_types: '[]' }),
+          );
+          if (answer.status !== 200) throw new Error(`register: ${answer.status} ${answer.body}`);
+          return { headers, queueId: (JSON.parse(answer.body) as { queue_id: string }).queue_id };
+        }),
+      )),
+    );
+  }
+  return members;
+}
+
+async function walBytes(client: pg.Client): Promise<bigint> {
+  const { rows } = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn() - $1::pg_lsn AS lsn', [
+    '0/0',
+  ]);
+  return BigInt(rows[0]!.lsn);
+}
+
+async function rowsInserted(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT coalesce(sum(n_tup_ins), 0) AS n FROM pg_stat_user_tables WHERE schemaname = 'chat'`,
+  );
+  return Number(rows[0]!.n);
+}
+
+/** Postgres publishes table statistics with a delay: wait until they stop moving. */
+async function settledRows(client: pg.Client): Promise<number> {
+  let last = -1;
+  for (;;) {
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const now = await rowsInserted(client);
+    if (now === last) return now;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+  }
+}
+
+interface Run {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+async function sendAll(port: number, senders: Member[], perSender: number): Promise<Run> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    senders.map(async (sender, s) => {
+      for (let n = 0; n < perSender; n++) {
+        const t0 = performance.now();
+        const answer = await send(
+          port,
+          'POST',
+          '/api/v1/messages',
+          sender.headers,
+          form({ type: 'stream', to: 'all', topic: 'bench', content: `message ${s}/${n}` }),
+        );
+        latencies.push(performance.now() - t0);
+        if (answer.status !== 200) errors++;
+      }
+    }),
+  );
+  return {
+    latencies: latencies.sort((a, b) => a - b),
+    errors,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** From a send's answer to the answer of a poll that was waiting for it. */
+async function timeToPoll(port: number, sender: Member, poller: Member): Promise<number> {
+  const drained = await send(
+    port,
+    'GET',
+    `/api/v1/events?${form({ queue_id: poller.queueId, dont_block: 'true' })}`,
+    poller.headers,
+  );
+  const events = (JSON.parse(drained.body) as { events: { id: number }[] }).events;
+  const last = events.at(-1)?.id ?? -1;
+  let answered = 0;
+  const poll = send(
+    port,
+    'GET',
+    `/api/v1/events?${form({ queue_id: poller.queueId, last_event_id: String(last) })}`,
+    poller.headers,
+  ).then(() => (answered = performance.now()));
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the poll is waiting
+  await send(
+    port,
+    'POST',
+    '/api/v1/messages',
+    sender.headers,
+    form({ type: 'stream', to: 'all', topic: 'poll', content: 'ping' }),
+  );
+  const sent = performance.now();
+  await poll;
+  return answered - sent;
+}
+
+/** The same writes in bare SQL: one message row, one flags row per recipient, one event row. */
+async function bare(client: pg.Client, size: number, count: number): Promise<{ ms: number; wal: number }> {
+  await client.query(`CREATE TABLE IF NOT EXISTS bench_messages (id bigserial PRIMARY KEY, body text)`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS bench_flags (user_id int, message_id bigint, flags text[], PRIMARY KEY (user_id, message_id))`,
+  );
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS bench_events (id bigserial PRIMARY KEY, user_ids int[], event jsonb)`,
+  );
+  const body = 'x'.repeat(840);
+  const before = await walBytes(client);
+  const started = performance.now();
+  for (let n = 0; n < count; n++) {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: string }>(
+      'INSERT INTO bench_messages (body) VALUES ($1) RETURNING id',
+      [body],
+    );
+    await client.query(`INSERT INTO bench_flags SELECT u, $1, '{}' FROM generate_series(1, $2) AS u`, [
+      rows[0]!.id,
+      size,
+    ]);
+    await client.query(
+      `INSERT INTO bench_events (user_ids, event) SELECT array_agg(u), jsonb_build_object('body', $1::text) FROM generate_series(1, $2) u`,
+      [body, size],
+    );
+    await client.query('COMMIT');
+  }
+  const ms = (performance.now() - started) / count;
+  return { ms, wal: Number((await walBytes(client)) - before) / count };
+}
+
+/** Commits/s of 8 writers, one listener, for `ms`: wake-up inside the transaction, after, or none. */
+async function commitRate(url: string, mode: 'none' | 'inside' | 'after', ms = 3000): Promise<number> {
+  const listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  await listener.query('LISTEN bench_wake');
+  listener.on('notification', () => {});
+  const setup = new pg.Client({ connectionString: url });
+  await setup.connect();
+  await setup.query(
+    'CREATE TABLE IF NOT EXISTS bench_commits (id bigserial PRIMARY KEY, at timestamptz DEFAULT now())',
+  );
+  const writers = await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  let commits = 0;
+  let pendingWake = false;
+  let notifying = Promise.resolve();
+  const until = performance.now() + ms;
+  const wakeAfter = () => {
+    // After commit, batched: one notification per turn of the event loop, whoever committed.
+    if (pendingWake) return;
+    pendingWake = true;
+    setImmediate(() => {
+      pendingWake = false;
+      notifying = notifying.then(() => setup.query(`SELECT pg_notify('bench_wake', 'x')`)).then(() => {});
+    });
+  };
+  await Promise.all(
+    writers.map(async (c) => {
+      while (performance.now() < until) {
+        await c.query('BEGIN');
+        await c.query('INSERT INTO bench_commits DEFAULT VALUES');
+        if (mode === 'inside') await c.query(`SELECT pg_notify('bench_wake', 'x')`);
+        await c.query('COMMIT');
+        if (mode === 'after') wakeAfter();
+        commits++;
+      }
+    }),
+  );
+  await notifying;
+  for (const c of [...writers, listener, setup]) await c.end();
+  return commits / (ms / 1000);
+}
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack();
+  const port = await freePort();
+  const server = await startProcess(
+    [fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)), 'chat-api'],
+    { ...stack.serverEnv, MUSE_CHAT_PORT: String(port), MUSE_CHAT_HEARTBEAT_MS: '600000' },
+    port,
+    180_000,
+  );
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    console.log(
+      'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio)',
+    );
+    for (const size of sizes) {
+      const members = await organization(stack, port, size);
+      const perSize = size >= 10_000 ? Math.max(4, Math.floor(messages / 4)) : messages;
+      const rows0 = await settledRows(client);
+      const wal0 = await walBytes(client);
+      const one = await sendAll(port, members.slice(0, 1), perSize);
+      const wal = Number((await walBytes(client)) - wal0) / perSize;
+      const rows = ((await settledRows(client)) - rows0) / perSize;
+      const eight = await sendAll(port, members.slice(0, Math.min(SENDERS, members.length)), perSize);
+      const sent8 = perSize * Math.min(SENDERS, members.length);
+      const poll = await timeToPoll(port, members[0]!, members.at(-1)!);
+      const base = await bare(client, size, perSize);
+      const rate1 = perSize / one.seconds;
+      const rate8 = sent8 / eight.seconds;
+      console.log(
+        [
+          size,
+          `${quantile(one.latencies, 0.5).toFixed(1)}/${quantile(one.latencies, 1).toFixed(1)}`,
+          rate1.toFixed(1),
+          `${rate8.toFixed(1)} (${(rate8 / rate1).toFixed(2)}x)`,
+          one.errors + eight.errors,
+          rows.toFixed(0),
+          (wal / 1024).toFixed(1),
+          poll.toFixed(1),
+          `${base.ms.toFixed(1)} (${(quantile(one.latencies, 0.5) / base.ms).toFixed(1)}x)`,
+        ].join(' | '),
+      );
+    }
+    const none = await commitRate(stack.databaseUrl, 'none');
+    const inside = await commitRate(stack.databaseUrl, 'inside');
+    const after = await commitRate(stack.databaseUrl, 'after');
+    console.log(
+      `commits/s, 8 writers, 1 listener: no wake-up ${none.toFixed(0)}; wake-up inside the transaction ` +
+        `${inside.toFixed(0)} (${(inside / none).toFixed(2)}x); after commit, batched ${after.toFixed(0)} ` +
+        `(${(after / none).toFixed(2)}x)`,
+    );
+  } finally {
+    await client.end();
+    await server.stop();
+    await stack.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,347 @@
+import { JsonableError } from '../../http/errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../events.ts';
+import { userHasGroupSetting } from '../groups.ts';
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
+import { accessibleMessage } from '../lib/message-access.ts';
+import { mentionFlags, renderMessage } from '../lib/mentions.ts';
+import { REALM_POLICY } from '../lib/realm-policy.ts';
+import { exec, rows, type Transaction } from '../sql.ts';
+import { streamById, type Stream } from '../lib/streams.ts';
+import { isAdmin, isGuest } from '../users.ts';
+
+export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
+export type PropagateMode = (typeof PROPAGATE_MODES)[number];
+
+export interface MessageEdit {
+  content: string | undefined;
+  topic: string | undefined;
+  streamId: number | undefined;
+  propagateMode: PropagateMode;
+}
+
+const secondsSince = (d: Date) => (Date.now() - new Date(d).getTime()) / 1000;
+const seconds = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+const noPermission = () => new JsonableError("You don't have permission to edit this message");
+
+/**
+ * `PATCH /messages/{id}`: the sender edits the content within the organization's limit; anyone
+ * allowed moves it to another topic or channel within theirs (administrators without limit),
+ * with the rest of the topic when `propagate_mode` says so. Mentions are computed again; each
+ * edit is kept in the message's history; everyone who has the message gets `update_message`.
+ */
+export async function editMessage(actor: Actor, messageId: number, edit: MessageEdit): Promise<void> {
+  const { db, user } = actor;
+  if (edit.content === undefined && edit.topic === undefined && edit.streamId === undefined)
+    throw new JsonableError('Nothing to change');
+  await db.transaction(async (t) => {
+    const { row, stream } = await accessibleMessage(actor, messageId, t, true);
+    const topic = edit.topic === undefined ? undefined : checkTopic(edit.topic);
+    const newStream = await checkMove(actor, { row, stream }, topic, edit.streamId);
+    const content = edit.content === undefined ? undefined : checkContent(actor, row, edit.content);
+    const moved = (topic !== undefined && topic !== row.topic) || newStream !== undefined;
+    const rendered = content === undefined ? undefined : await renderMessage(actor, content, t);
+    const entry: Record<string, unknown> = { user_id: user.id, timestamp: Math.floor(Date.now() / 1000) };
+    if (content !== undefined && rendered) {
+      Object.assign(entry, {
+        prev_content: row.content,
+        prev_rendered_content: row.rendered_content,
+        content,
+        rendered_content: rendered.rendered,
+      });
+    }
+    if (topic !== undefined && topic !== row.topic) Object.assign(entry, { prev_topic: row.topic, topic });
+    if (newStream) Object.assign(entry, { prev_stream: stream?.id, stream: newStream.id });
+    const ids = moved ? await topicMessageIds(actor, row, edit.propagateMode, t) : [messageId];
+    await exec(
+      db,
+      `UPDATE chat.messages SET
+         content = CASE WHEN id = :messageId THEN COALESCE(:content, content) ELSE content END,
+         rendered_content = CASE WHEN id = :messageId THEN COALESCE(:rendered, rendered_content) ELSE rendered_content END,
+         topic = COALESCE(:topic, topic), stream_id = COALESCE(:streamId, stream_id),
+         edit_history = CASE WHEN id = :messageId THEN edit_history || CAST(:entry AS jsonb) ELSE edit_history END,
+         last_edit_time = CASE WHEN id = :messageId AND :contentChanged THEN now() ELSE last_edit_time END,
+         last_moved_time = CASE WHEN :moved THEN now() ELSE last_moved_time END
+       WHERE id IN (:ids)`,
+      {
+        messageId,
+        ids,
+        content: content ?? null,
+        rendered: rendered?.rendered ?? null,
+        topic: topic ?? null,
+        streamId: newStream?.id ?? null,
+        entry: JSON.stringify(entry),
+        contentChanged: content !== undefined,
+        moved,
+      },
+      t,
+    );
+    if (rendered) await updateMentionFlags(actor, messageId, rendered.mentions, row, t);
+    await announceEdit(actor, t, {
+      messageId,
+      ids,
+      row,
+      stream,
+      newStream,
+      topic: moved ? (topic ?? row.topic) : undefined,
+      content,
+      rendered: rendered?.rendered,
+      propagateMode: edit.propagateMode,
+    });
+  });
+}
+
+function checkTopic(raw: string): string {
+  const topic = raw.trim() === '(no topic)' ? '' : raw.trim();
+  if ([...topic].length > MAX_TOPIC_LENGTH)
+    throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
+  return topic;
+}
+
+function checkContent(actor: Actor, row: { sender_id: number; date_sent: Date }, content: string): string {
+  if (row.sender_id !== actor.user.id) throw noPermission();
+  if (!REALM_POLICY.allow_message_editing)
+    throw new JsonableError('Your organization has turned off message editing');
+  const limit = REALM_POLICY.message_content_edit_limit_seconds;
+  if (limit !== null && secondsSince(row.date_sent) > limit)
+    throw new JsonableError('The time limit for editing this message has passed');
+  if (content.trim() === '') throw new JsonableError('Message must not be empty');
+  if ([...content].length > MAX_MESSAGE_LENGTH)
+    throw new JsonableError(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
+  return content;
+}
+
+/** The checks of moving a message: channel messages only, the organization's groups and time limits. */
+async function checkMove(
+  actor: Actor,
+  { row, stream }: { row: { date_sent: Date }; stream: Stream | undefined },
+  topic: string | undefined,
+  streamId: number | undefined,
+): Promise<Stream | undefined> {
+  const { db, realm, user } = actor;
+  if (topic === undefined && streamId === undefined) return undefined;
+  if (!stream) {
+    if (streamId !== undefined) throw new JsonableError('Direct messages cannot be moved to channels.');
+    throw new JsonableError('Direct messages cannot have topics.');
+  }
+  if (isGuest(user)) throw noPermission();
+  const limit =
+    streamId !== undefined
+      ? REALM_POLICY.move_messages_between_streams_limit_seconds
+      : REALM_POLICY.move_messages_within_stream_limit_seconds;
+  if (!isAdmin(user) && limit !== null && secondsSince(row.date_sent) > limit)
+    throw new JsonableError("The time limit for editing this message's topic has passed.");
+  if (streamId === undefined || streamId === stream.id) return undefined;
+  const target = await streamById(db, realm.id, streamId);
+  if (!target || target.is_archived) throw new JsonableError('Invalid channel ID');
+  if (target.invite_only && !isAdmin(user)) {
+    const subscribed = await rows(
+      db,
+      'SELECT 1 FROM chat.subscriptions WHERE stream_id = :id AND user_id = :userId AND active',
+      { id: target.id, userId: user.id },
+    );
+    if (subscribed.length === 0) throw new JsonableError('Invalid channel ID');
+  }
+  if (!(await userHasGroupSetting(db, user, target.can_send_message_group)))
+    throw new JsonableError('You do not have permission to post in this channel.');
+  return target;
+}
+
+/** The messages a move takes along: this one, or the topic's later or all messages. */
+async function topicMessageIds(
+  actor: Actor,
+  row: { id: string; stream_id: number | null; topic: string },
+  mode: PropagateMode,
+  t: Transaction,
+): Promise<number[]> {
+  if (mode === 'change_one') return [Number(row.id)];
+  const found = await rows<{ id: string }>(
+    actor.db,
+    `SELECT id FROM chat.messages WHERE stream_id = :streamId AND lower(topic) = lower(:topic)
+       ${mode === 'change_later' ? 'AND id >= :id' : ''} ORDER BY id FOR UPDATE`,
+    { streamId: row.stream_id, topic: row.topic, id: row.id },
+    t,
+  );
+  return found.map((f) => Number(f.id));
+}
+
+/** Replaces the recipients' mention flags with those of the new content. */
+async function updateMentionFlags(
+  actor: Actor,
+  messageId: number,
+  mentions: Parameters<typeof mentionFlags>[1],
+  row: { stream_id: number | null; topic: string },
+  t: Transaction,
+): Promise<void> {
+  const holders = await rows<{ user_id: number }>(
+    actor.db,
+    'SELECT user_id FROM chat.user_messages WHERE message_id = :messageId',
+    { messageId },
+    t,
+  );
+  const flags = await mentionFlags(
+    actor,
+    mentions,
+    { recipients: holders.map((h) => h.user_id), streamId: row.stream_id ?? undefined, topic: row.topic },
+    t,
+  );
+  await exec(
+    actor.db,
+    `UPDATE chat.user_messages um SET flags = ARRAY(
+       SELECT f FROM unnest(um.flags) f WHERE f NOT IN ('mentioned', 'wildcard_mentioned')
+       UNION ALL SELECT unnest(string_to_array(x.f, ',')))
+     FROM unnest(CAST(:users AS int[]), CAST(:flags AS text[])) AS x(u, f)
+     WHERE um.message_id = :messageId AND um.user_id = x.u`,
+    {
+      messageId,
+      users: `{${holders.map((h) => h.user_id).join(',')}}`,
+      flags: `{${holders.map((h) => `"${(flags.get(h.user_id) ?? []).join(',')}"`).join(',')}}`,
+    },
+    t,
+  );
+}
+
+/** `update_message` to everyone who has the message, one event per distinct set of their flags. */
+async function announceEdit(
+  actor: Actor,
+  t: Transaction,
+  edit: {
+    messageId: number;
+    ids: number[];
+    row: { content: string; rendered_content: string; topic: string; stream_id: number | null };
+    stream: Stream | undefined;
+    newStream: Stream | undefined;
+    topic: string | undefined;
+    content: string | undefined;
+    rendered: string | undefined;
+    propagateMode: PropagateMode;
+  },
+): Promise<void> {
+  const { db, user } = actor;
+  const holders = await rows<{ user_id: number; flags: string[] }>(
+    db,
+    'SELECT user_id, flags FROM chat.user_messages WHERE message_id = :messageId',
+    { messageId: edit.messageId },
+    t,
+  );
+  const event: Record<string, unknown> = {
+    type: 'update_message',
+    user_id: user.id,
+    edit_timestamp: seconds(new Date()),
+    message_id: edit.messageId,
+    message_ids: edit.ids,
+    rendering_only: false,
+  };
+  if (edit.content !== undefined) {
+    Object.assign(event, {
+      orig_content: edit.row.content,
+      orig_rendered_content: edit.row.rendered_content,
+      content: edit.content,
+      rendered_content: edit.rendered,
+      is_me_message: false,
+    });
+  }
+  if (edit.stream) event.stream_id = edit.stream.id;
+  if (edit.topic !== undefined || edit.newStream) {
+    Object.assign(event, {
+      propagate_mode: edit.propagateMode,
+      orig_subject: edit.row.topic,
+      ...(edit.topic !== edit.row.topic ? { subject: edit.topic, topic_links: [] } : {}),
+      ...(edit.newStream ? { new_stream_id: edit.newStream.id } : {}),
+    });
+  }
+  const byFlags = new Map<string, number[]>();
+  for (const h of holders)
+    byFlags.set(h.flags.join(','), [...(byFlags.get(h.flags.join(',')) ?? []), h.user_id]);
+  if (!holders.some((h) => h.user_id === user.id)) byFlags.set('\u0000', [user.id]);
+  for (const [key, ids] of byFlags)
+    await sendEvent(db, t, ids, {
+      ...event,
+      type: 'update_message',
+      flags: key === '' || key === '\u0000' ? [] : key.split(','),
+    });
+}
+
+/**
+ * `DELETE /messages/{id}`: the sender within the organization's limit (with the channel's
+ * `can_delete_own_message_group`), or an administrator; everyone who had it gets `delete_message`.
+ */
+export async function deleteMessage(actor: Actor, messageId: number): Promise<void> {
+  const { db, user } = actor;
+  await db.transaction(async (t) => {
+    const { row, stream } = await accessibleMessage(actor, messageId, t, true);
+    const mayDeleteAny =
+      isAdmin(user) ||
+      (stream !== undefined && (await userHasGroupSetting(db, user, stream.can_delete_any_message_group)));
+    if (!mayDeleteAny) {
+      const own =
+        row.sender_id === user.id &&
+        (stream === undefined || (await userHasGroupSetting(db, user, stream.can_delete_own_message_group)));
+      if (!own) throw new JsonableError("You don't have permission to delete this message");
+      const limit = REALM_POLICY.message_content_delete_limit_seconds;
+      if (limit !== null && secondsSince(row.date_sent) > limit)
+        throw new JsonableError('The time limit for deleting this message has passed');
+    }
+    const holders = await rows<{ user_id: number }>(
+      db,
+      'DELETE FROM chat.user_messages WHERE message_id = :messageId RETURNING user_id',
+      { messageId },
+      t,
+    );
+    await exec(db, 'DELETE FROM chat.messages WHERE id = :messageId', { messageId }, t);
+    await sendEvent(db, t, [user.id, ...holders.map((h) => h.user_id)], {
+      type: 'delete_message',
+      message_id: messageId,
+      message_ids: [messageId],
+      message_type: stream ? 'stream' : 'private',
+      ...(stream ? { stream_id: stream.id, topic: row.topic } : {}),
+    });
+  });
+}
+
+/**
+ * `GET /messages/{id}/history`: the message as first sent, then after each edit, oldest first,
+ * each snapshot with what the edit changed (`prev_*`).
+ */
+export async function messageHistory(actor: Actor, messageId: number): Promise<Record<string, unknown>[]> {
+  const { row } = await accessibleMessage(actor, messageId);
+  const [history] = await rows<{ edit_history: Record<string, unknown>[] }>(
+    actor.db,
+    'SELECT edit_history FROM chat.messages WHERE id = :messageId',
+    { messageId },
+  );
+  const edits = history?.edit_history ?? [];
+  // Walk back from the current state to the original, then present forward.
+  let state = { topic: row.topic, content: row.content, rendered_content: row.rendered_content };
+  const states = [state];
+  for (const edit of [...edits].reverse()) {
+    state = {
+      topic: typeof edit.prev_topic === 'string' ? edit.prev_topic : state.topic,
+      content: typeof edit.prev_content === 'string' ? edit.prev_content : state.content,
+      rendered_content:
+        typeof edit.prev_rendered_content === 'string' ? edit.prev_rendered_content : state.rendered_content,
+    };
+    states.unshift(state);
+  }
+  const snapshots: Record<string, unknown>[] = [
+    { ...states[0], user_id: row.sender_id, timestamp: seconds(row.date_sent) },
+  ];
+  edits.forEach((edit, i) => {
+    const after = states[i + 1] ?? state;
+    const snapshot: Record<string, unknown> = {
+      ...after,
+      user_id: edit.user_id,
+      timestamp: edit.timestamp,
+    };
+    if ('prev_topic' in edit) snapshot.prev_topic = edit.prev_topic;
+    if ('prev_content' in edit) {
+      snapshot.prev_content = edit.prev_content;
+      snapshot.prev_rendered_content = edit.prev_rendered_content;
+    }
+    if ('prev_stream' in edit)
+      Object.assign(snapshot, { prev_stream: edit.prev_stream, stream: edit.stream });
+    snapshots.push(snapshot);
+  });
+  return snapshots;
+}

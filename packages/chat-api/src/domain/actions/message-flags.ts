@@ -1,0 +1,110 @@
+import { JsonableError } from '../../http/errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../events.ts';
+import { rows, type Transaction } from '../sql.ts';
+
+/** The flags a user may set on their own messages (Zulip's `POST /messages/flags`). */
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+export type EditableFlag = (typeof EDITABLE_FLAGS)[number];
+
+interface Changed {
+  message_id: string;
+  stream_id: number | null;
+  topic: string;
+  recipient_ids: number[] | null;
+  sender_id: number;
+  flags: string[];
+}
+
+/**
+ * Adds or removes a flag on the user's copies of the given messages (or of every message matched
+ * by `where`), and tells the user's queues which ones changed with `update_message_flags`.
+ * Messages the user never received are left alone, as in Zulip. Returns the changed ids.
+ */
+export async function changeFlags(
+  actor: Actor,
+  change: { op: 'add' | 'remove'; flag: EditableFlag },
+  target: { messageIds: number[] } | { where: string; params: Record<string, unknown> },
+  t: Transaction,
+): Promise<number[]> {
+  const { db, user } = actor;
+  const { op, flag } = change;
+  const selected =
+    'messageIds' in target
+      ? {
+          sql: 'um.message_id IN (:ids)',
+          params: { ids: target.messageIds.length ? target.messageIds : [-1] },
+        }
+      : { sql: target.where, params: target.params };
+  const changed = await rows<Changed>(
+    db,
+    `UPDATE chat.user_messages um SET flags = ${op === 'add' ? 'array_append(um.flags, :flag)' : 'array_remove(um.flags, :flag)'}
+     FROM chat.messages m
+     WHERE m.id = um.message_id AND um.user_id = :userId AND (${selected.sql})
+       AND ${op === 'add' ? 'NOT' : ''} (:flag = ANY (um.flags))
+     RETURNING um.message_id, m.stream_id, m.topic, m.recipient_ids, m.sender_id, um.flags`,
+    { ...selected.params, userId: user.id, flag },
+    t,
+  );
+  const ids = changed.map((c) => Number(c.message_id)).sort((a, b) => a - b);
+  if (ids.length === 0) return ids;
+  const event: Record<string, unknown> = {
+    type: 'update_message_flags',
+    op,
+    flag,
+    messages: ids,
+    all: false,
+  };
+  // Marking unread needs the conversations, so clients can count them without fetching the messages.
+  if (op === 'remove' && flag === 'read') event.message_details = messageDetails(changed, user.id);
+  await sendEvent(db, t, [user.id], event as { type: string });
+  return ids;
+}
+
+function messageDetails(changed: Changed[], userId: number): Record<string, Record<string, unknown>> {
+  const details: Record<string, Record<string, unknown>> = {};
+  for (const c of changed) {
+    const mentioned = c.flags.includes('mentioned') || c.flags.includes('wildcard_mentioned');
+    if (c.stream_id !== null) {
+      details[c.message_id] = {
+        type: 'stream',
+        stream_id: c.stream_id,
+        topic: c.topic,
+        unmuted_stream_msg: true,
+        ...(mentioned ? { mentioned: true } : {}),
+      };
+      continue;
+    }
+    const members = [...new Set(c.recipient_ids ?? [])].sort((a, b) => a - b);
+    const others = members.filter((id) => id !== userId);
+    details[c.message_id] = {
+      type: 'private',
+      user_ids: others,
+      ...(mentioned ? { mentioned: true } : {}),
+    };
+  }
+  return details;
+}
+
+export function checkFlag(flag: string): EditableFlag {
+  if ((EDITABLE_FLAGS as readonly string[]).includes(flag)) return flag as EditableFlag;
+  throw new JsonableError(`Invalid flag: '${flag}'`);
+}
+
+/** `mark_all_as_read`, `mark_stream_as_read`, `mark_topic_as_read`: every unread message of the scope becomes read. */
+export async function markAsRead(
+  actor: Actor,
+  scope: { streamId?: number; topic?: string },
+): Promise<number[]> {
+  const conditions = ['true'];
+  if (scope.streamId !== undefined) conditions.push('m.stream_id = :streamId');
+  if (scope.topic !== undefined) conditions.push('lower(m.topic) = lower(:topic)');
+  return actor.db.transaction((t) =>
+    changeFlags(
+      actor,
+      { op: 'add', flag: 'read' },
+      { where: conditions.join(' AND '), params: { streamId: scope.streamId, topic: scope.topic } },
+      t,
+    ),
+  );
+}

@@ -1,0 +1,40 @@
+import { JsonableError } from '../../http/errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../events.ts';
+import { accessibleStream } from '../lib/channels.ts';
+import { userSettings } from '../lib/user-settings.ts';
+import { subscriberIds } from '../lib/streams.ts';
+import { apiEmail, usersByIds, type User } from '../users.ts';
+
+export type TypingTarget =
+  { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
+
+/**
+ * `POST /typing`: a `typing` event to the others in the conversation (the direct message's
+ * recipients, or the channel's subscribers), except those who turned typing notifications off.
+ */
+export async function sendTyping(actor: Actor, op: 'start' | 'stop', target: TypingTarget): Promise<void> {
+  const { db, user, realm, config } = actor;
+  const person = (u: User) => ({ user_id: u.id, email: apiEmail(u, realm, config) });
+  let recipients: User[];
+  let event: Record<string, unknown>;
+  if (target.kind === 'direct') {
+    if (target.to.length === 0) throw new JsonableError('Empty direct message recipient list');
+    const ids = [...new Set([...target.to, user.id])];
+    recipients = await usersByIds(db, realm.id, ids);
+    if (recipients.length !== ids.length || recipients.some((r) => !r.is_active))
+      throw new JsonableError('Invalid user ID');
+    event = { message_type: 'direct', recipients: recipients.map(person) };
+  } else {
+    const stream = await accessibleStream(actor, target.streamId);
+    const subscribers = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
+    recipients = await usersByIds(db, realm.id, subscribers);
+    event = { message_type: 'stream', stream_id: stream.id, topic: target.topic };
+  }
+  const audience = recipients
+    .filter((r) => r.id !== user.id && userSettings(r).receives_typing_notifications !== false)
+    .map((r) => r.id);
+  await db.transaction((t) =>
+    sendEvent(db, t, audience, { type: 'typing', op, sender: person(user), ...event }),
+  );
+}

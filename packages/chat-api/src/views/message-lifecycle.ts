@@ -1,0 +1,239 @@
+import { changeFlags, checkFlag, markAsRead } from '../domain/actions/message-flags.ts';
+import {
+  deleteMessage,
+  editMessage,
+  messageHistory,
+  PROPAGATE_MODES,
+} from '../domain/actions/message-edit.ts';
+import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
+import { accessibleStream } from '../domain/lib/channels.ts';
+import { readMessage } from '../domain/lib/message-access.ts';
+import { getMessages, type NarrowTerm } from '../domain/messages.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { JsonableError } from '../http/errors.ts';
+import { p } from '../http/params.ts';
+import { narrowSchema, schema } from './schemas.ts';
+
+const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
+
+const reactionParams = {
+  message_id: p.id(),
+  emoji_name: p.string({ nonEmpty: true }),
+  emoji_code: p.string().optional(),
+  reaction_type: p.oneOf(REACTION_TYPES).optional(),
+};
+
+/** Zulip's legacy list narrow and the object form, as GET /messages reads them. */
+function narrowTerms(narrow: unknown[]): NarrowTerm[] {
+  return narrow.map((term) => {
+    if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
+    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
+      return term as NarrowTerm;
+    throw new JsonableError('Invalid narrow');
+  });
+}
+
+/** One message: read, edit, move, delete, its history, reactions, flags and marking read. */
+export const messageLifecycleEndpoints = [
+  endpoint({
+    method: 'get',
+    path: '/messages/{message_id}',
+    operationId: 'getMessage',
+    summary: 'One message the caller may read, with its Markdown (raw_content)',
+    params: {
+      message_id: p.id(),
+      apply_markdown: p.bool().default(true),
+      allow_empty_topic_name: p.bool().default(false),
+    },
+    response: {
+      required: ['raw_content', 'message'],
+      properties: { raw_content: { type: 'string' }, message: schema('Message') },
+    },
+    view: ({ message_id, apply_markdown }, actor) => readMessage(actor, message_id, apply_markdown),
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/messages/{message_id}',
+    operationId: 'updateMessage',
+    summary: "Edit a message's content (its sender), or move it to another topic or channel",
+    description:
+      'Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within ' +
+      'the move limits of /register (administrators without limit); propagate_mode change_later or ' +
+      'change_all moves the rest of the topic too. Everyone who has the message gets update_message.',
+    params: {
+      message_id: p.id(),
+      content: p.string().optional(),
+      topic: p.string().aliased('subject').optional(),
+      stream_id: p.int().optional(),
+      propagate_mode: p.oneOf(PROPAGATE_MODES).default('change_one'),
+    },
+    response: { properties: { detached_uploads: { type: 'array', items: { type: 'object' } } } },
+    view: async (params, actor) => {
+      await editMessage(actor, params.message_id, {
+        content: params.content,
+        topic: params.topic,
+        streamId: params.stream_id,
+        propagateMode: params.propagate_mode,
+      });
+      return { detached_uploads: [] };
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/messages/{message_id}',
+    operationId: 'deleteMessage',
+    summary: 'Delete a message (its sender, or an administrator)',
+    params: { message_id: p.id() },
+    view: async ({ message_id }, actor) => {
+      await deleteMessage(actor, message_id);
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/messages/{message_id}/history',
+    operationId: 'getMessageHistory',
+    summary: "A message's edit history, oldest first",
+    params: { message_id: p.id(), allow_empty_topic_name: p.bool().default(false) },
+    response: {
+      required: ['message_history'],
+      properties: { message_history: { type: 'array', items: { type: 'object' } } },
+    },
+    view: async ({ message_id }, actor) => ({ message_history: await messageHistory(actor, message_id) }),
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/{message_id}/reactions',
+    operationId: 'addReaction',
+    summary: 'React to a message with an emoji',
+    description:
+      'A Unicode emoji is given by its code (checked against the emoji dataset; the name is the ' +
+      "client's) or by a name the dataset knows. Custom emoji do not exist (no uploads).",
+    params: reactionParams,
+    view: async ({ message_id, ...reaction }, actor) => {
+      await changeReaction(actor, message_id, 'add', reaction);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/messages/{message_id}/reactions',
+    operationId: 'removeReaction',
+    summary: "Remove the caller's reaction",
+    params: reactionParams,
+    view: async ({ message_id, ...reaction }, actor) => {
+      await changeReaction(actor, message_id, 'remove', reaction);
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/flags',
+    operationId: 'updateMessageFlags',
+    summary: "Add or remove a flag (read, starred, collapsed) on the caller's messages",
+    params: { messages: p.json<number[]>(ids), op: p.oneOf(['add', 'remove'] as const), flag: p.string() },
+    response: {
+      required: ['messages'],
+      properties: { messages: ids, ignored_because_not_subscribed_channels: ids },
+    },
+    view: async (params, actor) => {
+      const flag = checkFlag(params.flag);
+      const changed = await actor.db.transaction((t) =>
+        changeFlags(actor, { op: params.op, flag }, { messageIds: params.messages }, t),
+      );
+      return { messages: changed, ignored_because_not_subscribed_channels: [] };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/flags/narrow',
+    operationId: 'updateMessageFlagsForNarrow',
+    summary: 'Add or remove a flag on the messages of a narrow around an anchor',
+    params: {
+      anchor: p.string(),
+      include_anchor: p.bool().default(true),
+      num_before: p.int(),
+      num_after: p.int(),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
+      op: p.oneOf(['add', 'remove'] as const),
+      flag: p.string(),
+    },
+    response: {
+      required: [
+        'processed_count',
+        'updated_count',
+        'first_processed_id',
+        'last_processed_id',
+        'found_oldest',
+        'found_newest',
+      ],
+      properties: {
+        processed_count: { type: 'integer' },
+        updated_count: { type: 'integer' },
+        first_processed_id: { type: ['integer', 'null'] },
+        last_processed_id: { type: ['integer', 'null'] },
+        found_oldest: { type: 'boolean' },
+        found_newest: { type: 'boolean' },
+        ignored_because_not_subscribed_channels: ids,
+      },
+    },
+    view: async (params, actor) => {
+      const flag = checkFlag(params.flag);
+      if (params.num_before < 0 || params.num_after < 0)
+        throw new JsonableError('Invalid num_before or num_after');
+      if (params.num_before + params.num_after > 5000)
+        throw new JsonableError('Too many messages requested (maximum 5000).');
+      const found = await getMessages(actor, {
+        anchor: params.anchor,
+        numBefore: params.num_before,
+        numAfter: params.num_after,
+        narrow: narrowTerms(params.narrow),
+      });
+      const processed = (found.messages as { id: number }[])
+        .map((m) => m.id)
+        .filter((id) => params.include_anchor || String(id) !== params.anchor);
+      const changed = await actor.db.transaction((t) =>
+        changeFlags(actor, { op: params.op, flag }, { messageIds: processed }, t),
+      );
+      return {
+        processed_count: processed.length,
+        updated_count: changed.length,
+        first_processed_id: processed[0] ?? null,
+        last_processed_id: processed.at(-1) ?? null,
+        found_oldest: found.found_oldest as boolean,
+        found_newest: found.found_newest as boolean,
+        ignored_because_not_subscribed_channels: [],
+      };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/mark_all_as_read',
+    operationId: 'markAllAsRead',
+    summary: "Mark all the caller's messages read",
+    response: { required: ['complete'], properties: { complete: { type: 'boolean' } } },
+    view: async (_params, actor) => {
+      await markAsRead(actor, {});
+      return { complete: true };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/mark_stream_as_read',
+    operationId: 'markStreamAsRead',
+    summary: "Mark the caller's messages of a channel read",
+    params: { stream_id: p.int() },
+    view: async ({ stream_id }, actor) => {
+      await accessibleStream(actor, stream_id);
+      await markAsRead(actor, { streamId: stream_id });
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/mark_topic_as_read',
+    operationId: 'markTopicAsRead',
+    summary: "Mark the caller's messages of a topic read",
+    params: { stream_id: p.int(), topic_name: p.string() },
+    view: async ({ stream_id, topic_name }, actor) => {
+      await accessibleStream(actor, stream_id);
+      await markAsRead(actor, { streamId: stream_id, topic: topic_name });
+    },
+  }),
+];

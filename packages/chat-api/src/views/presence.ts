@@ -1,0 +1,128 @@
+import { reportPresence } from '../domain/actions/presence.ts';
+import { sendTyping } from '../domain/actions/typing.ts';
+import { formatPresences, modernPresence, realmPresence, userPresence } from '../domain/lib/presence.ts';
+import { userByAnyEmail, userById, usersInRealm } from '../domain/users.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { JsonableError } from '../http/errors.ts';
+import { p } from '../http/params.ts';
+import type { ViewContext } from './context.ts';
+
+const presences = {
+  type: 'object',
+  description: 'By API email (legacy format), or by user id with slim_presence (modern format).',
+};
+
+async function presenceMap(actor: ViewContext, slim: boolean, after?: number, days?: number) {
+  const found = await realmPresence(actor.db, actor.realm.id, { afterUpdateId: after, historyDays: days });
+  const users = new Map((await usersInRealm(actor.db, actor.realm.id)).map((u) => [u.id, u]));
+  return {
+    presences: formatPresences(found.rows, slim, users, actor.realm, actor.config),
+    lastUpdateId: found.lastUpdateId,
+  };
+}
+
+/** Presence (who is online) and typing notifications. */
+export const presenceEndpoints = [
+  endpoint({
+    method: 'post',
+    path: '/users/me/presence',
+    operationId: 'updatePresence',
+    summary: "Report the caller's presence and read the organization's",
+    description:
+      'With last_update_id, only presence changed since is returned, with presence_last_update_id. ' +
+      'Reports that change nothing others see (an online user pinging every minute) send no event.',
+    params: {
+      status: p.oneOf(['active', 'idle'] as const),
+      ping_only: p.bool().default(false),
+      new_user_input: p.bool().default(false),
+      slim_presence: p.bool().default(false),
+      last_update_id: p.int().optional(),
+      history_limit_days: p.int().optional(),
+    },
+    response: {
+      properties: {
+        presences,
+        server_timestamp: { type: 'number' },
+        presence_last_update_id: { type: 'integer' },
+        zephyr_mirror_active: { type: 'boolean' },
+      },
+    },
+    view: async (params, actor) => {
+      await reportPresence(actor, params.status === 'active');
+      if (params.ping_only) return {};
+      const slim = params.slim_presence || params.last_update_id !== undefined;
+      const { presences: map, lastUpdateId } = await presenceMap(
+        actor,
+        slim,
+        params.last_update_id,
+        params.history_limit_days,
+      );
+      return {
+        presences: map,
+        server_timestamp: Date.now() / 1000,
+        zephyr_mirror_active: false,
+        ...(params.last_update_id !== undefined ? { presence_last_update_id: lastUpdateId } : {}),
+      };
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/realm/presence',
+    operationId: 'getPresence',
+    summary: "Everyone's presence, by API email",
+    response: {
+      required: ['presences', 'server_timestamp'],
+      properties: { presences, server_timestamp: { type: 'number' } },
+    },
+    view: async (_params, actor) => ({
+      presences: (await presenceMap(actor, false)).presences,
+      server_timestamp: Date.now() / 1000,
+    }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/users/{user_id_or_email}/presence',
+    operationId: 'getUserPresence',
+    summary: "One user's presence",
+    params: { user_id_or_email: p.string() },
+    response: { required: ['presence'], properties: { presence: { type: 'object' } } },
+    view: async ({ user_id_or_email: who }, actor) => {
+      const user = /^\d+$/.test(who)
+        ? await userById(actor.db, actor.realm.id, Number(who))
+        : await userByAnyEmail(actor.db, actor.realm, actor.config, who);
+      if (!user) throw new JsonableError('No such user', { code: 'BAD_REQUEST' });
+      const row = await userPresence(actor.db, user.id);
+      if (!row) throw new JsonableError(`No presence data for ${who}`);
+      const modern = modernPresence(row);
+      const active = Date.now() / 1000 - modern.active_timestamp < 140;
+      const entry = {
+        status: active ? 'active' : 'idle',
+        timestamp: active ? modern.active_timestamp : modern.idle_timestamp,
+      };
+      return { presence: { aggregated: entry, website: entry } };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/typing',
+    operationId: 'setTypingStatus',
+    summary: 'Tell the others in a conversation that the caller started or stopped typing',
+    params: {
+      type: p.oneOf(['direct', 'private', 'stream', 'channel'] as const).default('direct'),
+      op: p.oneOf(['start', 'stop'] as const),
+      to: p.json<number[]>({ type: 'array', items: { type: 'integer' } }).optional(),
+      stream_id: p.int().optional(),
+      topic: p.string().optional(),
+    },
+    view: async (params, actor) => {
+      if (params.type === 'direct' || params.type === 'private') {
+        if (!params.to) throw new JsonableError("Missing 'to' argument");
+        await sendTyping(actor, params.op, { kind: 'direct', to: params.to });
+        return;
+      }
+      if (params.stream_id === undefined) throw new JsonableError("Missing 'stream_id' argument");
+      if (params.topic === undefined) throw new JsonableError("Missing 'topic' argument");
+      await sendTyping(actor, params.op, { kind: 'stream', streamId: params.stream_id, topic: params.topic });
+    },
+  }),
+];

@@ -1,0 +1,86 @@
+import { updateSettings } from '../domain/actions/settings.ts';
+import { legacyMuteTopic, setTopicVisibility } from '../domain/actions/user-topics.ts';
+import {
+  SETTING_CHOICES,
+  SETTING_DEFAULTS,
+  type SettingName,
+  type SettingValue,
+} from '../domain/lib/user-settings.ts';
+import { streamByName } from '../domain/lib/streams.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { JsonableError } from '../http/errors.ts';
+import { p, type Param } from '../http/params.ts';
+
+/** One optional parameter per personal setting, typed by its default. */
+const settingParams = Object.fromEntries(
+  (Object.entries(SETTING_DEFAULTS) as [SettingName, SettingValue][]).map(([name, fallback]) => {
+    const choices = SETTING_CHOICES[name];
+    const param: Param<SettingValue> =
+      typeof fallback === 'boolean'
+        ? p.bool()
+        : typeof fallback === 'number'
+          ? p.int()
+          : choices
+            ? p.oneOf(choices as string[])
+            : p.string({ maxLength: 50 });
+    return [name, param.optional()];
+  }),
+) as Record<SettingName, Param<SettingValue | undefined>>;
+
+/** Personal settings, per-topic visibility (mute, follow) and the organization's custom emoji. */
+export const settingsEndpoints = [
+  endpoint({
+    method: 'patch',
+    path: '/settings',
+    operationId: 'updateSettings',
+    summary: "Change the caller's personal settings (those /register's user_settings reports)",
+    description:
+      'Each change sends user_settings (op update), and update_display_settings or ' +
+      'update_global_notifications for the settings Zulip grouped that way, to the caller’s queues.',
+    params: settingParams,
+    view: async (params, actor) => {
+      const changes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
+      await updateSettings(actor, changes as Partial<Record<SettingName, SettingValue>>);
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/user_topics',
+    operationId: 'updateUserTopic',
+    summary: "Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed",
+    params: { stream_id: p.int(), topic: p.string(), visibility_policy: p.int() },
+    view: async ({ stream_id, topic, visibility_policy }, actor) => {
+      await setTopicVisibility(actor, stream_id, topic, visibility_policy);
+    },
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/users/me/subscriptions/muted_topics',
+    operationId: 'muteTopic',
+    summary: 'Mute or unmute a topic (legacy; see POST /user_topics)',
+    params: {
+      stream_id: p.int().optional(),
+      stream: p.string().optional(),
+      topic: p.string(),
+      op: p.oneOf(['add', 'remove'] as const),
+    },
+    view: async (params, actor) => {
+      let streamId = params.stream_id;
+      if (streamId === undefined) {
+        if (params.stream === undefined) throw new JsonableError("Please supply 'stream' or 'stream_id'.");
+        const found = await streamByName(actor.db, actor.realm.id, params.stream);
+        if (!found) throw new JsonableError(`Channel '${params.stream}' does not exist`);
+        streamId = found.id;
+      }
+      await legacyMuteTopic(actor, streamId, params.topic, params.op);
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/realm/emoji',
+    operationId: 'getCustomEmoji',
+    summary: "The organization's custom emoji: none, since uploads are not served",
+    response: { required: ['emoji'], properties: { emoji: { type: 'object', additionalProperties: false } } },
+    view: () => ({ emoji: {} }),
+  }),
+];

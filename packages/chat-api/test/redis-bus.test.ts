@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
+import { startRedis } from '../../../test/support/redis.ts';
+import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+
+/** Long, so only a wake-up can answer a waiting poll within the test. */
+const HEARTBEAT_MS = 600_000;
+
+/**
+ * MUSE_EVENT_BUS=redis: two real `muse-server chat-api` processes on one database wake each
+ * other's polls through Redis Streams (a real redis-server), not through Postgres NOTIFY.
+ */
+describe('chat wake-ups over Redis Streams', () => {
+  let stack: TestStack;
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  const servers: { server: MuseProcess; url: string }[] = [];
+  let user: TestUser;
+  beforeAll(async () => {
+    redis = await startRedis();
+    stack = await startTestStack();
+    await makeOrganization(stack);
+    user = await makeUser(stack);
+    for (let i = 0; i < 2; i++) {
+      const server = startMuseServer(['chat-api'], {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: stack.database.url,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        MUSE_HOST: '127.0.0.1',
+        MUSE_CHAT_PORT: '0',
+        MUSE_CHAT_HEARTBEAT_MS: String(HEARTBEAT_MS),
+        MUSE_EVENT_BUS: 'redis',
+        MUSE_REDIS_URL: redis.url,
+      });
+      const [, url] = await server.waitForOutput(/"url":"(http:\/\/[^"]+)"/);
+      servers.push({ server, url: url! });
+    }
+  });
+  afterAll(async () => {
+    for (const { server } of servers) await server.stop();
+    await stack?.stop();
+    await redis?.stop();
+  });
+
+  it('a poll waiting on one process is answered when the other commits an event', async () => {
+    const [first, second] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const registered = await call(first.url, 'POST', '/register', user, { event_types: ['alert_words'] });
+    const waiting = call(first.url, 'GET', '/events', user, {
+      queue_id: registered.body.queue_id as string,
+      last_event_id: -1,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      (await call(second.url, 'POST', '/users/me/alert_words', user, { alert_words: ['redis'] })).status,
+    ).toBe(200);
+    const { body } = await waiting;
+    expect(body.events).toEqual([{ id: 0, type: 'alert_words', alert_words: ['redis'] }]);
+  });
+});

@@ -1,0 +1,205 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { AppError, ConflictError, NotFoundError, NotImplementedError } from '@muse/core';
+import { readPaymentApi } from '../admin/payment-api.ts';
+import type { CurrentUser } from '../auth/authenticate.ts';
+import { DEFAULT_ORDER_TTL_SECONDS, orderingProvider, providerAdapter, type PaymentsDeps } from './config.ts';
+import { failPending, findPayment, outTradeNoOf, type PaymentRow } from './transitions.ts';
+import { ProviderCallError, type PaymentProviderAdapter, type ProviderName } from './providers/types.ts';
+
+export interface OrderBody {
+  bundle_id: string;
+  provider?: ProviderName;
+}
+
+export interface OrderDeps extends PaymentsDeps {
+  /** Where the provider sends notifications when `notify_url` is not configured ('' when unknown). */
+  notifyBase: string;
+  /** Starts the payment's reconciliation (expiry, lost notifications) once it is open. */
+  reconcile?(payment: PaymentRow): Promise<void>;
+}
+
+/** The provider refused or did not answer; the order was failed and nothing was charged. */
+export class ProviderUnavailableError extends AppError {
+  constructor(message: string) {
+    super(502, 'payment_provider_error', message);
+  }
+}
+
+/**
+ * Opens an order for a public, active bundle: the payment (price and credits copied from the
+ * bundle now) is written pending, then the provider is asked for the order and its pay link or QR
+ * content is stored. With an Idempotency-Key, a repeat (even a concurrent one) answers the first
+ * payment; a repeat of one whose provider call had not finished asks the provider again (both
+ * providers treat the same order number as the same order).
+ */
+export async function openOrder(
+  deps: OrderDeps,
+  user: CurrentUser,
+  body: OrderBody,
+  idempotencyKey: string | undefined,
+): Promise<{ payment: PaymentRow; created: boolean }> {
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify([body.bundle_id, body.provider ?? null]))
+    .digest('hex');
+  if (idempotencyKey) {
+    const earlier = await findByKey(deps, user.id, idempotencyKey);
+    if (earlier) return { payment: await answerRepeat(deps, earlier, requestHash), created: false };
+  }
+  const { adapter, view } = await orderingProvider(deps);
+  if (body.provider && body.provider !== adapter.name)
+    throw new ConflictError(`Orders are paid with ${adapter.name} here, not ${body.provider}`);
+  const notifyUrl = view.notify_url || notifyUrlOf(deps.notifyBase, adapter.name);
+  const id = randomUUID();
+  try {
+    await insertPending(deps, user, body.bundle_id, {
+      id,
+      provider: adapter.name,
+      ttlSeconds: view.order_ttl_seconds ?? DEFAULT_ORDER_TTL_SECONDS,
+      idempotencyKey,
+      requestHash,
+    });
+  } catch (error) {
+    // A concurrent request with the same key committed first: answer its payment instead.
+    if (idempotencyKey && (error as { parent?: { code?: string } }).parent?.code === '23505') {
+      const earlier = await findByKey(deps, user.id, idempotencyKey);
+      if (earlier) return { payment: await answerRepeat(deps, earlier, requestHash), created: false };
+    }
+    throw error;
+  }
+  const payment = await askProvider(deps, adapter, (await findPayment(deps.db, id))!, notifyUrl);
+  await deps.reconcile?.(payment);
+  return { payment, created: true };
+}
+
+async function findByKey(deps: PaymentsDeps, ownerId: string, key: string): Promise<PaymentRow | undefined> {
+  const [row] = await deps.db.query<PaymentRow>(
+    'SELECT * FROM content.payments WHERE owner_id = :ownerId AND idempotency_key = :key',
+    { replacements: { ownerId, key }, type: QueryTypes.SELECT },
+  );
+  return row;
+}
+
+async function answerRepeat(deps: OrderDeps, earlier: PaymentRow, requestHash: string): Promise<PaymentRow> {
+  if (earlier.request_hash !== requestHash)
+    throw new ConflictError('This Idempotency-Key was already used for a different request');
+  if (earlier.status !== 'pending' || earlier.code_url || earlier.pay_url) return earlier;
+  const view = await readPaymentApi(deps.db);
+  const adapter = await providerAdapter(deps, earlier.provider as ProviderName, view);
+  const notifyUrl = view.notify_url || notifyUrlOf(deps.notifyBase, adapter.name);
+  const payment = await askProvider(deps, adapter, earlier, notifyUrl);
+  await deps.reconcile?.(payment);
+  return payment;
+}
+
+interface BundleRow {
+  visibility: string;
+  is_active: boolean;
+  credits: number;
+  price_cents: number;
+  currency: string;
+  name: string;
+}
+
+/** The pending payment, with the bundle share-locked so its price cannot change under it. */
+async function insertPending(
+  deps: PaymentsDeps,
+  user: CurrentUser,
+  bundleId: string,
+  order: {
+    id: string;
+    provider: ProviderName;
+    ttlSeconds: number;
+    idempotencyKey: string | undefined;
+    requestHash: string;
+  },
+): Promise<void> {
+  await deps.db.transaction(async (transaction) => {
+    const [bundle] = await deps.db.query<BundleRow>(
+      'SELECT * FROM content.bundles WHERE id = :bundleId FOR SHARE',
+      { replacements: { bundleId }, type: QueryTypes.SELECT, transaction },
+    );
+    if (!bundle || (bundle.visibility !== 'public' && !user.isAdmin))
+      throw new NotFoundError('No such bundle');
+    if (!bundle.is_active || bundle.visibility !== 'public')
+      throw new ConflictError('This bundle is not on sale');
+    if (bundle.price_cents < 1) throw new ConflictError('This bundle has no price to pay');
+    if (order.provider !== 'development' && bundle.currency !== 'CNY')
+      throw new ConflictError(
+        `${order.provider} takes CNY only; this bundle is priced in ${bundle.currency}`,
+      );
+    await deps.db.query(
+      `INSERT INTO content.payments
+         (id, owner_id, visibility, bundle_id, credits, price_cents, currency, status, provider,
+          idempotency_key, request_hash, expires_at)
+       VALUES (:id, :ownerId, 'private', :bundleId, :credits, :price, :currency, 'pending', :provider,
+          :key, :hash, now() + make_interval(secs => :ttl))`,
+      {
+        replacements: {
+          id: order.id,
+          ownerId: user.id,
+          bundleId,
+          credits: bundle.credits,
+          price: bundle.price_cents,
+          currency: bundle.currency,
+          provider: order.provider,
+          key: order.idempotencyKey ?? null,
+          hash: order.requestHash,
+          ttl: order.ttlSeconds,
+        },
+        transaction,
+      },
+    );
+  });
+}
+
+/** Asks the provider for the order; a refusal fails the payment (nothing was charged). */
+async function askProvider(
+  deps: OrderDeps,
+  adapter: PaymentProviderAdapter,
+  payment: PaymentRow,
+  notifyUrl: string,
+): Promise<PaymentRow> {
+  let instructions;
+  try {
+    instructions = await adapter.createOrder({
+      outTradeNo: outTradeNoOf(payment.id),
+      amountCents: payment.price_cents,
+      description: `Muse credits: ${payment.credits}`,
+      expiresAt: new Date(payment.expires_at!),
+      notifyUrl,
+    });
+  } catch (error) {
+    const reason = error instanceof ProviderCallError ? error.message : 'the provider could not be reached';
+    deps.logger.warn({ err: error, paymentId: payment.id }, 'payment: the provider refused the order');
+    if (error instanceof ProviderCallError) {
+      await failPending(deps.db, payment.id, reason);
+      throw new ProviderUnavailableError(`The payment provider refused the order: ${reason}`);
+    }
+    // Unreachable: the order may exist there; it stays pending for reconciliation to settle.
+    throw new ProviderUnavailableError(
+      'The payment provider could not be reached; try again with the same Idempotency-Key',
+    );
+  }
+  const [row] = await deps.db.query<PaymentRow>(
+    `UPDATE content.payments SET code_url = :codeUrl, pay_url = :payUrl, updated_at = now()
+      WHERE id = :id RETURNING *`,
+    {
+      replacements: {
+        id: payment.id,
+        codeUrl: instructions.code_url ?? null,
+        payUrl: instructions.pay_url ?? null,
+      },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return row!;
+}
+
+export function notifyUrlOf(base: string, provider: ProviderName): string {
+  if (!base)
+    throw new NotImplementedError(
+      'Payments need a notify_url in payment-api or MUSE_PUBLIC_URL: the provider must reach this server',
+    );
+  return `${base}/api/v1/payment-notifications/${provider}`;
+}

@@ -1,0 +1,66 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { RateLimitedError } from './errors.ts';
+
+/** One counter: `bucket` says what is limited (e.g. `login:ip`), `key` whose hits it counts. */
+export interface RateLimit {
+  bucket: string;
+  key: string;
+  windowSeconds: number;
+  max: number;
+  /** Says what was refused, for the 429 message. */
+  describe: string;
+}
+
+/**
+ * Counts one hit against a fixed-window counter kept in `<schema>.rate_limits`, so the limit
+ * holds across any number of API processes: the upsert is atomic, and the row lock serialises
+ * concurrent hits. A window opens at its first hit and lasts `windowSeconds`; beyond `max` hits
+ * in it, throws 429 (RateLimitedError) with the seconds left until it ends. Each service keeps the
+ * table in its own schema (both created by their migrations with the same columns).
+ */
+export async function hitRateLimit(
+  db: Sequelize,
+  schema: 'content' | 'chat',
+  limit: RateLimit,
+  transaction?: Transaction,
+): Promise<void> {
+  const table = `${schema}.rate_limits`;
+  const [row] = await db.query<{ count: number; retry_after: number }>(
+    `INSERT INTO ${table} AS r (bucket, key, window_start, window_seconds, count)
+     VALUES (:bucket, :key, now(), :window, 1)
+     ON CONFLICT (bucket, key) DO UPDATE SET
+       count = CASE WHEN r.window_start + make_interval(secs => r.window_seconds) <= now() THEN 1 ELSE r.count + 1 END,
+       window_start = CASE WHEN r.window_start + make_interval(secs => r.window_seconds) <= now() THEN now()
+                           ELSE r.window_start END,
+       window_seconds = EXCLUDED.window_seconds
+     RETURNING count, extract(epoch FROM (window_start + make_interval(secs => window_seconds) - now()))::float AS retry_after`,
+    {
+      replacements: { bucket: limit.bucket, key: limit.key, window: limit.windowSeconds },
+      type: QueryTypes.SELECT,
+      ...(transaction ? { transaction } : {}),
+    },
+  );
+  if (row!.count > limit.max)
+    throw new RateLimitedError(`${limit.describe}; try again later`, row!.retry_after);
+}
+
+/** Takes back one hit (an attempt that turned out legitimate, e.g. the right password). */
+export async function forgiveRateLimitHit(
+  db: Sequelize,
+  schema: 'content' | 'chat',
+  limit: Pick<RateLimit, 'bucket' | 'key'>,
+): Promise<void> {
+  await db.query(
+    `UPDATE ${schema}.rate_limits SET count = count - 1 WHERE bucket = :bucket AND key = :key AND count > 0`,
+    {
+      replacements: { bucket: limit.bucket, key: limit.key },
+    },
+  );
+}
+
+/** Drops counters whose window ended over an hour ago; cheap, called now and then. */
+export async function pruneRateLimits(db: Sequelize, schema: 'content' | 'chat'): Promise<void> {
+  await db.query(
+    `DELETE FROM ${schema}.rate_limits WHERE window_start + make_interval(secs => window_seconds) < now() - interval '1 hour'`,
+  );
+}

@@ -1,0 +1,591 @@
+/**
+ * The chart on a real node (tools/k8s/node.sh): `helm install` of the image, then the platform
+ * used through its NodePort Services as a client would. Run by `.ci/k8s.sh` (root, daemons),
+ * which starts the node, builds and loads the image, and tears everything down afterwards.
+ *
+ * Postgres, Temporal, the fake S3 store and the webhook code receiver run on this machine's
+ * loopback; a relay on the node's bridge address makes each reachable from the pods (the chart
+ * keeps Postgres and Temporal external).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
+import { startFakeS3, type FakeS3 } from '../support/fakes/s3.ts';
+import { startWebhookReceiver, type CodeReceiver } from '../support/fakes/code-receivers.ts';
+
+const run = promisify(execFile);
+const NODE_IP = process.env.MUSE_K8S_NODE_IP ?? '10.245.0.1';
+const KUBECONFIG = required('KUBECONFIG');
+const IMAGE = required('MUSE_K8S_IMAGE'); // repository:tag, loaded into the node
+const NEXT_TAG = required('MUSE_K8S_NEXT_TAG'); // the same image under another tag, for upgrades
+const NAMESPACE = 'muse-e2e';
+const RELEASE = 'muse';
+const BUILTIN_IMAGE_GENERATOR = '00000000-0000-4000-8000-000000000001';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this suite through .ci/k8s.sh`);
+  return value;
+}
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', KUBECONFIG, '-n', NAMESPACE, ...args], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+async function helm(...args: string[]): Promise<string> {
+  const { stdout } = await run('helm', ['--kubeconfig', KUBECONFIG, '-n', NAMESPACE, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON, read field by field
+async function kubeJson(...args: string[]): Promise<any> {
+  return JSON.parse(await kubectl(...args, '-o', 'json'));
+}
+
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 180_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(500);
+  }
+  throw new Error(`${what}: not after ${timeoutMs / 1000} s${last ? ` (${String(last)})` : ''}`);
+}
+
+/** Listens on the node's address and pipes each connection to a loopback port. */
+async function relay(port: number): Promise<{ address: string; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((incoming) => {
+    const outgoing = net.connect(port, '127.0.0.1');
+    for (const socket of [incoming, outgoing]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        incoming.destroy();
+        outgoing.destroy();
+      });
+    }
+    incoming.pipe(outgoing).pipe(incoming);
+  });
+  await new Promise<void>((resolve) => server.listen(0, NODE_IP, resolve));
+  const { port: relayPort } = server.address() as net.AddressInfo;
+  return {
+    address: `${NODE_IP}:${relayPort}`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Answer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the APIs' JSON, read field by field
+  body: any;
+}
+
+async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+  };
+}
+
+/** A Zulip API call with the form encoding and basic auth real clients use. */
+async function zulip(
+  url: string,
+  method: 'GET' | 'POST',
+  route: string,
+  user: { email: string; apiKey: string },
+  params: Record<string, unknown> = {},
+): Promise<Answer> {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  const query = method === 'GET' && [...form].length ? `?${form}` : '';
+  const response = await fetch(`${url}/api/v1${route}${query}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`,
+      ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+    },
+    ...(method === 'POST' ? { body: form.toString() } : {}),
+    signal: AbortSignal.timeout(90_000),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+function randomPhone(): string {
+  return `13${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
+}
+
+describe('the chart on a real Kubernetes node', () => {
+  const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'k8s-e2e');
+  const stops: (() => Promise<unknown>)[] = [];
+  let workDir: string;
+  let database: pg.Pool;
+  let receiver: CodeReceiver;
+  let s3: FakeS3;
+  let contentUrl: string;
+  let chatUrl: string;
+  let valuesFile: string;
+  const codeSecret = randomBytes(16).toString('hex');
+
+  async function login(
+    phone = randomPhone(),
+  ): Promise<{ token: string; id: string; headers: Record<string, string> }> {
+    const requested = await call(
+      `${contentUrl}/api/v1/auth/verification-code?phone_number=${phone}&code_type=sms`,
+    );
+    expect(requested.status, JSON.stringify(requested.body)).toBe(204);
+    const code = receiver.codeFor(phone);
+    expect(code).toMatch(/^\d+$/);
+    const exchanged = await call(`${contentUrl}/api/v1/auth/token`, {
+      method: 'POST',
+      body: { phone, verification_code: code, source: 'k8s-e2e' },
+    });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    const token = exchanged.body.token as string;
+    const me = await call(`${contentUrl}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+    return { token, id: me.body.id as string, headers: { authorization: `Bearer ${token}` } };
+  }
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-k8s-e2e-'));
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(workDir, 'postgres'),
+      port: await freePort(),
+      logger,
+      persistent: false,
+    });
+    stops.push(postgres.stop);
+    const temporal = await startDevTemporal({
+      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      port: await freePort(),
+      logger,
+    });
+    stops.push(temporal.stop);
+    const s3Credentials = {
+      bucket: 'muse',
+      accessKeyId: 'muse-e2e',
+      secretAccessKey: randomBytes(16).toString('hex'),
+      region: 'us-east-1',
+    };
+    s3 = await startFakeS3(s3Credentials);
+    stops.push(() => s3.close());
+    receiver = await startWebhookReceiver(codeSecret);
+    stops.push(() => receiver.close());
+    database = new pg.Pool({ connectionString: postgres.databaseUrl });
+    stops.push(() => database.end());
+
+    const relays = await Promise.all(
+      [postgres.databaseUrl, temporal.address, s3.url, receiver.url].map((url) =>
+        relay(Number(new URL(url.includes('://') ? url : `tcp://${url}`).port)),
+      ),
+    );
+    for (const r of relays) stops.push(r.close);
+    const [pgRelay, temporalRelay, s3Relay, receiverRelay] = relays as [
+      (typeof relays)[0],
+      (typeof relays)[0],
+      (typeof relays)[0],
+      (typeof relays)[0],
+    ];
+    receiverUrl = `http://${receiverRelay.address}/`;
+
+    const [repository, tag] = IMAGE.split(':') as [string, string];
+    valuesFile = path.join(workDir, 'values.json');
+    await writeFile(
+      valuesFile,
+      JSON.stringify({
+        image: { repository, tag, pullPolicy: 'Never' },
+        database: { url: postgres.databaseUrl.replace(/@127\.0\.0\.1:\d+/, `@${pgRelay.address}`) },
+        temporal: { address: temporalRelay.address, taskQueue: 'muse-e2e' },
+        auth: { generateJwtSecret: true, secretsKey: randomBytes(32).toString('base64') },
+        s3: {
+          enabled: true,
+          endpoint: `http://${s3Relay.address}`,
+          bucket: s3Credentials.bucket,
+          region: s3Credentials.region,
+          accessKeyId: s3Credentials.accessKeyId,
+          secretAccessKey: s3Credentials.secretAccessKey,
+        },
+        // The node's address is private: the outbound policy refuses it unless allowed.
+        config: { outboundAllow: [NODE_IP], chatDefaultRealm: 'acme', logLevel: 'warn' },
+        contentApi: { service: { type: 'NodePort' } },
+        chatApi: { service: { type: 'NodePort' } },
+      }),
+    );
+    await run('kubectl', ['--kubeconfig', KUBECONFIG, 'create', 'namespace', NAMESPACE]);
+  });
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  let receiverUrl: string;
+  let installSeconds: number;
+
+  it('helm install: the migration Job completes and every Deployment is Ready', async () => {
+    const started = Date.now();
+    await helm(
+      'install',
+      RELEASE,
+      'charts/muse',
+      '-f',
+      valuesFile,
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      '10m',
+    );
+    installSeconds = (Date.now() - started) / 1000;
+    console.log(`helm install → all pods Ready: ${installSeconds.toFixed(1)} s`);
+    const jobs = await kubeJson('get', 'jobs');
+    expect(jobs.items.map((job: { status: { succeeded?: number } }) => job.status.succeeded)).toEqual([1]);
+    const deployments = await kubeJson('get', 'deployments');
+    expect(deployments.items.map((d: { metadata: { name: string } }) => d.metadata.name).sort()).toEqual([
+      'muse-chat-api',
+      'muse-content-api',
+      'muse-operator',
+      'muse-worker',
+    ]);
+    for (const deployment of deployments.items) {
+      expect(deployment.status.readyReplicas, deployment.metadata.name).toBe(deployment.spec.replicas);
+    }
+    const services = await kubeJson('get', 'services');
+    const nodePort = (name: string) =>
+      services.items.find((s: { metadata: { name: string } }) => s.metadata.name === name).spec.ports[0]
+        .nodePort as number;
+    contentUrl = `http://${NODE_IP}:${nodePort('muse-content-api')}`;
+    chatUrl = `http://${NODE_IP}:${nodePort('muse-chat-api')}`;
+    expect((await call(`${contentUrl}/readyz`)).status).toBe(200);
+    // Container start → Ready (its /readyz probe passing), per API pod, in the kubelet's seconds.
+    const pods = await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component in (content-api,chat-api)');
+    const startToReady = pods.items.map(
+      (pod: {
+        status: {
+          containerStatuses: { state: { running: { startedAt: string } } }[];
+          conditions: { type: string; lastTransitionTime: string }[];
+        };
+      }) => {
+        const started = Date.parse(pod.status.containerStatuses[0]!.state.running.startedAt);
+        const ready = Date.parse(pod.status.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime);
+        return (ready - started) / 1000;
+      },
+    );
+    console.log(`API containers, start → Ready: ${startToReady.join(' s, ')} s`);
+  });
+
+  it('the operator in the cluster makes a VerificationCodeProvider, and a user logs in with a code it delivered', async () => {
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'sms-gateway',
+      `--from-literal=signing-secret=${codeSecret}`,
+    );
+    await applyResource({
+      apiVersion: 'muse.dev/v1alpha1',
+      kind: 'VerificationCodeProvider',
+      metadata: { name: 'sms-gateway' },
+      spec: {
+        type: 'webhook',
+        priority: 10,
+        config: { url: receiverUrl },
+        secrets: { signing_secret: { secretKeyRef: { name: 'sms-gateway', key: 'signing-secret' } } },
+      },
+    });
+    await readyCondition('verificationcodeprovider', 'sms-gateway');
+    const user = await login();
+    expect(user.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('the operator makes a Generator with a Ready condition; generation with the built-in generator completes and downloads', async () => {
+    await applyResource({
+      apiVersion: 'muse.dev/v1alpha1',
+      kind: 'Generator',
+      metadata: { name: 'studio-images' },
+      spec: {
+        displayName: 'Studio images',
+        kind: 'image',
+        type: 'openai',
+        baseCost: 5,
+        config: { base_url: `http://${NODE_IP}:9/v1`, model: 'gpt-image-1' },
+        apiKey: { secretKeyRef: { name: 'sms-gateway', key: 'signing-secret' } },
+      },
+    });
+    await readyCondition('generator', 'studio-images');
+
+    const user = await login();
+    await database.query('UPDATE content.users SET balance = 10 WHERE id = $1', [user.id]);
+    const submitted = await call(`${contentUrl}/api/v1/generations/images`, {
+      method: 'POST',
+      headers: user.headers,
+      body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: 'a fox on a real node', count: 1 },
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    const [fileId] = submitted.body.file_ids as string[];
+    const file = await eventually(
+      'the generated file',
+      async () => {
+        const { body } = await call(`${contentUrl}/api/v1/files/${fileId}`, { headers: user.headers });
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      120_000,
+    );
+    expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
+    const content = await fetch(new URL(file.download_url, contentUrl));
+    expect(content.status).toBe(200);
+    const bytes = Buffer.from(await content.arrayBuffer());
+    expect(bytes.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+    expect(bytes.length).toBe(file.size);
+  });
+
+  it('the operator makes a ChatOrganization; a message sent through the messaging API reaches a long poll', async () => {
+    await applyResource({
+      apiVersion: 'muse.dev/v1alpha1',
+      kind: 'ChatOrganization',
+      metadata: { name: 'acme' },
+      spec: {
+        subdomain: 'acme',
+        name: 'Acme',
+        owner: { email: 'owner@acme.example', fullName: 'Acme Owner' },
+      },
+    });
+    await readyCondition('chatorganization', 'acme');
+    const secret = await kubeJson('get', 'secret', 'acme-owner');
+    const owner = {
+      email: Buffer.from(secret.data.email, 'base64').toString(),
+      apiKey: Buffer.from(secret.data['api-key'], 'base64').toString(),
+    };
+    const me = await zulip(chatUrl, 'GET', '/users/me', owner);
+    expect(me.body.result).toBe('success');
+    const queue = await zulip(chatUrl, 'POST', '/register', owner, { event_types: ['message'] });
+    expect(queue.body.result).toBe('success');
+    const poll = zulip(chatUrl, 'GET', '/events', owner, {
+      queue_id: queue.body.queue_id,
+      last_event_id: queue.body.last_event_id,
+    });
+    await sleep(500);
+    const sent = await zulip(chatUrl, 'POST', '/messages', owner, {
+      type: 'direct',
+      to: [me.body.user_id],
+      content: 'hello from a pod',
+    });
+    expect(sent.body.result, JSON.stringify(sent.body)).toBe('success');
+    const events = await poll;
+    expect(events.body.events).toContainEqual(
+      expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: sent.body.id }) }),
+    );
+  });
+
+  it('rotate-jwt-secret rolls the Deployments through the controller-manager: old tokens refused, new logins work', async () => {
+    const before = await login();
+    const rotated = await run(
+      'node',
+      [
+        'packages/server/src/main.ts',
+        'rotate-jwt-secret',
+        '--kubeconfig',
+        KUBECONFIG,
+        '--namespace',
+        NAMESPACE,
+        '--secret',
+        RELEASE,
+        '--release',
+        RELEASE,
+        '--timeout',
+        '300',
+      ],
+      { maxBuffer: 4 * 1024 * 1024 },
+    );
+    expect(rotated.stderr + rotated.stdout).not.toMatch(/error/i);
+    const refused = await call(`${contentUrl}/api/v1/users/me`, { headers: before.headers });
+    expect(refused.status).toBe(401);
+    const after = await login(before.id ? undefined : undefined);
+    expect((await call(`${contentUrl}/api/v1/users/me`, { headers: after.headers })).status).toBe(200);
+  });
+
+  it(`helm upgrade to ${NEXT_TAG} and helm rollback under steady load: no failed request, every generation settled once`, async () => {
+    const user = await login();
+    await database.query('UPDATE content.users SET balance = 100000 WHERE id = $1', [user.id]);
+    for (const [action, args] of [
+      ['upgrade', ['upgrade', RELEASE, 'charts/muse', '-f', valuesFile, '--set', `image.tag=${NEXT_TAG}`]],
+      ['rollback', ['rollback', RELEASE, '1']],
+    ] as const) {
+      const load = steadyLoad(user.headers);
+      const started = Date.now();
+      await helm(...args, '--wait', '--timeout', '10m');
+      const seconds = (Date.now() - started) / 1000;
+      await sleep(2000);
+      const figures = await load.stop();
+      console.log(
+        `helm ${action}: ${seconds.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed, ${figures.fileIds.length} generations`,
+      );
+      expect(figures.failures).toEqual([]);
+      await expectSettledOnce(user, figures.fileIds);
+    }
+  });
+
+  it('kubectl delete pod of the worker mid-generation and of an API pod under load: every accepted generation completes or is refunded once', async () => {
+    const user = await login();
+    await database.query('UPDATE content.users SET balance = 100000 WHERE id = $1', [user.id]);
+    const load = steadyLoad(user.headers);
+    await sleep(2000);
+    const started = Date.now();
+    const [worker] = (await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component=worker')).items;
+    await kubectl('delete', 'pod', worker.metadata.name, '--wait=false');
+    const [api] = (await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component=content-api')).items;
+    await kubectl('delete', 'pod', api.metadata.name, '--wait=false');
+    await eventually('the Deployments Ready again', async () => {
+      const deployments = await kubeJson('get', 'deployments');
+      return (
+        deployments.items.every(
+          (d: { status: { readyReplicas?: number; updatedReplicas?: number }; spec: { replicas: number } }) =>
+            d.status.readyReplicas === d.spec.replicas,
+        ) || undefined
+      );
+    });
+    const recovered = (Date.now() - started) / 1000;
+    await sleep(2000);
+    const figures = await load.stop();
+    console.log(
+      `pod kills: ready again in ${recovered.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed (${figures.failures.slice(0, 5).join('; ')}), ${figures.fileIds.length} generations`,
+    );
+    await expectSettledOnce(user, figures.fileIds);
+  });
+
+  it('helm uninstall leaves only the generated JWT Secret (helm.sh/resource-policy: keep) and the operator-owned resources are gone', async () => {
+    await helm('uninstall', RELEASE, '--wait');
+    const left = await kubectl(
+      'get',
+      'all,secrets,configmaps,networkpolicies,poddisruptionbudgets,roles,rolebindings,serviceaccounts,jobs',
+      '-o',
+      'name',
+    );
+    const names = left
+      .split('\n')
+      .filter(Boolean)
+      .filter((name) => !name.endsWith('/kube-root-ca.crt') && name !== 'serviceaccount/default');
+    expect(names.sort()).toEqual(['secret/acme-owner', `secret/${RELEASE}`, 'secret/sms-gateway'].sort());
+  });
+
+  async function applyResource(object: Record<string, unknown>): Promise<void> {
+    const file = path.join(workDir, `${randomBytes(4).toString('hex')}.json`);
+    await writeFile(file, JSON.stringify(object));
+    await kubectl('apply', '-f', file);
+  }
+
+  async function readyCondition(kind: string, name: string): Promise<void> {
+    await eventually(`${kind}/${name} Ready`, async () => {
+      const object = await kubeJson('get', kind, name);
+      const ready = (object.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
+      if (ready?.status === 'False') throw new Error(`${ready.reason}: ${ready.message}`);
+      return ready?.status === 'True' || undefined;
+    });
+  }
+
+  /** Authenticated reads and generation submits, one after another in four lanes, until stopped. */
+  function steadyLoad(headers: Record<string, string>) {
+    let running = true;
+    let requests = 0;
+    const failures: string[] = [];
+    const fileIds: string[] = [];
+    const lane = async (index: number) => {
+      while (running) {
+        requests++;
+        try {
+          if (index === 0) {
+            const submitted = await call(`${contentUrl}/api/v1/generations/images`, {
+              method: 'POST',
+              headers,
+              body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: `load ${requests}`, count: 1 },
+            });
+            if (submitted.status !== 202)
+              failures.push(`submit ${submitted.status} ${JSON.stringify(submitted.body)}`);
+            else fileIds.push(...(submitted.body.file_ids as string[]));
+            await sleep(200);
+          } else {
+            const answer = await call(`${contentUrl}/api/v1/users/me`, { headers });
+            if (answer.status !== 200) failures.push(`GET /users/me ${answer.status}`);
+          }
+        } catch (error) {
+          failures.push(String((error as Error).cause ?? error));
+        }
+      }
+    };
+    const lanes = [0, 1, 2, 3].map(lane);
+    return {
+      async stop() {
+        running = false;
+        await Promise.all(lanes);
+        return { requests, failures, fileIds };
+      },
+    };
+  }
+
+  /** Each file ends completed (charged once) or failed (charged and refunded once), read from the ledger. */
+  async function expectSettledOnce(
+    user: { id: string; headers: Record<string, string> },
+    fileIds: string[],
+  ): Promise<void> {
+    const files = await eventually(
+      'every generation settled',
+      async () => {
+        const records = await Promise.all(
+          fileIds.map(
+            async (id) => (await call(`${contentUrl}/api/v1/files/${id}`, { headers: user.headers })).body,
+          ),
+        );
+        return records.every((r) => r.status === 'completed' || r.status === 'failed') ? records : undefined;
+      },
+      300_000,
+    );
+    const { rows } = await database.query<{ kind: string; count: string }>(
+      'SELECT kind, count(*) FROM content.transaction_logs WHERE owner_id = $1 GROUP BY kind',
+      [user.id],
+    );
+    const counts = Object.fromEntries(rows.map((row) => [row.kind, Number(row.count)]));
+    const failed = files.filter((f) => f.status === 'failed').length;
+    console.log(
+      `settled: ${files.length - failed} completed, ${failed} failed; ledger ${JSON.stringify(counts)}`,
+    );
+    expect(counts.charge ?? 0).toBe(fileIds.length);
+    expect(counts.refund ?? 0).toBe(failed);
+  }
+});
