@@ -120,7 +120,7 @@ describe('socket upgrades with bad input', { timeout: 180_000 }, () => {
     }
     // Bad handshake headers on a well-formed path.
     const path = `${conversation}/${randomUUID()}/ws?token=x`;
-    for (const headers of [
+    const badHeaders: Record<string, string>[] = [
       { Connection: 'Upgrade', Upgrade: 'websocket' },
       {
         Connection: 'Upgrade',
@@ -135,7 +135,8 @@ describe('socket upgrades with bad input', { timeout: 180_000 }, () => {
         'Sec-WebSocket-Key': 'x',
       },
       { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': '' },
-    ]) {
+    ];
+    for (const headers of badHeaders) {
       const answer = await rawUpgrade(url, path, headers);
       expect(answer.status, JSON.stringify(headers)).toBeGreaterThanOrEqual(400);
       expect(answer.status, JSON.stringify(headers)).toBeLessThan(500);

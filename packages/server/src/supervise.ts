@@ -43,9 +43,7 @@ export function superviseService(
       const delayMs = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** (restarts - 1));
       const how = signal ?? `code ${code}`;
       logger.error({ code, signal, delayMs, restart: restarts }, `${name} exited; restarting it`);
-      console.log(
-        `  ${name} exited (${how}); restarting it in ${delayMs / 1000} s (restart ${restarts})`,
-      );
+      console.log(`  ${name} exited (${how}); restarting it in ${delayMs / 1000} s (restart ${restarts})`);
       restart = setTimeout(start, delayMs);
     });
   };
