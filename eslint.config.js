@@ -9,6 +9,20 @@ const apiRoots = ['@muse/content-api', '@muse/chat-api'].map((name) => ({
 }));
 const SQL_WRITE = '/(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+(content|chat)\\./i';
 const sqlWriteMessage = 'Write content.* and chat.* tables through the owning API package, not from here.';
+const NOT_CHAT_API = { regex: '^@muse/chat-api(/|$)', message: 'The two APIs never import each other.' };
+const NOT_CONTENT_API = {
+  regex: '^@muse/content-api(/|$)',
+  message: 'The two APIs never import each other.',
+};
+const NOT_APP = { regex: '(^|/)app\\.ts$', message: 'Import the context type from context.ts, not app.ts.' };
+const NOT_TRANSPORT = {
+  regex: '^(\\.\\./)+(http|views)/',
+  message: 'The domain imports nothing from http/ or views/.',
+};
+const NOT_SERVER = {
+  regex: '^@muse/(core|content-api|chat-api|temporal|operator|server)(/|$)',
+  message: 'The SDK and the CLI reach the platform over HTTP only.',
+};
 
 export default tseslint.config(
   {
@@ -32,6 +46,13 @@ export default tseslint.config(
       ],
     },
   },
+  // Later blocks override earlier ones for the files they match, so a narrower block repeats the
+  // wider block's patterns.
+  {
+    // The two APIs never import each other.
+    files: ['packages/content-api/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CHAT_API] }] },
+  },
   {
     // The app is assembled from the feature modules; none of them imports it back (the context type is context.ts).
     files: ['packages/content-api/src/**/*.ts'],
@@ -40,16 +61,11 @@ export default tseslint.config(
       // Attaches the sockets beside a built app (its context); app.ts does not import it, so no circle.
       'packages/content-api/src/sockets/attach.ts',
     ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: '(^|/)app\\.ts$', message: 'Import the context type from context.ts, not app.ts.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CHAT_API, NOT_APP] }] },
+  },
+  {
+    files: ['packages/chat-api/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API] }] },
   },
   {
     // chat-api's domain holds the rules and state; the transport and the endpoint declarations sit on top of it.
@@ -59,15 +75,11 @@ export default tseslint.config(
       'packages/chat-api/src/domain/events.ts',
       'packages/chat-api/src/domain/messages.ts',
     ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: '^(\\.\\./)+(http|views)/', message: 'The domain imports nothing from http/ or views/.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT] }] },
+  },
+  {
+    // The SDK and the CLI reach the platform over HTTP only.
+    files: ['sdk/src/**/*.ts', 'cli/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_SERVER] }] },
   },
 );

@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -9,6 +9,8 @@ export default defineConfig({
       'test/**/*.test.ts',
       'sdk/test/**/*.test.ts',
     ],
+    // Tests in a real browser run on their own (.ci/docs.sh, which installs Chromium).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     // One real Postgres and one Temporal dev server serve the whole run; files isolate by database and task queue.

@@ -47,12 +47,31 @@ def wait_for(what: str, check, limit: float = 60.0):
             return value
         if time.monotonic() > deadline:
             screen("timeout")
+            keep_logs()
             raise SystemExit(f"timed out waiting for {what}")
         time.sleep(pause)
         pause = min(pause * 2, 1.0)
 
 
 step_number = 0
+TERM_LOGS = (
+    "zulip-terminal-tracebacks.log",
+    "zulip-terminal-thread-exceptions.log",
+    "zulip-terminal-API-requests.log",
+    "debug.log",
+)
+
+
+def keep_logs() -> None:
+    # What zulip-terminal's first message fetch gets, for diagnosis.
+    first = owner.get_messages(
+        {"anchor": 0, "num_before": 30, "num_after": 10, "apply_markdown": True,
+         "use_first_unread_anchor": True, "client_gravatar": True, "narrow": "[]"}
+    )
+    (ARTIFACTS / "first-fetch.json").write_text(repr(first))
+    for log in TERM_LOGS:
+        if (WORK / "term" / log).exists():
+            (ARTIFACTS / log).write_text((WORK / "term" / log).read_text())
 
 
 def screen(name: str = "", keep: bool = True) -> str:
@@ -93,18 +112,17 @@ def latest_from_owner(narrow: list):
 # --- zulip-terminal -------------------------------------------------------------------------
 for old in ARTIFACTS.glob("*.txt"):
     old.unlink()
-ok(peer.send_message({"type": "stream", "to": "general", "topic": "welcome", "content": "first words"}))
 term_dir = WORK / "term"
 term_dir.mkdir()
 subprocess.run(
     [
         "tmux", "new-session", "-d", "-s", SESSION, "-x", "200", "-y", "50", "-c", str(term_dir),
-        f"{BIN / 'zulip-term'} --config-file {WORK / 'owner.zuliprc'} --autohide; sleep 600",
+        f"{BIN / 'zulip-term'} --config-file {WORK / 'owner.zuliprc'} --autohide --debug; sleep 600",
     ],
     check=True,
     env={**os.environ, "TERM": "xterm-256color"},
 )
-wait_for("zulip-terminal to start and list the channels", lambda: "general" in screen(keep=False) and "first words" in screen(keep=False), limit=120)
+wait_for("zulip-terminal to start and list the channels", lambda: "# general" in screen(keep=False), limit=120)
 screen("started")
 
 # A message by another user appears live.
@@ -181,6 +199,7 @@ for log in ("zulip-terminal-tracebacks.log", "zulip-terminal-thread-exceptions.l
     path = term_dir / log
     if path.exists() and path.read_text().strip():
         raise SystemExit(f"zulip-terminal logged exceptions:\n{path.read_text()}")
+keep_logs()
 keys("C-c")
 print("zulip-terminal: started, listed channels, showed a live message, sent a channel and a direct message, typed, edited, reacted, marked read")
 

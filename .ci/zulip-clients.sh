@@ -34,9 +34,10 @@ CHAT="http://127.0.0.1:$MUSE_CHAT_PORT"
 server() { node packages/server/src/main.ts "$@"; }
 
 if curl -s -o /dev/null "$CHAT/"; then echo "port $MUSE_CHAT_PORT is already in use"; exit 1; fi
-server dev >"$WORK/dev.log" 2>&1 &
+node packages/server/src/main.ts dev >"$WORK/dev.log" 2>&1 &
 DEV=$!
-trap 'tmux kill-server 2>/dev/null || true; kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'tmux kill-session -t zulip-term 2>/dev/null || true; kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM INT
 for _ in $(seq 1 300); do
   if curl -fs "$CHAT/readyz" >/dev/null; then break; fi
   kill -0 "$DEV" 2>/dev/null || { cat "$WORK/dev.log"; exit 1; }

@@ -9,7 +9,12 @@
  * "own" is the process's anonymous memory (RssAnon): RSS less the pages of the node binary and
  * libraries that every Node process on the host shares.
  *
- *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N]
+ * "ready s" is the time from spawning a process to its first 200 from /readyz.
+ *
+ *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N] [--compiled]
+ *
+ * --compiled runs the APIs as the image does: the build's JavaScript (`npm run build` first) with
+ * the `compiled` export condition, instead of the TypeScript sources through Node's type stripping.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,20 +30,28 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     // A container's memory limit caps V8's heap (Node sizes it from the cgroup); this imitates one.
     'server-heap-mb': { type: 'string' },
+    compiled: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const TARGET_MB = 150;
 const SAMPLE_MS = 5000;
-const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+const serverMain = values.compiled
+  ? fileURLToPath(new URL('../packages/server/dist/src/main.js', import.meta.url))
+  : fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+const serverFlags = values.compiled ? ['--conditions=compiled'] : [];
 
 const rssMb = (pid: number) => rssBytes(pid) / 2 ** 20;
 const anonMb = (pid: number) => ownMemoryBytes(pid) / 2 ** 20;
-const heapFlags = values['server-heap-mb'] ? [`--max-old-space-size=${values['server-heap-mb']}`] : [];
+const heapFlags = [
+  ...serverFlags,
+  ...(values['server-heap-mb'] ? [`--max-old-space-size=${values['server-heap-mb']}`] : []),
+];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-const stack = await startBenchStack();
+// A Temporal dev server too: the processes connect to it as in production, and /readyz needs it.
+const stack = await startBenchStack({ temporal: true });
 const subdomain = 'memory';
 const env = {
   ...stack.serverEnv,
@@ -76,6 +89,8 @@ interface Measured {
   url: string;
   requests: autocannon.Request[];
   headers: Record<string, string>;
+  /** Spawn to the first 200 from /readyz (undefined for the bare process, which has none). */
+  readyMs?: number;
   stop: () => Promise<void>;
 }
 
@@ -85,8 +100,16 @@ async function serve(
   portVariable: string,
 ): Promise<Omit<Measured, 'requests' | 'headers'>> {
   const port = await freePort();
+  const spawnedAt = performance.now();
   const started = await startProcess(args, { ...env, [portVariable]: String(port) }, port, 180_000);
-  return { name, pid: started.child.pid!, url: `http://127.0.0.1:${port}`, stop: started.stop };
+  const url = `http://127.0.0.1:${port}`;
+  let readyMs: number | undefined;
+  if (portVariable !== 'PORT') {
+    while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    readyMs = performance.now() - spawnedAt;
+  }
+  return { name, pid: started.child.pid!, url, readyMs, stop: started.stop };
 }
 
 const targets: Measured[] = [
@@ -133,7 +156,7 @@ try {
     );
   }, SAMPLE_MS);
   console.log(
-    `\nmemory bench: ${seconds} s of load, ${connections} connections per process, RSS sampled every ${SAMPLE_MS / 1000} s`,
+    `\nmemory bench (${values.compiled ? 'compiled output' : 'TypeScript sources'}): ${seconds} s of load, ${connections} connections per process, RSS sampled every ${SAMPLE_MS / 1000} s`,
   );
   const results = await Promise.all(
     targets.map((target) =>
@@ -158,6 +181,7 @@ try {
     const peakAnon = Math.max(...series.map((s) => s.anon));
     return {
       process: target.name,
+      'ready s': target.readyMs === undefined ? '' : +(target.readyMs / 1000).toFixed(2),
       'req/s': Math.round(results[i]!.requests.average),
       errors: results[i]!.errors + results[i]!.non2xx,
       'idle MB': +idle[i]!.toFixed(1),

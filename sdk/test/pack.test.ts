@@ -53,7 +53,7 @@ describe('@muse/sdk as published: npm pack, installed into an empty project, REA
     'installs the tarball, type-checks the quick start and runs it against the stack',
     { timeout: 300_000 },
     async () => {
-      run(process.execPath, ['scripts/build.ts'], sdk);
+      run(process.execPath, ['../scripts/build.ts', 'sdk'], sdk);
       const tarball = run(
         'npm',
         ['pack', '--silent', '--pack-destination', project],

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   NativeConnection,
@@ -11,7 +12,9 @@ import {
 import type { Logger } from '@muse/core';
 import { createActivities, type ActivityDeps } from './activities/index.ts';
 
-export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+export const workflowsPath = fileURLToPath(
+  new URL(`./workflows/index${path.extname(import.meta.url)}`, import.meta.url),
+);
 
 /** Bundles the workflow code once (a few seconds); tests share one bundle across workers. */
 export function bundleWorkflows(): Promise<WorkflowBundleOption> {

@@ -56,7 +56,11 @@ async function kubeJson(...args: string[]): Promise<any> {
   return JSON.parse(await kubectl(...args, '-o', 'json'));
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 180_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -104,7 +108,10 @@ interface Answer {
   body: any;
 }
 
-async function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
     headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
@@ -112,7 +119,10 @@ async function call(url: string, init: { method?: string; headers?: Record<strin
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
-  return { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 /** A Zulip API call with the form encoding and basic auth real clients use. */
@@ -124,7 +134,8 @@ async function zulip(
   params: Record<string, unknown> = {},
 ): Promise<Answer> {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [key, value] of Object.entries(params))
+    form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
   const query = method === 'GET' && [...form].length ? `?${form}` : '';
   const response = await fetch(`${url}/api/v1${route}${query}`, {
     method,
@@ -154,8 +165,12 @@ describe('the chart on a real Kubernetes node', () => {
   let valuesFile: string;
   const codeSecret = randomBytes(16).toString('hex');
 
-  async function login(phone = randomPhone()): Promise<{ token: string; id: string; headers: Record<string, string> }> {
-    const requested = await call(`${contentUrl}/api/v1/auth/verification-code?phone_number=${phone}&code_type=sms`);
+  async function login(
+    phone = randomPhone(),
+  ): Promise<{ token: string; id: string; headers: Record<string, string> }> {
+    const requested = await call(
+      `${contentUrl}/api/v1/auth/verification-code?phone_number=${phone}&code_type=sms`,
+    );
     expect(requested.status, JSON.stringify(requested.body)).toBe(204);
     const code = receiver.codeFor(phone);
     expect(code).toMatch(/^\d+$/);
@@ -171,11 +186,25 @@ describe('the chart on a real Kubernetes node', () => {
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-k8s-e2e-'));
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort(), logger, persistent: false });
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(workDir, 'postgres'),
+      port: await freePort(),
+      logger,
+      persistent: false,
+    });
     stops.push(postgres.stop);
-    const temporal = await startDevTemporal({ cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH), port: await freePort(), logger });
+    const temporal = await startDevTemporal({
+      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      port: await freePort(),
+      logger,
+    });
     stops.push(temporal.stop);
-    const s3Credentials = { bucket: 'muse', accessKeyId: 'muse-e2e', secretAccessKey: randomBytes(16).toString('hex'), region: 'us-east-1' };
+    const s3Credentials = {
+      bucket: 'muse',
+      accessKeyId: 'muse-e2e',
+      secretAccessKey: randomBytes(16).toString('hex'),
+      region: 'us-east-1',
+    };
     s3 = await startFakeS3(s3Credentials);
     stops.push(() => s3.close());
     receiver = await startWebhookReceiver(codeSecret);
@@ -184,10 +213,17 @@ describe('the chart on a real Kubernetes node', () => {
     stops.push(() => database.end());
 
     const relays = await Promise.all(
-      [postgres.databaseUrl, temporal.address, s3.url, receiver.url].map((url) => relay(Number(new URL(url.includes('://') ? url : `tcp://${url}`).port))),
+      [postgres.databaseUrl, temporal.address, s3.url, receiver.url].map((url) =>
+        relay(Number(new URL(url.includes('://') ? url : `tcp://${url}`).port)),
+      ),
     );
     for (const r of relays) stops.push(r.close);
-    const [pgRelay, temporalRelay, s3Relay, receiverRelay] = relays as [typeof relays[0], typeof relays[0], typeof relays[0], typeof relays[0]];
+    const [pgRelay, temporalRelay, s3Relay, receiverRelay] = relays as [
+      (typeof relays)[0],
+      (typeof relays)[0],
+      (typeof relays)[0],
+      (typeof relays)[0],
+    ];
     receiverUrl = `http://${receiverRelay.address}/`;
 
     const [repository, tag] = IMAGE.split(':') as [string, string];
@@ -199,7 +235,14 @@ describe('the chart on a real Kubernetes node', () => {
         database: { url: postgres.databaseUrl.replace(/@127\.0\.0\.1:\d+/, `@${pgRelay.address}`) },
         temporal: { address: temporalRelay.address, taskQueue: 'muse-e2e' },
         auth: { generateJwtSecret: true, secretsKey: randomBytes(32).toString('base64') },
-        s3: { enabled: true, endpoint: `http://${s3Relay.address}`, bucket: s3Credentials.bucket, region: s3Credentials.region, accessKeyId: s3Credentials.accessKeyId, secretAccessKey: s3Credentials.secretAccessKey },
+        s3: {
+          enabled: true,
+          endpoint: `http://${s3Relay.address}`,
+          bucket: s3Credentials.bucket,
+          region: s3Credentials.region,
+          accessKeyId: s3Credentials.accessKeyId,
+          secretAccessKey: s3Credentials.secretAccessKey,
+        },
         // The node's address is private: the outbound policy refuses it unless allowed.
         config: { outboundAllow: [NODE_IP], chatDefaultRealm: 'acme', logLevel: 'warn' },
         contentApi: { service: { type: 'NodePort' } },
@@ -219,36 +262,63 @@ describe('the chart on a real Kubernetes node', () => {
 
   it('helm install: the migration Job completes and every Deployment is Ready', async () => {
     const started = Date.now();
-    await helm('install', RELEASE, 'charts/muse', '-f', valuesFile, '--wait', '--wait-for-jobs', '--timeout', '10m');
+    await helm(
+      'install',
+      RELEASE,
+      'charts/muse',
+      '-f',
+      valuesFile,
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      '10m',
+    );
     installSeconds = (Date.now() - started) / 1000;
     console.log(`helm install → all pods Ready: ${installSeconds.toFixed(1)} s`);
     const jobs = await kubeJson('get', 'jobs');
     expect(jobs.items.map((job: { status: { succeeded?: number } }) => job.status.succeeded)).toEqual([1]);
     const deployments = await kubeJson('get', 'deployments');
-    expect(deployments.items.map((d: { metadata: { name: string } }) => d.metadata.name).sort()).toEqual(
-      ['muse-chat-api', 'muse-content-api', 'muse-operator', 'muse-worker'],
-    );
+    expect(deployments.items.map((d: { metadata: { name: string } }) => d.metadata.name).sort()).toEqual([
+      'muse-chat-api',
+      'muse-content-api',
+      'muse-operator',
+      'muse-worker',
+    ]);
     for (const deployment of deployments.items) {
       expect(deployment.status.readyReplicas, deployment.metadata.name).toBe(deployment.spec.replicas);
     }
     const services = await kubeJson('get', 'services');
     const nodePort = (name: string) =>
-      services.items.find((s: { metadata: { name: string } }) => s.metadata.name === name).spec.ports[0].nodePort as number;
+      services.items.find((s: { metadata: { name: string } }) => s.metadata.name === name).spec.ports[0]
+        .nodePort as number;
     contentUrl = `http://${NODE_IP}:${nodePort('muse-content-api')}`;
     chatUrl = `http://${NODE_IP}:${nodePort('muse-chat-api')}`;
     expect((await call(`${contentUrl}/readyz`)).status).toBe(200);
     // Container start → Ready (its /readyz probe passing), per API pod, in the kubelet's seconds.
     const pods = await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component in (content-api,chat-api)');
-    const startToReady = pods.items.map((pod: { status: { containerStatuses: { state: { running: { startedAt: string } } }[]; conditions: { type: string; lastTransitionTime: string }[] } }) => {
-      const started = Date.parse(pod.status.containerStatuses[0]!.state.running.startedAt);
-      const ready = Date.parse(pod.status.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime);
-      return (ready - started) / 1000;
-    });
+    const startToReady = pods.items.map(
+      (pod: {
+        status: {
+          containerStatuses: { state: { running: { startedAt: string } } }[];
+          conditions: { type: string; lastTransitionTime: string }[];
+        };
+      }) => {
+        const started = Date.parse(pod.status.containerStatuses[0]!.state.running.startedAt);
+        const ready = Date.parse(pod.status.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime);
+        return (ready - started) / 1000;
+      },
+    );
     console.log(`API containers, start → Ready: ${startToReady.join(' s, ')} s`);
   });
 
   it('the operator in the cluster makes a VerificationCodeProvider, and a user logs in with a code it delivered', async () => {
-    await kubectl('create', 'secret', 'generic', 'sms-gateway', `--from-literal=signing-secret=${codeSecret}`);
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'sms-gateway',
+      `--from-literal=signing-secret=${codeSecret}`,
+    );
     await applyResource({
       apiVersion: 'muse.dev/v1alpha1',
       kind: 'VerificationCodeProvider',
@@ -270,7 +340,14 @@ describe('the chart on a real Kubernetes node', () => {
       apiVersion: 'muse.dev/v1alpha1',
       kind: 'Generator',
       metadata: { name: 'studio-images' },
-      spec: { displayName: 'Studio images', kind: 'image', type: 'openai', baseCost: 5, config: { base_url: `http://${NODE_IP}:9/v1`, model: 'gpt-image-1' }, apiKey: { secretKeyRef: { name: 'sms-gateway', key: 'signing-secret' } } },
+      spec: {
+        displayName: 'Studio images',
+        kind: 'image',
+        type: 'openai',
+        baseCost: 5,
+        config: { base_url: `http://${NODE_IP}:9/v1`, model: 'gpt-image-1' },
+        apiKey: { secretKeyRef: { name: 'sms-gateway', key: 'signing-secret' } },
+      },
     });
     await readyCondition('generator', 'studio-images');
 
@@ -283,10 +360,14 @@ describe('the chart on a real Kubernetes node', () => {
     });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
     const [fileId] = submitted.body.file_ids as string[];
-    const file = await eventually('the generated file', async () => {
-      const { body } = await call(`${contentUrl}/api/v1/files/${fileId}`, { headers: user.headers });
-      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
-    }, 120_000);
+    const file = await eventually(
+      'the generated file',
+      async () => {
+        const { body } = await call(`${contentUrl}/api/v1/files/${fileId}`, { headers: user.headers });
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      120_000,
+    );
     expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
     const content = await fetch(new URL(file.download_url, contentUrl));
     expect(content.status).toBe(200);
@@ -300,7 +381,11 @@ describe('the chart on a real Kubernetes node', () => {
       apiVersion: 'muse.dev/v1alpha1',
       kind: 'ChatOrganization',
       metadata: { name: 'acme' },
-      spec: { subdomain: 'acme', name: 'Acme', owner: { email: 'owner@acme.example', fullName: 'Acme Owner' } },
+      spec: {
+        subdomain: 'acme',
+        name: 'Acme',
+        owner: { email: 'owner@acme.example', fullName: 'Acme Owner' },
+      },
     });
     await readyCondition('chatorganization', 'acme');
     const secret = await kubeJson('get', 'secret', 'acme-owner');
@@ -312,19 +397,41 @@ describe('the chart on a real Kubernetes node', () => {
     expect(me.body.result).toBe('success');
     const queue = await zulip(chatUrl, 'POST', '/register', owner, { event_types: ['message'] });
     expect(queue.body.result).toBe('success');
-    const poll = zulip(chatUrl, 'GET', '/events', owner, { queue_id: queue.body.queue_id, last_event_id: queue.body.last_event_id });
+    const poll = zulip(chatUrl, 'GET', '/events', owner, {
+      queue_id: queue.body.queue_id,
+      last_event_id: queue.body.last_event_id,
+    });
     await sleep(500);
-    const sent = await zulip(chatUrl, 'POST', '/messages', owner, { type: 'direct', to: [me.body.user_id], content: 'hello from a pod' });
+    const sent = await zulip(chatUrl, 'POST', '/messages', owner, {
+      type: 'direct',
+      to: [me.body.user_id],
+      content: 'hello from a pod',
+    });
     expect(sent.body.result, JSON.stringify(sent.body)).toBe('success');
     const events = await poll;
-    expect(events.body.events).toContainEqual(expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: sent.body.id }) }));
+    expect(events.body.events).toContainEqual(
+      expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: sent.body.id }) }),
+    );
   });
 
   it('rotate-jwt-secret rolls the Deployments through the controller-manager: old tokens refused, new logins work', async () => {
     const before = await login();
     const rotated = await run(
       'node',
-      ['packages/server/src/main.ts', 'rotate-jwt-secret', '--kubeconfig', KUBECONFIG, '--namespace', NAMESPACE, '--secret', RELEASE, '--release', RELEASE, '--timeout', '300'],
+      [
+        'packages/server/src/main.ts',
+        'rotate-jwt-secret',
+        '--kubeconfig',
+        KUBECONFIG,
+        '--namespace',
+        NAMESPACE,
+        '--secret',
+        RELEASE,
+        '--release',
+        RELEASE,
+        '--timeout',
+        '300',
+      ],
       { maxBuffer: 4 * 1024 * 1024 },
     );
     expect(rotated.stderr + rotated.stdout).not.toMatch(/error/i);
@@ -347,7 +454,9 @@ describe('the chart on a real Kubernetes node', () => {
       const seconds = (Date.now() - started) / 1000;
       await sleep(2000);
       const figures = await load.stop();
-      console.log(`helm ${action}: ${seconds.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed, ${figures.fileIds.length} generations`);
+      console.log(
+        `helm ${action}: ${seconds.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed, ${figures.fileIds.length} generations`,
+      );
       expect(figures.failures).toEqual([]);
       await expectSettledOnce(user, figures.fileIds);
     }
@@ -365,19 +474,34 @@ describe('the chart on a real Kubernetes node', () => {
     await kubectl('delete', 'pod', api.metadata.name, '--wait=false');
     await eventually('the Deployments Ready again', async () => {
       const deployments = await kubeJson('get', 'deployments');
-      return deployments.items.every((d: { status: { readyReplicas?: number; updatedReplicas?: number }; spec: { replicas: number } }) => d.status.readyReplicas === d.spec.replicas) || undefined;
+      return (
+        deployments.items.every(
+          (d: { status: { readyReplicas?: number; updatedReplicas?: number }; spec: { replicas: number } }) =>
+            d.status.readyReplicas === d.spec.replicas,
+        ) || undefined
+      );
     });
     const recovered = (Date.now() - started) / 1000;
     await sleep(2000);
     const figures = await load.stop();
-    console.log(`pod kills: ready again in ${recovered.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed (${figures.failures.slice(0, 5).join('; ')}), ${figures.fileIds.length} generations`);
+    console.log(
+      `pod kills: ready again in ${recovered.toFixed(1)} s; ${figures.requests} requests, ${figures.failures.length} failed (${figures.failures.slice(0, 5).join('; ')}), ${figures.fileIds.length} generations`,
+    );
     await expectSettledOnce(user, figures.fileIds);
   });
 
   it('helm uninstall leaves only the generated JWT Secret (helm.sh/resource-policy: keep) and the operator-owned resources are gone', async () => {
     await helm('uninstall', RELEASE, '--wait');
-    const left = await kubectl('get', 'all,secrets,configmaps,networkpolicies,poddisruptionbudgets,roles,rolebindings,serviceaccounts,jobs', '-o', 'name');
-    const names = left.split('\n').filter(Boolean).filter((name) => !name.endsWith('/kube-root-ca.crt') && name !== 'serviceaccount/default');
+    const left = await kubectl(
+      'get',
+      'all,secrets,configmaps,networkpolicies,poddisruptionbudgets,roles,rolebindings,serviceaccounts,jobs',
+      '-o',
+      'name',
+    );
+    const names = left
+      .split('\n')
+      .filter(Boolean)
+      .filter((name) => !name.endsWith('/kube-root-ca.crt') && name !== 'serviceaccount/default');
     expect(names.sort()).toEqual(['secret/acme-owner', `secret/${RELEASE}`, 'secret/sms-gateway'].sort());
   });
 
@@ -412,7 +536,8 @@ describe('the chart on a real Kubernetes node', () => {
               headers,
               body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: `load ${requests}`, count: 1 },
             });
-            if (submitted.status !== 202) failures.push(`submit ${submitted.status} ${JSON.stringify(submitted.body)}`);
+            if (submitted.status !== 202)
+              failures.push(`submit ${submitted.status} ${JSON.stringify(submitted.body)}`);
             else fileIds.push(...(submitted.body.file_ids as string[]));
             await sleep(200);
           } else {
@@ -435,18 +560,31 @@ describe('the chart on a real Kubernetes node', () => {
   }
 
   /** Each file ends completed (charged once) or failed (charged and refunded once), read from the ledger. */
-  async function expectSettledOnce(user: { id: string; headers: Record<string, string> }, fileIds: string[]): Promise<void> {
-    const files = await eventually('every generation settled', async () => {
-      const records = await Promise.all(fileIds.map(async (id) => (await call(`${contentUrl}/api/v1/files/${id}`, { headers: user.headers })).body));
-      return records.every((r) => r.status === 'completed' || r.status === 'failed') ? records : undefined;
-    }, 300_000);
+  async function expectSettledOnce(
+    user: { id: string; headers: Record<string, string> },
+    fileIds: string[],
+  ): Promise<void> {
+    const files = await eventually(
+      'every generation settled',
+      async () => {
+        const records = await Promise.all(
+          fileIds.map(
+            async (id) => (await call(`${contentUrl}/api/v1/files/${id}`, { headers: user.headers })).body,
+          ),
+        );
+        return records.every((r) => r.status === 'completed' || r.status === 'failed') ? records : undefined;
+      },
+      300_000,
+    );
     const { rows } = await database.query<{ kind: string; count: string }>(
       'SELECT kind, count(*) FROM content.transaction_logs WHERE owner_id = $1 GROUP BY kind',
       [user.id],
     );
     const counts = Object.fromEntries(rows.map((row) => [row.kind, Number(row.count)]));
     const failed = files.filter((f) => f.status === 'failed').length;
-    console.log(`settled: ${files.length - failed} completed, ${failed} failed; ledger ${JSON.stringify(counts)}`);
+    console.log(
+      `settled: ${files.length - failed} completed, ${failed} failed; ledger ${JSON.stringify(counts)}`,
+    );
     expect(counts.charge ?? 0).toBe(fileIds.length);
     expect(counts.refund ?? 0).toBe(failed);
   }

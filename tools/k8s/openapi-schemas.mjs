@@ -19,7 +19,8 @@ function strict(schema) {
   if (Array.isArray(schema)) return schema.map(strict);
   if (!schema || typeof schema !== 'object') return schema;
   const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, strict(value)]));
-  if (typeof copy.$ref === 'string') copy.$ref = copy.$ref.replace('#/definitions/', '_definitions.json#/definitions/');
+  if (typeof copy.$ref === 'string')
+    copy.$ref = copy.$ref.replace('#/definitions/', '_definitions.json#/definitions/');
   if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   // int-or-string fields are typed `string` with a format in OpenAPI v2; accept both as the server does.
   if (copy.format === 'int-or-string') {

@@ -3,7 +3,8 @@ import { ROLE } from './domain/limits.ts';
 import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
 import { createUser, type User } from './domain/users.ts';
-import { createStream, joinDefaultStreams, PUBLIC_CHANNEL } from './domain/streams.ts';
+import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
+import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
 import { transact } from './domain/lib/transact.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
@@ -94,6 +95,8 @@ export async function createChatUser(
     botOwnerId?: number;
     emailAddressVisibility?: number;
     canChangeUserEmails?: boolean;
+    /** The extra right `POST /users` needs (Zulip's can_create_users). */
+    canCreateUsers?: boolean;
   },
 ): Promise<User> {
   const realm = await realmBySubdomain(db, input.subdomain);
@@ -101,12 +104,20 @@ export async function createChatUser(
   return transact(db, async (t) => {
     const user = await createUser(db, realm, input, t);
     await joinDefaultStreams(db, user, t);
-    if (!input.canChangeUserEmails) return user;
-    await db.query('UPDATE chat.users SET can_change_user_emails = true WHERE id = :id', {
-      replacements: { id: user.id },
-      transaction: t,
-    });
-    return { ...user, can_change_user_emails: true };
+    if (!input.canChangeUserEmails && !input.canCreateUsers) return user;
+    const [[rights]] = (await db.query(
+      `UPDATE chat.users SET can_change_user_emails = :emails, can_create_users = :create WHERE id = :id
+       RETURNING *`,
+      {
+        replacements: {
+          id: user.id,
+          emails: input.canChangeUserEmails ?? false,
+          create: input.canCreateUsers ?? false,
+        },
+        transaction: t,
+      },
+    )) as unknown as [[User]];
+    return rights;
   });
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { documentRequestId } from '@muse/core';
 import { endpointPaths } from './http/operations.ts';
-import { chatEndpoints } from './views/index.ts';
+import { chatAreas, chatEndpoints } from './views/index.ts';
 import { chatSchemas } from './views/schemas.ts';
 
 type Document = Record<string, unknown> & {
@@ -21,6 +21,13 @@ export function buildOpenApiDocument(): Document {
     if (path in document.paths) throw new Error(`${path} is both in openapi.yaml and declared`);
     document.paths[path] = item;
   }
+  document.tags = [
+    ...((document.tags as object[] | undefined) ?? []),
+    // Several view modules may share a tag: the first one's description names it.
+    ...chatAreas
+      .filter((area, i) => chatAreas.findIndex((other) => other.tag === area.tag) === i)
+      .map(({ tag, description }) => ({ name: tag, description })),
+  ];
   const schemas = (document.components.schemas ??= {});
   for (const [name, schema] of Object.entries(chatSchemas)) {
     if (name in schemas) throw new Error(`components.schemas.${name} is both in openapi.yaml and declared`);

@@ -27,8 +27,9 @@ describe('channels and topics, topic visibility, settings, presence and typing (
       invite_only: true,
     });
     const streams = await call(url(), 'GET', '/streams', alice);
-    general = (streams.body.streams as { name: string; stream_id: number }[]).find((s) => s.name === 'general')
-      ?.stream_id as number;
+    general = (streams.body.streams as { name: string; stream_id: number }[]).find(
+      (s) => s.name === 'general',
+    )?.stream_id as number;
   });
   afterAll(() => stack.stop());
 
@@ -53,8 +54,8 @@ describe('channels and topics, topic visibility, settings, presence and typing (
 
   it('GET /users/me/{stream_id}/topics lists topics newest first with their newest message', async () => {
     const send = async (topic: string) =>
-      (await call(url(), 'POST', '/messages', alice, { type: 'stream', to: 'general', topic, content: 'x' })).body
-        .id as number;
+      (await call(url(), 'POST', '/messages', alice, { type: 'stream', to: 'general', topic, content: 'x' }))
+        .body.id as number;
     await send('older');
     const a = await send('newer');
     const b = await send('older');
@@ -68,22 +69,32 @@ describe('channels and topics, topic visibility, settings, presence and typing (
 
   it('topic visibility: POST /user_topics and the legacy muted_topics endpoint, with events and state', async () => {
     const queue = await register(bob, ['user_topic', 'muted_topics']);
-    const muted = await call(url(), 'POST', '/user_topics', bob, { stream_id: general, topic: 'older', visibility_policy: 1 });
+    const muted = await call(url(), 'POST', '/user_topics', bob, {
+      stream_id: general,
+      topic: 'older',
+      visibility_policy: 1,
+    });
     expect(muted.status).toBe(200);
     expectZulipSchema('/user_topics', 'post', muted.body);
     const events = await eventsOf(bob, queue, 'muted_topics');
     expect(events[0]?.muted_topics).toEqual([['general', 'older', expect.any(Number)]]);
-    const state = await call(url(), 'POST', '/register', bob, { fetch_event_types: ['user_topic', 'muted_topics'] });
+    const state = await call(url(), 'POST', '/register', bob, {
+      fetch_event_types: ['user_topic', 'muted_topics'],
+    });
     expect(state.body.user_topics).toEqual([
       { stream_id: general, topic_name: 'older', visibility_policy: 1, last_updated: expect.any(Number) },
     ]);
     const legacy = await call(url(), 'PATCH', '/users/me/subscriptions/muted_topics', bob, {
-      stream: 'general', topic: 'older', op: 'remove',
+      stream: 'general',
+      topic: 'older',
+      op: 'remove',
     });
     expect(legacy.status).toBe(200);
     expectZulipSchema('/users/me/subscriptions/muted_topics', 'patch', legacy.body);
     const again = await call(url(), 'PATCH', '/users/me/subscriptions/muted_topics', bob, {
-      stream_id: general, topic: 'older', op: 'remove',
+      stream_id: general,
+      topic: 'older',
+      op: 'remove',
     });
     expect(again.body.msg).toBe('Topic is not muted');
   });
@@ -97,13 +108,19 @@ describe('channels and topics, topic visibility, settings, presence and typing (
     ] as const) {
       const reply = await fetch(`${url()}/api/v1${path}`, { method, headers: { authorization: auth } });
       expect(reply.status).toBe(404);
-      expect(await reply.json()).toMatchObject({ result: "error", msg: expect.stringMatching(/^Unknown endpoint/) });
+      expect(await reply.json()).toMatchObject({
+        result: 'error',
+        msg: expect.stringMatching(/^Unknown endpoint/),
+      });
     }
   });
 
   it('PATCH /settings changes a setting, announces it, and /register reports it', async () => {
     const queue = await register(bob, ['user_settings', 'update_display_settings']);
-    const changed = await call(url(), 'PATCH', '/settings', bob, { twenty_four_hour_time: true, emojiset: 'text' });
+    const changed = await call(url(), 'PATCH', '/settings', bob, {
+      twenty_four_hour_time: true,
+      emojiset: 'text',
+    });
     expect(changed.status).toBe(200);
     expectZulipSchema('/settings', 'patch', changed.body);
     const events = await eventsOf(bob, queue, 'user_settings', 2);
@@ -114,7 +131,10 @@ describe('channels and topics, topic visibility, settings, presence and typing (
     const state = await call(url(), 'POST', '/register', bob, {
       fetch_event_types: ['user_settings', 'update_display_settings'],
     });
-    expect(state.body).toMatchObject({ twenty_four_hour_time: true, user_settings: expect.objectContaining({ emojiset: 'text' }) });
+    expect(state.body).toMatchObject({
+      twenty_four_hour_time: true,
+      user_settings: expect.objectContaining({ emojiset: 'text' }),
+    });
     expect((await call(url(), 'PATCH', '/settings', bob, { emojiset: 'comic' })).status).toBe(400);
     const emoji = await call(url(), 'GET', '/realm/emoji', bob);
     expectZulipSchema('/realm/emoji', 'get', emoji.body);
@@ -122,25 +142,37 @@ describe('channels and topics, topic visibility, settings, presence and typing (
 
   it('presence: reports are recorded, coming online is announced, last_update_id returns only changes', async () => {
     const queue = await register(alice, ['presence']);
-    const first = await call(url(), 'POST', '/users/me/presence', bob, { status: 'active', new_user_input: true });
+    const first = await call(url(), 'POST', '/users/me/presence', bob, {
+      status: 'active',
+      new_user_input: true,
+    });
     expect(first.status).toBe(200);
     expectZulipSchema('/users/me/presence', 'post', first.body);
     expect(first.body.presences).toHaveProperty(bob.email);
     const [event] = await eventsOf(alice, queue, 'presence');
     expect(event).toMatchObject({ user_id: bob.id, presence: { website: { status: 'active' } } });
-    const slim = await call(url(), 'POST', '/users/me/presence', alice, { status: 'idle', last_update_id: -1 });
+    const slim = await call(url(), 'POST', '/users/me/presence', alice, {
+      status: 'idle',
+      last_update_id: -1,
+    });
     expectZulipSchema('/users/me/presence', 'post', slim.body);
     expect(slim.body.presences).toHaveProperty(String(bob.id));
     const since = slim.body.presence_last_update_id as number;
     // Bob pinging again while online changes nothing others see.
     await call(url(), 'POST', '/users/me/presence', bob, { status: 'active' });
-    const none = await call(url(), 'POST', '/users/me/presence', alice, { status: 'idle', last_update_id: since });
+    const none = await call(url(), 'POST', '/users/me/presence', alice, {
+      status: 'idle',
+      last_update_id: since,
+    });
     expect(none.body.presences).toEqual({});
     const realm = await call(url(), 'GET', '/realm/presence', alice);
     expectZulipSchema('/realm/presence', 'get', realm.body);
     const one = await call(url(), 'GET', `/users/${bob.id}/presence`, alice);
     expectZulipSchema('/users/{user_id_or_email}/presence', 'get', one.body);
-    const state = await call(url(), 'POST', '/register', alice, { fetch_event_types: ['presence'], slim_presence: true });
+    const state = await call(url(), 'POST', '/register', alice, {
+      fetch_event_types: ['presence'],
+      slim_presence: true,
+    });
     expect(state.body.presences).toHaveProperty(String(bob.id));
   });
 
@@ -149,11 +181,23 @@ describe('channels and topics, topic visibility, settings, presence and typing (
     const direct = await call(url(), 'POST', '/typing', alice, { op: 'start', to: [bob.id] });
     expect(direct.status).toBe(200);
     expectZulipSchema('/typing', 'post', direct.body);
-    await call(url(), 'POST', '/typing', alice, { type: 'stream', op: 'stop', stream_id: general, topic: 'older' });
+    await call(url(), 'POST', '/typing', alice, {
+      type: 'stream',
+      op: 'stop',
+      stream_id: general,
+      topic: 'older',
+    });
     const events = await eventsOf(bob, queue, 'typing', 2);
     expect(events[0]).toMatchObject({ op: 'start', message_type: 'direct', sender: { user_id: alice.id } });
-    expect(events[1]).toMatchObject({ op: 'stop', message_type: 'stream', stream_id: general, topic: 'older' });
-    expect((await call(url(), 'POST', '/typing', alice, { op: 'start' })).body.msg).toBe("Missing 'to' argument");
+    expect(events[1]).toMatchObject({
+      op: 'stop',
+      message_type: 'stream',
+      stream_id: general,
+      topic: 'older',
+    });
+    expect((await call(url(), 'POST', '/typing', alice, { op: 'start' })).body.msg).toBe(
+      "Missing 'to' argument",
+    );
     expect((await call(url(), 'GET', '/streams', guest)).body.streams).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'general' })]),
     );

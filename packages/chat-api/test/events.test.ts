@@ -50,7 +50,8 @@ describe('event queues', () => {
     expect(body).toMatchObject({
       zulip_feature_level: 420,
       alert_words: [],
-      subscriptions: [],
+      // New users join the default channel, general.
+      subscriptions: [expect.objectContaining({ name: 'general' })],
       user_id: alice.id,
     });
     expect((body.realm_users as { user_id: number }[]).map((u) => u.user_id)).toContain(bob.id);
@@ -214,7 +215,7 @@ describe('event queues', () => {
     const queues = await Promise.all(
       [alice, bob, carol, carol].map(async (user) => ({
         user,
-        queueId: (await register(user, { event_types: ['message'] })).queue_id,
+        queueId: (await register(user, { event_types: ['message'], apply_markdown: true })).queue_id,
       })),
     );
     // The heartbeat interval is short here: a poll answered with a heartbeat polls again.

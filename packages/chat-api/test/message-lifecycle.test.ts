@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, waitForEvents, type QueuedEvent, type TestUser } from './support.ts';
+import {
+  call,
+  makeOrganization,
+  makeUser,
+  waitForEvents,
+  type QueuedEvent,
+  type TestUser,
+} from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)', () => {
@@ -15,7 +22,8 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     return reply.body.id as number;
   };
   const register = async (user: TestUser, params: Record<string, unknown> = {}) =>
-    (await call(url(), 'POST', '/register', user, { apply_markdown: true, ...params })).body.queue_id as string;
+    (await call(url(), 'POST', '/register', user, { apply_markdown: true, ...params })).body
+      .queue_id as string;
   const eventsOf = (user: TestUser, queue: string, type: string, n = 1) =>
     waitForEvents(url(), user, queue, (events) => events.filter((e) => e.type === type).length >= n).then(
       (events) => events.filter((e) => e.type === type),
@@ -29,7 +37,7 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
   });
   afterAll(() => stack.stop());
 
-  it('GET /messages/{id} gives the message and its Markdown; others\' messages stay hidden', async () => {
+  it("GET /messages/{id} gives the message and its Markdown; others' messages stay hidden", async () => {
     const id = await send(alice, { type: 'direct', to: [bob.id], content: 'hello **bob**' });
     const { status, body } = await call(url(), 'GET', `/messages/${id}`, bob);
     expect(status).toBe(200);
@@ -54,13 +62,25 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     expect(edited.status).toBe(200);
     expectZulipSchema('/messages/{message_id}', 'patch', edited.body);
     const [event] = await eventsOf(bob, queue, 'update_message');
-    expect(event).toMatchObject({ message_id: id, content: 'second', rendered_content: '<p>second</p>', orig_content: 'first', flags: [] });
+    expect(event).toMatchObject({
+      message_id: id,
+      content: 'second',
+      rendered_content: '<p>second</p>',
+      orig_content: 'first',
+      flags: [],
+    });
     expectZulipSchema('/events', 'get', { result: 'success', msg: '', queue_id: queue, events: [event] });
     const history = await call(url(), 'GET', `/messages/${id}/history`, bob);
     expectZulipSchema('/messages/{message_id}/history', 'get', history.body);
-    expect((history.body.message_history as { content: string }[]).map((h) => h.content)).toEqual(['first', 'second']);
+    expect((history.body.message_history as { content: string }[]).map((h) => h.content)).toEqual([
+      'first',
+      'second',
+    ]);
     const got = await call(url(), 'GET', `/messages/${id}`, bob);
-    expect(got.body.message).toMatchObject({ content: '<p>second</p>', last_edit_timestamp: expect.any(Number) });
+    expect(got.body.message).toMatchObject({
+      content: '<p>second</p>',
+      last_edit_timestamp: expect.any(Number),
+    });
     const nothing = await call(url(), 'PATCH', `/messages/${id}`, alice, {});
     expect(nothing.body.msg).toBe('Nothing to change');
   });
@@ -68,10 +88,16 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
   it('moves a whole topic with propagate_mode=change_all', async () => {
     const a = await send(alice, { type: 'stream', to: 'general', topic: 'old name', content: 'one' });
     const b = await send(bob, { type: 'stream', to: 'general', topic: 'old name', content: 'two' });
-    const moved = await call(url(), 'PATCH', `/messages/${b}`, carol, { topic: 'new name', propagate_mode: 'change_all' });
+    const moved = await call(url(), 'PATCH', `/messages/${b}`, carol, {
+      topic: 'new name',
+      propagate_mode: 'change_all',
+    });
     expect(moved.status).toBe(200);
     const topics = await Promise.all([a, b].map((id) => call(url(), 'GET', `/messages/${id}`, alice)));
-    expect(topics.map((t) => (t.body.message as { subject: string }).subject)).toEqual(['new name', 'new name']);
+    expect(topics.map((t) => (t.body.message as { subject: string }).subject)).toEqual([
+      'new name',
+      'new name',
+    ]);
     const dm = await send(alice, { type: 'direct', to: [bob.id], content: 'private' });
     const refused = await call(url(), 'PATCH', `/messages/${dm}`, alice, { topic: 'x' });
     expect(refused.body.msg).toBe('Direct messages cannot have topics.');
@@ -80,24 +106,42 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
   it('reactions: add and remove with events; duplicates, unknown emoji and missing reactions are errors', async () => {
     const id = await send(alice, { type: 'direct', to: [bob.id], content: 'react to me' });
     const queue = await register(alice, { event_types: ['reaction'] });
-    const added = await call(url(), 'POST', `/messages/${id}/reactions`, bob, { emoji_name: 'thumbs_up', emoji_code: '1f44d' });
+    const added = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'thumbs_up',
+      emoji_code: '1f44d',
+    });
     expect(added.status).toBe(200);
     expectZulipSchema('/messages/{message_id}/reactions', 'post', added.body);
     const again = await call(url(), 'POST', `/messages/${id}/reactions`, bob, { emoji_name: '+1' });
     expect(again.body.msg).toBe('Reaction already exists.');
-    const unknown = await call(url(), 'POST', `/messages/${id}/reactions`, bob, { emoji_name: 'no_such_emoji_xyz' });
+    const unknown = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'no_such_emoji_xyz',
+    });
     expect(unknown.body.msg).toBe("Emoji 'no_such_emoji_xyz' does not exist");
-    const badCode = await call(url(), 'POST', `/messages/${id}/reactions`, bob, { emoji_name: 'x', emoji_code: 'zzzz' });
+    const badCode = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'x',
+      emoji_code: 'zzzz',
+    });
     expect(badCode.body.msg).toBe('Invalid emoji code.');
     const [event] = await eventsOf(alice, queue, 'reaction');
-    expect(event).toMatchObject({ op: 'add', message_id: id, user_id: bob.id, emoji_code: '1f44d', reaction_type: 'unicode_emoji' });
+    expect(event).toMatchObject({
+      op: 'add',
+      message_id: id,
+      user_id: bob.id,
+      emoji_code: '1f44d',
+      reaction_type: 'unicode_emoji',
+    });
     const got = await call(url(), 'GET', `/messages/${id}`, alice);
     expect((got.body.message as { reactions: unknown[] }).reactions).toEqual([
       { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji', user_id: bob.id },
     ]);
-    const removed = await call(url(), 'DELETE', `/messages/${id}/reactions`, bob, { emoji_name: 'thumbs_up' });
+    const removed = await call(url(), 'DELETE', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'thumbs_up',
+    });
     expect(removed.status).toBe(200);
-    const missing = await call(url(), 'DELETE', `/messages/${id}/reactions`, bob, { emoji_name: 'thumbs_up' });
+    const missing = await call(url(), 'DELETE', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'thumbs_up',
+    });
     expect(missing.body.msg).toBe("Reaction doesn't exist.");
   });
 
@@ -109,29 +153,57 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
       await send(alice, { type: 'stream', to: 'general', topic: 'other', content: 'c' }),
     ];
     const queue = await register(dave, { event_types: ['update_message_flags'] });
-    const read = await call(url(), 'POST', '/messages/flags', dave, { messages: [ids[0]], op: 'add', flag: 'read' });
+    const read = await call(url(), 'POST', '/messages/flags', dave, {
+      messages: [ids[0]],
+      op: 'add',
+      flag: 'read',
+    });
     expect(read.body.messages).toEqual([ids[0]]);
     expectZulipSchema('/messages/flags', 'post', read.body);
-    const bad = await call(url(), 'POST', '/messages/flags', dave, { messages: [ids[0]], op: 'add', flag: 'mentioned' });
+    const bad = await call(url(), 'POST', '/messages/flags', dave, {
+      messages: [ids[0]],
+      op: 'add',
+      flag: 'mentioned',
+    });
     expect(bad.status).toBe(400);
     const [event] = await eventsOf(dave, queue, 'update_message_flags');
     expect(event).toMatchObject({ op: 'add', flag: 'read', messages: [ids[0]] });
-    const general = ((await call(url(), 'GET', '/users/me/subscriptions', dave)).body.subscriptions as { stream_id: number }[])[0]?.stream_id;
-    const topic = await call(url(), 'POST', '/mark_topic_as_read', dave, { stream_id: general, topic_name: 'flags' });
+    const general = (
+      (await call(url(), 'GET', '/users/me/subscriptions', dave)).body.subscriptions as {
+        stream_id: number;
+      }[]
+    )[0]?.stream_id;
+    const topic = await call(url(), 'POST', '/mark_topic_as_read', dave, {
+      stream_id: general,
+      topic_name: 'flags',
+    });
     expect(topic.status).toBe(200);
     const unread = async () =>
-      ((await call(url(), 'POST', '/register', dave, { fetch_event_types: ['message', 'update_message_flags'] })).body
-        .unread_msgs as { count: number }).count;
+      (
+        (
+          await call(url(), 'POST', '/register', dave, {
+            fetch_event_types: ['message', 'update_message_flags'],
+          })
+        ).body.unread_msgs as { count: number }
+      ).count;
     expect(await unread()).toBe(1);
     await call(url(), 'POST', '/messages/flags', dave, { messages: [ids[0]], op: 'remove', flag: 'read' });
     const unreadEvents = await eventsOf(dave, queue, 'update_message_flags', 3);
-    expect(unreadEvents.at(-1)).toMatchObject({ op: 'remove', message_details: { [String(ids[0])]: { type: 'stream', topic: 'flags' } } });
+    expect(unreadEvents.at(-1)).toMatchObject({
+      op: 'remove',
+      message_details: { [String(ids[0])]: { type: 'stream', topic: 'flags' } },
+    });
     expect(await unread()).toBe(2);
     const all = await call(url(), 'POST', '/mark_all_as_read', dave);
     expect(all.body.complete).toBe(true);
     expect(await unread()).toBe(0);
     const narrow = await call(url(), 'POST', '/messages/flags/narrow', dave, {
-      anchor: 'oldest', num_before: 0, num_after: 100, narrow: [['channel', 'general']], op: 'add', flag: 'starred',
+      anchor: 'oldest',
+      num_before: 0,
+      num_after: 100,
+      narrow: [['channel', 'general']],
+      op: 'add',
+      flag: 'starred',
     });
     expectZulipSchema('/messages/flags/narrow', 'post', narrow.body);
     expect(narrow.body.updated_count).toBe(3);
@@ -140,7 +212,9 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
   it('DELETE removes the message (sender or administrator) and sends delete_message', async () => {
     const id = await send(alice, { type: 'direct', to: [bob.id], content: 'regret' });
     const queue = await register(bob, { event_types: ['delete_message'] });
-    expect((await call(url(), 'DELETE', `/messages/${id}`, bob)).body.msg).toBe("You don't have permission to delete this message");
+    expect((await call(url(), 'DELETE', `/messages/${id}`, bob)).body.msg).toBe(
+      "You don't have permission to delete this message",
+    );
     const deleted = await call(url(), 'DELETE', `/messages/${id}`, alice);
     expect(deleted.status).toBe(200);
     const [event] = await eventsOf(bob, queue, 'delete_message');
@@ -150,7 +224,12 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
 
   it('mentions set mentioned / wildcard_mentioned per recipient and render as Zulip renders them', async () => {
     const queues = await Promise.all([bob, carol].map((u) => register(u, { event_types: ['message'] })));
-    const id = await send(alice, { type: 'stream', to: 'general', topic: 'ping', content: '@**Bob Lifecycle** and @_**Carol Lifecycle**' });
+    const id = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'ping',
+      content: '@**Bob Lifecycle** and @_**Carol Lifecycle**',
+    });
     const [bobEvent] = (await eventsOf(bob, queues[0] as string, 'message')) as QueuedEvent[];
     const [carolEvent] = (await eventsOf(carol, queues[1] as string, 'message')) as QueuedEvent[];
     expect(bobEvent?.flags).toEqual(['mentioned']);
@@ -159,24 +238,40 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
       `<p><span class="user-mention" data-user-id="${bob.id}">@Bob Lifecycle</span> and ` +
         `<span class="user-mention silent" data-user-id="${carol.id}">Carol Lifecycle</span></p>`,
     );
-    const wildcard = await send(alice, { type: 'stream', to: 'general', topic: 'ping', content: 'hey @**all**' });
+    const wildcard = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'ping',
+      content: 'hey @**all**',
+    });
     const got = await call(url(), 'GET', `/messages/${wildcard}`, carol);
     expect((got.body.message as { flags: string[] }).flags).toEqual(['wildcard_mentioned']);
-    const inCode = await send(alice, { type: 'stream', to: 'general', topic: 'ping', content: '`@**Bob Lifecycle**`' });
-    expect(((await call(url(), 'GET', `/messages/${inCode}`, bob)).body.message as { flags: string[] }).flags).toEqual([]);
-    const unread = (await call(url(), 'POST', '/register', bob, { fetch_event_types: ['message', 'update_message_flags'] })).body
-      .unread_msgs as { mentions: number[] };
+    const inCode = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'ping',
+      content: '`@**Bob Lifecycle**`',
+    });
+    expect(
+      ((await call(url(), 'GET', `/messages/${inCode}`, bob)).body.message as { flags: string[] }).flags,
+    ).toEqual([]);
+    const unread = (
+      await call(url(), 'POST', '/register', bob, { fetch_event_types: ['message', 'update_message_flags'] })
+    ).body.unread_msgs as { mentions: number[] };
     expect(unread.mentions).toEqual(expect.arrayContaining([id, wildcard]));
   });
 
   it('a queue registered without apply_markdown, and GET /messages?apply_markdown=false, get the Markdown', async () => {
-    const queue = (await call(url(), 'POST', '/register', bob, { event_types: ['message'] })).body.queue_id as string;
+    const queue = (await call(url(), 'POST', '/register', bob, { event_types: ['message'] })).body
+      .queue_id as string;
     const id = await send(alice, { type: 'direct', to: [bob.id], content: 'some *markdown*' });
     const [event] = await eventsOf(bob, queue, 'message');
     expect(event?.message).toMatchObject({ id, content: 'some *markdown*', content_type: 'text/x-markdown' });
     expect(event).not.toHaveProperty('raw_content');
     const read = await call(url(), 'GET', '/messages', bob, { anchor: id, apply_markdown: false });
-    expect(read.body.messages).toEqual([expect.objectContaining({ content: 'some *markdown*', content_type: 'text/x-markdown' })]);
+    expect(read.body.messages).toEqual([
+      expect.objectContaining({ content: 'some *markdown*', content_type: 'text/x-markdown' }),
+    ]);
     expectZulipSchema('/messages', 'get', read.body);
   });
 
@@ -199,7 +294,11 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     expect(await render(':octopus:')).toBe(
       '<p><span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>',
     );
-    const general = ((await call(url(), 'GET', '/users/me/subscriptions', alice)).body.subscriptions as { stream_id: number }[])[0]?.stream_id;
+    const general = (
+      (await call(url(), 'GET', '/users/me/subscriptions', alice)).body.subscriptions as {
+        stream_id: number;
+      }[]
+    )[0]?.stream_id;
     expect(await render('#**general>lunch**')).toBe(
       `<p><a class="stream-topic" data-stream-id="${general}" href="/#narrow/channel/${general}-general/topic/lunch">#general &gt; lunch</a></p>`,
     );

@@ -25,7 +25,10 @@ describe('messages (send, read, receive) and the bootstrap commands', () => {
   afterAll(() => stack.stop());
 
   it('POST /messages delivers a message event to subscribers; GET /messages narrows by channel and topic', async () => {
-    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true });
+    const queue = await call(url(), 'POST', '/register', bob, {
+      event_types: ['message'],
+      apply_markdown: true,
+    });
     const sent = await call(url(), 'POST', '/messages', alice, {
       type: 'stream',
       to: 'general',

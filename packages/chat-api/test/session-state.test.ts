@@ -50,7 +50,11 @@ describe('the initial state a real client needs (issue 26, item 1)', () => {
     );
     expect(missing).toEqual([]);
     // Keys the reference documents with wording of their own.
-    for (const key of ['unread_msgs', 'realm_can_delete_own_message_group', 'server_presence_ping_interval_seconds'])
+    for (const key of [
+      'unread_msgs',
+      'realm_can_delete_own_message_group',
+      'server_presence_ping_interval_seconds',
+    ])
       expect(body).toHaveProperty(key);
     expect(body).toMatchObject({
       presences: expect.any(Object),
@@ -94,7 +98,12 @@ describe('the initial state a real client needs (issue 26, item 1)', () => {
       count: 4,
       streams: [{ stream_id: expect.any(Number), topic: 'lunch', unread_message_ids: [t1, t2] }],
       pms: [{ other_user_id: alice.id, sender_id: alice.id, unread_message_ids: [dm] }],
-      huddles: [{ user_ids_string: [alice.id, bob.id, dave.id].sort((a, b) => a - b).join(','), unread_message_ids: [group] }],
+      huddles: [
+        {
+          user_ids_string: [alice.id, bob.id, dave.id].sort((a, b) => a - b).join(','),
+          unread_message_ids: [group],
+        },
+      ],
       mentions: [],
       old_unreads_missing: false,
     });

@@ -129,7 +129,9 @@ describe('channel subscriptions', () => {
     >[];
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ sender_full_name: 'Notification Bot', subject: 'new channels' });
-    expect(messages[0]?.content).toContain('#**loud-one**');
+    expect(messages[0]?.content).toMatch(
+      /<a class="stream" data-stream-id="\d+" href="[^"]+">#loud-one<\/a>/,
+    );
   });
 
   it('message_retention_days other than the default needs an owner', async () => {
@@ -278,6 +280,24 @@ describe('channel subscriptions', () => {
       message_retention_days: unknown;
     }[];
     expect(subs.find((s) => s.name === 'default retention')).toMatchObject({ message_retention_days: null });
+  });
+
+  it('the message-deletion group settings are refused, not stored and ignored (this server deletes no messages)', async () => {
+    for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group']) {
+      const refused = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+        subscriptions: [{ name: `deletions ${name}` }],
+        [name]: { direct_members: [owner.id], direct_subgroups: [] },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        msg: `${name} is not supported: this server does not delete messages`,
+      });
+      const subs = (await call(url(), 'GET', '/users/me/subscriptions', owner)).body.subscriptions as {
+        name: string;
+      }[];
+      expect(subs.map((sub) => sub.name)).not.toContain(`deletions ${name}`);
+    }
   });
 
   it('group settings are validated: unknown group id is 400', async () => {

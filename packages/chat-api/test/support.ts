@@ -22,6 +22,7 @@ export async function makeUser(
     isBot?: boolean;
     botOwnerId?: number;
     canChangeUserEmails?: boolean;
+    canCreateUsers?: boolean;
     name?: string;
   } = {},
 ): Promise<TestUser> {
@@ -38,6 +39,7 @@ export async function makeUser(
     ...(options.isBot ? { isBot: true } : {}),
     ...(options.botOwnerId ? { botOwnerId: options.botOwnerId } : {}),
     ...(options.canChangeUserEmails ? { canChangeUserEmails: true } : {}),
+    ...(options.canCreateUsers ? { canCreateUsers: true } : {}),
   });
   return { id: user.id, email, apiKey: user.api_key, password };
 }

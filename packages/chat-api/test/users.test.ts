@@ -420,3 +420,157 @@ describe('alert words and profile data', () => {
     expect(byAdmin.status).toBe(200);
   });
 });
+
+describe('creating users over the API, deleted profiles and hidden addresses', () => {
+  let stack: TestStack;
+  let owner: TestUser;
+  let creator: TestUser;
+  let member: TestUser;
+  const url = () => stack.chatUrl;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await makeOrganization(stack);
+    owner = await makeUser(stack, { role: 100 });
+    creator = await makeUser(stack, { role: 200, canCreateUsers: true });
+    member = await makeUser(stack, { role: 400 });
+  });
+  afterAll(() => stack.stop());
+
+  it('POST /users: an administrator with can_create_users creates an account everyone hears of; date_joined moves to the first login', async () => {
+    expect(
+      (
+        await call(url(), 'POST', '/users', member, {
+          email: 'x@example.com',
+          password: 'secret1',
+          full_name: 'X',
+        })
+      ).body,
+    ).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Must be an organization administrator',
+    });
+    expect(
+      (
+        await call(url(), 'POST', '/users', owner, {
+          email: 'x@example.com',
+          password: 'secret1',
+          full_name: 'X',
+        })
+      ).body,
+    ).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'User not authorized to create users',
+    });
+    const queue = await call(url(), 'POST', '/register', member, { event_types: ['realm_user'] });
+    const created = await call(url(), 'POST', '/users', creator, {
+      email: 'new.person@example.com',
+      password: 'secret-pw',
+      full_name: 'New Person',
+    });
+    expect(created.status).toBe(200);
+    expectZulipSchema('/users', 'post', created.body);
+    const userId = created.body.user_id as number;
+    const events = await call(url(), 'GET', '/events', member, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
+    expectZulipSchema('/events', 'get', events.body);
+    expect(events.body.events).toEqual([
+      expect.objectContaining({
+        type: 'realm_user',
+        op: 'add',
+        person: expect.objectContaining({ user_id: userId, full_name: 'New Person' }),
+      }),
+    ]);
+    const again = await call(url(), 'POST', '/users', creator, {
+      email: 'New.Person@example.com',
+      password: 'secret-pw',
+      full_name: 'Twin',
+    });
+    expect(again.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Email is already in use.' });
+    expect(
+      (
+        await call(url(), 'POST', '/users', creator, {
+          email: 'short@example.com',
+          password: '123',
+          full_name: 'S',
+        })
+      ).status,
+    ).toBe(400);
+
+    const joined = async () =>
+      ((await call(url(), 'GET', `/users/${userId}`, owner)).body.user as { date_joined: string })
+        .date_joined;
+    const atCreation = await joined();
+    await stack.database.db.query(
+      "UPDATE chat.users SET date_joined = date_joined - interval '1 day' WHERE id = :id",
+      {
+        replacements: { id: userId },
+      },
+    );
+    const login = await call(url(), 'POST', '/fetch_api_key', null, {
+      username: 'new.person@example.com',
+      password: 'secret-pw',
+    });
+    expect(login.status).toBe(200);
+    const afterLogin = await joined();
+    expect(new Date(afterLogin).getTime()).toBeGreaterThanOrEqual(new Date(atCreation).getTime());
+    await call(url(), 'POST', '/fetch_api_key', null, {
+      username: 'new.person@example.com',
+      password: 'secret-pw',
+    });
+    expect(await joined()).toBe(afterLogin); // only the first login counts
+  });
+
+  it('DELETE with delete_profile applies to an already deactivated user and removes the picture', async () => {
+    const target = await makeUser(stack, { name: 'Has Face' });
+    const picture = async () => {
+      const user = (await call(url(), 'GET', `/users/${target.id}`, owner, { client_gravatar: false })).body
+        .user as {
+        avatar_url: string;
+        full_name: string;
+      };
+      return user;
+    };
+    const before = await picture();
+    expect((await call(url(), 'DELETE', `/users/${target.id}`, owner)).status).toBe(200);
+    const removed = await call(url(), 'DELETE', `/users/${target.id}`, owner, {
+      actions: { delete_profile: true },
+    });
+    expect(removed.status).toBe(200);
+    const after = await picture();
+    expect(after.full_name).toBe('Deleted user');
+    expect(after.avatar_url).not.toBe(before.avatar_url);
+    const hash = /avatar\/([0-9a-f]{32})/.exec(before.avatar_url)![1]!;
+    expect(after.avatar_url).not.toContain(hash);
+    // With client_gravatar the client is not left to compute the Gravatar of the address.
+    const computed = (await call(url(), 'GET', `/users/${target.id}`, owner)).body.user as {
+      avatar_url: string | null;
+    };
+    expect(computed.avatar_url).toBe(after.avatar_url);
+    const nothing = await call(url(), 'DELETE', `/users/${target.id}`, owner);
+    expect(nothing.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already deactivated' });
+  });
+
+  it('a principal named by a real address the caller may not see is not found; the dummy address is', async () => {
+    const hidden = await makeUser(stack, { role: 400, visibility: 3 }); // administrators only
+    const byReal = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'lookup' }],
+      principals: [hidden.email],
+    });
+    expect(byReal.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
+    const dummy = ((await call(url(), 'GET', `/users/${hidden.id}`, member)).body.user as { email: string })
+      .email;
+    expect(dummy).toMatch(new RegExp(`^user${hidden.id}@`));
+    const byDummy = await call(url(), 'POST', '/users/me/subscriptions', member, {
+      subscriptions: [{ name: 'lookup' }],
+      principals: [dummy],
+    });
+    expect(byDummy.body.subscribed).toEqual({ [String(hidden.id)]: ['lookup'] });
+    const byAdmin = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'lookup' }],
+      principals: [hidden.email],
+    });
+    expect(byAdmin.status).toBe(200);
+  });
+});

@@ -131,7 +131,11 @@ export function documentedRegisterKeys(type: string): string[] {
   const keys: string[] = [];
   for (const part of schema.allOf ?? [])
     for (const [key, value] of Object.entries(part.properties ?? {}))
-      if (new RegExp(`Present if \`${type}\` is present in\\s+\`fetch_event_types\``).test(value.description ?? ''))
+      if (
+        new RegExp(`Present if \`${type}\` is present in\\s+\`fetch_event_types\``).test(
+          value.description ?? '',
+        )
+      )
         keys.push(key);
   return keys;
 }

@@ -66,3 +66,4 @@ export {
   type ProviderRow,
 } from './code-providers/store.ts';
 export { resealSecrets } from './secrets/reseal.ts';
+export { reconcilePayment } from './payments/reconcile.ts';

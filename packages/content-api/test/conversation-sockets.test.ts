@@ -444,23 +444,139 @@ describe('conversation sockets across two content-API processes', () => {
       });
     });
 
-    it('closes the socket of an account banned while it is open (4403)', async () => {
+    it('closes the sockets of an account banned while they are open on every process at once (4403), silent ones too', async () => {
       const alice = await createTestUser(stack);
-      const id = await conversation(alice);
-      const plain = ws(podA, id, alice.token);
-      const socketIo = sio(podB, id, alice.token);
-      await Promise.all([ready(plain), ready(socketIo)]);
-      const banned = await call(stack.contentUrl, 'PATCH', `/api/v1/users/${alice.id}`, admin, {
+      const bob = await createTestUser(stack);
+      const own = await conversation(bob);
+      const watched = await conversation(alice, { visibility: 'public' });
+      const plain = ws(podA, own, bob.token);
+      const socketIo = sio(podB, watched, bob.token);
+      const watcher = ws(podB, watched, alice.token);
+      await Promise.all([ready(plain), ready(socketIo), ready(watcher)]);
+      const disconnected = new Promise((resolve) => socketIo.socket.once('disconnect', resolve));
+      const banned = await call(stack.contentUrl, 'PATCH', `/api/v1/users/${bob.id}`, admin, {
         is_active: false,
       });
       expect(banned.status).toBe(200);
-      plain.send({ type: 'post', content: 'after ban', client_id: 'b1' });
-      expect((await plain.closed).code).toBe(4403);
-      const disconnected = new Promise((resolve) => socketIo.socket.once('disconnect', resolve));
-      socketIo.send({ type: 'post', content: 'after ban', client_id: 'b2' });
+      // Bob sends nothing: the ban alone closes both sockets.
+      expect(await plain.closed).toMatchObject({ code: 4403 });
       expect(await disconnected).toBe('io server disconnect');
       expect(socketIo.frames.at(-1)).toMatchObject({ type: 'error', code: 'forbidden' });
-      expect(await storedMessages(id)).toEqual([]);
+      const after = await call(stack.contentUrl, 'POST', `/api/v1/conversations/${watched}/messages`, alice, {
+        role: 'user',
+        content: 'after the ban',
+      });
+      expect(after.status).toBe(201);
+      await watcher.next((f) => f.type === 'message' && f.message.id === after.body.id);
+      expect(messagesIn(socketIo)).toEqual([]);
+    });
+
+    it('withholds deliveries from a silent socket whose token expired, and replays them after auth', async () => {
+      const alice = await createTestUser(stack);
+      const bob = await createTestUser(stack);
+      const id = await conversation(alice, { visibility: 'public' });
+      const shortLived = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 2).sign({
+        id: bob.id,
+        isActive: true,
+        isAdmin: false,
+      });
+      const plain = ws(podB, id, shortLived);
+      const socketIo = sio(podA, id, shortLived);
+      await Promise.all([ready(plain), ready(socketIo)]);
+      const expiry =
+        (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp *
+        1000;
+      await vi.waitUntil(() => Date.now() >= expiry + 50, { timeout: 10_000, interval: 50 });
+      const post = async (content: string) => {
+        const added = await call(stack.contentUrl, 'POST', `/api/v1/conversations/${id}/messages`, alice, {
+          role: 'user',
+          content,
+        });
+        expect(added.status).toBe(201);
+        return added.body.id as string;
+      };
+      const missed = [await post('while expired 1'), await post('while expired 2')];
+      // The first withheld delivery tells the client, once; the messages themselves are not sent.
+      for (const client of [plain, socketIo]) {
+        await client.next((f) => f.type === 'error' && f.code === 'token_expired');
+        expect(messagesIn(client)).toEqual([]);
+      }
+      expect(plain.ws.readyState).toBe(plain.ws.OPEN);
+
+      plain.send({ type: 'auth', token: bob.token });
+      await plain.next((f) => f.type === 'authenticated');
+      expect(messagesIn(plain).map((f) => f.message.id)).toEqual(missed);
+      expect(await socketIo.request({ type: 'auth', token: bob.token })).toMatchObject({
+        type: 'authenticated',
+      });
+      expect(messagesIn(socketIo).map((f) => f.message.id)).toEqual(missed);
+      const live = await post('after auth');
+      for (const client of [plain, socketIo]) {
+        await client.next((f) => f.type === 'message' && f.message.id === live);
+        expect(messagesIn(client)).toHaveLength(3);
+        expect(client.frames.filter((f) => f.code === 'token_expired')).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('delivery follows access', () => {
+    /** Bob watches Alice's public conversation on both processes and both transports, silently. */
+    const watching = async () => {
+      const alice = await createTestUser(stack);
+      const bob = await createTestUser(stack);
+      const id = await conversation(alice, { visibility: 'public' });
+      const owner = ws(podA, id, alice.token);
+      const plain = ws(podB, id, bob.token);
+      const socketIo = sio(podA, id, bob.token);
+      await Promise.all([ready(owner), ready(plain), ready(socketIo)]);
+      const disconnected = new Promise((resolve) => socketIo.socket.once('disconnect', resolve));
+      return { alice, id, owner, plain, socketIo, disconnected };
+    };
+
+    it('closes the sockets of readers on every process with 4404 when the conversation is made private, before the next message', async () => {
+      const { alice, id, owner, plain, socketIo, disconnected } = await watching();
+      const hidden = await call(stack.contentUrl, 'PATCH', `/api/v1/conversations/${id}`, alice, {
+        visibility: 'private',
+      });
+      expect(hidden.status).toBe(200);
+      const next = await call(stack.contentUrl, 'POST', `/api/v1/conversations/${id}/messages`, alice, {
+        role: 'user',
+        content: 'private now',
+      });
+      expect(next.status).toBe(201);
+      expect(await plain.closed).toMatchObject({ code: 4404 });
+      expect(await disconnected).toBe('io server disconnect');
+      expect(socketIo.frames.at(-1)).toMatchObject({ type: 'error', code: 'not_found' });
+      expect(messagesIn(plain)).toEqual([]);
+      expect(messagesIn(socketIo)).toEqual([]);
+      // The owner may still read it: its socket stays and gets the message.
+      await owner.next((f) => f.type === 'message' && f.message.id === next.body.id);
+    });
+
+    it('closes every socket on it with 4404 when the conversation is deleted', async () => {
+      const { alice, id, owner, plain, disconnected } = await watching();
+      const deleted = await call(stack.contentUrl, 'DELETE', `/api/v1/conversations/${id}`, alice);
+      expect(deleted.status).toBe(204);
+      expect(await plain.closed).toMatchObject({ code: 4404 });
+      expect(await owner.closed).toMatchObject({ code: 4404 });
+      expect(await disconnected).toBe('io server disconnect');
+    });
+
+    it('closes the sockets of an account that lost the read permission with 4403', async () => {
+      const { alice, id, plain, socketIo, disconnected } = await watching();
+      const bobId = (plain.frames[0] as Frame).user_id as string;
+      const revoked = await call(stack.contentUrl, 'PATCH', `/api/v1/users/${bobId}/permission`, admin, {
+        revoke: ['conversation:read:public'],
+      });
+      expect(revoked.status).toBe(200);
+      expect(await plain.closed).toMatchObject({ code: 4403 });
+      expect(await disconnected).toBe('io server disconnect');
+      const next = await call(stack.contentUrl, 'POST', `/api/v1/conversations/${id}/messages`, alice, {
+        role: 'user',
+        content: 'not for bob',
+      });
+      expect(next.status).toBe(201);
+      expect(messagesIn(socketIo)).toEqual([]);
     });
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
+import fc from 'fast-check';
 import WebSocket from 'ws';
 import { freePort } from '@muse/core';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
@@ -87,6 +88,99 @@ describe('socket upgrades with bad input', { timeout: 180_000 }, () => {
     await stillServing();
     // Again, with a token that is not one: the same answer, the same process.
     expect((await rawUpgrade(url, '/api/v1/conversations/%E0%A4%A/ws?token=x')).status).toBe(404);
+    await stillServing();
+  });
+
+  it('answers every malformed upgrade to every socket path with a 4xx, and stays up (fuzz)', async () => {
+    const conversation = '/api/v1/conversations';
+    const fixed = [
+      `${conversation}/%E0%A4%A/ws`,
+      `${conversation}/%/ws`,
+      `${conversation}/%ZZ/ws`,
+      `${conversation}/%00/ws`,
+      `${conversation}/%C0%AF/ws`,
+      `${conversation}/..%2F..%2Fetc/ws`,
+      `${conversation}//ws`,
+      `${conversation}/${randomUUID()}/ws?token=%E0%A4%A`,
+      `${conversation}/${randomUUID()}/ws?token=a&token=b`,
+      `${conversation}/${'a'.repeat(8000)}/ws`,
+      `${conversation}/${'%41'.repeat(3000)}/ws`,
+      '/%E0%A4%A',
+      '/',
+      '/socket.io/%E0%A4%A',
+      '/socket.io/?EIO=99&transport=websocket',
+      '/socket.io/?EIO=4&transport=carrier-pigeon',
+      '/socket.io/?EIO=4&transport=websocket&sid=%E0%A4%A',
+      '/socket.io/?EIO=4&transport=websocket&sid=unknown',
+    ];
+    for (const path of fixed) {
+      const answer = await rawUpgrade(url, path);
+      expect(answer.status, path).toBeGreaterThanOrEqual(400);
+      expect(answer.status, path).toBeLessThan(500);
+    }
+    // Bad handshake headers on a well-formed path.
+    const path = `${conversation}/${randomUUID()}/ws?token=x`;
+    for (const headers of [
+      { Connection: 'Upgrade', Upgrade: 'websocket' },
+      {
+        Connection: 'Upgrade',
+        Upgrade: 'carrier-pigeon',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'x',
+      },
+      {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '99',
+        'Sec-WebSocket-Key': 'x',
+      },
+      { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': '' },
+    ]) {
+      const answer = await rawUpgrade(url, path, headers);
+      expect(answer.status, JSON.stringify(headers)).toBeGreaterThanOrEqual(400);
+      expect(answer.status, JSON.stringify(headers)).toBeLessThan(500);
+    }
+    // Generated conversation ids: any characters, percent-escapes complete or not.
+    const segment = fc
+      .array(
+        fc.oneof(fc.constantFrom('%', '%E0', '%A4%A', '%2F', '%25', '%00', '/'), fc.string({ maxLength: 4 })),
+        {
+          minLength: 1,
+          maxLength: 8,
+        },
+      )
+      .map((parts) => parts.join('').replace(/[\s#?]/g, '%20'));
+    await fc.assert(
+      fc.asyncProperty(segment, async (id) => {
+        const answer = await rawUpgrade(url, `${conversation}/${id}/ws`);
+        return answer.status >= 400 && answer.status < 500;
+      }),
+      { numRuns: 60, seed: 21 },
+    );
+    await stillServing();
+  });
+
+  it('answers socket.io handshakes to unknown namespaces with connect errors, and stays up', async () => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`);
+    open.push({ close: () => ws.terminate() });
+    const packets: string[] = [];
+    ws.on('message', (data) => packets.push(data.toString()));
+    await new Promise((resolve) => ws.once('open', resolve));
+    for (const namespace of [
+      '/nope',
+      '/conversations',
+      '/conversations/a/b',
+      '/%E0%A4%A',
+      `/${'x'.repeat(5000)}`,
+    ]) {
+      ws.send(`40${namespace},{"token":"x"}`);
+    }
+    // Engine.IO open (0…), then one CONNECT_ERROR (44…) per namespace handshake.
+    await vi.waitFor(() => expect(packets.filter((packet) => packet.startsWith('44'))).toHaveLength(5), {
+      timeout: 30_000,
+    });
+    ws.send('40/%E0%A4%A,not json');
+    ws.send('4');
     await stillServing();
   });
 

@@ -93,7 +93,8 @@ export interface ServiceMigrations {
 
 /** A service's migration files, in the order they apply. */
 async function migrationFiles(directory: string): Promise<string[]> {
-  return (await readdir(directory)).filter((f) => /^\d+.*\.ts$/.test(f)).sort();
+  // The sources (NNNN-name.ts) or the compiled output (NNNN-name.js, beside its declarations).
+  return (await readdir(directory)).filter((f) => /^\d+.*(?<!\.d)\.[jt]s$/.test(f)).sort();
 }
 
 /** umzug (and its command-line dependencies) is loaded only by processes that migrate. */
@@ -113,7 +114,7 @@ async function createMigrator(
         const filePath = path.join(directory, file);
         const load = async (): Promise<Migration> => import(pathToFileURL(filePath).href);
         return {
-          name: file.replace(/\.ts$/, ''),
+          name: file.replace(/\.[jt]s$/, ''),
           path: filePath,
           up: async () => (await load()).up(context),
           down: async () => (await load()).down?.(context),
@@ -139,7 +140,7 @@ export async function pendingMigrations(
     });
     const names = schemas.length
       ? (await (await createMigrator(sequelize, service)).pending()).map((m) => m.name)
-      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.ts$/, ''));
+      : (await migrationFiles(service.directory)).map((file) => file.replace(/\.[jt]s$/, ''));
     pending.push(...names.map((name) => `${service.schema}/${name}`));
   }
   return pending;

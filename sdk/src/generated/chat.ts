@@ -2236,7 +2236,16 @@ export interface operations {
         anchor?: string;
         apply_markdown?: boolean;
         client_gravatar?: boolean;
-        narrow?: unknown[];
+        narrow?: (
+          | {
+              negated?: boolean;
+              /** @description a name, an id, or a list of ids (dm) */
+              operand: unknown;
+              /** @description e.g. channel, topic, sender, is, dm, search */
+              operator: string;
+            }
+          | unknown[]
+        )[];
         num_after?: number;
         num_before?: number;
         use_first_unread_anchor?: boolean;
@@ -2621,7 +2630,16 @@ export interface operations {
           /** @default true */
           include_anchor?: boolean;
           /** @default [] */
-          narrow?: unknown[];
+          narrow?: (
+            | {
+                negated?: boolean;
+                /** @description a name, an id, or a list of ids (dm) */
+                operand: unknown;
+                /** @description e.g. channel, topic, sender, is, dm, search */
+                operator: string;
+              }
+            | unknown[]
+          )[];
           num_after: number;
           num_before: number;
           /** @enum {string} */
@@ -2633,7 +2651,16 @@ export interface operations {
           /** @default true */
           include_anchor?: boolean;
           /** @default [] */
-          narrow?: unknown[];
+          narrow?: (
+            | {
+                negated?: boolean;
+                /** @description a name, an id, or a list of ids (dm) */
+                operand: unknown;
+                /** @description e.g. channel, topic, sender, is, dm, search */
+                operator: string;
+              }
+            | unknown[]
+          )[];
           num_after: number;
           num_before: number;
           /** @enum {string} */
@@ -2883,7 +2910,16 @@ export interface operations {
           /** @default false */
           include_subscribers?: boolean;
           /** @default [] */
-          narrow?: unknown[];
+          narrow?: (
+            | {
+                negated?: boolean;
+                /** @description a name, an id, or a list of ids (dm) */
+                operand: unknown;
+                /** @description e.g. channel, topic, sender, is, dm, search */
+                operator: string;
+              }
+            | unknown[]
+          )[];
           presence_history_limit_days?: number;
           /** @default false */
           slim_presence?: boolean;
@@ -2903,7 +2939,16 @@ export interface operations {
           /** @default false */
           include_subscribers?: boolean;
           /** @default [] */
-          narrow?: unknown[];
+          narrow?: (
+            | {
+                negated?: boolean;
+                /** @description a name, an id, or a list of ids (dm) */
+                operand: unknown;
+                /** @description e.g. channel, topic, sender, is, dm, search */
+                operator: string;
+              }
+            | unknown[]
+          )[];
           presence_history_limit_days?: number;
           /** @default false */
           slim_presence?: boolean;

@@ -2409,7 +2409,7 @@ export interface components {
     PaymentOrderRequest: {
       /**
        * Format: uuid
-       * @description A public
+       * @description A public, active bundle.
        */
       bundle_id: string;
       /**
@@ -2437,7 +2437,7 @@ export interface components {
       };
       credits_refunded: number;
       credits_sold: number;
-      /** @description Payments paid after they closed */
+      /** @description Payments paid after they closed, to refund. */
       needs_refund: number;
       /** @description Amount of paid (and later refunded) payments. */
       paid_cents: number;

@@ -10,6 +10,7 @@ import { createFileStorage, createGenerationSteps, type FileStorage } from '@mus
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';
+import { createPaymentActivities } from './payments.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
 export interface ActivityDeps {
@@ -46,6 +47,13 @@ export function createActivities(deps: ActivityDeps) {
       secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
     }),
     ...createScheduledMessageActivities(deps),
+    ...createPaymentActivities({
+      db: deps.db,
+      logger: deps.logger,
+      config: deps.config,
+      fetch: outbound,
+      secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
+    }),
   };
 }
 

@@ -53,6 +53,9 @@ export async function startFakeWechatPay() {
   const orders = new Map<string, FakeWechatOrder>();
   const refunds: { out_refund_no: string; out_trade_no: string; refund: number }[] = [];
   let refusedRequests = 0;
+  let queries = 0;
+  /** While set, order queries are held unanswered until it resolves. */
+  let held: Promise<void> | undefined;
 
   const signedHeaders = (body: string, key: KeyObject = platform.privateKey, timestamp = now()) => {
     const nonce = randomBytes(16).toString('hex');
@@ -173,8 +176,12 @@ export async function startFakeWechatPay() {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'GET' && req.url!.startsWith('/v3/pay/transactions/out-trade-no/')) {
+        queries++;
+        await held;
+      }
       let answer: { status: number; body?: unknown };
       if (!authorized(req.method!, req.url!, req.headers.authorization ?? '', body)) {
         refusedRequests++;
@@ -237,6 +244,19 @@ export async function startFakeWechatPay() {
     refunds,
     get refusedRequests() {
       return refusedRequests;
+    },
+    /** Order queries received so far. */
+    get queries() {
+      return queries;
+    },
+    /** Holds every order query unanswered until the returned function is called. */
+    holdQueries(): () => void {
+      let release = () => {};
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
     },
     /** The `payment-api` settings a merchant would enter for this fake. */
     settings: (notifyUrl?: string) => ({

@@ -4,7 +4,7 @@ import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { MAX_TOPIC_LENGTH } from './limits.ts';
 import { one, rows, type Transaction } from './sql.ts';
-import { streamById, subscriberIds } from './streams.ts';
+import { streamById, subscriberIds } from './lib/streams.ts';
 import { transact } from './lib/transact.ts';
 
 /** A draft as clients send it (Zulip's Draft object); `timestamp` is filled by the server when absent. */

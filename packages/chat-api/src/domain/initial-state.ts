@@ -20,12 +20,13 @@ import { realmState } from './presenters/realm-state.ts';
 import { maxMessageId } from './messages.ts';
 import { listSnippets } from './saved-snippets.ts';
 import { listScheduledMessages } from './scheduled-messages.ts';
-import { defaultStreams, listSubscriptions } from './streams.ts';
-import { listGroups } from './user-groups.ts';
+import { defaultStreams } from './lib/streams.ts';
+import { listSubscriptions } from './presenters/streams.ts';
+import { listGroups } from './presenters/user-groups.ts';
 import {
   apiEmail,
   formatUser,
-  gravatarUrl,
+  avatarUrl,
   isAdmin,
   isGuest,
   isOwner,
@@ -125,8 +126,8 @@ export async function fetchInitialState(
       is_moderator: user.role === 300,
       is_guest: isGuest(user),
       avatar_source: 'G',
-      avatar_url: gravatarUrl(user, user.delivery_email),
-      avatar_url_medium: gravatarUrl(user, user.delivery_email),
+      avatar_url: avatarUrl(user, user.delivery_email),
+      avatar_url_medium: avatarUrl(user, user.delivery_email),
       // What Muse lets the caller do (guests create no channels and subscribe nobody else).
       can_create_streams: !isGuest(user),
       can_create_public_streams: !isGuest(user),

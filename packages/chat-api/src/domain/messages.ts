@@ -6,12 +6,12 @@ import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '
 import { exec, one, rows, type Transaction } from './sql.ts';
 import { mentionFlags, renderMessage } from './lib/mentions.ts';
 import type { RenderedMentions } from './markdown.ts';
-import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './streams.ts';
+import { canReadHistory, streamById, streamByName, subscriberIds, type Stream } from './lib/streams.ts';
 import { userHasGroupSetting } from './groups.ts';
 import {
   apiEmail,
   canSeeRealEmail,
-  gravatarUrl,
+  avatarUrl,
   userByAnyEmail,
   userById,
   usersByIds,
@@ -235,7 +235,7 @@ export function formatMessage(
     sender_email: sender ? apiEmail(sender, actor.realm, actor.config) : '',
     sender_realm_str: actor.realm.string_id,
     avatar_url: sender
-      ? gravatarUrl(
+      ? avatarUrl(
           sender,
           canSeeRealEmail(actor.user, sender)
             ? sender.delivery_email
@@ -364,7 +364,8 @@ export async function getMessages(
   }
   const newest = anchor === 'newest';
   const anchorId = newest ? Number.MAX_SAFE_INTEGER : anchor === 'oldest' ? 0 : Number(anchor);
-  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId)) throw new JsonableError('Invalid anchor');
+  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId))
+    throw new JsonableError('Invalid anchor');
   const flags = `${REACTIONS_SQL}, COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
   const before = await rows<MessageRow & { flags: string[] }>(
     db,

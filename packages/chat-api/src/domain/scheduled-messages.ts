@@ -1,3 +1,6 @@
+// One file on purpose (about 400 lines): a scheduled message's whole life (create, edit, delete,
+// deliver) turns on one row and its version, and the once-only delivery reads best beside the
+// edits it races with.
 import type { Config, Sequelize } from '@muse/core';
 import { JsonableError, notFound } from './errors.ts';
 import type { Actor } from './context.ts';

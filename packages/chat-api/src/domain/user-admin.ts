@@ -4,7 +4,7 @@ import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from
 import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from './limits.ts';
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
-import { canSeeRealEmail, isAdmin, isOwner, userById, usersInRealm, type User } from './users.ts';
+import { avatarUrl, canSeeRealEmail, isAdmin, isOwner, userById, usersInRealm, type User } from './users.ts';
 import { transact } from './lib/transact.ts';
 
 export interface UserChanges {
@@ -182,23 +182,45 @@ async function deleteMessages(
   );
 }
 
-async function deactivateOne(
+/** The requested deletions: messages, and the profile (name, picture, custom fields). */
+async function applyActions(
   actor: Actor,
   target: User,
   actions: DeactivationActions,
   t: Transaction,
 ): Promise<void> {
   await deleteMessages(actor, target.id, actions, t);
-  if (actions.delete_profile) {
-    await exec(
-      actor.db,
-      `UPDATE chat.users SET full_name = 'Deleted user', avatar_version = avatar_version + 1 WHERE id = :id`,
-      { id: target.id },
-      t,
-    );
-    await exec(actor.db, 'DELETE FROM chat.custom_profile_values WHERE user_id = :id', { id: target.id }, t);
-    await announce(actor, { user_id: target.id, full_name: 'Deleted user' }, t);
-  }
+  if (!actions.delete_profile) return;
+  const removed = await one<User>(
+    actor.db,
+    `UPDATE chat.users SET full_name = 'Deleted user', avatar_source = 'D', avatar_version = avatar_version + 1
+     WHERE id = :id RETURNING *`,
+    { id: target.id },
+    t,
+  );
+  await exec(actor.db, 'DELETE FROM chat.custom_profile_values WHERE user_id = :id', { id: target.id }, t);
+  await announce(actor, { user_id: target.id, full_name: 'Deleted user' }, t);
+  const picture = avatarUrl(removed!, removed!.delivery_email);
+  await announce(
+    actor,
+    {
+      user_id: target.id,
+      avatar_source: 'G',
+      avatar_url: picture,
+      avatar_url_medium: picture,
+      avatar_version: removed!.avatar_version,
+    },
+    t,
+  );
+}
+
+async function deactivateOne(
+  actor: Actor,
+  target: User,
+  actions: DeactivationActions,
+  t: Transaction,
+): Promise<void> {
+  await applyActions(actor, target, actions, t);
   await exec(actor.db, 'UPDATE chat.users SET is_active = false WHERE id = :id', { id: target.id }, t);
   await deleteQueuesOfUser(actor.db, target.id, t);
   await announce(actor, { user_id: target.id, is_active: false }, t);
@@ -225,7 +247,12 @@ export async function deactivateUser(
   await transact(actor.db, async (t) => {
     const { me, target } = await lockForUserChange(actor, found.id, t);
     if (target.role === ROLE.OWNER && !isOwner(me)) throw ownerRequired();
-    if (!target.is_active) throw new JsonableError('User is already deactivated');
+    // A deactivated user can still have its profile (and messages) removed: the actions apply.
+    if (!target.is_active) {
+      if (!Object.values(actions).some(Boolean)) throw new JsonableError('User is already deactivated');
+      await applyActions(actor, target, actions, t);
+      return;
+    }
     if (target.role === ROLE.OWNER && !target.is_bot && (await activeOwnerCount(actor, t)) <= 1) {
       throw new JsonableError('Cannot deactivate the only organization owner');
     }

@@ -25,6 +25,12 @@ export interface User {
   date_joined: Date;
   is_imported_stub: boolean;
   can_change_user_emails: boolean;
+  /** The extra right an administrator needs to create users over the API (`POST /users`). */
+  can_create_users: boolean;
+  /** Created over the API and not logged in yet: `date_joined` becomes the first login's time. */
+  awaiting_first_login: boolean;
+  /** `G`: the external provider's picture of the email; `D`: the server's default (a deleted profile). */
+  avatar_source: 'G' | 'D';
   email_address_visibility: number;
   /** Personal settings the user changed (`PATCH /settings`); see lib/user-settings.ts. */
   settings?: Record<string, boolean | number | string>;
@@ -96,10 +102,13 @@ export function canSeeRealEmail(viewer: User, target: User): boolean {
 }
 
 /**
- * The Gravatar URL of the email the viewer may see: the real one when visible, otherwise the API
- * email, so the hash never reveals a hidden address.
+ * The user's picture: the Gravatar of the email the viewer may see (the real one when visible,
+ * otherwise the API email, so the hash never reveals a hidden address), or, for a deleted profile,
+ * Gravatar's generic default, which names no address at all.
  */
-export function gravatarUrl(user: User, email: string): string {
+export function avatarUrl(user: User, email: string): string {
+  if (user.avatar_source === 'D')
+    return `https://secure.gravatar.com/avatar/?d=mp&f=y&version=${user.avatar_version}`;
   const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`;
 }
@@ -167,6 +176,23 @@ export async function userByAnyEmail(
   );
 }
 
+/**
+ * By email as `viewer` may name a user: the dummy `user<id>@<host>` address always finds them; the
+ * real address only when the viewer may see it, so a hidden address is never confirmed.
+ */
+export async function userByEmailVisibleTo(
+  db: Sequelize,
+  realm: Realm,
+  config: Config,
+  viewer: User,
+  email: string,
+): Promise<User | undefined> {
+  const target = await userByAnyEmail(db, realm, config, email);
+  if (!target) return undefined;
+  const isDummy = email.toLowerCase() === dummyEmail(target.id, realm, config).toLowerCase();
+  return isDummy || canSeeRealEmail(viewer, target) ? target : undefined;
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -183,14 +209,17 @@ export async function createUser(
     botType?: number;
     botOwnerId?: number;
     emailAddressVisibility?: number;
+    /** Created over the API: `date_joined` moves to the first login. */
+    awaitingFirstLogin?: boolean;
   },
   transaction?: Transaction,
 ): Promise<User> {
   const user = await one<User>(
     db,
     `INSERT INTO chat.users (realm_id, delivery_email, full_name, password_hash, api_key, role, is_bot, bot_type,
-       bot_owner_id, email_address_visibility)
-     VALUES (:realm, :email, :fullName, :hash, :apiKey, :role, :isBot, :botType, :botOwnerId, :visibility)
+       bot_owner_id, email_address_visibility, awaiting_first_login)
+     VALUES (:realm, :email, :fullName, :hash, :apiKey, :role, :isBot, :botType, :botOwnerId, :visibility,
+       :awaitingFirstLogin)
      RETURNING *`,
     {
       realm: realm.id,
@@ -203,11 +232,21 @@ export async function createUser(
       botType: input.isBot ? (input.botType ?? 1) : null,
       botOwnerId: input.botOwnerId ?? null,
       visibility: input.emailAddressVisibility ?? realm.email_address_visibility,
+      awaitingFirstLogin: input.awaitingFirstLogin ?? false,
     },
     transaction,
   );
   if (!user) throw new Error('user insert returned nothing');
   return user;
+}
+
+/** An account created over the API joins at its first login: that time becomes `date_joined`. */
+export async function recordFirstLogin(db: Sequelize, user: User): Promise<void> {
+  if (!user.awaiting_first_login) return;
+  await db.query(
+    'UPDATE chat.users SET date_joined = now(), awaiting_first_login = false WHERE id = :id AND awaiting_first_login',
+    { replacements: { id: user.id } },
+  );
 }
 
 /** A custom profile value as the API shows it; text fields also carry their HTML rendering. */
@@ -267,11 +306,11 @@ export function formatUser(
     bot_type: target.bot_type,
     role: target.role,
     timezone: target.timezone,
-    // Avatars are always the external provider's; a client that can compute it is told so by null.
+    // A client that can compute the external provider's picture itself is told so by null.
     avatar_url:
-      options.clientGravatar && visible
+      options.clientGravatar && visible && target.avatar_source === 'G'
         ? null
-        : gravatarUrl(target, visible ? target.delivery_email : apiEmail(target, realm, config)),
+        : avatarUrl(target, visible ? target.delivery_email : apiEmail(target, realm, config)),
     avatar_version: target.avatar_version,
     is_imported_stub: target.is_imported_stub,
   };

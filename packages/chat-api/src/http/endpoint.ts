@@ -31,6 +31,8 @@ export interface EndpointDeclaration<D extends Declared, Public extends boolean>
   /** Below /api/v1, OpenAPI-style: `/users/{user_id}/reactivate`; `{name}` is a declared parameter. */
   path: string;
   operationId: string;
+  /** The OpenAPI tag: set for a whole view module by its area (views/index.ts), not here. */
+  tag?: string;
   summary: string;
   description?: string;
   /** No Basic auth (the view receives the runtime instead of the caller). */

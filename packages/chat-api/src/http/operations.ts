@@ -53,6 +53,7 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
   ];
   return {
     operationId,
+    ...(declared.tag ? { tags: [declared.tag] } : {}),
     summary: declared.summary,
     ...(declared.description ? { description: declared.description } : {}),
     ...(declared.public ? { security: [] } : {}),

@@ -1,5 +1,5 @@
 import { forgiveRateLimitHit, hitRateLimit, RateLimitedError, type RateLimit } from '@muse/core';
-import { userByAnyEmail, checkPassword, apiEmail } from '../domain/users.ts';
+import { userByAnyEmail, checkPassword, apiEmail, recordFirstLogin } from '../domain/users.ts';
 import { JsonableError, rateLimited, unauthorized } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -46,6 +46,7 @@ export const apiKeyEndpoints = [
       if (realm.deactivated)
         throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
       if (!user.is_active) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
+      await recordFirstLogin(rt.db, user);
       return { api_key: user.api_key, email: apiEmail(user, realm, rt.config), user_id: user.id };
     },
   }),

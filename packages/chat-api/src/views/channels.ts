@@ -1,5 +1,6 @@
 import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
-import { canReadHistory, formatBasicStream, firstMessageIds, streamByName } from '../domain/streams.ts';
+import { canReadHistory, firstMessageIds, streamByName } from '../domain/lib/streams.ts';
+import { formatBasicStream } from '../domain/presenters/streams.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
@@ -57,7 +58,12 @@ export const channelEndpoints = [
     response: { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
     view: async ({ stream }, actor) => {
       const found = await streamByName(actor.db, actor.realm.id, stream);
-      const visible = found && (await accessibleStream(actor, found.id).then(() => true, () => false));
+      const visible =
+        found &&
+        (await accessibleStream(actor, found.id).then(
+          () => true,
+          () => false,
+        ));
       if (!found || !visible) throw new JsonableError(`Invalid channel name '${stream}'`);
       return { stream_id: found.id };
     },
@@ -83,7 +89,9 @@ export const channelEndpoints = [
     },
     view: async ({ stream_id }, actor) => {
       const stream = await accessibleStream(actor, stream_id);
-      return { topics: await channelTopics(actor, stream, await canReadHistory(actor.db, actor.user, stream)) };
+      return {
+        topics: await channelTopics(actor, stream, await canReadHistory(actor.db, actor.user, stream)),
+      };
     },
   }),
 ];

@@ -4,7 +4,7 @@ import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import type { ChatRuntime } from './context.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
@@ -46,7 +46,7 @@ export const eventEndpoints = [
       include_subscribers: p.bool().default(false),
       slim_presence: p.bool().default(false),
       presence_history_limit_days: p.int().optional(),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       client_capabilities: p.json<Record<string, unknown>>({ type: 'object' }).optional(),
     },
     response: {
@@ -195,7 +195,10 @@ export const eventEndpoints = [
           signal: abort.signal,
         },
       );
-      return { events: await presentQueueEvents(actor.db, params.queue_id, events), queue_id: params.queue_id };
+      return {
+        events: await presentQueueEvents(actor.db, params.queue_id, events),
+        queue_id: params.queue_id,
+      };
     },
   }),
   endpoint({

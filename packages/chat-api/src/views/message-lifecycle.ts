@@ -1,5 +1,10 @@
 import { changeFlags, checkFlag, markAsRead } from '../domain/actions/message-flags.ts';
-import { deleteMessage, editMessage, messageHistory, PROPAGATE_MODES } from '../domain/actions/message-edit.ts';
+import {
+  deleteMessage,
+  editMessage,
+  messageHistory,
+  PROPAGATE_MODES,
+} from '../domain/actions/message-edit.ts';
 import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
 import { accessibleStream } from '../domain/lib/channels.ts';
 import { readMessage } from '../domain/lib/message-access.ts';
@@ -7,9 +12,9 @@ import { getMessages, type NarrowTerm } from '../domain/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
-const ids = { type: 'array', items: { type: 'integer' } };
+const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
 
 const reactionParams = {
   message_id: p.id(),
@@ -22,7 +27,8 @@ const reactionParams = {
 function narrowTerms(narrow: unknown[]): NarrowTerm[] {
   return narrow.map((term) => {
     if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
-    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term) return term as NarrowTerm;
+    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
+      return term as NarrowTerm;
     throw new JsonableError('Invalid narrow');
   });
 }
@@ -145,12 +151,19 @@ export const messageLifecycleEndpoints = [
       include_anchor: p.bool().default(true),
       num_before: p.int(),
       num_after: p.int(),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       op: p.oneOf(['add', 'remove'] as const),
       flag: p.string(),
     },
     response: {
-      required: ['processed_count', 'updated_count', 'first_processed_id', 'last_processed_id', 'found_oldest', 'found_newest'],
+      required: [
+        'processed_count',
+        'updated_count',
+        'first_processed_id',
+        'last_processed_id',
+        'found_oldest',
+        'found_newest',
+      ],
       properties: {
         processed_count: { type: 'integer' },
         updated_count: { type: 'integer' },
@@ -163,7 +176,8 @@ export const messageLifecycleEndpoints = [
     },
     view: async (params, actor) => {
       const flag = checkFlag(params.flag);
-      if (params.num_before < 0 || params.num_after < 0) throw new JsonableError('Invalid num_before or num_after');
+      if (params.num_before < 0 || params.num_after < 0)
+        throw new JsonableError('Invalid num_before or num_after');
       if (params.num_before + params.num_after > 5000)
         throw new JsonableError('Too many messages requested (maximum 5000).');
       const found = await getMessages(actor, {

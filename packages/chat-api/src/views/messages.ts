@@ -3,7 +3,7 @@ import { pushForMessage } from '../domain/push.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { narrowSchema, schema } from './schemas.ts';
 
 /** `to` is a channel name or id, or a JSON list of user ids or emails. */
 function parseTo(raw: string): string | number | (string | number)[] {
@@ -80,7 +80,7 @@ export const messageEndpoints = [
       anchor: p.string().default('newest').describe('A message id, newest, oldest or first_unread'),
       num_before: p.int().default(0),
       num_after: p.int().default(0),
-      narrow: p.json<unknown[]>({ type: 'array' }).default([]),
+      narrow: p.json<unknown[]>(narrowSchema).default([]),
       apply_markdown: p.bool().default(true),
       client_gravatar: p.bool().default(true),
       use_first_unread_anchor: p.bool().default(false).describe('Deprecated: anchor first_unread.'),

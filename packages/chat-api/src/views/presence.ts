@@ -15,7 +15,10 @@ const presences = {
 async function presenceMap(actor: ViewContext, slim: boolean, after?: number, days?: number) {
   const found = await realmPresence(actor.db, actor.realm.id, { afterUpdateId: after, historyDays: days });
   const users = new Map((await usersInRealm(actor.db, actor.realm.id)).map((u) => [u.id, u]));
-  return { presences: formatPresences(found.rows, slim, users, actor.realm, actor.config), lastUpdateId: found.lastUpdateId };
+  return {
+    presences: formatPresences(found.rows, slim, users, actor.realm, actor.config),
+    lastUpdateId: found.lastUpdateId,
+  };
 }
 
 /** Presence (who is online) and typing notifications. */
@@ -48,7 +51,12 @@ export const presenceEndpoints = [
       await reportPresence(actor, params.status === 'active');
       if (params.ping_only) return {};
       const slim = params.slim_presence || params.last_update_id !== undefined;
-      const { presences: map, lastUpdateId } = await presenceMap(actor, slim, params.last_update_id, params.history_limit_days);
+      const { presences: map, lastUpdateId } = await presenceMap(
+        actor,
+        slim,
+        params.last_update_id,
+        params.history_limit_days,
+      );
       return {
         presences: map,
         server_timestamp: Date.now() / 1000,
@@ -62,7 +70,10 @@ export const presenceEndpoints = [
     path: '/realm/presence',
     operationId: 'getPresence',
     summary: "Everyone's presence, by API email",
-    response: { required: ['presences', 'server_timestamp'], properties: { presences, server_timestamp: { type: 'number' } } },
+    response: {
+      required: ['presences', 'server_timestamp'],
+      properties: { presences, server_timestamp: { type: 'number' } },
+    },
     view: async (_params, actor) => ({
       presences: (await presenceMap(actor, false)).presences,
       server_timestamp: Date.now() / 1000,
@@ -84,7 +95,10 @@ export const presenceEndpoints = [
       if (!row) throw new JsonableError(`No presence data for ${who}`);
       const modern = modernPresence(row);
       const active = Date.now() / 1000 - modern.active_timestamp < 140;
-      const entry = { status: active ? 'active' : 'idle', timestamp: active ? modern.active_timestamp : modern.idle_timestamp };
+      const entry = {
+        status: active ? 'active' : 'idle',
+        timestamp: active ? modern.active_timestamp : modern.idle_timestamp,
+      };
       return { presence: { aggregated: entry, website: entry } };
     },
   }),

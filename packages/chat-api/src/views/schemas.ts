@@ -1,6 +1,6 @@
 import { groupSettingSchema } from '../domain/groups.ts';
-import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/streams.ts';
-import { GROUP_PERMISSIONS } from '../domain/user-groups.ts';
+import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/lib/streams.ts';
+import { GROUP_PERMISSIONS } from '../domain/lib/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';
 
 /**
@@ -21,6 +21,28 @@ const closed = (properties: Record<string, JsonSchema>, optional: string[] = [])
   properties,
   additionalProperties: false,
 });
+
+/**
+ * A narrow (GET /messages, POST /register): a list of terms, each `{operator, operand, negated?}`
+ * or Zulip's legacy pair `[operator, operand]`. Inline, not a component: it also validates requests.
+ */
+export const narrowSchema: JsonSchema = {
+  type: 'array',
+  items: {
+    anyOf: [
+      {
+        type: 'object',
+        required: ['operator', 'operand'],
+        properties: {
+          operator: { type: 'string', description: 'e.g. channel, topic, sender, is, dm, search' },
+          operand: { description: 'a name, an id, or a list of ids (dm)' },
+          negated: { type: 'boolean' },
+        },
+      },
+      { type: 'array', items: {}, minItems: 2, maxItems: 2, description: 'legacy form: [operator, operand]' },
+    ],
+  },
+};
 
 export const schema = (name: keyof typeof chatSchemas) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -120,7 +142,10 @@ export const chatSchemas = {
       sender_realm_str: str,
       avatar_url: nullableStr,
       client: str,
-      content: { ...str, description: 'Rendered HTML, or Markdown when the client asked for it (apply_markdown=false).' },
+      content: {
+        ...str,
+        description: 'Rendered HTML, or Markdown when the client asked for it (apply_markdown=false).',
+      },
       content_type: { type: 'string', enum: ['text/html', 'text/x-markdown'] },
       is_me_message: bool,
       reactions: list(

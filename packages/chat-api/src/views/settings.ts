@@ -1,7 +1,12 @@
 import { updateSettings } from '../domain/actions/settings.ts';
 import { legacyMuteTopic, setTopicVisibility } from '../domain/actions/user-topics.ts';
-import { SETTING_CHOICES, SETTING_DEFAULTS, type SettingName, type SettingValue } from '../domain/lib/user-settings.ts';
-import { streamByName } from '../domain/streams.ts';
+import {
+  SETTING_CHOICES,
+  SETTING_DEFAULTS,
+  type SettingName,
+  type SettingValue,
+} from '../domain/lib/user-settings.ts';
+import { streamByName } from '../domain/lib/streams.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p, type Param } from '../http/params.ts';
@@ -62,7 +67,7 @@ export const settingsEndpoints = [
     view: async (params, actor) => {
       let streamId = params.stream_id;
       if (streamId === undefined) {
-        if (params.stream === undefined) throw new JsonableError('Please supply \'stream\' or \'stream_id\'.');
+        if (params.stream === undefined) throw new JsonableError("Please supply 'stream' or 'stream_id'.");
         const found = await streamByName(actor.db, actor.realm.id, params.stream);
         if (!found) throw new JsonableError(`Channel '${params.stream}' does not exist`);
         streamId = found.id;

@@ -1,27 +1,29 @@
 import type { Actor } from '../domain/context.ts';
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
 import {
-  ChannelCreatedMeanwhile,
-  createStream,
   GROUP_SETTING_NAMES,
-  listSubscriptions,
   maySubscribe,
   mayUnsubscribeOthers,
   streamByName,
   streamById,
   streamsByNameWithSubscribers,
-  subscribeUsers,
   TOPICS_POLICIES,
-  unsubscribeUsers,
-  updateSubscriptionProperty,
   validateCreationSettings,
   validateStreamDescription,
   validateStreamName,
   type CreationSettings,
   type GroupSettingName,
   type Stream,
-} from '../domain/streams.ts';
-import { userById, userByAnyEmail, isGuest, type User } from '../domain/users.ts';
+} from '../domain/lib/streams.ts';
+import { listSubscriptions } from '../domain/presenters/streams.ts';
+import {
+  ChannelCreatedMeanwhile,
+  createStream,
+  subscribeUsers,
+  unsubscribeUsers,
+  updateSubscriptionProperty,
+} from '../domain/actions/streams.ts';
+import { userById, userByEmailVisibleTo, isGuest, type User } from '../domain/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
 import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';
 import { sendMessage } from '../domain/messages.ts';
@@ -61,7 +63,7 @@ async function resolvePrincipals(actor: Actor, principals: (number | string)[] |
     const user =
       typeof principal === 'number'
         ? await userById(actor.db, actor.realm.id, principal)
-        : await userByAnyEmail(actor.db, actor.realm, actor.config, principal);
+        : await userByEmailVisibleTo(actor.db, actor.realm, actor.config, actor.user, principal);
     if (!user || !user.is_active) throw new JsonableError('No such user');
     if (!users.some((u) => u.id === user.id)) users.push(user);
   }
@@ -146,8 +148,12 @@ export const subscriptionEndpoints = [
       can_add_subscribers_group: groupSetting(),
       can_remove_subscribers_group: groupSetting(),
       can_administer_channel_group: groupSetting(),
-      can_delete_any_message_group: groupSetting(),
-      can_delete_own_message_group: groupSetting(),
+      can_delete_any_message_group: groupSetting().describe(
+        'Refused (400): this server does not delete messages, so the setting could not apply.',
+      ),
+      can_delete_own_message_group: groupSetting().describe(
+        'Refused (400): this server does not delete messages, so the setting could not apply.',
+      ),
       can_send_message_group: groupSetting(),
       can_subscribe_group: groupSetting(),
     },
@@ -170,6 +176,10 @@ export const subscriptionEndpoints = [
         name: validateStreamName(s.name),
         description: validateStreamDescription(s.description ?? ''),
       }));
+      // This server deletes no messages, so a deletion permission would be stored and never apply.
+      for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group'] as const)
+        if (params[name] !== undefined)
+          throw new JsonableError(`${name} is not supported: this server does not delete messages`);
       const targets = await resolvePrincipals(actor, params.principals);
       const others = targets.some((t) => t.id !== user.id);
       if (others && isGuest(user)) throw insufficientPermission();

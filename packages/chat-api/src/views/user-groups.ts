@@ -1,13 +1,7 @@
 import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
-import {
-  createGroup,
-  deactivateGroup,
-  groupMembers,
-  groupSubgroups,
-  isGroupMember,
-  listGroups,
-  updateMembership,
-} from '../domain/user-groups.ts';
+import { createGroup, deactivateGroup, updateMembership } from '../domain/actions/user-groups.ts';
+import { groupMembers, groupSubgroups, isGroupMember } from '../domain/lib/user-groups.ts';
+import { listGroups } from '../domain/presenters/user-groups.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { schema } from './schemas.ts';

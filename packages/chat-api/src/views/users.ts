@@ -6,16 +6,15 @@ import {
   type DeactivationActions,
 } from '../domain/user-admin.ts';
 import {
-  canSeeRealEmail,
-  dummyEmail,
   formatUser,
   profileValues,
-  userByAnyEmail,
+  userByEmailVisibleTo,
   userById,
   usersInRealm,
   type User,
 } from '../domain/users.ts';
 import { maxMessageId } from '../domain/messages.ts';
+import { createUserByApi } from '../domain/actions/create-user.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, type JsonSchema } from '../http/params.ts';
@@ -25,15 +24,9 @@ import { chatSchemas, schema } from './schemas.ts';
 
 const noSuchUser = () => new JsonableError('No such user');
 
-/**
- * By email, honouring the target's visibility: the real address finds the user only when the
- * caller may see it; the dummy `user<id>@<host>` address always does.
- */
 async function userByEmailFor(actor: Actor, email: string): Promise<User> {
-  const target = await userByAnyEmail(actor.db, actor.realm, actor.config, email);
+  const target = await userByEmailVisibleTo(actor.db, actor.realm, actor.config, actor.user, email);
   if (!target) throw noSuchUser();
-  const isDummy = email.toLowerCase() === dummyEmail(target.id, actor.realm, actor.config).toLowerCase();
-  if (!isDummy && !canSeeRealEmail(actor.user, target)) throw noSuchUser();
   return target;
 }
 
@@ -106,6 +99,24 @@ export const userEndpoints = [
         ),
       };
     },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/users',
+    operationId: 'createUser',
+    summary: 'Create a member account (administrators who also hold can_create_users)',
+    description:
+      'The account joins the default channels and every active user receives a realm_user add event. ' +
+      'Its date_joined is the creation time until its first login (POST /fetch_api_key), then that time. ' +
+      'An administrator gets the right with `muse-server chat create-user --can-create-users` (Zulip: ' +
+      'manage.py change_user_role can_create_users).',
+    params: {
+      email: p.string().describe('The new user’s email address (unique in the organization).'),
+      password: p.string().describe('At least 6 characters.'),
+      full_name: p.string(),
+    },
+    response: { required: ['user_id'], properties: { user_id: { type: 'integer' } } },
+    view: async (params, actor) => ({ user_id: await createUserByApi(actor, params) }),
   }),
   endpoint({
     method: 'get',

@@ -8,6 +8,8 @@ import { payment } from '../resources/declarations/payment.ts';
 import { linkOrigin } from '../files/router.ts';
 import { openOrder, type OrderBody } from './orders.ts';
 import { receiveNotification } from './notifications.ts';
+import { startPaymentWorkflow } from './reconcile.ts';
+import type { PaymentRow } from './transitions.ts';
 import { paymentStatistics, refundPayment, type RefundBody } from './refunds.ts';
 import type { NotificationAnswer, ProviderName } from './providers/types.ts';
 
@@ -20,10 +22,16 @@ export function paymentsRouter(context: ContentContext): Router {
   const kit = createResourceKit(context, payment);
   route(router, 'post', '/api/v1/payments', async (req, res) => {
     const user = requirePermission(req, 'payment', 'create', 'own');
+    const logger = requestLog(res, context.logger);
     const deps = {
       ...context,
-      logger: requestLog(res, context.logger),
+      logger,
       notifyBase: linkOrigin(context.config.MUSE_PUBLIC_URL, req),
+      // Without its workflow an order still settles by notification; it is then not closed at expiry.
+      reconcile: (row: PaymentRow) =>
+        startPaymentWorkflow(context, row.id).catch((error: unknown) =>
+          logger.error({ err: error, paymentId: row.id }, 'could not start the payment workflow'),
+        ),
     };
     const key = req.get('Idempotency-Key') || undefined;
     const { payment: row, created } = await openOrder(deps, user, req.body as OrderBody, key);

@@ -31,12 +31,30 @@ export class SocketAccess {
 
   /** The account of a valid, unexpired token; throws 401 or 403 as the REST API would. */
   async account(token: string | undefined): Promise<CurrentUser> {
+    return (await this.authenticate(token)).user;
+  }
+
+  /** The account of a valid, unexpired token and when the token expires (ms since the epoch). */
+  async authenticate(token: string | undefined): Promise<{ user: CurrentUser; expiresAt: number }> {
     if (!token) throw new UnauthorizedError('Send the bearer token as ?token= (socket.io: auth.token)');
     const claims = await this.ctx.tokens.verify(token).catch(() => {
       throw new UnauthorizedError('The token is invalid or expired; log in again');
     });
     if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
-    return loadUser(this.ctx.db, claims.sub);
+    return { user: await loadUser(this.ctx.db, claims.sub), expiresAt: claims.exp * 1000 };
+  }
+
+  /**
+   * What the REST read of the conversation would answer this account now (its token aside):
+   * undefined when it may still read it, else the refusal an open socket is closed with.
+   */
+  async recheck(userId: string, conversationId: string): Promise<Refusal | undefined> {
+    try {
+      await this.readable(await loadUser(this.ctx.db, userId), conversationId);
+      return undefined;
+    } catch (error) {
+      return refusalOf(error);
+    }
   }
 
   /** The conversation as GET /conversations/{id} would let this user read it; 404 otherwise. */
@@ -65,10 +83,10 @@ export class SocketAccess {
   async admit(
     token: string | undefined,
     conversationId: string,
-  ): Promise<{ user: CurrentUser; conversation: Row } | { refusal: Refusal }> {
+  ): Promise<{ user: CurrentUser; expiresAt: number; conversation: Row } | { refusal: Refusal }> {
     try {
-      const user = await this.account(token);
-      return { user, conversation: await this.readable(user, conversationId) };
+      const { user, expiresAt } = await this.authenticate(token);
+      return { user, expiresAt, conversation: await this.readable(user, conversationId) };
     } catch (error) {
       return { refusal: refusalOf(error) };
     }

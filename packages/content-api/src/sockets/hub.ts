@@ -8,6 +8,20 @@ export interface Member {
   readonly user: { id: string };
   readonly conversationId: string;
   deliver(frame: ServerFrame): void;
+  /**
+   * Checks the account and its access to the conversation again, as the REST read would, and
+   * closes the socket when they refuse; frames delivered meanwhile wait for the answer.
+   */
+  recheck(): Promise<void>;
+}
+
+/** Where the database announces a change to an account's access (migration 0800). */
+export const ACCOUNT_ACCESS_CHANNEL = 'muse_account_access';
+
+/** On a conversation's channel: its visibility or owner changed, or it was deleted (migration 0800). */
+interface AccessChanged {
+  type: 'access.changed';
+  conversation_id: string;
 }
 
 interface Room {
@@ -27,6 +41,7 @@ export class SocketHub {
   private readonly rooms = new Map<string, Room>();
   private readonly byUser = new Map<string, Set<Member>>();
   private stopFileStatus: Promise<() => Promise<void>> | undefined;
+  private stopAccountAccess: Promise<() => Promise<void>> | undefined;
 
   private readonly deps: { db: Sequelize; events: EventBus; logger: Logger };
 
@@ -39,6 +54,9 @@ export class SocketHub {
     this.stopFileStatus ??= this.deps.events.subscribe(FILE_STATUS_CHANNEL, (event) =>
       this.onFileStatus(event as FileStatusEvent),
     );
+    this.stopAccountAccess ??= this.deps.events.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
+      this.onAccountAccess(event as { user_id: string }),
+    );
     let room = this.rooms.get(member.conversationId);
     if (!room) {
       const created: Room = {
@@ -47,7 +65,7 @@ export class SocketHub {
         listening: Promise.resolve(async () => {}),
       };
       created.listening = this.deps.events.subscribe(conversationChannel(member.conversationId), (event) =>
-        this.onConversationEvent(created, event as ConversationEvent),
+        this.onConversationEvent(created, event as ConversationEvent | AccessChanged),
       );
       room = created;
       this.rooms.set(member.conversationId, room);
@@ -56,7 +74,7 @@ export class SocketHub {
     const mine = this.byUser.get(member.user.id) ?? new Set();
     mine.add(member);
     this.byUser.set(member.user.id, mine);
-    await Promise.all([room.listening, this.stopFileStatus]);
+    await Promise.all([room.listening, this.stopFileStatus, this.stopAccountAccess]);
   }
 
   leave(member: Member): void {
@@ -73,9 +91,17 @@ export class SocketHub {
     return this.byUser.get(userId)?.size ?? 0;
   }
 
-  private onConversationEvent(room: Room, event: ConversationEvent): void {
+  /**
+   * Events of a conversation are handled in order: after a change of its access, every member is
+   * checked again before the next event reaches any of them.
+   */
+  private onConversationEvent(room: Room, event: ConversationEvent | AccessChanged): void {
     room.queue = room.queue
       .then(async () => {
+        if (event.type === 'access.changed') {
+          await Promise.all([...room.members].map((member) => member.recheck()));
+          return;
+        }
         const frame = await this.frameOf(event);
         if (frame) for (const member of room.members) member.deliver(frame);
       })
@@ -101,6 +127,14 @@ export class SocketHub {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * An account's ban, permissions or deletion: its sockets on this process are checked again at
+   * once; what reaches them meanwhile waits for the answer (`recheck` holds it from its first step).
+   */
+  private onAccountAccess(event: { user_id: string }): void {
+    for (const member of this.byUser.get(event.user_id) ?? []) void member.recheck();
   }
 
   /** A file's status reaches its owner's sockets only. */

@@ -40,7 +40,14 @@ export class SocketSession {
   readonly user: CurrentUser;
   readonly conversationId: string;
   private token: string;
+  /** When the token expires (ms since the epoch); from then on nothing is delivered until `auth`. */
+  private expiresAt: number;
   private tokenExpired = false;
+  /** The client was told its token expired (once, when the first delivery was withheld). */
+  private toldExpired = false;
+  /** Access re-checks (or an `auth` replay) in flight: deliveries wait for them in `waiting`. */
+  private holds = 0;
+  private waiting: ServerFrame[] = [];
   /** The latest message sent live on this socket. */
   private lastSeq = 0;
   /** Every message with a seq above this one has been sent on this socket (live or replayed). */
@@ -57,7 +64,7 @@ export class SocketSession {
 
   constructor(
     deps: SessionDeps,
-    admitted: { user: CurrentUser; conversationId: string; token: string },
+    admitted: { user: CurrentUser; conversationId: string; token: string; expiresAt: number },
     transport: Transport,
   ) {
     this.deps = deps;
@@ -65,6 +72,7 @@ export class SocketSession {
     this.user = admitted.user;
     this.conversationId = admitted.conversationId;
     this.token = admitted.token;
+    this.expiresAt = admitted.expiresAt;
   }
 
   /** The socket is in: `ready`, then whatever was stored after `lastSeq` meanwhile. */
@@ -101,11 +109,33 @@ export class SocketSession {
     return answer;
   }
 
-  /** A frame published for the conversation (or the user) reaches this socket. */
+  /**
+   * A frame published for the conversation (or the user) reaches this socket: after any access
+   * re-check in flight, and only while the token is valid (after its expiry the client is told
+   * once; the messages it missed are replayed after `auth`).
+   */
   deliver(frame: ServerFrame): void {
+    if (this.holds > 0) return void this.waiting.push(frame);
+    if (this.expired()) return this.withhold();
     if (frame.type !== 'message') return this.send(frame);
     if (this.held) return void this.held.push(frame.message);
     this.sendMessage(frame.message);
+  }
+
+  /**
+   * Checks the account and its access to the conversation again (a change announced by the
+   * database); closes the socket with the refusal's code. Holds deliveries from its first step.
+   */
+  async recheck(): Promise<void> {
+    await this.holding(async () => {
+      const refusal = await this.deps.access
+        .recheck(this.user.id, this.conversationId)
+        .catch((error: unknown) => {
+          this.deps.logger.error({ err: error }, 'socket access re-check failed; closing the socket');
+          return { closeCode: 1011, message: 'The server could not check access; reconnect' };
+        });
+      if (refusal) this.close(refusal.closeCode, refusal.message);
+    });
   }
 
   close(code: number, reason: string): void {
@@ -151,7 +181,7 @@ export class SocketSession {
    * `auth` frame brings a fresh one); a banned or disabled account closes the socket.
    */
   private async account(): Promise<CurrentUser | undefined> {
-    if (this.tokenExpired) return undefined;
+    if (this.expired()) return undefined;
     try {
       return await this.deps.access.account(this.token);
     } catch (error) {
@@ -163,21 +193,26 @@ export class SocketSession {
     }
   }
 
+  /** A fresh token of the same account; what was withheld since the old one expired is replayed. */
   private async reauthenticate(token: string): Promise<ServerFrame> {
-    const user = await this.deps.access.account(token).catch((error: unknown) => {
+    const fresh = await this.deps.access.authenticate(token).catch((error: unknown) => {
       if ((error as AppError).status === 401) return undefined;
       throw error;
     });
-    if (!user || user.id !== this.user.id) {
+    if (!fresh || fresh.user.id !== this.user.id) {
       return {
         type: 'error',
         code: 'unauthorized',
         message: 'The token is not a valid token of this account',
       };
     }
+    const hadExpired = this.expired();
     this.token = token;
+    this.expiresAt = fresh.expiresAt;
     this.tokenExpired = false;
-    return { type: 'authenticated', user_id: user.id };
+    this.toldExpired = false;
+    if (hadExpired) await this.holding(() => this.replayAfter(fresh.user, this.lastSeq));
+    return { type: 'authenticated', user_id: fresh.user.id };
   }
 
   private async post(frame: { content: string; client_id: string }): Promise<ServerFrame> {
@@ -224,6 +259,40 @@ export class SocketSession {
     // Replayed to the end: everything after `from` has now been sent here.
     if (missed.length < RESUME_LIMIT) this.sentFrom = Math.min(this.sentFrom, from.seq);
     return { type: 'resumed', after, count: missed.length };
+  }
+
+  /** The messages after `seq` (as `resume` replays them), once access is checked again. */
+  private async replayAfter(user: CurrentUser, seq: number): Promise<void> {
+    await this.deps.access.readable(user, this.conversationId);
+    const missed = await messagesBetween(
+      this.deps.ctx.db,
+      this.conversationId,
+      { after: seq, upTo: Number.MAX_SAFE_INTEGER },
+      RESUME_LIMIT,
+    );
+    for (const message of missed) this.sendMessage(message);
+  }
+
+  /** Runs `step` with deliveries held; what arrived meanwhile is delivered after it. */
+  private async holding(step: () => Promise<void>): Promise<void> {
+    this.holds++;
+    try {
+      await step();
+    } finally {
+      if (--this.holds === 0) for (const frame of this.waiting.splice(0)) this.deliver(frame);
+    }
+  }
+
+  private expired(): boolean {
+    if (!this.tokenExpired && Date.now() >= this.expiresAt) this.tokenExpired = true;
+    return this.tokenExpired;
+  }
+
+  /** A delivery after the token expired: the client is told once, and `auth` replays the messages. */
+  private withhold(): void {
+    if (this.toldExpired) return;
+    this.toldExpired = true;
+    this.send(TOKEN_EXPIRED);
   }
 
   private release(): void {

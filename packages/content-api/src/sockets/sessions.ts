@@ -9,6 +9,8 @@ export interface Admitted {
   user: CurrentUser;
   conversationId: string;
   token: string;
+  /** When the token expires (ms since the epoch): from then on nothing is delivered until `auth`. */
+  expiresAt: number;
 }
 
 export const SHUTTING_DOWN: Refusal = {
@@ -50,7 +52,12 @@ export class SocketSessions {
     if ('refusal' in admitted) return admitted;
     const limit = ctx.config.MUSE_WS_MAX_SOCKETS_PER_USER;
     if (hub.socketsOf(admitted.user.id) >= limit) return { refusal: tooManySockets(limit) };
-    return { user: admitted.user, conversationId: String(admitted.conversation.id), token: token! };
+    return {
+      user: admitted.user,
+      conversationId: String(admitted.conversation.id),
+      token: token!,
+      expiresAt: admitted.expiresAt,
+    };
   }
 
   /** Joins the hub, then sends `ready`: listening first, then reading the latest seq, so nothing is missed. */

@@ -5,7 +5,7 @@ import type { Logger } from '@muse/core';
 import type { Admitted, SocketSessions } from './sessions.ts';
 import type { ServerFrame } from './protocol.ts';
 import type { Refusal } from './admission.ts';
-import { isRefusal, type ConnectionGate, type GateRefusal, type Ticket } from './gate.ts';
+import { isRefusal, type ConnectionGate, type Ticket } from './gate.ts';
 import { refuseUpgrade } from './upgrade.ts';
 
 type Ack = (answer: unknown) => void;
@@ -111,10 +111,20 @@ function gateEngine(io: Server, gate: ConnectionGate): WeakMap<object, Ticket> {
   const byRequest = new WeakMap<IncomingMessage, Ticket>();
   const byConnection = new WeakMap<object, Ticket>();
   io.engine.use((req: IncomingMessage, res: ServerResponse, next: (error?: Error) => void) => {
+    const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+    // Engine.IO 4 only: an older client would be switched to a WebSocket, then dropped.
+    if (query.get('EIO') !== '4') {
+      return refuseHandshake(res, 400, {
+        code: 'unsupported_protocol',
+        message: 'Only Engine.IO 4 (socket.io 3 and later) is served: EIO=4',
+      });
+    }
     // Requests of an open connection (a poll, its upgrade) carry its sid and were counted at its handshake.
-    if (new URL(req.url ?? '/', 'http://localhost').searchParams.has('sid')) return next();
+    if (query.has('sid')) return next();
     const ticket = gate.enter(req);
-    if (isRefusal(ticket)) return refuseHandshake(res, ticket);
+    if (isRefusal(ticket)) {
+      return refuseHandshake(res, ticket.status, ticket, { 'Retry-After': String(ticket.retryAfterSeconds) });
+    }
     byRequest.set(req, ticket);
     // A client gone before the handshake ends leaves neither a connection nor a connection_error.
     req.socket.once('close', () => byRequest.get(req)?.release());
@@ -134,14 +144,18 @@ function gateEngine(io: Server, gate: ConnectionGate): WeakMap<object, Ticket> {
   return byConnection;
 }
 
-/** 429/503 with a JSON body, on either the polling response or the raw socket of an upgrade. */
-function refuseHandshake(res: ServerResponse, refusal: GateRefusal): void {
-  const headers = { 'Retry-After': String(refusal.retryAfterSeconds) };
+/** A status with a JSON error body, on either the polling response or the raw socket of an upgrade. */
+function refuseHandshake(
+  res: ServerResponse,
+  status: number,
+  refusal: { code: string; message: string },
+  headers: Record<string, string> = {},
+): void {
   const error = { code: refusal.code, message: refusal.message };
   if (!(res instanceof ServerResponse)) {
-    return refuseUpgrade((res as { socket: Duplex }).socket, refusal.status, error, headers);
+    return refuseUpgrade((res as { socket: Duplex }).socket, status, error, headers);
   }
-  res.writeHead(refusal.status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(error));
 }
 

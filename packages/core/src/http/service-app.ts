@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.ts';
+import { referenceDocs } from './docs.ts';
 import { requestId, requestLog } from './request-id.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
@@ -10,7 +11,7 @@ export type ReadinessCheck = () => Promise<void>;
 export interface ServiceAppOptions {
   name: string;
   logger: Logger;
-  /** The service's OpenAPI document, served as /openapi.json. */
+  /** The service's OpenAPI document, served as /openapi.json and rendered at /docs. */
   openapi: object;
   readiness: Record<string, ReadinessCheck>;
   /** MUSE_TRUST_PROXY: which peers' X-Forwarded-For names the client (see config.ts). */
@@ -144,6 +145,8 @@ export function createServiceApp({
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+  const info = (openapi as { info?: { title?: string } }).info;
+  app.use(referenceDocs(`${info?.title ?? name} — API reference`));
 
   return app;
 }

@@ -43,6 +43,7 @@ export interface CreateUserOptions {
   email: string;
   fullName: string;
   password?: string;
+  canCreateUsers?: boolean;
   role: string;
 }
 
@@ -58,6 +59,7 @@ export async function runCreateUser(config: Config, options: CreateUserOptions):
       fullName: options.fullName,
       role,
       ...(options.password ? { password: options.password } : {}),
+      ...(options.canCreateUsers ? { canCreateUsers: true } : {}),
     }),
   );
   console.log(
@@ -87,5 +89,6 @@ export function registerChatCommands(
     .option('--organization <subdomain>', "the organization's subdomain", '')
     .option('--password <password>', 'password for POST /fetch_api_key')
     .option('--role <role>', `one of ${Object.keys(ROLE_NAMES).join(', ')}`, 'member')
+    .option('--can-create-users', 'may create users over the API (POST /users; administrators only)')
     .action(withConfig(runCreateUser));
 }

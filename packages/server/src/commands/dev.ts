@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +8,6 @@ import {
   freePort,
   startDevTemporal,
   startEmbeddedPostgres,
-  stopChild,
   type Config,
   type DevTemporal,
   type Logger,
@@ -17,20 +15,24 @@ import {
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runMigrate } from './migrate.ts';
 import { publishDevStack } from '../dev-stack-file.ts';
+import { RESTART_BASE_MS, RESTART_MAX_MS, superviseService } from '../supervise.ts';
 
-const mainPath = fileURLToPath(new URL('../main.ts', import.meta.url));
+// main.ts beside its sources, main.js beside the compiled output.
+const mainPath = fileURLToPath(new URL(`../main${path.extname(import.meta.url)}`, import.meta.url));
 
 /**
  * The whole platform on one machine: embedded Postgres and a Temporal dev server when none
  * is configured (state kept under MUSE_DATA_DIR), migrations, then both APIs and a worker as
- * child processes. Ctrl-C stops everything it started.
+ * child processes, each restarted with back-off when it exits. Ctrl-C stops everything it started.
  */
 export async function runDev(config: Config): Promise<void> {
   const logger = createLogger(config, 'dev');
   const dataDir = path.resolve(config.MUSE_DATA_DIR);
   const stops: (() => Promise<void>)[] = [];
+  let stopping = false;
   const stopAll = async () => {
-    for (const stop of stops.reverse())
+    stopping = true;
+    for (const stop of stops.splice(0).reverse())
       await stop().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
@@ -77,8 +79,13 @@ export async function runDev(config: Config): Promise<void> {
     await runMigrate(childConfig);
 
     for (const name of ['content-api', 'chat-api', 'worker']) {
-      const child = spawnService(name, env, logger, stopAll);
-      stops.push(() => stopChild(child, config.MUSE_SHUTDOWN_TIMEOUT_MS + 1000));
+      const service = superviseService(
+        name,
+        { execPath: process.execPath, args: [...process.execArgv, mainPath, name], env: { ...process.env, ...env } },
+        logger,
+        () => stopping,
+      );
+      stops.push(() => service.stop(config.MUSE_SHUTDOWN_TIMEOUT_MS + 1000));
     }
     const shownHost = config.MUSE_HOST === '0.0.0.0' ? '127.0.0.1' : config.MUSE_HOST;
     console.log(
@@ -88,6 +95,7 @@ export async function runDev(config: Config): Promise<void> {
         `  content API   http://${shownHost}:${config.MUSE_CONTENT_PORT}  (OpenAPI: /openapi.json, readiness: /readyz)`,
         `  messaging API http://${shownHost}:${config.MUSE_CHAT_PORT}  (OpenAPI: /openapi.json)`,
         ...started,
+        `A service that exits is restarted (after ${RESTART_BASE_MS / 1000} s, doubling up to ${RESTART_MAX_MS / 1000} s).`,
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -132,23 +140,4 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger): P
   }
   const uiPort = config.MUSE_TEMPORAL_UI_PORT || undefined;
   return startDevTemporal({ cliPath, port: await freePort(), uiPort, dbFile, logger });
-}
-
-function spawnService(
-  name: string,
-  env: Record<string, string>,
-  logger: Logger,
-  stopAll: () => Promise<void>,
-): ChildProcess {
-  // The IPC channel lets a child notice when this supervisor is gone, however it ended (see main.ts).
-  const child = spawn(process.execPath, [mainPath, name], {
-    env: { ...process.env, ...env },
-    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-  });
-  child.once('exit', (code, signal) => {
-    if (code === 0 || signal === 'SIGTERM') return;
-    logger.error({ code, signal }, `${name} exited; stopping the platform`);
-    void stopAll().then(() => process.exit(1));
-  });
-  return child;
 }

@@ -7,7 +7,7 @@ import { accessibleMessage } from '../lib/message-access.ts';
 import { mentionFlags, renderMessage } from '../lib/mentions.ts';
 import { REALM_POLICY } from '../lib/realm-policy.ts';
 import { exec, rows, type Transaction } from '../sql.ts';
-import { streamById, type Stream } from '../streams.ts';
+import { streamById, type Stream } from '../lib/streams.ts';
 import { isAdmin, isGuest } from '../users.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
@@ -101,7 +101,8 @@ function checkTopic(raw: string): string {
 
 function checkContent(actor: Actor, row: { sender_id: number; date_sent: Date }, content: string): string {
   if (row.sender_id !== actor.user.id) throw noPermission();
-  if (!REALM_POLICY.allow_message_editing) throw new JsonableError('Your organization has turned off message editing');
+  if (!REALM_POLICY.allow_message_editing)
+    throw new JsonableError('Your organization has turned off message editing');
   const limit = REALM_POLICY.message_content_edit_limit_seconds;
   if (limit !== null && secondsSince(row.date_sent) > limit)
     throw new JsonableError('The time limit for editing this message has passed');
@@ -251,7 +252,8 @@ async function announceEdit(
     });
   }
   const byFlags = new Map<string, number[]>();
-  for (const h of holders) byFlags.set(h.flags.join(','), [...(byFlags.get(h.flags.join(',')) ?? []), h.user_id]);
+  for (const h of holders)
+    byFlags.set(h.flags.join(','), [...(byFlags.get(h.flags.join(',')) ?? []), h.user_id]);
   if (!holders.some((h) => h.user_id === user.id)) byFlags.set('\u0000', [user.id]);
   for (const [key, ids] of byFlags)
     await sendEvent(db, t, ids, {
@@ -270,7 +272,8 @@ export async function deleteMessage(actor: Actor, messageId: number): Promise<vo
   await db.transaction(async (t) => {
     const { row, stream } = await accessibleMessage(actor, messageId, t, true);
     const mayDeleteAny =
-      isAdmin(user) || (stream !== undefined && (await userHasGroupSetting(db, user, stream.can_delete_any_message_group)));
+      isAdmin(user) ||
+      (stream !== undefined && (await userHasGroupSetting(db, user, stream.can_delete_any_message_group)));
     if (!mayDeleteAny) {
       const own =
         row.sender_id === user.id &&
@@ -336,7 +339,8 @@ export async function messageHistory(actor: Actor, messageId: number): Promise<R
       snapshot.prev_content = edit.prev_content;
       snapshot.prev_rendered_content = edit.prev_rendered_content;
     }
-    if ('prev_stream' in edit) Object.assign(snapshot, { prev_stream: edit.prev_stream, stream: edit.stream });
+    if ('prev_stream' in edit)
+      Object.assign(snapshot, { prev_stream: edit.prev_stream, stream: edit.stream });
     snapshots.push(snapshot);
   });
   return snapshots;

@@ -31,7 +31,10 @@ export async function changeFlags(
   const { op, flag } = change;
   const selected =
     'messageIds' in target
-      ? { sql: 'um.message_id IN (:ids)', params: { ids: target.messageIds.length ? target.messageIds : [-1] } }
+      ? {
+          sql: 'um.message_id IN (:ids)',
+          params: { ids: target.messageIds.length ? target.messageIds : [-1] },
+        }
       : { sql: target.where, params: target.params };
   const changed = await rows<Changed>(
     db,
@@ -45,7 +48,13 @@ export async function changeFlags(
   );
   const ids = changed.map((c) => Number(c.message_id)).sort((a, b) => a - b);
   if (ids.length === 0) return ids;
-  const event: Record<string, unknown> = { type: 'update_message_flags', op, flag, messages: ids, all: false };
+  const event: Record<string, unknown> = {
+    type: 'update_message_flags',
+    op,
+    flag,
+    messages: ids,
+    all: false,
+  };
   // Marking unread needs the conversations, so clients can count them without fetching the messages.
   if (op === 'remove' && flag === 'read') event.message_details = messageDetails(changed, user.id);
   await sendEvent(db, t, [user.id], event as { type: string });

@@ -75,21 +75,16 @@ export async function changeReaction(
       { messageId },
       t,
     );
-    await sendEvent(
-      db,
-      t,
-      [user.id, ...audience.map((a) => a.user_id)],
-      {
-        type: 'reaction',
-        op,
-        message_id: messageId,
-        user_id: user.id,
-        user: { user_id: user.id, email: apiEmail(user, realm, config), full_name: user.full_name },
-        emoji_name: emoji.name,
-        emoji_code: emoji.code,
-        reaction_type: emoji.type,
-      },
-    );
+    await sendEvent(db, t, [user.id, ...audience.map((a) => a.user_id)], {
+      type: 'reaction',
+      op,
+      message_id: messageId,
+      user_id: user.id,
+      user: { user_id: user.id, email: apiEmail(user, realm, config), full_name: user.full_name },
+      emoji_name: emoji.name,
+      emoji_code: emoji.code,
+      reaction_type: emoji.type,
+    });
   });
 }
 
@@ -111,4 +106,3 @@ async function ownReactionByName(
   if (!first) throw new JsonableError("Reaction doesn't exist.");
   return { name: input.emoji_name, code: first.emoji_code, type: first.reaction_type };
 }
-

@@ -3,10 +3,11 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../events.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { subscriberIds } from '../streams.ts';
+import { subscriberIds } from '../lib/streams.ts';
 import { apiEmail, usersByIds, type User } from '../users.ts';
 
-export type TypingTarget = { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
+export type TypingTarget =
+  { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
 
 /**
  * `POST /typing`: a `typing` event to the others in the conversation (the direct message's
@@ -33,5 +34,7 @@ export async function sendTyping(actor: Actor, op: 'start' | 'stop', target: Typ
   const audience = recipients
     .filter((r) => r.id !== user.id && userSettings(r).receives_typing_notifications !== false)
     .map((r) => r.id);
-  await db.transaction((t) => sendEvent(db, t, audience, { type: 'typing', op, sender: person(user), ...event }));
+  await db.transaction((t) =>
+    sendEvent(db, t, audience, { type: 'typing', op, sender: person(user), ...event }),
+  );
 }

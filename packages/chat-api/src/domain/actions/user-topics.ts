@@ -19,7 +19,8 @@ export async function setTopicVisibility(
   const { db, user } = actor;
   if (!(Object.values(VISIBILITY) as number[]).includes(policy))
     throw new JsonableError('Invalid visibility_policy');
-  if ([...topic].length > MAX_TOPIC_LENGTH) throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
+  if ([...topic].length > MAX_TOPIC_LENGTH)
+    throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
   await accessibleStream(actor, streamId);
   await db.transaction(async (t) => {
     const changed =
@@ -42,14 +43,28 @@ export async function setTopicVisibility(
     if (!changed) return;
     await sendEvent(db, t, [user.id], {
       type: 'user_topic',
-      ...formatUserTopic({ stream_id: streamId, stream_name: '', topic, visibility_policy: policy, last_updated: new Date() }),
+      ...formatUserTopic({
+        stream_id: streamId,
+        stream_name: '',
+        topic,
+        visibility_policy: policy,
+        last_updated: new Date(),
+      }),
     });
-    await sendEvent(db, t, [user.id], { type: 'muted_topics', muted_topics: legacyMutedTopics(await userTopics(db, user.id, t)) });
+    await sendEvent(db, t, [user.id], {
+      type: 'muted_topics',
+      muted_topics: legacyMutedTopics(await userTopics(db, user.id, t)),
+    });
   });
 }
 
 /** The legacy `PATCH /users/me/subscriptions/muted_topics`: muting an already muted topic (or unmuting one that is not) is an error, as in Zulip. */
-export async function legacyMuteTopic(actor: Actor, streamId: number, topic: string, op: 'add' | 'remove'): Promise<void> {
+export async function legacyMuteTopic(
+  actor: Actor,
+  streamId: number,
+  topic: string,
+  op: 'add' | 'remove',
+): Promise<void> {
   const current = await one<{ visibility_policy: number }>(
     actor.db,
     `SELECT visibility_policy FROM chat.user_topics WHERE user_id = :userId AND stream_id = :streamId AND lower(topic) = lower(:topic)`,
@@ -60,4 +75,3 @@ export async function legacyMuteTopic(actor: Actor, streamId: number, topic: str
   if (op === 'remove' && !muted) throw new JsonableError('Topic is not muted');
   await setTopicVisibility(actor, streamId, topic, op === 'add' ? VISIBILITY.MUTED : VISIBILITY.INHERIT);
 }
-

@@ -1,7 +1,8 @@
-import { JsonableError } from '../../http/errors.ts';
+import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { rows } from '../sql.ts';
-import { firstMessageIds, formatBasicStream, streamById, type Stream } from '../streams.ts';
+import { firstMessageIds, streamById, type Stream } from './streams.ts';
+import { formatBasicStream } from '../presenters/streams.ts';
 import { isAdmin, isGuest } from '../users.ts';
 
 export interface StreamFilters {

@@ -21,9 +21,16 @@ for (const entry of data) {
   const code = entry.unified.toLowerCase();
   codes.add(code);
   if (entry.non_qualified) codes.add(entry.non_qualified.toLowerCase());
-  for (const variation of Object.values(entry.skin_variations ?? {})) codes.add(variation.unified.toLowerCase());
+  for (const variation of Object.values(entry.skin_variations ?? {}))
+    codes.add(variation.unified.toLowerCase());
   const names = [...entry.short_names];
-  if (entry.name) names.push(entry.name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, ''));
+  if (entry.name)
+    names.push(
+      entry.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_|_$/g, ''),
+    );
   for (const name of names) if (!codeOf.has(name)) codeOf.set(name, code);
 }
 

@@ -14,7 +14,9 @@ async function resolveNames(actor: Actor, content: string, t?: Transaction): Pro
   const context: MarkdownContext = { users: new Map(), groups: new Map(), streams: new Map() };
   const userRefs = [...content.matchAll(/@_?\*\*([^*\n]+)\*\*/g)].map((m) => m[1] ?? '');
   const groupRefs = [...content.matchAll(/@_?\*([^*\n]+)\*/g)].map((m) => (m[1] ?? '').toLowerCase());
-  const streamRefs = [...content.matchAll(/#\*\*([^*\n>]+)(?:>[^*\n]*)?\*\*/g)].map((m) => (m[1] ?? '').toLowerCase());
+  const streamRefs = [...content.matchAll(/#\*\*([^*\n>]+)(?:>[^*\n]*)?\*\*/g)].map((m) =>
+    (m[1] ?? '').toLowerCase(),
+  );
   if (userRefs.length) {
     const ids = userRefs.flatMap((ref) => {
       const id = /\|(\d+)$/.exec(ref)?.[1];
@@ -29,11 +31,13 @@ async function resolveNames(actor: Actor, content: string, t?: Transaction): Pro
       t,
     );
     const sharing = new Map<string, number>();
-    for (const user of found) sharing.set(user.full_name.toLowerCase(), (sharing.get(user.full_name.toLowerCase()) ?? 0) + 1);
+    for (const user of found)
+      sharing.set(user.full_name.toLowerCase(), (sharing.get(user.full_name.toLowerCase()) ?? 0) + 1);
     for (const user of found) {
       context.users.set(`|${user.id}`, user);
       // A name several users share is ambiguous: only `Name|id` reaches them.
-      if (sharing.get(user.full_name.toLowerCase()) === 1) context.users.set(user.full_name.toLowerCase(), user);
+      if (sharing.get(user.full_name.toLowerCase()) === 1)
+        context.users.set(user.full_name.toLowerCase(), user);
     }
   }
   if (groupRefs.length) {
@@ -61,7 +65,11 @@ async function resolveNames(actor: Actor, content: string, t?: Transaction): Pro
 }
 
 /** Renders a message's Markdown with the names it refers to resolved. */
-export async function renderMessage(actor: Actor, content: string, t?: Transaction): Promise<RenderedMessage> {
+export async function renderMessage(
+  actor: Actor,
+  content: string,
+  t?: Transaction,
+): Promise<RenderedMessage> {
   const { html, mentions } = renderZulipMarkdown(content, await resolveNames(actor, content, t));
   return { rendered: html, mentions };
 }

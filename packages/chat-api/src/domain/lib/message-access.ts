@@ -2,7 +2,7 @@ import { JsonableError } from '../../http/errors.ts';
 import type { Actor } from '../context.ts';
 import { formatMessage, REACTIONS_SQL, type MessageRow } from '../messages.ts';
 import { one, type Transaction } from '../sql.ts';
-import { canReadHistory, streamById, type Stream } from '../streams.ts';
+import { canReadHistory, streamById, type Stream } from './streams.ts';
 import { usersByIds } from '../users.ts';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */

@@ -59,7 +59,12 @@ export async function realmPresence(
      FROM chat.presence p JOIN chat.users u ON u.id = p.user_id AND u.is_active
      WHERE p.realm_id = :realmId AND p.last_update_id > :after
        AND p.last_connected_time > now() - make_interval(days => :days)`,
-    { realmId, after: options.afterUpdateId ?? -1, days: options.historyDays ?? 14 },
+    // Days are bounded: make_interval takes a 32-bit integer.
+    {
+      realmId,
+      after: options.afterUpdateId ?? -1,
+      days: Math.max(0, Math.min(options.historyDays ?? 14, 36500)),
+    },
   );
   const max = await one<{ max: string | null }>(
     db,

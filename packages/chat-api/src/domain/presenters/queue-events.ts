@@ -7,7 +7,11 @@ import { one } from '../sql.ts';
  * the HTML, and a queue registered without `apply_markdown` gets the Markdown
  * (`content_type: text/x-markdown`), as Zulip sends it; the extra field never leaves the server.
  */
-export async function presentQueueEvents(db: Sequelize, queueId: string, events: ChatEvent[]): Promise<ChatEvent[]> {
+export async function presentQueueEvents(
+  db: Sequelize,
+  queueId: string,
+  events: ChatEvent[],
+): Promise<ChatEvent[]> {
   if (!events.some((e) => 'raw_content' in e)) return events;
   const queue = await one<{ apply_markdown: boolean }>(
     db,
@@ -19,7 +23,11 @@ export async function presentQueueEvents(db: Sequelize, queueId: string, events:
     if (!('raw_content' in event)) return event;
     const { raw_content: raw, ...rest } = event;
     if (html || rest.type !== 'message') return rest as ChatEvent;
-    const message = { ...(rest.message as Record<string, unknown>), content: raw, content_type: 'text/x-markdown' };
+    const message = {
+      ...(rest.message as Record<string, unknown>),
+      content: raw,
+      content_type: 'text/x-markdown',
+    };
     return { ...rest, message } as ChatEvent;
   });
 }

@@ -1,0 +1,68 @@
+import { adminRequired, JsonableError } from '../../http/errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEventsPerUser } from '../events.ts';
+import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
+import { transact } from '../lib/transact.ts';
+import { one } from '../sql.ts';
+import { joinDefaultStreams } from '../streams.ts';
+import { createUser, formatUser, isAdmin, usersInRealm } from '../users.ts';
+
+/** Zulip's `password_min_length`, as the registration answer states it. */
+const MIN_PASSWORD_LENGTH = 6;
+
+/**
+ * POST /users: an administrator who also holds `can_create_users` creates a member account. It
+ * joins the default channels (their subscription events), every active user hears of it
+ * (`realm_user` `add`, formatted for each viewer), and its `date_joined` is the creation time until
+ * its first login.
+ */
+export async function createUserByApi(
+  actor: Actor,
+  input: { email: string; password: string; full_name: string },
+): Promise<number> {
+  if (!isAdmin(actor.user)) throw adminRequired();
+  if (!actor.user.can_create_users) throw new JsonableError('User not authorized to create users');
+  const email = input.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new JsonableError(`Invalid email '${email}'`);
+  const fullName = input.full_name.trim();
+  if (fullName.length === 0) throw new JsonableError('Name too short!');
+  if ([...fullName].length > MAX_FULL_NAME_LENGTH) throw new JsonableError('Name too long!');
+  if (input.password.length < MIN_PASSWORD_LENGTH) throw new JsonableError('The password is too weak.');
+  return transact(actor.db, async (t) => {
+    // Creations in one organization take turns, so two of the same address cannot both pass the check.
+    await one(
+      actor.db,
+      'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
+      { realmId: actor.realm.id },
+      t,
+    );
+    const taken = await one(
+      actor.db,
+      'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
+      { realmId: actor.realm.id, email },
+      t,
+    );
+    if (taken) throw new JsonableError('Email is already in use.');
+    const user = await createUser(
+      actor.db,
+      actor.realm,
+      { email, fullName, password: input.password, awaitingFirstLogin: true },
+      t,
+    );
+    await joinDefaultStreams(actor.db, user, t);
+    const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
+    await sendEventsPerUser(
+      actor.db,
+      t,
+      viewers.map((viewer) => [
+        viewer.id,
+        {
+          type: 'realm_user',
+          op: 'add',
+          person: formatUser(user, viewer, actor.realm, actor.config, { clientGravatar: false }),
+        },
+      ]),
+    );
+    return user.id;
+  });
+}

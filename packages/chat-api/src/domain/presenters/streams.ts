@@ -1,0 +1,85 @@
+import type { Sequelize } from '@muse/core';
+import { renderMarkdown } from '../markdown.ts';
+import { rows } from '../sql.ts';
+import type { User } from '../users.ts';
+import {
+  firstMessageIds,
+  GROUP_SETTING_NAMES,
+  subscriberIds,
+  type Stream,
+  type SubscriptionRow,
+} from '../lib/streams.ts';
+
+/** The subscription record Zulip sends in `GET /users/me/subscriptions` and `subscription add`. */
+export function formatSubscription(
+  stream: Stream,
+  sub: SubscriptionRow,
+  extra: { subscribers?: number[] | undefined; firstMessageId: number | null },
+): Record<string, unknown> {
+  const formatted: Record<string, unknown> = {
+    ...formatBasicStream(stream, extra.firstMessageId),
+    color: sub.color,
+    desktop_notifications: sub.desktop_notifications,
+    email_notifications: sub.email_notifications,
+    wildcard_mentions_notify: sub.wildcard_mentions_notify,
+    push_notifications: sub.push_notifications,
+    audible_notifications: sub.audible_notifications,
+    pin_to_top: sub.pin_to_top,
+    is_muted: sub.is_muted,
+    in_home_view: !sub.is_muted,
+  };
+  if (extra.subscribers) formatted.subscribers = extra.subscribers;
+  return formatted;
+}
+
+/** The caller's active subscriptions, formatted. */
+export async function listSubscriptions(
+  db: Sequelize,
+  user: User,
+  includeSubscribers: boolean,
+): Promise<Record<string, unknown>[]> {
+  const subs = await rows<SubscriptionRow & { stream: Stream }>(
+    db,
+    `SELECT s.*, to_jsonb(st.*) AS stream FROM chat.subscriptions s JOIN chat.streams st ON st.id = s.stream_id
+     WHERE s.user_id = :userId AND s.active ORDER BY st.name`,
+    { userId: user.id },
+  );
+  const streamIds = subs.map((s) => s.stream_id);
+  const subscribers = includeSubscribers ? await subscriberIds(db, streamIds) : undefined;
+  const firsts = await firstMessageIds(db, streamIds);
+  return subs.map((sub) => {
+    const stream = { ...sub.stream, date_created: new Date(sub.stream.date_created) };
+    return formatSubscription(stream, sub, {
+      subscribers: subscribers?.get(sub.stream_id),
+      firstMessageId: firsts.get(sub.stream_id) ?? null,
+    });
+  });
+}
+
+/** The channel as Zulip describes it in `stream` events; a subscription adds the user's settings. */
+export function formatBasicStream(
+  stream: Stream,
+  firstMessageId: number | null = null,
+): Record<string, unknown> {
+  const formatted: Record<string, unknown> = {
+    stream_id: stream.id,
+    name: stream.name,
+    description: stream.description,
+    rendered_description: renderMarkdown(stream.description),
+    date_created: Math.floor(stream.date_created.getTime() / 1000),
+    creator_id: stream.creator_id,
+    invite_only: stream.invite_only,
+    is_web_public: stream.is_web_public,
+    is_announcement_only: false,
+    stream_post_policy: 1,
+    history_public_to_subscribers: stream.history_public_to_subscribers,
+    first_message_id: firstMessageId,
+    message_retention_days: stream.message_retention_days,
+    is_archived: stream.is_archived,
+    is_recently_active: true,
+    stream_weekly_traffic: null,
+    topics_policy: stream.topics_policy,
+  };
+  for (const name of GROUP_SETTING_NAMES) formatted[name] = stream[name];
+  return formatted;
+}

@@ -1,0 +1,61 @@
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Config } from '@muse/core';
+import { providerAdapter, type PaymentsDeps } from './config.ts';
+import { closePending, failPending, findPayment, outTradeNoOf, settlePaid } from './transitions.ts';
+import { PAYMENT_WORKFLOW, paymentWorkflowId, type ReconcileOutcome } from './workflow-contract.ts';
+import { ProviderCallError, type ProviderName } from './providers/types.ts';
+
+const START_DEADLINE_MS = 10_000;
+
+/**
+ * One step of a payment's reconciliation (run by the workflow until it answers `settled`): a
+ * pending payment is looked up at the provider — paid there settles it (a lost notification),
+ * closed or failed there closes it here; past its expiry it is closed at the provider first, then
+ * here, so a payment closed here can no longer be paid there. Every step is safe to repeat: a
+ * worker killed at any point leaves a state the next attempt completes the same way.
+ */
+export async function reconcilePayment(deps: PaymentsDeps, paymentId: string): Promise<ReconcileOutcome> {
+  const payment = await findPayment(deps.db, paymentId);
+  if (!payment || payment.status !== 'pending' || payment.provider === 'manual') return { state: 'settled' };
+  const provider = payment.provider as ProviderName;
+  const adapter = await providerAdapter(deps, provider);
+  const outTradeNo = outTradeNoOf(payment.id);
+  const remote = await adapter.query(outTradeNo);
+  if (remote.state === 'paid') {
+    await settlePaid(deps.db, deps.logger, provider, remote);
+    return { state: 'settled' };
+  }
+  if (remote.state === 'closed') await closePending(deps.db, payment.id, 'closed at the provider');
+  if (remote.state === 'failed') await failPending(deps.db, payment.id, 'failed at the provider');
+  if (remote.state !== 'pending') return { state: 'settled' };
+  const secondsToExpiry = Math.ceil((new Date(payment.expires_at!).getTime() - Date.now()) / 1000);
+  if (secondsToExpiry > 0) return { state: 'pending', secondsToExpiry };
+  try {
+    await adapter.close(outTradeNo);
+  } catch (error) {
+    // Refused because it was paid meanwhile: the next step's query settles it.
+    if (error instanceof ProviderCallError) return { state: 'pending', secondsToExpiry: 0 };
+    throw error;
+  }
+  if (await closePending(deps.db, payment.id, 'expired'))
+    deps.logger.info({ paymentId }, 'payment: expired unpaid and closed');
+  return { state: 'settled' };
+}
+
+/** Starts the payment's workflow; already started is fine. */
+export async function startPaymentWorkflow(
+  deps: { temporal: TemporalClient; config: Config },
+  paymentId: string,
+): Promise<void> {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(PAYMENT_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: paymentWorkflowId(paymentId),
+        args: [paymentId],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+  }
+}

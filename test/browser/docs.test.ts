@@ -1,0 +1,132 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeOrganization, makeUser } from '../../packages/chat-api/test/support.ts';
+import { createTestUser } from '../support/content.ts';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+
+/**
+ * /docs of both APIs in a real headless Chromium (Debian's `chromium`, or CHROMIUM_PATH): the page
+ * renders the served document with no console error, lists every operation, and the request it
+ * builds for a signed-in reader carries the API's auth scheme. Screenshots go to
+ * MUSE_ARTIFACTS_DIR (default .ci/artifacts/), kept by CI.
+ */
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const artifacts = path.resolve(process.env.MUSE_ARTIFACTS_DIR ?? '.ci/artifacts');
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+let stack: TestStack;
+let browser: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  mkdirSync(artifacts, { recursive: true });
+  profile = mkdtempSync(path.join(os.tmpdir(), 'muse-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await stack?.stop();
+});
+
+/** Opens /docs, recording what the console and the network say, and waits for the operations. */
+async function openDocs(baseUrl: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(baseUrl)) problems.push(`left the server: ${request.url()}`);
+  });
+  await page.goto(`${baseUrl}/docs`);
+  await page.locator('.opblock').first().waitFor();
+  return { page, problems };
+}
+
+async function operationsOf(baseUrl: string): Promise<string[]> {
+  const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(document.paths).flatMap(([route, item]) =>
+    Object.keys(item)
+      .filter((method) => METHODS.includes(method))
+      .map((method) => `${method.toUpperCase()} ${route}`),
+  );
+}
+
+/** Signs in through the Authorize dialog, then runs GET /api/v1/users/me; answers its curl line. */
+async function exampleRequest(page: Page, fill: (dialog: Page) => Promise<void>): Promise<string> {
+  await page.locator('.auth-wrapper .btn.authorize').click();
+  await fill(page);
+  await page.locator('.modal-ux .auth-btn-wrapper .btn.authorize').click();
+  await page.locator('.modal-ux .btn-done').click();
+  const operation = page.locator('.opblock.opblock-get', {
+    has: page.locator('.opblock-summary-path[data-path="/api/v1/users/me"]'),
+  });
+  await operation.locator('.opblock-summary').first().click();
+  await operation.locator('.btn.execute').click();
+  const curl = operation.locator('.curl-command');
+  await curl.waitFor();
+  return (await curl.textContent()) ?? '';
+}
+
+describe('/docs, the API reference pages, in headless Chromium', () => {
+  it('content API: every operation listed, no console error, the example request sends the bearer token', async () => {
+    const { page, problems } = await openDocs(stack.contentUrl);
+    const operations = await operationsOf(stack.contentUrl);
+    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    await page.screenshot({ path: path.join(artifacts, 'docs-content.png') });
+
+    const user = await createTestUser(stack);
+    const curl = await exampleRequest(page, async () => {
+      await page.locator('.modal-ux .auth-container input').first().fill(user.token);
+    });
+    expect(curl).toContain(`Authorization: Bearer ${user.token}`);
+    await expect
+      .poll(() => page.locator('.live-responses-table tbody .response-col_status').first().textContent())
+      .toContain('200');
+    await page.screenshot({ path: path.join(artifacts, 'docs-content-request.png') });
+    expect(problems).toEqual([]);
+  });
+
+  it('messaging API: every operation listed, no console error, the example request sends HTTP Basic', async () => {
+    await makeOrganization(stack);
+    const owner = await makeUser(stack, { role: 100 });
+    const { page, problems } = await openDocs(stack.chatUrl);
+    const operations = await operationsOf(stack.chatUrl);
+    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    await page.screenshot({ path: path.join(artifacts, 'docs-chat.png') });
+
+    const curl = await exampleRequest(page, async () => {
+      await page.locator('.modal-ux .auth-container input[type=text]').first().fill(owner.email);
+      await page.locator('.modal-ux .auth-container input[type=password]').first().fill(owner.apiKey);
+    });
+    const basic = Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64');
+    expect(curl).toContain(`Authorization: Basic ${basic}`);
+    await expect
+      .poll(() => page.locator('.live-responses-table tbody .response-col_status').first().textContent())
+      .toContain('200');
+    await page.screenshot({ path: path.join(artifacts, 'docs-chat-request.png') });
+    expect(problems).toEqual([]);
+  });
+});
