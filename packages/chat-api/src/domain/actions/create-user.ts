@@ -4,7 +4,7 @@ import { sendEventsPerUser } from '../events.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
 import { one } from '../sql.ts';
-import { joinDefaultStreams } from '../streams.ts';
+import { joinDefaultStreams } from './streams.ts';
 import { createUser, formatUser, isAdmin, usersInRealm } from '../users.ts';
 
 /** Zulip's `password_min_length`, as the registration answer states it. */
