@@ -13,7 +13,8 @@ describe('event queues', () => {
   let bob: TestUser;
   const url = () => stack.chatUrl;
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '400', MUSE_CHAT_QUEUE_IDLE_MS: '1500' });
+    // Idle time long enough that a busy machine's slow /register never expires a queue before its first poll.
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '400', MUSE_CHAT_QUEUE_IDLE_MS: '6000' });
     await makeOrganization(stack);
     alice = await makeUser(stack, { role: 100 });
     bob = await makeUser(stack);
@@ -249,7 +250,7 @@ describe('event queues', () => {
 
   it('an idle queue expires', async () => {
     const { queue_id } = await register(bob);
-    await new Promise((r) => setTimeout(r, 1700));
+    await new Promise((r) => setTimeout(r, 6200));
     const expired = await call(url(), 'GET', '/events', bob, { queue_id, dont_block: true });
     expect(expired.status).toBe(400);
     expect(expired.body.code).toBe('BAD_EVENT_QUEUE_ID');
