@@ -54,7 +54,7 @@ export function createChatApp(deps: ChatDeps): Express {
     logger: deps.logger,
     notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
-    push: createPushSender(deps.config),
+    push: createPushSender(deps.config, deps.logger),
     video: videoProviders(deps.config),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));

@@ -5,6 +5,8 @@ import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.t
 import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
 import { directPushEnv } from '../../../test/support/fakes/direct-push.ts';
 import { startFakeBouncer, type FakeBouncer } from '../../../test/support/fakes/push-bouncer.ts';
+import { loadConfig } from '@muse/core';
+import { createPushSender } from '../src/push/index.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
@@ -305,5 +307,39 @@ describe("push through Zulip's push bouncer", () => {
       gcm_payload: expect.objectContaining({ event: 'message', content: 'hi eve' }),
     });
     await waitUntil(async () => (await devicesOf(stack, eve.id)).length === 0, "eve's device to be removed");
+  });
+});
+
+describe('the development push sender (MUSE_PUSH_SENDER=log, what npm start configures)', () => {
+  let stack: TestStack;
+  let user: TestUser;
+  beforeAll(async () => {
+    stack = await startTestStack({ NODE_ENV: 'development', MUSE_PUSH_SENDER: 'log' });
+    await makeOrganization(stack);
+    user = await makeUser(stack);
+  });
+  afterAll(() => stack.stop());
+
+  it('registers devices and answers test notifications offline, logging instead of sending', async () => {
+    const settings = await call(stack.chatUrl, 'GET', '/server_settings', null);
+    expect(settings.body.push_notifications_enabled).toBe(true);
+    const ios = await call(stack.chatUrl, 'POST', '/users/me/apns_device_token', user, {
+      token: APNS_TOKEN,
+      appid: APP_ID,
+    });
+    expect(ios.status).toBe(200);
+    const android = await call(stack.chatUrl, 'POST', '/users/me/android_gcm_reg_id', user, {
+      token: 'dev-fcm-token',
+    });
+    expect(android.status).toBe(200);
+    const test = await call(stack.chatUrl, 'POST', '/mobile_push/test_notification', user);
+    expect(test.status).toBe(200);
+    expectZulipSchema('/mobile_push/test_notification', 'post', test.body);
+  });
+
+  it('is refused in production: the process does not start with it', () => {
+    expect(() =>
+      createPushSender(loadConfig({ NODE_ENV: 'production', MUSE_PUSH_SENDER: 'log' }), stack.logger),
+    ).toThrow(/MUSE_PUSH_SENDER=log/);
   });
 });

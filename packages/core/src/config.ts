@@ -113,8 +113,11 @@ export interface Config {
    * first seals, all open. `muse-server dev` keeps one under MUSE_DATA_DIR. Never logged.
    */
   MUSE_SECRETS_KEY?: string;
-  /** Mobile push: `none`, `direct` (APNs and/or FCM with this server's own credentials) or `bouncer` (Zulip's push bouncer). */
-  MUSE_PUSH_SENDER: 'none' | 'direct' | 'bouncer';
+  /**
+   * Mobile push: `none`, `direct` (APNs and/or FCM with this server's own credentials), `bouncer`
+   * (Zulip's push bouncer) or `log` (development: logs what it would send; refused in production).
+   */
+  MUSE_PUSH_SENDER: 'none' | 'direct' | 'bouncer' | 'log';
   /** APNs base URL (the sandbox is https://api.sandbox.push.apple.com). */
   MUSE_PUSH_APNS_URL: string;
   /** APNs token auth: the .p8 signing key file, its key id and the Apple team id. */
@@ -205,7 +208,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_OUTBOUND_ALLOW: { type: 'string', pattern: OUTBOUND_ALLOW_PATTERN, default: '' },
     MUSE_SECRETS_KEY: { type: 'string', pattern: '^[A-Za-z0-9+/=, ]+$', nullable: true },
     // Messaging API: mobile push senders and video-call providers (issue 12).
-    MUSE_PUSH_SENDER: { type: 'string', enum: ['none', 'direct', 'bouncer'], default: 'none' },
+    MUSE_PUSH_SENDER: { type: 'string', enum: ['none', 'direct', 'bouncer', 'log'], default: 'none' },
     MUSE_PUSH_APNS_URL: { type: 'string', pattern: '^https?://', default: 'https://api.push.apple.com' },
     MUSE_PUSH_APNS_KEY_FILE: { type: 'string', minLength: 1, nullable: true },
     MUSE_PUSH_APNS_KEY_ID: { type: 'string', minLength: 1, nullable: true },

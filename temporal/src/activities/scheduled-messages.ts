@@ -7,7 +7,7 @@ import { createPushSender, deliverScheduledMessage, pushForMessage } from '@muse
  * this attempt sent is pushed to offline recipients, as POST /messages does (best effort).
  */
 export function createScheduledMessageActivities(deps: { db: Sequelize; config: Config; logger: Logger }) {
-  const push = createPushSender(deps.config);
+  const push = createPushSender(deps.config, deps.logger);
   return {
     deliverScheduledMessage(scheduledMessageId: number): Promise<DeliveryOutcome> {
       return deliverScheduledMessage(deps.db, deps.config, scheduledMessageId, async (sender, messageId) => {

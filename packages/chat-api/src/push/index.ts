@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, type Config } from '@muse/core';
+import { ConfigError, type Config, type Logger } from '@muse/core';
+import { LogSender } from './log.ts';
 import { ApnsClient } from './apns.ts';
 import { BouncerSender } from './bouncer.ts';
 import { DirectSender } from './direct.ts';
@@ -16,9 +17,18 @@ function required(config: Config, names: (keyof Config)[]): void {
     throw new ConfigError(`MUSE_PUSH_SENDER=${config.MUSE_PUSH_SENDER} needs ${missing.join(', ')}`);
 }
 
-/** The push sender the configuration names; undefined when push is off. Bad settings stop the start. */
-export function createPushSender(config: Config): PushSender | undefined {
+/**
+ * The push sender the configuration names; undefined when push is off. Bad settings stop the
+ * start. `log` (what `npm start` uses when no real sender is configured) is refused in production.
+ */
+export function createPushSender(config: Config, logger?: Logger): PushSender | undefined {
   if (config.MUSE_PUSH_SENDER === 'none') return undefined;
+  if (config.MUSE_PUSH_SENDER === 'log') {
+    if (config.NODE_ENV === 'production')
+      throw new ConfigError('MUSE_PUSH_SENDER=log only logs; production needs direct or bouncer (or none)');
+    if (!logger) throw new ConfigError('MUSE_PUSH_SENDER=log needs a logger');
+    return new LogSender(logger);
+  }
   const outbound = createChatOutbound(config);
   if (config.MUSE_PUSH_SENDER === 'bouncer') {
     required(config, ['MUSE_PUSH_BOUNCER_SERVER_UUID', 'MUSE_PUSH_BOUNCER_API_KEY']);

@@ -68,6 +68,9 @@ export async function runDev(config: Config): Promise<void> {
     // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
     if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
     // Local fakes and self-hosted upstreams on this machine keep working in development.
+    // Push works offline: the log sender, unless a real one is configured.
+    if (config.MUSE_PUSH_SENDER === 'none' && process.env.MUSE_PUSH_SENDER === undefined)
+      env.MUSE_PUSH_SENDER = 'log';
     if (process.env.MUSE_OUTBOUND_ALLOW === undefined)
       env.MUSE_OUTBOUND_ALLOW = '127.0.0.0/8, ::1, localhost';
     const childConfig = { ...config, ...env } as Config;
