@@ -27,9 +27,9 @@ RUN npm ci --omit=dev --no-audit --no-fund \
        ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
   && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete \
   && npm cache clean --force
-# Sources shipped beside the compiled code: Temporal's Rust core (the native bridge is prebuilt)
-# and TypeScript/ES sources no process loads.
-RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core node_modules/@temporalio/*/src node_modules/rxjs/src
+# Temporal's Rust sources (the native bridge is prebuilt). The packages' TypeScript sources stay:
+# with them removed, the worker's workflow bundling (webpack) failed in the image.
+RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
