@@ -1,5 +1,5 @@
 import type { Config, Logger, OutboundFetch, SecretBox, Sequelize } from '@muse/core';
-import { reconcilePayment } from '@muse/content-api';
+import { reconcilePayment } from '@muse/content-api/workflow-steps';
 
 export interface PaymentActivityDeps {
   db: Sequelize;

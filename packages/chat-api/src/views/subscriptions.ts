@@ -179,7 +179,9 @@ export const subscriptionEndpoints = [
       // Deletion rights are the organization's (DELETE /messages/{id}); a per-channel setting would be stored and never apply.
       for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group'] as const)
         if (params[name] !== undefined)
-          throw new JsonableError(`${name} is not supported: who may delete messages is set for the whole organization`);
+          throw new JsonableError(
+            `${name} is not supported: who may delete messages is set for the whole organization`,
+          );
       const targets = await resolvePrincipals(actor, params.principals);
       const others = targets.some((t) => t.id !== user.id);
       if (others && isGuest(user)) throw insufficientPermission();

@@ -84,7 +84,11 @@ export async function runDev(config: Config): Promise<void> {
     for (const name of ['content-api', 'chat-api', 'worker']) {
       const service = superviseService(
         name,
-        { execPath: process.execPath, args: [...process.execArgv, mainPath, name], env: { ...process.env, ...env } },
+        {
+          execPath: process.execPath,
+          args: [...process.execArgv, mainPath, name],
+          env: { ...process.env, ...env },
+        },
         logger,
         () => stopping,
       );

@@ -1,4 +1,4 @@
-import { adminRequired, JsonableError } from '../../http/errors.ts';
+import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEventsPerUser } from '../events.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';

@@ -1,4 +1,4 @@
-import { JsonableError } from '../../http/errors.ts';
+import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { formatMessage, REACTIONS_SQL, type MessageRow } from '../messages.ts';
 import { one, type Transaction } from '../sql.ts';
