@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import { beforeCommit, retrying, transact } from './lib/transact.ts';
 import { exec, one, rows, type Transaction } from './sql.ts';
 

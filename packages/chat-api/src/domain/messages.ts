@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from '../http/errors.ts';
+import { JsonableError } from './errors.ts';
 import type { Actor } from './context.ts';
 import { sendEvent } from './events.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from './limits.ts';

@@ -13,6 +13,7 @@ import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
 import { narrowSchema, schema } from './schemas.ts';
+import { transact } from '../domain/lib/transact.ts';
 
 const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
 
@@ -135,7 +136,7 @@ export const messageLifecycleEndpoints = [
     },
     view: async (params, actor) => {
       const flag = checkFlag(params.flag);
-      const changed = await actor.db.transaction((t) =>
+      const changed = await transact(actor.db, (t) =>
         changeFlags(actor, { op: params.op, flag }, { messageIds: params.messages }, t),
       );
       return { messages: changed, ignored_because_not_subscribed_channels: [] };
@@ -189,7 +190,7 @@ export const messageLifecycleEndpoints = [
       const processed = (found.messages as { id: number }[])
         .map((m) => m.id)
         .filter((id) => params.include_anchor || String(id) !== params.anchor);
-      const changed = await actor.db.transaction((t) =>
+      const changed = await transact(actor.db, (t) =>
         changeFlags(actor, { op: params.op, flag }, { messageIds: processed }, t),
       );
       return {

@@ -9,6 +9,7 @@ import { REALM_POLICY } from '../lib/realm-policy.ts';
 import { exec, rows, type Transaction } from '../sql.ts';
 import { streamById, type Stream } from '../lib/streams.ts';
 import { isAdmin, isGuest } from '../users.ts';
+import { transact } from '../lib/transact.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
@@ -35,7 +36,7 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
   const { db, user } = actor;
   if (edit.content === undefined && edit.topic === undefined && edit.streamId === undefined)
     throw new JsonableError('Nothing to change');
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const { row, stream } = await accessibleMessage(actor, messageId, t, true);
     const topic = edit.topic === undefined ? undefined : checkTopic(edit.topic);
     const newStream = await checkMove(actor, { row, stream }, topic, edit.streamId);
@@ -269,7 +270,7 @@ async function announceEdit(
  */
 export async function deleteMessage(actor: Actor, messageId: number): Promise<void> {
   const { db, user } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const { row, stream } = await accessibleMessage(actor, messageId, t, true);
     const mayDeleteAny =
       isAdmin(user) ||

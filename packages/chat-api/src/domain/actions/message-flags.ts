@@ -2,6 +2,7 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../events.ts';
 import { rows, type Transaction } from '../sql.ts';
+import { transact } from '../lib/transact.ts';
 
 /** The flags a user may set on their own messages (Zulip's `POST /messages/flags`). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
@@ -99,7 +100,7 @@ export async function markAsRead(
   const conditions = ['true'];
   if (scope.streamId !== undefined) conditions.push('m.stream_id = :streamId');
   if (scope.topic !== undefined) conditions.push('lower(m.topic) = lower(:topic)');
-  return actor.db.transaction((t) =>
+  return transact(actor.db, (t) =>
     changeFlags(
       actor,
       { op: 'add', flag: 'read' },

@@ -2,6 +2,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../events.ts';
 import { legacyPresence, recordPresence } from '../lib/presence.ts';
 import { activeUserIds, apiEmail } from '../users.ts';
+import { transact } from '../lib/transact.ts';
 
 /**
  * A client's presence report. Only a report that changes what others see (back online, or active
@@ -10,7 +11,7 @@ import { activeUserIds, apiEmail } from '../users.ts';
  */
 export async function reportPresence(actor: Actor, active: boolean): Promise<void> {
   const { db, user, realm, config } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const { row, changed } = await recordPresence(db, user, active, t);
     if (!changed) return;
     const audience = (await activeUserIds(db, realm.id, t)).filter((id) => id !== user.id);

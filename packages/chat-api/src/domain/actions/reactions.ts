@@ -5,6 +5,7 @@ import { emojiCodeForName, isEmojiCode } from '../lib/emoji.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { rows, type Transaction } from '../sql.ts';
 import { apiEmail } from '../users.ts';
+import { transact } from '../lib/transact.ts';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];
@@ -44,7 +45,7 @@ export async function changeReaction(
   input: ReactionInput,
 ): Promise<void> {
   const { db, user, realm, config } = actor;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     await accessibleMessage(actor, messageId, t, true);
     // Removing by name alone finds the caller's reaction of that name, whatever code it was stored with.
     const emoji =

@@ -10,6 +10,7 @@ import {
   type SettingValue,
 } from '../lib/user-settings.ts';
 import { exec } from '../sql.ts';
+import { transact } from '../lib/transact.ts';
 
 /**
  * `PATCH /settings` for the personal settings `/register` reports: each changed value is kept
@@ -28,7 +29,7 @@ export async function updateSettings(
   }
   const entries = Object.entries(changes) as [SettingName, SettingValue][];
   if (entries.length === 0) return;
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     await exec(
       db,
       'UPDATE chat.users SET settings = settings || CAST(:changes AS jsonb) WHERE id = :id',

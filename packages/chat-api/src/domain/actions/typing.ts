@@ -5,6 +5,7 @@ import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { subscriberIds } from '../lib/streams.ts';
 import { apiEmail, usersByIds, type User } from '../users.ts';
+import { transact } from '../lib/transact.ts';
 
 export type TypingTarget =
   { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
@@ -34,7 +35,7 @@ export async function sendTyping(actor: Actor, op: 'start' | 'stop', target: Typ
   const audience = recipients
     .filter((r) => r.id !== user.id && userSettings(r).receives_typing_notifications !== false)
     .map((r) => r.id);
-  await db.transaction((t) =>
+  await transact(db, (t) =>
     sendEvent(db, t, audience, { type: 'typing', op, sender: person(user), ...event }),
   );
 }

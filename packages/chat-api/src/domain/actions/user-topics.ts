@@ -5,6 +5,7 @@ import { MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { formatUserTopic, legacyMutedTopics, userTopics, VISIBILITY } from '../lib/user-topics.ts';
 import { one } from '../sql.ts';
+import { transact } from '../lib/transact.ts';
 
 /**
  * `POST /user_topics`: the caller's visibility policy for a topic (0 inherit removes it). The
@@ -22,7 +23,7 @@ export async function setTopicVisibility(
   if ([...topic].length > MAX_TOPIC_LENGTH)
     throw new JsonableError(`Topic too long (limit: ${MAX_TOPIC_LENGTH} characters)`);
   await accessibleStream(actor, streamId);
-  await db.transaction(async (t) => {
+  await transact(db, async (t) => {
     const changed =
       policy === VISIBILITY.INHERIT
         ? await one(
