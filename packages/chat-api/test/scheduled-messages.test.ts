@@ -28,8 +28,10 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     );
   const schedule = (user: TestUser, params: Record<string, unknown>) =>
     call(url(), 'POST', '/scheduled_messages', user, params);
+  // Rendered content, as a web client asks for it (Zulip's default queue gets the raw Markdown).
   const register = async (user: TestUser, types: string[]) =>
-    (await call(url(), 'POST', '/register', user, { event_types: types })).body.queue_id as string;
+    (await call(url(), 'POST', '/register', user, { event_types: types, apply_markdown: true })).body
+      .queue_id as string;
   const workflowOf = (id: number) =>
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
 
