@@ -27,12 +27,16 @@ describe('X-Request-Id on both APIs', () => {
   let stack: TestStack;
   const servers: RunningServer[] = [];
   const logs = capturingLogger();
-  // Postgres refuses connections on port 1: requests that reach the database fail with a 500.
-  const deadDb = createDatabase('postgres://muse:muse@127.0.0.1:1/none');
+  // A database without the platform's schemas (42P01 on every query): not an outage (those answer
+  // 503) but an error no handler expects, so requests that reach the database fail with a 500.
+  let deadDb: ReturnType<typeof createDatabase>;
   const urls: Record<string, { healthy: string; broken: string }> = {};
 
   beforeAll(async () => {
     stack = await startTestStack();
+    const missing = new URL(stack.database.url);
+    missing.pathname = '/postgres';
+    deadDb = createDatabase(missing.toString());
     const base = {
       config: stack.config,
       temporal: stack.temporal,
