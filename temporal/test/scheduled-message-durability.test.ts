@@ -68,8 +68,9 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   afterAll(() => stack.stop());
 
   it('a worker killed while the timer runs is replaced; the message is delivered exactly once', async () => {
-    const bobQueue = (await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'] })).body
-      .queue_id as string;
+    const bobQueue = (
+      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
+    ).body.queue_id as string;
     const { server: first } = await start('worker');
     const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
       type: 'direct',
@@ -104,8 +105,9 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   it('two API processes editing the same scheduled message concurrently: one delivery, of the last edit', async () => {
     const [second] = await Promise.all([start('chat-api'), start('worker')]);
     const urls = [stack.chatUrl, second.url!];
-    const bobQueue = (await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'] })).body
-      .queue_id as string;
+    const bobQueue = (
+      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
+    ).body.queue_id as string;
     const created = await call(urls[0]!, 'POST', '/scheduled_messages', alice, {
       type: 'direct',
       to: [bob.id],
