@@ -88,7 +88,9 @@ export class EventBus implements MessageBus {
 
   private async open(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url });
-    client.on('notification', (message) => this.dispatch(message.channel, message.payload));
+    client.on('notification', (message) =>
+      dispatchPayload(this.handlers, this.logger, message.channel, message.payload),
+    );
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'event bus connection lost; reconnecting');
       this.client = undefined;
@@ -112,22 +114,6 @@ export class EventBus implements MessageBus {
       }
     }
   }
-
-  private dispatch(channel: string, raw: string | undefined): void {
-    let payload: unknown = raw;
-    try {
-      payload = raw === undefined ? undefined : JSON.parse(raw);
-    } catch {
-      // a non-JSON payload is passed through as the raw string
-    }
-    for (const handler of this.handlers.get(channel) ?? []) {
-      try {
-        handler(payload);
-      } catch (error) {
-        this.logger.error({ err: error, channel }, 'event handler failed');
-      }
-    }
-  }
 }
 
 function quoteIdentifier(name: string): string {
@@ -148,4 +134,29 @@ export async function createMessageBus(
   if (!config.MUSE_REDIS_URL) throw new Error('MUSE_EVENT_BUS=redis needs MUSE_REDIS_URL');
   const { RedisStreamsBus } = await import('./redis-bus.ts');
   return new RedisStreamsBus(config.MUSE_REDIS_URL, logger);
+}
+
+/**
+ * Hands a channel's payload (JSON, else the raw string) to its handlers; one failing handler is
+ * logged and does not stop the others. Shared by every MessageBus implementation.
+ */
+export function dispatchPayload(
+  handlers: ReadonlyMap<string, Set<EventHandler>>,
+  logger: Logger,
+  channel: string,
+  raw: string | undefined,
+): void {
+  let payload: unknown = raw;
+  try {
+    payload = raw === undefined ? undefined : JSON.parse(raw);
+  } catch {
+    // a non-JSON payload is passed through as the raw string
+  }
+  for (const handler of handlers.get(channel) ?? []) {
+    try {
+      handler(payload);
+    } catch (error) {
+      logger.error({ err: error, channel }, 'event handler failed');
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { EventHandler, MessageBus } from './events.ts';
+import { dispatchPayload, type EventHandler, type MessageBus } from './events.ts';
 import type { Logger } from './logger.ts';
 
 /** Entries kept per stream: a reader that lost its connection catches up on up to this many. */
@@ -90,7 +90,7 @@ export class RedisStreamsBus implements MessageBus {
         for (const [key, entries] of answer ?? []) {
           for (const [id, fields] of entries) {
             if (this.lastIds.has(key)) this.lastIds.set(key, id);
-            this.dispatch(key.slice(STREAM_PREFIX.length), fields[1]);
+            dispatchPayload(this.handlers, this.logger, key.slice(STREAM_PREFIX.length), fields[1]);
           }
         }
       } catch (error) {
@@ -98,22 +98,6 @@ export class RedisStreamsBus implements MessageBus {
         failures++;
         this.logger.warn({ err: error, failures }, 'redis bus read failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** failures)));
-      }
-    }
-  }
-
-  private dispatch(channel: string, raw: string | undefined): void {
-    let payload: unknown = raw;
-    try {
-      payload = raw === undefined ? undefined : JSON.parse(raw);
-    } catch {
-      // a non-JSON payload is passed through as the raw string
-    }
-    for (const handler of this.handlers.get(channel) ?? []) {
-      try {
-        handler(payload);
-      } catch (error) {
-        this.logger.error({ err: error, channel }, 'event handler failed');
       }
     }
   }
