@@ -16,6 +16,7 @@ import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createChatUser, createOrganization } from '@muse/chat-api';
 import { freePort, startBenchStack, startProcess, type BenchStack } from './lib.ts';
+import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,24 +29,8 @@ const messages = Number(values.messages);
 const SENDERS = 8;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
 
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const basic = (email: string, key: string) => ({
-  authorization: `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`,
-  'content-type': 'application/x-www-form-urlencoded',
-});
-const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+const send = (port: number, method: string, path: string, headers: Record<string, string>, body?: string) =>
+  sendOver(agent, port, method, path, headers, body);
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 

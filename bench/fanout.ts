@@ -12,6 +12,7 @@ import http, { createServer, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchStack } from './lib.ts';
+import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,28 +57,8 @@ const subscriberCount = Number(values.subscribers);
 const messageCount = Number(values.messages);
 const agent = new http.Agent({ keepAlive: true, maxSockets: subscriberCount + 20 });
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<Answer>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const basic = (email: string, key: string) => ({
-  authorization: `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`,
-  'content-type': 'application/x-www-form-urlencoded',
-});
+const send = (port: number, method: string, path: string, headers: Record<string, string>, body?: string) =>
+  sendOver(agent, port, method, path, headers, body);
 
 /** Waits until the process has used (almost) no CPU for a while: the re-polls have settled. */
 async function settled(pid: number, limitMs = 30_000): Promise<void> {
@@ -141,7 +122,6 @@ async function chatTarget(stack: BenchStack): Promise<Target> {
     180_000,
   );
   const senderHeaders = basic(sender.delivery_email, sender.api_key);
-  const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
   const created = await send(
     port,
     'POST',

@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
  * `npm run bench -- resources` runs only the named ones.
  */
 const folder = fileURLToPath(new URL('.', import.meta.url));
-const support = new Set(['run.ts', 'lib.ts', 'bare-server.ts', 'bare-broadcast.ts', 'bare-list-server.ts']);
+const support = new Set([
+  'run.ts',
+  'lib.ts',
+  'chat-client.ts',
+  'bare-server.ts',
+  'bare-broadcast.ts',
+  'bare-list-server.ts',
+]);
 const all = readdirSync(folder)
   .filter((file) => file.endsWith('.ts') && !support.has(file))
   .map((file) => file.replace(/\.ts$/, ''))
