@@ -2,29 +2,15 @@
 # Real Zulip clients, unmodified, against the real stack (`muse-server dev`): zulip-terminal 0.7.0
 # driven under tmux (Debian's package) and the stock zulip-bots helloworld, followup and converter.
 # The checks are in .ci/zulip-clients.py; the screens it captures are kept in
-# $ZULIP_CLIENTS_ARTIFACTS (default .ci/artifacts/zulip-clients). Python 3.10 (zulip-terminal 0.7.0
-# does not install on newer ones) comes from pyenv; the virtualenv is cached by versions.
+# $ZULIP_CLIENTS_ARTIFACTS (default .ci/artifacts/zulip-clients). The clients' Python environment
+# comes from .ci/zulip-venv.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ZULIP_TERM_VERSION=0.7.0
-ZULIP_BOTS_VERSION=0.9.1
-PYTHON_VERSION=3.10.13
-TOOLS="${MUSE_TOOLS_DIR:-$HOME/.cache/muse-bin}"
-VENV="$TOOLS/zulip-clients-py$PYTHON_VERSION-term$ZULIP_TERM_VERSION-bots$ZULIP_BOTS_VERSION"
 ARTIFACTS="${ZULIP_CLIENTS_ARTIFACTS:-$PWD/.ci/artifacts/zulip-clients}"
 
 command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
-if [ ! -x "$VENV/bin/zulip-term" ]; then
-  export PYENV_ROOT="${PYENV_ROOT:-$HOME/.pyenv}"
-  if [ ! -x "$PYENV_ROOT/bin/pyenv" ] && ! command -v pyenv >/dev/null; then
-    git clone --quiet --depth 1 https://github.com/pyenv/pyenv.git "$PYENV_ROOT"
-  fi
-  PYENV="$(command -v pyenv || echo "$PYENV_ROOT/bin/pyenv")"
-  "$PYENV" install --skip-existing "$PYTHON_VERSION"
-  "$PYENV_ROOT/versions/$PYTHON_VERSION/bin/python" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet "zulip-term==$ZULIP_TERM_VERSION" "zulip-bots==$ZULIP_BOTS_VERSION"
-fi
+VENV="$(bash .ci/zulip-venv.sh)"
 
 WORK="$(mktemp -d)"
 export MUSE_DATA_DIR="$WORK/muse" MUSE_HOST=127.0.0.1 LOG_LEVEL=warn
