@@ -56,7 +56,9 @@ describe('workloads: a task queue and worker slots each', () => {
       const events = await waitForEvents(stack.chatUrl, bob, queue.body.queue_id as string, (seen) =>
         seen.some((event) => event.type === 'message'),
       );
-      expect(events.find((event) => event.type === 'message')?.message).toMatchObject({ sender_id: alice.id });
+      expect(events.find((event) => event.type === 'message')?.message).toMatchObject({
+        sender_id: alice.id,
+      });
       // The generation is still waiting on its own queue: this worker never took it.
       const file = await getFile(stack, user, submitted.body.file_ids[0]!);
       expect(file.body.status).toBe('pending');

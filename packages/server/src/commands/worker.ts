@@ -21,7 +21,10 @@ export async function runWorker(config: Config): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueues,
     deps: runtime,
-    slots: { workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS, activities: config.MUSE_WORKER_ACTIVITY_SLOTS },
+    slots: {
+      workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
+      activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
+    },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
   const reconciler = workloads.includes('generation')
