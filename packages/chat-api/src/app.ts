@@ -1,5 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import {
+  createFileStorage,
   createServiceApp,
   platformReadiness,
   type Config,
@@ -13,6 +14,7 @@ import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { QueueNotifier } from './domain/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
+import { uploadDownloadRouter } from './http/uploads.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
 import { createPushSender } from './push/index.ts';
@@ -56,10 +58,12 @@ export function createChatApp(deps: ChatDeps): Express {
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config, deps.logger),
     video: videoProviders(deps.config),
+    storage: createFileStorage(deps.config),
   };
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
-  app.use(multipartFields);
+  app.use(multipartFields(new Set(['/api/v1/user_uploads'])));
   app.use('/api/v1', apiRouter(runtime));
+  app.use(uploadDownloadRouter(runtime));
   app.use(errorHandler(deps.logger));
   return app;
 }

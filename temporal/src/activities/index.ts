@@ -1,12 +1,14 @@
 import {
+  createFileStorage,
   createOutboundFetch,
   createSecretBox,
+  type FileStorage,
   type Config,
   type Logger,
   type OutboundFetch,
   type Sequelize,
 } from '@muse/core';
-import { createFileStorage, createGenerationSteps, type FileStorage } from '@muse/content-api/workflow-steps';
+import { createGenerationSteps } from '@muse/content-api/workflow-steps';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';

@@ -23,6 +23,8 @@ import { listScheduledMessages } from './scheduled-messages.ts';
 import { defaultStreams } from './lib/streams.ts';
 import { listSubscriptions } from './presenters/streams.ts';
 import { listGroups } from './presenters/user-groups.ts';
+import { administeredBots, servicesOf } from './lib/bots.ts';
+import { formatBot } from './presenters/bots.ts';
 import {
   apiEmail,
   formatUser,
@@ -142,6 +144,14 @@ export async function fetchInitialState(
     state.realm_user_groups = await listGroups(db, realm.id, {
       includeDeactivated: options.includeDeactivatedGroups,
     });
+  if (wants('realm_bot')) {
+    const bots = await administeredBots(actor);
+    const services = await servicesOf(
+      db,
+      bots.map((b) => b.id),
+    );
+    state.realm_bots = bots.map((bot) => formatBot(bot, services.get(bot.id), realm, config));
+  }
   if (wants('default_streams'))
     state.realm_default_streams = (await defaultStreams(db, realm.id)).map((s) => s.id);
   if (wants('video_calls')) {

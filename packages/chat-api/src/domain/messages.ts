@@ -18,6 +18,7 @@ import {
   type User,
 } from './users.ts';
 import { transact } from './lib/transact.ts';
+import { claimAttachments } from './actions/uploads.ts';
 
 export interface MessageRow {
   id: string;
@@ -189,6 +190,7 @@ export async function insertMessage(
     },
     t,
   );
+  await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw

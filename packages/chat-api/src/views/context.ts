@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Config, FileStorage, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
 import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
@@ -17,6 +17,8 @@ export interface ChatRuntime {
   push: PushSender | undefined;
   /** The video-call providers configured on this server. */
   video: VideoProviders;
+  /** Where uploaded files are kept (local disk or S3, as the content service's files). */
+  storage: FileStorage;
 }
 
 /** What an authenticated view receives: the caller, and the runtime. */
