@@ -11,6 +11,7 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
+import { temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 import { QueueNotifier } from './domain/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
@@ -56,6 +57,7 @@ export function createChatApp(deps: ChatDeps): Express {
     logger: deps.logger,
     notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
+    webhooks: temporalWebhookStarter(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config, deps.logger),
     video: videoProviders(deps.config),
     storage: createFileStorage(deps.config),

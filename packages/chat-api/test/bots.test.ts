@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectZulipComponent } from './zulip-schema.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
   call,

@@ -19,6 +19,7 @@ import {
 } from './users.ts';
 import { transact } from './lib/transact.ts';
 import { claimAttachments } from './actions/uploads.ts';
+import { recordServiceTriggers } from './lib/service-triggers.ts';
 
 export interface MessageRow {
   id: string;
@@ -191,6 +192,7 @@ export async function insertMessage(
     t,
   );
   await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
+  await recordServiceTriggers(actor, Number(row.id), prepared, t);
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw

@@ -2,6 +2,7 @@ import type { Config, FileStorage, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import type { QueueNotifier } from '../domain/events.ts';
 import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
+import type { OutgoingWebhookStarter } from '../domain/outgoing-webhook-starter.ts';
 import type { PushSender } from '../push/index.ts';
 import type { VideoProviders } from '../video/index.ts';
 
@@ -13,6 +14,8 @@ export interface ChatRuntime {
   notifier: QueueNotifier;
   /** Delivers scheduled messages at their time (Temporal). */
   scheduler: DeliveryScheduler;
+  /** Calls outgoing-webhook bots a message triggered (Temporal). */
+  webhooks: OutgoingWebhookStarter;
   /** The configured mobile push sender; undefined when push is off. */
   push: PushSender | undefined;
   /** The video-call providers configured on this server. */
