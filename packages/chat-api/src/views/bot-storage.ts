@@ -3,8 +3,8 @@ import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 
 const keys = p
-  .json<string[] | null>({ type: 'array', items: { type: 'string' } })
-  .default(null)
+  .json<string[]>({ type: 'array', items: { type: 'string' } })
+  .optional()
   .describe('JSON list of keys; all keys when left out.');
 const storage = {
   type: 'object',
@@ -24,7 +24,7 @@ export const botStorageEndpoints = [
     summary: 'Read entries of the caller\'s storage; a missing key is 400 "Key does not exist."',
     params: { keys },
     response: { required: ['storage'], properties: { storage } },
-    view: async (params, actor) => ({ storage: await getBotStorage(actor, params.keys) }),
+    view: async (params, actor) => ({ storage: await getBotStorage(actor, params.keys ?? null) }),
   }),
   endpoint({
     method: 'put',
@@ -43,7 +43,7 @@ export const botStorageEndpoints = [
     summary: 'Remove entries (all when no keys are given); a missing key removes nothing and is 400',
     params: { keys },
     view: async (params, actor) => {
-      await removeBotStorage(actor, params.keys);
+      await removeBotStorage(actor, params.keys ?? null);
     },
   }),
 ];
