@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express';
 import {
   createFileStorage,
   createServiceApp,
+  onAppClose,
   platformReadiness,
   type Config,
   type EventBus,
@@ -11,7 +12,7 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
-import { temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
+import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 import { QueueNotifier } from './domain/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
@@ -62,6 +63,8 @@ export function createChatApp(deps: ChatDeps): Express {
     video: videoProviders(deps.config),
     storage: createFileStorage(deps.config),
   };
+  const stopSweeping = sweepStaleTriggers(runtime.webhooks, deps.db, deps.config, deps.logger);
+  onAppClose(app, async () => stopSweeping());
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
   app.use(multipartFields(new Set(['/api/v1/user_uploads'])));
   app.use('/api/v1', apiRouter(runtime));

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../../../test/support/fakes/http-fake.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, secondsFromNow, waitUntil, type TestUser } from './support.ts';
 
 interface Payload {
   bot_email: string;
@@ -74,7 +74,7 @@ describe('outgoing webhooks', () => {
     server.requests.map((r) => JSON.parse(r.body) as Payload).filter((p) => p.data === content);
 
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000', MUSE_CHAT_WEBHOOK_SWEEP_MS: '1000' });
     await makeOrganization(stack);
     owner = await makeUser(stack, { name: 'Olive Owner' });
     alice = await makeUser(stack, { name: 'Alice Asker' });
@@ -224,5 +224,19 @@ describe('outgoing webhooks', () => {
     await send(alice, { type: 'direct', to: JSON.stringify([first.id]), content: 'marker' });
     await waitForBotMessages(first.id, 2);
     expect(payloadsFor('ping from a bot')).toEqual([]);
+  });
+
+  it('a scheduled message, delivered by the worker, triggers the bot too (the sweep starts it)', async () => {
+    const bot = await createBot('Later Bot', server.url);
+    const scheduled = await call(url(), 'POST', '/scheduled_messages', alice, {
+      type: 'direct',
+      to: JSON.stringify([bot.id]),
+      content: 'see you later',
+      scheduled_delivery_timestamp: secondsFromNow(2),
+    });
+    expect(scheduled.status).toBe(200);
+    const [reply] = await waitForBotMessages(bot.id, 1);
+    expect(reply!.content).toBe('echo: see you later');
+    expect(payloadsFor('see you later')).toHaveLength(1);
   });
 });

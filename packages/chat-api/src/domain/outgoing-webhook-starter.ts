@@ -1,4 +1,5 @@
-import type { Config, Logger } from '@muse/core';
+import type { Config, Logger, Sequelize } from '@muse/core';
+import { staleTriggerIds } from './lib/service-triggers.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client as TemporalClient } from '@temporalio/client';
 import { OUTGOING_WEBHOOK_WORKFLOW, outgoingWebhookWorkflowId } from './outgoing-webhook-contract.ts';
 
@@ -38,4 +39,29 @@ export function temporalWebhookStarter(
       }
     },
   };
+}
+
+/**
+ * Every MUSE_CHAT_WEBHOOK_SWEEP_MS, starts the workflows of triggers unfinished for that long
+ * (those already started are refused by Temporal and left alone). Several API processes may
+ * sweep at once. Returns the stop function.
+ */
+export function sweepStaleTriggers(
+  starter: OutgoingWebhookStarter,
+  db: Sequelize,
+  config: Config,
+  logger: Logger,
+): () => void {
+  const every = config.MUSE_CHAT_WEBHOOK_SWEEP_MS;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    staleTriggerIds(db, every)
+      .then((ids) => starter.start(ids))
+      .catch((error: unknown) => logger.warn({ err: error }, 'outgoing webhook sweep failed'))
+      .finally(() => (running = false));
+  }, every);
+  timer.unref();
+  return () => clearInterval(timer);
 }

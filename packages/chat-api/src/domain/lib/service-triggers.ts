@@ -47,3 +47,20 @@ export async function unfinishedTriggerIds(db: Sequelize, messageId: number): Pr
   );
   return found.map((row) => Number(row.id));
 }
+
+/**
+ * Unfinished triggers older than `ageMs` (at most a day old, 100 at a time): their workflow may
+ * never have started — the API died after the commit, Temporal was away, or the message was a
+ * scheduled one delivered by the worker.
+ */
+export async function staleTriggerIds(db: Sequelize, ageMs: number): Promise<number[]> {
+  const found = await rows<{ id: string }>(
+    db,
+    `SELECT id FROM chat.outgoing_webhook_triggers
+     WHERE finished_at IS NULL AND created_at < now() - make_interval(secs => :age)
+       AND created_at > now() - interval '1 day'
+     ORDER BY id LIMIT 100`,
+    { age: ageMs / 1000 },
+  );
+  return found.map((row) => Number(row.id));
+}
