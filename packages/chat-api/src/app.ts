@@ -13,7 +13,7 @@ import {
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
-import { QueueNotifier } from './domain/events.ts';
+import { QueueNotifier } from './domain/lib/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
 import { uploadDownloadRouter } from './http/uploads.ts';

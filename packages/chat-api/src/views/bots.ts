@@ -2,7 +2,7 @@ import { createBot, deactivateBot, regenerateBotApiKey, updateBot } from '../dom
 import { BOT_TYPE, GENERIC_INTERFACE } from '../domain/lib/bots.ts';
 import { formatOwnedBot } from '../domain/presenters/bots.ts';
 import { rows } from '../domain/sql.ts';
-import type { User } from '../domain/users.ts';
+import type { User } from '../domain/lib/users.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 

@@ -1,7 +1,7 @@
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../events.ts';
-import { userHasGroupSetting } from '../groups.ts';
+import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events.ts';
+import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import {
   accessBotById,
@@ -14,19 +14,19 @@ import {
 import { REALM_GROUP_SETTINGS } from '../lib/realm-policy.ts';
 import { transact } from '../lib/transact.ts';
 import { formatBot } from '../presenters/bots.ts';
-import { realmHost, systemGroupIds } from '../realms.ts';
+import { realmHost, systemGroupIds } from '../lib/realms.ts';
 import { exec, one, type Transaction } from '../sql.ts';
 import {
   activeUserIds,
   avatarUrl,
   createUser,
-  formatUser,
   generateApiKey,
   isAdmin,
   userById,
   usersInRealm,
   type User,
-} from '../users.ts';
+} from '../lib/users.ts';
+import { formatUser } from '../presenters/users.ts';
 
 export interface NewBot {
   full_name: string;

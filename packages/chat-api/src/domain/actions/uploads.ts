@@ -2,7 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { FileStorage } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
+import { sendEvent } from '../lib/events.ts';
 import { transact } from '../lib/transact.ts';
 import {
   attachmentByPathId,

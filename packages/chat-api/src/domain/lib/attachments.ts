@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { isGuest, type User } from '../users.ts';
+import { isGuest, type User } from './users.ts';
 import { one, rows, type Transaction } from '../sql.ts';
 
 /** An uploaded file (Zulip's Attachment). */

@@ -2,7 +2,7 @@ import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import { ROLE } from '../limits.ts';
 import { rows, one, type Transaction } from '../sql.ts';
-import { isAdmin, userById, type User } from '../users.ts';
+import { isAdmin, userById, type User } from './users.ts';
 import type { Actor } from '../context.ts';
 
 /** Zulip's bot types. Embedded bots (4) run inside Zulip's server and are not offered. */

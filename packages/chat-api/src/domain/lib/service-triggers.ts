@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import type { Actor } from '../context.ts';
-import type { RenderedMentions } from '../markdown.ts';
+import type { RenderedMentions } from './markdown.ts';
 import { rows, type Transaction } from '../sql.ts';
 import { BOT_TYPE } from './bots.ts';
 

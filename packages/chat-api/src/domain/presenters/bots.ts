@@ -1,7 +1,7 @@
 import type { Config } from '@muse/core';
 import type { BotService } from '../lib/bots.ts';
-import type { Realm } from '../realms.ts';
-import { apiEmail, avatarUrl, type User } from '../users.ts';
+import type { Realm } from '../lib/realms.ts';
+import { apiEmail, avatarUrl, type User } from '../lib/users.ts';
 
 /** A bot's services as Zulip lists them: an outgoing webhook's URL, interface and token. */
 export const formatServices = (service: BotService | undefined) =>
