@@ -12,7 +12,7 @@ import {
   apiEmail,
   canSeeRealEmail,
   avatarUrl,
-  userByAnyEmail,
+  userByEmailVisibleTo,
   userById,
   usersByIds,
   type User,
@@ -110,8 +110,9 @@ async function directRecipients(actor: Actor, to: (string | number)[]): Promise<
     const target =
       typeof address === 'number'
         ? await userById(db, realm.id, address)
-        : await userByAnyEmail(db, realm, actor.config, address);
-    if (!target) throw new JsonableError(`Invalid user ID ${address}`);
+        : await userByEmailVisibleTo(db, realm, actor.config, user, address);
+    if (!target)
+      throw new JsonableError(typeof address === 'number' ? `Invalid user ID ${address}` : `Invalid email '${address}'`);
     if (!target.is_active)
       throw new JsonableError(`'${apiEmail(target, realm, actor.config)}' is no longer using Zulip.`);
     ids.push(target.id);
@@ -331,7 +332,7 @@ export async function getMessages(
         const sender =
           typeof term.operand === 'number'
             ? await userById(db, realm.id, term.operand)
-            : await userByAnyEmail(db, realm, actor.config, String(term.operand));
+            : await userByEmailVisibleTo(db, realm, actor.config, user, String(term.operand));
         where.push(`${not}(m.sender_id = :${key})`);
         repl[key] = sender?.id ?? -1;
         break;
