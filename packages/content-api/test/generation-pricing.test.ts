@@ -134,7 +134,13 @@ describe('generation pricing', () => {
       const created = await api(stack, '/api/v1/generators', {
         method: 'POST',
         headers: admin.headers,
-        body: { name: `bad pricing ${named}`, kind: 'video', type: 'builtin', base_cost: 1, config: { pricing } },
+        body: {
+          name: `bad pricing ${named}`,
+          kind: 'video',
+          type: 'builtin',
+          base_cost: 1,
+          config: { pricing },
+        },
       });
       expect({ named, status: created.status }).toEqual({ named, status: 422 });
       expect(JSON.stringify(created.body.details)).toContain(named);

@@ -50,15 +50,15 @@ export function generationHelpers(api: TypedClient<paths>): GenerationHelpers {
   async function create(
     kind: GenerationKind,
     body: GenerationRequest<GenerationKind>,
-    {
-      idempotencyKey = crypto.randomUUID(),
-      wait,
-      ...call
-    }: CreateOptions & { wait?: number | true } = {},
+    { idempotencyKey = crypto.randomUUID(), wait, ...call }: CreateOptions & { wait?: number | true } = {},
   ): Promise<GenerationResult | string[]> {
     const path = `/api/v1/generations/${kind}` as '/api/v1/generations/images';
     const seconds =
-      wait === undefined ? undefined : wait === true ? MAX_GENERATION_WAIT_SECONDS : Math.min(wait, MAX_GENERATION_WAIT_SECONDS);
+      wait === undefined
+        ? undefined
+        : wait === true
+          ? MAX_GENERATION_WAIT_SECONDS
+          : Math.min(wait, MAX_GENERATION_WAIT_SECONDS);
     const { data } = await api.POST(path, {
       params: {
         header: {

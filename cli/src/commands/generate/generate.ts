@@ -66,7 +66,8 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
 
 /**
  * Submits with the server's wait (`Prefer: wait`, so an upstream timeout or rate limit answers
- * 504 or 529 at once); a task still running when that wait ends is followed by polling.
+ * 504 or 529 at once, saying what to do), showing the files pending meanwhile; a task still
+ * running when that wait ends is followed by polling.
  */
 async function submitAndWait(
   kind: GenerationKind,
@@ -75,20 +76,25 @@ async function submitAndWait(
   f: Factory,
 ): Promise<FileRecord[]> {
   const progress = f.progress();
-  progress.update('generating: waiting for the server');
+  const asked = kind === 'images' && typeof body.count === 'number' ? body.count : 1;
+  progress.update(summary(Array.from({ length: asked }, () => 'pending')));
   let result;
   try {
     result = await f.content().generations.create(kind, body, { ...key, wait: true, signal: f.interrupt });
   } catch (error) {
+    progress.done();
     if (!f.interrupt.aborted) throw error;
     throw new CliError('stopped waiting; the generation goes on if it was accepted', {
       code: 'interrupted',
       hint: 'see it with muse files list',
     });
-  } finally {
-    progress.done();
   }
-  if (!result.files) return waitForFiles(result.file_ids, f);
+  if (!result.files) {
+    progress.done();
+    return waitForFiles(result.file_ids, f);
+  }
+  progress.update(summary(result.files.map((file) => file.status)));
+  progress.done();
   const failed = result.files.find((file) => file.status === 'failed');
   if (failed) throw new GenerationFailedError(failed.id, failed.error_message ?? null);
   return result.files;

@@ -112,7 +112,9 @@ async function directRecipients(actor: Actor, to: (string | number)[]): Promise<
         ? await userById(db, realm.id, address)
         : await userByEmailVisibleTo(db, realm, actor.config, user, address);
     if (!target)
-      throw new JsonableError(typeof address === 'number' ? `Invalid user ID ${address}` : `Invalid email '${address}'`);
+      throw new JsonableError(
+        typeof address === 'number' ? `Invalid user ID ${address}` : `Invalid email '${address}'`,
+      );
     if (!target.is_active)
       throw new JsonableError(`'${apiEmail(target, realm, actor.config)}' is no longer using Zulip.`);
     ids.push(target.id);

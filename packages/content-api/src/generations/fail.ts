@@ -29,7 +29,11 @@ export async function failGeneration(
           WHERE generation_id IN (SELECT id FROM task) AND status <> 'completed'
        ), sent AS (${fileStatusEvents('task', 'failed', 'CAST(:message AS text)')})
        SELECT task.charge_id, (SELECT count(*) FROM sent) AS sent FROM task`,
-      { replacements: { taskId, message, kind: options.kind ?? 'failed' }, type: QueryTypes.SELECT, transaction },
+      {
+        replacements: { taskId, message, kind: options.kind ?? 'failed' },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     );
     if (!task) return false;
     if (task.charge_id) await refundCharge(db, transaction, task.charge_id, options.refundDescription);

@@ -19,7 +19,10 @@ import { createLinkSigner } from '../files/signed-links.ts';
  */
 export function generationsRouter(context: ContentContext, starter: WorkflowStarter): Router {
   const router = Router();
-  const links = createLinkSigner(context.config.MUSE_JWT_SECRET!, context.config.MUSE_DOWNLOAD_URL_TTL_SECONDS);
+  const links = createLinkSigner(
+    context.config.MUSE_JWT_SECRET!,
+    context.config.MUSE_DOWNLOAD_URL_TTL_SECONDS,
+  );
   const submitRoute = (
     path: '/api/v1/generations/images' | '/api/v1/generations/videos' | '/api/v1/generations/texts',
     kind: GenerationKind,

@@ -147,7 +147,10 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
   async function submitUpstream(taskId: string): Promise<StepResult> {
     const task = await loadTask(taskId);
     const adapter = adapterFor(task.type);
-    return storeBytes(task, await callUpstream(task, () => adapter.start(upstreamTask(task), adapterContext(task))));
+    return storeBytes(
+      task,
+      await callUpstream(task, () => adapter.start(upstreamTask(task), adapterContext(task))),
+    );
   }
 
   /** Fetches URL results into storage, then marks every file and the task completed in one statement. */

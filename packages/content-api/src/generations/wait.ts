@@ -65,7 +65,10 @@ export async function submitAndWait(
     check();
     const first = await taskEnd(deps.db, submitted.taskId);
     if (first) return { submitted, end: first };
-    await Promise.race([allEnded, sleep(seconds * 1000, undefined, { signal: timer.signal }).catch(() => {})]);
+    await Promise.race([
+      allEnded,
+      sleep(seconds * 1000, undefined, { signal: timer.signal }).catch(() => {}),
+    ]);
     return { submitted, end: await taskEnd(deps.db, submitted.taskId) };
   } finally {
     timer.abort();

@@ -19,7 +19,10 @@ export async function noteRateLimited(
   generatorId: string,
   retryAfterSeconds: number | undefined,
 ): Promise<void> {
-  const seconds = Math.min(MAX_RATE_LIMIT_SECONDS, Math.ceil(retryAfterSeconds ?? DEFAULT_RATE_LIMIT_SECONDS));
+  const seconds = Math.min(
+    MAX_RATE_LIMIT_SECONDS,
+    Math.ceil(retryAfterSeconds ?? DEFAULT_RATE_LIMIT_SECONDS),
+  );
   await db.query(
     `INSERT INTO content.generator_health (generator_id, rate_limited_until)
      VALUES (:generatorId, now() + make_interval(secs => :seconds))

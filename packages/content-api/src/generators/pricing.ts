@@ -36,7 +36,8 @@ export function pricingProblems(pricing: unknown): { path: string; message: stri
     problems.push({ path: `${path}/mode`, message: 'must be per_task or per_unit' });
   if (unit !== undefined && (!Number.isInteger(unit) || (unit as number) < 1 || (unit as number) > 3600))
     problems.push({ path: `${path}/video_unit_seconds`, message: 'must be an integer from 1 to 3600' });
-  for (const key of Object.keys(rest)) problems.push({ path: `${path}/${key}`, message: 'is not a pricing setting' });
+  for (const key of Object.keys(rest))
+    problems.push({ path: `${path}/${key}`, message: 'is not a pricing setting' });
   return problems;
 }
 

@@ -92,12 +92,14 @@ export const generatorSpecSchema = {
     baseCost: {
       type: 'integer',
       minimum: 0,
-      description: 'Credits charged per task (per image or video unit when config.pricing opts into per_unit).',
+      description:
+        'Credits charged per task (per image or video unit when config.pricing opts into per_unit).',
     },
     active: { type: 'boolean', default: true },
     config: {
       ...freeForm,
-      description: 'Adapter settings (base_url, model, timeouts) and pricing ({mode: per_task | per_unit, video_unit_seconds}).',
+      description:
+        'Adapter settings (base_url, model, timeouts) and pricing ({mode: per_task | per_unit, video_unit_seconds}).',
     },
     parametersSchema: { ...freeForm, description: 'JSON Schema of the generation parameters.' },
     apiKey: fromSecret({ description: 'The upstream API key.' }),
