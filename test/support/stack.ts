@@ -119,6 +119,7 @@ export async function startTestStack(
       await content.close();
       await closeApp(contentApp);
       await chat.close();
+      await closeApp(chatApp);
       for (const server of metrics) await server.close();
       await events.close();
       await temporal.connection.close().catch(() => {});

@@ -67,6 +67,8 @@ export interface Config {
   MUSE_CHAT_HEARTBEAT_MS: number;
   /** Messaging API: an event queue not polled for this long is deleted. */
   MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** How often the messaging API starts outgoing-webhook deliveries still unstarted after as long (a crash, Temporal away, a scheduled message). */
+  MUSE_CHAT_WEBHOOK_SWEEP_MS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** Messaging API: the bus of event wake-ups between processes: `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
@@ -198,6 +200,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_WEBHOOK_SWEEP_MS: { type: 'integer', minimum: 100, default: 60000 },
     MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_EVENT_BUS: { type: 'string', enum: ['postgres', 'redis'], default: 'postgres' },
     MUSE_REDIS_URL: { type: 'string', pattern: '^rediss?://', nullable: true },

@@ -13,3 +13,5 @@ export * from './dev-stack/temporal.ts';
 export * from './outbound/index.ts';
 export * from './secrets/secret-box.ts';
 export * from './http/json-text.ts';
+export * from './storage/storage.ts';
+export * from './storage/s3.ts';

@@ -11,6 +11,8 @@ import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { apiEmail, userByAnyEmail, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 import { formatMessage } from '../presenters/messages.ts';
+import { claimAttachments } from './uploads.ts';
+import { recordServiceTriggers } from '../lib/service-triggers.ts';
 
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {
@@ -138,6 +140,8 @@ export async function insertMessage(
     },
     t,
   );
+  await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
+  await recordServiceTriggers(actor, Number(row.id), prepared, t);
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw
