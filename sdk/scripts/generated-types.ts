@@ -28,6 +28,9 @@ const OPTIONS = {
   emptyObjectsUnknown: true,
   // A field with a default is optional in a schema reused by request bodies (e.g. `enabled`).
   defaultNonNullable: false,
+  // Each enum's values as an exported constant too (`generatorKindValues`, ...): the CLI's choices
+  // come from the document instead of a list restating it.
+  enumValues: true,
 } as const;
 
 /** The generated files' text, formatted like the rest of the repository. */

@@ -54,21 +54,20 @@ export async function createOrganization(
       null,
       t,
     );
-    await db.query(
+    await exec(
+      db,
       `UPDATE chat.realms SET email_address_visibility = :v, enable_spectator_access = :spectators,
          notification_bot_id = :bot, new_stream_announcements_stream_id = :general,
          video_chat_provider = :video WHERE id = :id`,
       {
-        replacements: {
-          v: realm.email_address_visibility,
-          spectators: realm.enable_spectator_access,
-          bot: bot.id,
-          general: general.id,
-          video: realm.video_chat_provider,
-          id: realm.id,
-        },
-        transaction: t,
+        v: realm.email_address_visibility,
+        spectators: realm.enable_spectator_access,
+        bot: bot.id,
+        general: general.id,
+        video: realm.video_chat_provider,
+        id: realm.id,
       },
+      t,
     );
     return { ...realm, notification_bot_id: bot.id, new_stream_announcements_stream_id: general.id };
   });
@@ -105,18 +104,14 @@ export async function createChatUser(
     const user = await createUser(db, realm, input, t);
     await joinDefaultStreams(db, user, t);
     if (!input.canChangeUserEmails && !input.canCreateUsers) return user;
-    const [[rights]] = (await db.query(
+    const rights = await one<User>(
+      db,
       `UPDATE chat.users SET can_change_user_emails = :emails, can_create_users = :create WHERE id = :id
        RETURNING *`,
-      {
-        replacements: {
-          id: user.id,
-          emails: input.canChangeUserEmails ?? false,
-          create: input.canCreateUsers ?? false,
-        },
-        transaction: t,
-      },
-    )) as unknown as [[User]];
+      { id: user.id, emails: input.canChangeUserEmails ?? false, create: input.canCreateUsers ?? false },
+      t,
+    );
+    if (!rights) throw new Error('user update returned nothing');
     return rights;
   });
 }
@@ -127,16 +122,15 @@ export async function updateOrganization(
   realmId: number,
   changes: { name?: string; description?: string; deactivated?: boolean },
 ): Promise<void> {
-  await db.query(
+  await exec(
+    db,
     `UPDATE chat.realms SET name = COALESCE(:name, name), description = COALESCE(:description, description),
        deactivated = COALESCE(:deactivated, deactivated) WHERE id = :id`,
     {
-      replacements: {
-        id: realmId,
-        name: changes.name ?? null,
-        description: changes.description ?? null,
-        deactivated: changes.deactivated ?? null,
-      },
+      id: realmId,
+      name: changes.name ?? null,
+      description: changes.description ?? null,
+      deactivated: changes.deactivated ?? null,
     },
   );
 }

@@ -99,15 +99,3 @@ export class ServiceUnavailableError extends AppError {
     });
   }
 }
-
-export class UpstreamTimeoutError extends AppError {
-  constructor(message = 'The upstream generation service timed out') {
-    super(504, 'upstream_timeout', message);
-  }
-}
-
-export class UpstreamRateLimitedError extends AppError {
-  constructor(message = 'The upstream generation service is rate limiting') {
-    super(529, 'upstream_rate_limited', message);
-  }
-}

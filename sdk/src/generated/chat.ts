@@ -6180,3 +6180,142 @@ export interface operations {
     };
   };
 }
+type FlattenedDeepRequired<T> = {
+  [K in keyof T]-?: FlattenedDeepRequired<
+    T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]
+  >;
+};
+type ReadonlyArray<T> = [Exclude<T, undefined>] extends [unknown[]]
+  ? Readonly<Exclude<T, undefined>>
+  : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1DraftsPostRequestBodyContentApplicationXWwwFormUrlencodedDraftsTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/drafts']['post']['requestBody']['content']['application/x-www-form-urlencoded']['drafts']['type']
+> = ['', 'stream', 'private'];
+export const pathsApiV1DraftsPostRequestBodyContentMultipartFormDataDraftsTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/drafts']['post']['requestBody']['content']['multipart/form-data']['drafts']['type']
+> = ['', 'stream', 'private'];
+export const pathsApiV1DraftsDraft_idPatchRequestBodyContentApplicationXWwwFormUrlencodedDraftTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/drafts/{draft_id}']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['draft']['type']
+> = ['', 'stream', 'private'];
+export const pathsApiV1DraftsDraft_idPatchRequestBodyContentMultipartFormDataDraftTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/drafts/{draft_id}']['patch']['requestBody']['content']['multipart/form-data']['draft']['type']
+> = ['', 'stream', 'private'];
+export const pathsApiV1MessagesMessage_idPatchRequestBodyContentApplicationXWwwFormUrlencodedPropagate_modeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['propagate_mode']
+> = ['change_one', 'change_later', 'change_all'];
+export const pathsApiV1MessagesMessage_idPatchRequestBodyContentMultipartFormDataPropagate_modeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}']['patch']['requestBody']['content']['multipart/form-data']['propagate_mode']
+> = ['change_one', 'change_later', 'change_all'];
+export const pathsApiV1MessagesMessage_idReactionsPostRequestBodyContentApplicationXWwwFormUrlencodedReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/reactions']['post']['requestBody']['content']['application/x-www-form-urlencoded']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const pathsApiV1MessagesMessage_idReactionsPostRequestBodyContentMultipartFormDataReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/reactions']['post']['requestBody']['content']['multipart/form-data']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const pathsApiV1MessagesMessage_idReactionsDeleteParametersQueryReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/reactions']['delete']['parameters']['query']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const pathsApiV1MessagesFlagsPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/flags']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
+> = ['add', 'remove'];
+export const pathsApiV1MessagesFlagsPostRequestBodyContentMultipartFormDataOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/flags']['post']['requestBody']['content']['multipart/form-data']['op']
+> = ['add', 'remove'];
+export const pathsApiV1MessagesFlagsNarrowPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/flags/narrow']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
+> = ['add', 'remove'];
+export const pathsApiV1MessagesFlagsNarrowPostRequestBodyContentMultipartFormDataOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/flags/narrow']['post']['requestBody']['content']['multipart/form-data']['op']
+> = ['add', 'remove'];
+export const pathsApiV1Scheduled_messagesPostRequestBodyContentApplicationXWwwFormUrlencodedTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/scheduled_messages']['post']['requestBody']['content']['application/x-www-form-urlencoded']['type']
+> = ['direct', 'channel', 'stream', 'private'];
+export const pathsApiV1Scheduled_messagesPostRequestBodyContentMultipartFormDataTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/scheduled_messages']['post']['requestBody']['content']['multipart/form-data']['type']
+> = ['direct', 'channel', 'stream', 'private'];
+export const pathsApiV1Scheduled_messagesScheduled_message_idPatchRequestBodyContentApplicationXWwwFormUrlencodedTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/scheduled_messages/{scheduled_message_id}']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['type']
+> = ['direct', 'channel', 'stream', 'private'];
+export const pathsApiV1Scheduled_messagesScheduled_message_idPatchRequestBodyContentMultipartFormDataTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/scheduled_messages/{scheduled_message_id}']['patch']['requestBody']['content']['multipart/form-data']['type']
+> = ['direct', 'channel', 'stream', 'private'];
+export const pathsApiV1SettingsPatchRequestBodyContentApplicationXWwwFormUrlencodedEmojisetValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['emojiset']
+> = ['google', 'twitter', 'text'];
+export const pathsApiV1SettingsPatchRequestBodyContentApplicationXWwwFormUrlencodedNotification_soundValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['notification_sound']
+> = ['zulip', 'ding', 'none'];
+export const pathsApiV1SettingsPatchRequestBodyContentApplicationXWwwFormUrlencodedWeb_animate_image_previewsValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['web_animate_image_previews']
+> = ['always', 'on_hover', 'never'];
+export const pathsApiV1SettingsPatchRequestBodyContentApplicationXWwwFormUrlencodedWeb_home_viewValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['web_home_view']
+> = ['recent_topics', 'inbox', 'all_messages'];
+export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataEmojisetValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['multipart/form-data']['emojiset']
+> = ['google', 'twitter', 'text'];
+export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataNotification_soundValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['multipart/form-data']['notification_sound']
+> = ['zulip', 'ding', 'none'];
+export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataWeb_animate_image_previewsValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['multipart/form-data']['web_animate_image_previews']
+> = ['always', 'on_hover', 'never'];
+export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataWeb_home_viewValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['multipart/form-data']['web_home_view']
+> = ['recent_topics', 'inbox', 'all_messages'];
+export const pathsApiV1TypingPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
+> = ['start', 'stop'];
+export const pathsApiV1TypingPostRequestBodyContentApplicationXWwwFormUrlencodedTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['application/x-www-form-urlencoded']['type']
+> = ['direct', 'private', 'stream', 'channel'];
+export const pathsApiV1TypingPostRequestBodyContentMultipartFormDataOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['multipart/form-data']['op']
+> = ['start', 'stop'];
+export const pathsApiV1TypingPostRequestBodyContentMultipartFormDataTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['multipart/form-data']['type']
+> = ['direct', 'private', 'stream', 'channel'];
+export const pathsApiV1UsersMeGetResponses200ContentApplicationJsonRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me']['get']['responses']['200']['content']['application/json']['role']
+> = [100, 200, 300, 400, 600];
+export const pathsApiV1UsersMePresencePostRequestBodyContentApplicationXWwwFormUrlencodedStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/presence']['post']['requestBody']['content']['application/x-www-form-urlencoded']['status']
+> = ['active', 'idle'];
+export const pathsApiV1UsersMePresencePostRequestBodyContentMultipartFormDataStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/presence']['post']['requestBody']['content']['multipart/form-data']['status']
+> = ['active', 'idle'];
+export const pathsApiV1UsersMeSubscriptionsPostRequestBodyContentApplicationXWwwFormUrlencodedTopics_policyValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/subscriptions']['post']['requestBody']['content']['application/x-www-form-urlencoded']['topics_policy']
+> = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'];
+export const pathsApiV1UsersMeSubscriptionsPostRequestBodyContentMultipartFormDataTopics_policyValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/subscriptions']['post']['requestBody']['content']['multipart/form-data']['topics_policy']
+> = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'];
+export const pathsApiV1UsersMeSubscriptionsMuted_topicsPatchRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/subscriptions/muted_topics']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['op']
+> = ['add', 'remove'];
+export const pathsApiV1UsersMeSubscriptionsMuted_topicsPatchRequestBodyContentMultipartFormDataOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/subscriptions/muted_topics']['patch']['requestBody']['content']['multipart/form-data']['op']
+> = ['add', 'remove'];
+export const draftTypeValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['Draft']['type']> = [
+  '',
+  'stream',
+  'private',
+];
+export const messageContent_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Message']['content_type']
+> = ['text/html', 'text/x-markdown'];
+export const messageReactionsReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Message']['reactions']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const messageTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Message']['type']
+> = ['stream', 'private'];
+export const scheduledMessageTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ScheduledMessage']['type']
+> = ['stream', 'private'];
+export const subscriptionTopics_policyValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Subscription']['topics_policy']
+> = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'];
+export const userRoleValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['User']['role']> = [
+  100, 200, 300, 400, 600,
+];

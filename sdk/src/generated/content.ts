@@ -7725,3 +7725,219 @@ export interface operations {
     };
   };
 }
+type FlattenedDeepRequired<T> = {
+  [K in keyof T]-?: FlattenedDeepRequired<
+    T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]
+  >;
+};
+type ReadonlyArray<T> = [Exclude<T, undefined>] extends [unknown[]]
+  ? Readonly<Exclude<T, undefined>>
+  : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiV1AuthVerificationCodeGetParametersQueryCode_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/auth/verification-code']['get']['parameters']['query']['code_type']
+> = ['sms', 'voice'];
+export const pathsApiV1BundlesGetParametersQueryScopeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/bundles']['get']['parameters']['query']['scope']
+> = ['own', 'public', 'all'];
+export const pathsApiV1ConversationsIdMessagesPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/conversations/{id}/messages']['post']['requestBody']['content']['application/json']['role']
+> = ['user', 'assistant', 'system'];
+export const pathsApiV1FavoritesGetParametersQueryTarget_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/favorites']['get']['parameters']['query']['target_type']
+> = ['character', 'conversation', 'project', 'canvas', 'file', 'skill', 'node_group'];
+export const pathsApiV1FilesPostRequestBodyContentMultipartFormDataVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/files']['post']['requestBody']['content']['multipart/form-data']['visibility']
+> = ['private', 'public'];
+export const pathsApiV1FilesFile_idPatchRequestBodyContentApplicationJsonVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/files/{file_id}']['patch']['requestBody']['content']['application/json']['visibility']
+> = ['private', 'public'];
+export const pathsApiV1PaymentNotificationsAlipayPostResponses200ContentTextPlainValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/payment-notifications/alipay']['post']['responses']['200']['content']['text/plain']
+> = ['success'];
+export const pathsApiV1PaymentNotificationsAlipayPostResponses400ContentTextPlainValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/payment-notifications/alipay']['post']['responses']['400']['content']['text/plain']
+> = ['fail'];
+export const pathsApiV1PaymentsGetParametersQueryProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/payments']['get']['parameters']['query']['provider']
+> = ['wechat_pay', 'alipay', 'development', 'manual'];
+export const pathsApiV1PaymentsGetParametersQueryStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/payments']['get']['parameters']['query']['status']
+> = ['pending', 'paid', 'closed', 'failed', 'refunded'];
+export const pathsApiV1TransactionLogsGetParametersQueryKindValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/transaction-logs']['get']['parameters']['query']['kind']
+> = ['grant', 'charge', 'refund', 'topup', 'adjustment', 'invite'];
+export const bundleVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Bundle']['visibility']
+> = ['private', 'public'];
+export const bundleCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['BundleCreate']['visibility']
+> = ['private', 'public'];
+export const bundleUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['BundleUpdate']['visibility']
+> = ['private', 'public'];
+export const cancelledGenerationError_messageValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CancelledGeneration']['error_message']
+> = ['cancelled'];
+export const cancelledGenerationStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CancelledGeneration']['status']
+> = ['failed'];
+export const canvasVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Canvas']['visibility']
+> = ['private', 'public'];
+export const canvasCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CanvasCreate']['visibility']
+> = ['private', 'public'];
+export const canvasUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CanvasUpdate']['visibility']
+> = ['private', 'public'];
+export const characterVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Character']['visibility']
+> = ['private', 'public'];
+export const characterCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CharacterCreate']['visibility']
+> = ['private', 'public'];
+export const characterUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CharacterUpdate']['visibility']
+> = ['private', 'public'];
+export const codeProviderCode_typesValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CodeProvider']['code_types']
+> = ['sms', 'voice'];
+export const codeProviderTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['CodeProviderType']
+> = ['aliyun_sms', 'aliyun_voice', 'tencent_sms', 'tencent_voice', 'webhook', 'log'];
+export const conversationVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Conversation']['visibility']
+> = ['private', 'public'];
+export const conversationCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ConversationCreate']['visibility']
+> = ['private', 'public'];
+export const conversationMessageRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ConversationMessage']['role']
+> = ['user', 'assistant', 'system'];
+export const conversationUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ConversationUpdate']['visibility']
+> = ['private', 'public'];
+export const favoriteTarget_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Favorite']['target_type']
+> = ['character', 'conversation', 'project', 'canvas', 'file', 'skill', 'node_group'];
+export const favoriteVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Favorite']['visibility']
+> = ['private', 'public'];
+export const favoriteCreateTarget_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['FavoriteCreate']['target_type']
+> = ['character', 'conversation', 'project', 'canvas', 'file', 'skill', 'node_group'];
+export const favoriteCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['FavoriteCreate']['visibility']
+> = ['private', 'public'];
+export const favoriteUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['FavoriteUpdate']['visibility']
+> = ['private', 'public'];
+export const fileSourceValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['File']['source']> =
+  ['upload', 'generation'];
+export const fileStatusValues: ReadonlyArray<FlattenedDeepRequired<components>['schemas']['File']['status']> =
+  ['pending', 'processing', 'completed', 'failed'];
+export const fileVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['File']['visibility']
+> = ['private', 'public'];
+export const generationResponseStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GenerationResponse']['status']
+> = ['pending'];
+export const generatorKindValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Generator']['kind']
+> = ['image', 'video', 'text'];
+export const generatorTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Generator']['type']
+> = ['builtin', 'openai', 'replicate'];
+export const generatorInputKindValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GeneratorInput']['kind']
+> = ['image', 'video', 'text'];
+export const generatorInputTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GeneratorInput']['type']
+> = ['builtin', 'openai', 'replicate'];
+export const generatorPatchKindValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GeneratorPatch']['kind']
+> = ['image', 'video', 'text'];
+export const generatorPatchTypeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GeneratorPatch']['type']
+> = ['builtin', 'openai', 'replicate'];
+export const inviteCodeVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['InviteCode']['visibility']
+> = ['private', 'public'];
+export const inviteCodeCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['InviteCodeCreate']['visibility']
+> = ['private', 'public'];
+export const inviteCodeUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['InviteCodeUpdate']['visibility']
+> = ['private', 'public'];
+export const nodeGroupVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['NodeGroup']['visibility']
+> = ['private', 'public'];
+export const nodeGroupCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['NodeGroupCreate']['visibility']
+> = ['private', 'public'];
+export const nodeGroupUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['NodeGroupUpdate']['visibility']
+> = ['private', 'public'];
+export const paymentProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Payment']['provider']
+> = ['wechat_pay', 'alipay', 'development', 'manual'];
+export const paymentStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Payment']['status']
+> = ['pending', 'paid', 'closed', 'failed', 'refunded'];
+export const paymentVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Payment']['visibility']
+> = ['private', 'public'];
+export const paymentApiSettingsProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['PaymentApiSettings']['provider']
+> = ['none', 'alipay', 'wechat_pay', 'stripe', 'custom', 'development'];
+export const paymentApiUpdateProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['PaymentApiUpdate']['provider']
+> = ['none', 'alipay', 'wechat_pay', 'stripe', 'custom', 'development'];
+export const paymentNotificationAckCodeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['PaymentNotificationAck']['code']
+> = ['SUCCESS'];
+export const paymentOrderRequestProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['PaymentOrderRequest']['provider']
+> = ['wechat_pay', 'alipay', 'development'];
+export const projectVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Project']['visibility']
+> = ['private', 'public'];
+export const projectCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ProjectCreate']['visibility']
+> = ['private', 'public'];
+export const projectUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['ProjectUpdate']['visibility']
+> = ['private', 'public'];
+export const readinessStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Readiness']['status']
+> = ['ready', 'unavailable'];
+export const skillVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Skill']['visibility']
+> = ['private', 'public'];
+export const skillCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['SkillCreate']['visibility']
+> = ['private', 'public'];
+export const skillUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['SkillUpdate']['visibility']
+> = ['private', 'public'];
+export const transactionLogKindValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['TransactionLog']['kind']
+> = ['grant', 'charge', 'refund', 'topup', 'adjustment', 'invite'];
+export const transactionLogVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['TransactionLog']['visibility']
+> = ['private', 'public'];
+export const userCharacterConfigVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['UserCharacterConfig']['visibility']
+> = ['private', 'public'];
+export const userCharacterConfigCreateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['UserCharacterConfigCreate']['visibility']
+> = ['private', 'public'];
+export const userCharacterConfigUpdateVisibilityValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['UserCharacterConfigUpdate']['visibility']
+> = ['private', 'public'];
+export const componentsParametersOrderValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['parameters']['Order']
+> = ['created_at', 'updated_at'];
+export const componentsParametersScopeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['parameters']['Scope']
+> = ['own', 'public', 'all'];

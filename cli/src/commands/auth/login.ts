@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { text } from 'node:stream/consumers';
+import { pathsApiV1AuthVerificationCodeGetParametersQueryCode_typeValues as CODE_TYPES } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import { CliError, usageError } from '../../errors.ts';
 import { DEFAULT_CHAT_URL, DEFAULT_CONTENT_URL } from '../../config/profiles.ts';
@@ -7,7 +8,7 @@ import { tokenExpiry } from '../../clients.ts';
 
 export interface LoginOptions {
   phone?: string;
-  codeType: 'sms' | 'voice';
+  codeType: (typeof CODE_TYPES)[number];
   /** Read a token from stdin instead of the phone flow. */
   withToken?: boolean;
   contentUrl?: string;
@@ -64,7 +65,7 @@ export function loginCommand(f: Factory): Command {
     .description('Log in with a phone number and a one-time code (or --with-token)')
     .option('--phone <number>', '11-digit mobile number (asked when missing)')
     .addOption(
-      new Option('--code-type <type>', 'how the code is delivered').choices(['sms', 'voice']).default('sms'),
+      new Option('--code-type <type>', 'how the code is delivered').choices(CODE_TYPES).default('sms'),
     )
     .option('--with-token', 'read a bearer token from standard input instead')
     .option('--content-url <url>', `content service address (default ${DEFAULT_CONTENT_URL})`, url)

@@ -1,7 +1,14 @@
+import type { ChatComponents } from '@muse/sdk';
 import { usageError } from '../../errors.ts';
 
 /** Zulip's role numbers by name, as `set-role` accepts them. */
-export const ROLES = { owner: 100, administrator: 200, moderator: 300, member: 400, guest: 600 } as const;
+export const ROLES = {
+  owner: 100,
+  administrator: 200,
+  moderator: 300,
+  member: 400,
+  guest: 600,
+} as const satisfies Record<string, ChatComponents['schemas']['User']['role']>;
 
 export function roleName(role: unknown): string {
   return Object.entries(ROLES).find(([, value]) => value === role)?.[0] ?? String(role);

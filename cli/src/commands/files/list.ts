@@ -1,10 +1,12 @@
 import { Command, Option } from 'commander';
+import type { ContentComponents } from '@muse/sdk';
+import { componentsParametersScopeValues } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import { pageSize, take, withListFlags, type ListFlags } from '../shared/lists.ts';
 import { FILE_COLUMNS } from './shared.ts';
 
 export interface ListOptions extends ListFlags {
-  scope: 'own' | 'public' | 'all';
+  scope: ContentComponents['parameters']['Scope'];
 }
 
 export async function run(options: ListOptions, f: Factory): Promise<void> {
@@ -20,7 +22,7 @@ export function listCommand(f: Factory): Command {
       .description('List files, newest first')
       .addOption(
         new Option('--scope <scope>', 'yours, public ones, or every file (administrators)')
-          .choices(['own', 'public', 'all'])
+          .choices(componentsParametersScopeValues)
           .default('own'),
       ),
   ).action((options: ListOptions) => run(options, f));

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
+import { generatorTypeValues } from '@muse/sdk/generated/content';
 import { usageError } from '../../errors.ts';
 import type { Factory } from '../../factory.ts';
 import { collect, parseSettings, readSecrets } from '../shared/pairs.ts';
 import { integer } from '../shared/lists.ts';
 import type { Generator } from './shared.ts';
-
-const GENERATOR_TYPES = ['builtin', 'openai', 'replicate'] as const satisfies readonly Generator['type'][];
 
 /** The flags `add` and `update` share; each maps to one field of the generator. */
 export interface GeneratorFlags {
@@ -21,7 +20,7 @@ export interface GeneratorFlags {
 
 export function withGeneratorFlags(command: Command): Command {
   return command
-    .addOption(new Option('--type <type>', 'upstream adapter').choices(GENERATOR_TYPES))
+    .addOption(new Option('--type <type>', 'upstream adapter').choices(generatorTypeValues))
     .option('--description <text>', 'what it is for')
     .option(
       '--base-cost <credits>',

@@ -1,4 +1,5 @@
 import type { ContentComponents } from '@muse/sdk';
+import { generatorKindValues } from '@muse/sdk/generated/content';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
 import { CliError, ExitCode } from '../../errors.ts';
@@ -6,7 +7,7 @@ import { isUuid } from '../shared/ids.ts';
 
 export type Generator = ContentComponents['schemas']['Generator'];
 export type GeneratorKind = Generator['kind'];
-export const GENERATOR_KINDS = ['image', 'video', 'text'] as const satisfies readonly GeneratorKind[];
+export const GENERATOR_KINDS = generatorKindValues;
 
 export const GENERATOR_COLUMNS: Column<Generator>[] = [
   { header: 'ID', value: (g) => g.id },

@@ -1,18 +1,9 @@
 import { Command, Option } from 'commander';
+import { codeProviderTypeValues } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import { collect, parseSettings, readSecrets } from '../shared/pairs.ts';
 import { integer } from '../shared/lists.ts';
 import type { ProviderConfig, ProviderCreate } from './shared.ts';
-
-/** The choices of `--type`; checked against the contract, so a type the API drops fails the typecheck. */
-export const PROVIDER_TYPES = [
-  'aliyun_sms',
-  'aliyun_voice',
-  'tencent_sms',
-  'tencent_voice',
-  'webhook',
-  'log',
-] as const satisfies readonly ProviderCreate['type'][];
 
 export interface AddOptions {
   name: string;
@@ -49,7 +40,9 @@ export function addCommand(f: Factory): Command {
       'Add a code provider: muse providers add --name hooks --type webhook --config url=https://… --secret signing_secret=@secret.txt',
     )
     .requiredOption('--name <name>', 'unique name')
-    .addOption(new Option('--type <type>', 'provider type').choices(PROVIDER_TYPES).makeOptionMandatory())
+    .addOption(
+      new Option('--type <type>', 'provider type').choices(codeProviderTypeValues).makeOptionMandatory(),
+    )
     .option('--priority <n>', 'lower is tried first (default 100)', integer)
     .option('--disabled', 'add it switched off')
     .option('--config <KEY=VALUE>', 'a config field (repeatable)', collect)

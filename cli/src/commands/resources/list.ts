@@ -1,11 +1,13 @@
 import { Command, Option } from 'commander';
+import type { ContentComponents } from '@muse/sdk';
+import { componentsParametersScopeValues } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import { pageSize, take, withListFlags, type ListFlags } from '../shared/lists.ts';
 import { resourceCalls, resourcePath } from './catalog.ts';
 
 export interface ListOptions extends ListFlags {
   resource: string;
-  scope: 'own' | 'public' | 'all';
+  scope: ContentComponents['parameters']['Scope'];
 }
 
 export async function run(options: ListOptions, f: Factory): Promise<void> {
@@ -28,7 +30,7 @@ export function listCommand(f: Factory): Command {
       .argument('<resource>', 'resource name, e.g. character, project, invite_code')
       .addOption(
         new Option('--scope <scope>', 'yours, public ones, or all (administrators)')
-          .choices(['own', 'public', 'all'])
+          .choices(componentsParametersScopeValues)
           .default('own'),
       ),
   ).action((resource: string, options: Omit<ListOptions, 'resource'>) => run({ ...options, resource }, f));

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { ContentComponents } from '@muse/sdk';
+import { componentsParametersScopeValues, transactionLogKindValues } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import type { Column } from '../../io/output.ts';
 import { pageSize, take, withListFlags, type ListFlags } from '../shared/lists.ts';
@@ -15,17 +16,8 @@ const COLUMNS: Column<Entry>[] = [
   { header: 'ID', value: (e) => e.id },
 ];
 
-const KINDS = [
-  'grant',
-  'charge',
-  'refund',
-  'topup',
-  'adjustment',
-  'invite',
-] as const satisfies readonly Entry['kind'][];
-
 export interface ListOptions extends ListFlags {
-  scope: 'own' | 'all';
+  scope: Exclude<ContentComponents['parameters']['Scope'], 'public'>;
   kind?: Entry['kind'];
 }
 
@@ -48,9 +40,9 @@ export function listCommand(f: Factory): Command {
       .description('Credit movements, newest first')
       .addOption(
         new Option('--scope <scope>', "yours, or everyone's (administrators)")
-          .choices(['own', 'all'])
+          .choices(componentsParametersScopeValues.filter((scope) => scope !== 'public'))
           .default('own'),
       )
-      .addOption(new Option('--kind <kind>', 'only this kind').choices(KINDS)),
+      .addOption(new Option('--kind <kind>', 'only this kind').choices(transactionLogKindValues)),
   ).action((options: ListOptions) => run(options, f));
 }

@@ -1,10 +1,13 @@
 import { Command, Option } from 'commander';
+import type { ContentComponents } from '@muse/sdk';
+import { componentsParametersScopeValues } from '@muse/sdk/generated/content';
 import type { Factory } from '../../factory.ts';
 import { pageSize, take, withListFlags, type ListFlags } from '../shared/lists.ts';
 import { USER_COLUMNS } from './shared.ts';
 
 export interface ListOptions extends ListFlags {
-  scope: 'all' | 'own';
+  /** Accounts are never public. */
+  scope: Exclude<ContentComponents['parameters']['Scope'], 'public'>;
 }
 
 export async function run(options: ListOptions, f: Factory): Promise<void> {
@@ -19,7 +22,9 @@ export function listCommand(f: Factory): Command {
     new Command('list')
       .description('List accounts (every account for administrators)')
       .addOption(
-        new Option('--scope <scope>', 'all accounts, or your own').choices(['all', 'own']).default('all'),
+        new Option('--scope <scope>', 'all accounts, or your own')
+          .choices(componentsParametersScopeValues.filter((scope) => scope !== 'public'))
+          .default('all'),
       ),
   ).action((options: ListOptions) => run(options, f));
 }

@@ -8,7 +8,7 @@ import {
 import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
 import { accessibleStream } from '../domain/lib/channels.ts';
 import { readMessage } from '../domain/lib/message-access.ts';
-import { getMessages, type NarrowTerm } from '../domain/lib/messages.ts';
+import { getMessages, narrowTerms } from '../domain/lib/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
@@ -23,16 +23,6 @@ const reactionParams = {
   emoji_code: p.string().optional(),
   reaction_type: p.oneOf(REACTION_TYPES).optional(),
 };
-
-/** Zulip's legacy list narrow and the object form, as GET /messages reads them. */
-function narrowTerms(narrow: unknown[]): NarrowTerm[] {
-  return narrow.map((term) => {
-    if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
-    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
-      return term as NarrowTerm;
-    throw new JsonableError('Invalid narrow');
-  });
-}
 
 /** One message: read, edit, move, delete, its history, reactions, flags and marking read. */
 export const messageLifecycleEndpoints = [

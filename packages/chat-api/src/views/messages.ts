@@ -1,5 +1,5 @@
 import { sendMessage } from '../domain/actions/message-send.ts';
-import { getMessages, type NarrowTerm } from '../domain/lib/messages.ts';
+import { getMessages, narrowTerms } from '../domain/lib/messages.ts';
 import { pushForMessage } from '../domain/actions/push.ts';
 import { unfinishedTriggerIds } from '../domain/lib/service-triggers.ts';
 import { JsonableError } from '../http/errors.ts';
@@ -18,16 +18,6 @@ function parseTo(raw: string): string | number | (string | number)[] {
     // a bare channel name, or a comma-separated list of emails
   }
   return raw.includes(',') ? raw.split(',').map((s) => s.trim()) : raw;
-}
-
-/** Legacy narrow form [["stream", "x"]] and the object form [{operator, operand}] are both read. */
-function normalizeNarrow(narrow: unknown[]): NarrowTerm[] {
-  return narrow.map((term) => {
-    if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
-    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
-      return term as NarrowTerm;
-    throw new JsonableError('Invalid narrow');
-  });
 }
 
 /** POST /messages and GET /messages. */
@@ -111,7 +101,7 @@ export const messageEndpoints = [
         applyMarkdown: params.apply_markdown,
         numBefore: params.num_before,
         numAfter: params.num_after,
-        narrow: normalizeNarrow(params.narrow),
+        narrow: narrowTerms(params.narrow),
       });
     },
   }),

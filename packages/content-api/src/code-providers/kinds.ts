@@ -6,8 +6,15 @@ import { tencentSms, tencentVoice } from './tencent.ts';
 import { webhook } from './webhook.ts';
 import { logProvider } from './log.ts';
 import type { ProviderKind } from './types.ts';
+import type { Schema } from '../http/contract.ts';
 
-/** Every provider type an administrator can configure, by its `type` name. */
+/** The provider types of the contract (`CodeProviderType` in openapi/auth.yaml). */
+export type ProviderType = Schema<'CodeProviderType'>;
+
+/**
+ * Every provider type an administrator can configure, by its `type` name: the type checker
+ * holds the keys to the contract's list, one each.
+ */
 export const PROVIDER_KINDS = {
   aliyun_sms: aliyunSms,
   aliyun_voice: aliyunVoice,
@@ -15,20 +22,10 @@ export const PROVIDER_KINDS = {
   tencent_voice: tencentVoice,
   webhook,
   log: logProvider,
-} as unknown as Record<ProviderType, ProviderKind>;
-
-export const PROVIDER_TYPES = [
-  'aliyun_sms',
-  'aliyun_voice',
-  'tencent_sms',
-  'tencent_voice',
-  'webhook',
-  'log',
-] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
+} satisfies Record<ProviderType, unknown> as unknown as Record<ProviderType, ProviderKind>;
 
 export function isProviderType(value: unknown): value is ProviderType {
-  return PROVIDER_TYPES.includes(value as ProviderType);
+  return typeof value === 'string' && Object.hasOwn(PROVIDER_KINDS, value);
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

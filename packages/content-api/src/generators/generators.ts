@@ -114,12 +114,6 @@ export async function findGenerator(
   return row;
 }
 
-export async function requireGenerator(db: Sequelize, id: string): Promise<GeneratorRow> {
-  const row = await findGenerator(db, id);
-  if (!row) throw new NotFoundError('No such generator');
-  return row;
-}
-
 /** A page of the active generators of a kind, under the shared pagination and sorting. */
 export async function listActiveGenerators(
   db: Sequelize,

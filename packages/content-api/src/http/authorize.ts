@@ -3,9 +3,8 @@ import { ForbiddenError } from '@muse/core';
 import type { ResolvedOperation } from '../openapi.ts';
 
 /**
- * Who may call an operation, declared in the document (`x-muse-access` on the operation, or on
- * a body property only administrators may send) and decided before the request's shape is
- * validated, so a 401/403 never hides behind a 422:
+ * Who may call an operation, declared in the document (`x-muse-access` on the operation) and
+ * decided before the request's shape is validated, so a 401/403 never hides behind a 422:
  * - `administrators`: everyone else gets 403;
  * - `administrators-or-self`: as above, unless the path's `id` is the caller's own;
  * - a `scope` parameter: `scope=all` is for administrators only.
@@ -29,8 +28,6 @@ export function authorizeOperation(
       return next(new ForbiddenError('Administrators only'));
     if (req.query.scope === 'all' && takesScope(operation, document))
       return next(new ForbiddenError('scope=all is for administrators only'));
-    const field = adminOnlyField(operation, document, req.body);
-    if (field) return next(new ForbiddenError(`Only administrators may set ${field}`));
     next();
   };
 }
@@ -51,22 +48,4 @@ function takesScope(
 ): boolean {
   const parameters = (operation.parameters ?? []) as Parameter[];
   return parameters.some((parameter) => deref(parameter, document)?.name === 'scope');
-}
-
-/** The first body property the operation reserves to administrators that this body sends. */
-function adminOnlyField(
-  operation: ResolvedOperation['operation'],
-  document: Parameters<typeof deref>[1],
-  body: unknown,
-): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const content = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> })
-    ?.content;
-  const schema = content?.['application/json']?.schema;
-  if (!schema) return undefined;
-  const properties = (deref(schema, document) as { properties?: Record<string, Record<string, unknown>> })
-    ?.properties;
-  return Object.entries(properties ?? {}).find(
-    ([name, property]) => property[ACCESS] === 'administrators' && name in body,
-  )?.[0];
 }

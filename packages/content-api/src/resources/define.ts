@@ -19,8 +19,6 @@ export interface FieldDeclaration {
   writable?: boolean | 'create' | 'update';
   /** Must be sent on create. */
   required?: boolean;
-  /** Only administrators may send it (others get 403). */
-  adminOnly?: boolean;
   /**
    * The field holds the id of another resource (by permission name, e.g. `file`); the caller
    * must be able to read that resource, otherwise the request answers 404.
@@ -139,9 +137,3 @@ export function isIntegerField(field: FieldDeclaration): boolean {
 }
 
 export const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
-
-export const uuidField = (description: string): JsonSchema => ({
-  type: 'string',
-  format: 'uuid',
-  description,
-});

@@ -222,13 +222,7 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
     if (!declaration.privateOnly) writable.visibility = FRAME_PROPERTIES.visibility!;
     for (const [field, declared] of Object.entries(fields)) {
       if (!isWritableOn(declared, operation)) continue;
-      writable[field] = declared.adminOnly
-        ? {
-            ...declared.schema,
-            description: `${describe(declared.schema)}Administrators only.`,
-            [ACCESS]: 'administrators',
-          }
-        : declared.schema;
+      writable[field] = declared.schema;
     }
     const required =
       operation === 'create' ? Object.keys(writable).filter((field) => fields[field]?.required) : [];
@@ -241,6 +235,3 @@ function resourceSchemas(declaration: ResourceDeclaration): Record<string, JsonS
   }
   return schemas;
 }
-
-const describe = (schema: JsonSchema) =>
-  typeof schema.description === 'string' ? `${schema.description} ` : '';

@@ -149,7 +149,7 @@ const idOf = (req: Request): string => String(req.params.id);
 
 /**
  * The body's fields this operation may set: visibility (unless private-only) and fields
- * writable on it; administrator-only fields refuse others with 403; references must be readable.
+ * writable on it; references must be readable.
  */
 async function writableValues(
   declaration: ResourceDeclaration,
@@ -161,7 +161,6 @@ async function writableValues(
   if (!declaration.privateOnly && body.visibility !== undefined) values.visibility = body.visibility;
   for (const [name, field] of Object.entries(declaration.fields)) {
     if (!isWritableOn(field, operation) || body[name] === undefined) continue;
-    if (field.adminOnly && !user.isAdmin) throw new ForbiddenError(`Only administrators may set ${name}`);
     if (field.references && body[name] !== null) {
       await assertReferenceReadable(ctx.db, user, field.references, String(body[name]), name, transaction);
     }

@@ -69,7 +69,6 @@ export async function findUser(db: Sequelize, id: string, transaction?: Transact
   return row;
 }
 
-export type ProfileChanges = Schema<'UserProfileUpdate'>;
 export type AdminUserChanges = Schema<'UserAdminUpdate'>;
 
 const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as const;

@@ -67,6 +67,16 @@ export interface NarrowTerm {
   negated?: boolean;
 }
 
+/** Zulip's legacy list narrow [["stream", "x"]] and the object form [{operator, operand}], as both GETs read them. */
+export function narrowTerms(narrow: unknown[]): NarrowTerm[] {
+  return narrow.map((term) => {
+    if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
+    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
+      return term as NarrowTerm;
+    throw new JsonableError('Invalid narrow');
+  });
+}
+
 /** GET /messages: the caller's messages around an anchor, filtered by the basic narrow operators. */
 export async function getMessages(
   actor: Actor,

@@ -4,7 +4,7 @@ import type { Config, Sequelize } from '@muse/core';
 import { EMAIL_VISIBILITY, FIELD_TYPE, ROLE } from '../limits.ts';
 import { renderMarkdown } from './markdown.ts';
 import { realmHost, type Realm } from './realms.ts';
-import { one, rows, type Transaction } from '../sql.ts';
+import { exec, one, rows, type Transaction } from '../sql.ts';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -243,9 +243,10 @@ export async function createUser(
 /** An account created over the API joins at its first login: that time becomes `date_joined`. */
 export async function recordFirstLogin(db: Sequelize, user: User): Promise<void> {
   if (!user.awaiting_first_login) return;
-  await db.query(
+  await exec(
+    db,
     'UPDATE chat.users SET date_joined = now(), awaiting_first_login = false WHERE id = :id AND awaiting_first_login',
-    { replacements: { id: user.id } },
+    { id: user.id },
   );
 }
 
