@@ -7,6 +7,13 @@ export {
 export type { AuthHelpers } from './content/auth.ts';
 export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
 export type { GenerationHelpers, GenerationKind, GenerationRequest } from './content/generations.ts';
+export type {
+  Payment,
+  PaymentCreateOptions,
+  PaymentHelpers,
+  PaymentProvider,
+  PaymentWaitOptions,
+} from './content/payments.ts';
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';
