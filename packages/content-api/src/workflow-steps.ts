@@ -14,3 +14,4 @@ export {
 export { UpstreamError } from './generators/adapters/types.ts';
 export { createFileStorage, type FileStorage } from './storage/storage.ts';
 export { reconcilePayment } from './payments/reconcile.ts';
+export { settleRefund } from './payments/refunds.ts';

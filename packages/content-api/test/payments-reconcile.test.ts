@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { afterAll, describe, expect, it } from 'vitest';
 import { balanceOf, createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
@@ -92,4 +93,48 @@ describe('payments: reconciliation survives a killed worker', () => {
     expect(await balanceOf(stack, user.id)).toBe(90);
     expect(await kit.ledgerOf(id)).toHaveLength(1);
   }, 240_000);
+});
+
+/** A refund whose provider call got no answer is not lost: its workflow asks again. */
+describe('payments: refunds the provider did not answer', () => {
+  const suite = paymentSuite(startFakeWechatPay, { worker: true });
+
+  const refundRow = async (paymentId: string) => {
+    const [row] = await suite.stack.database.db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM content.payment_refunds WHERE payment_id = :paymentId',
+      { replacements: { paymentId }, type: QueryTypes.SELECT },
+    );
+    return row;
+  };
+
+  it('keeps the refund pending, credits taken, and completes it once the provider answers', async () => {
+    const { user, order } = await suite.openOrder(100, 990);
+    const no = outTradeNo(order.id);
+    suite.provider.pay(no);
+    expect((await suite.provider.send(suite.provider.notification(no))).status).toBe(204);
+    // The first refund request is made at WeChat Pay, but its answer is lost; so is the retry's.
+    suite.provider.loseRefundAnswers(2);
+    const answer = await suite.kit.api('POST', `/api/v1/payments/${order.id}/refunds`, suite.admin, {
+      amount_cents: 400,
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.body.message).toContain('is asked again until the provider answers');
+    expect(await refundRow(order.id)).toMatchObject({ status: 'pending' });
+    expect(await balanceOf(suite.stack, user.id)).toBe(60);
+    // The workflow asks again (35 s, then 10 s after the lost retry) under the same refund number:
+    // WeChat Pay answers the refund it already made, and it is complete, made once.
+    await expect
+      .poll(async () => (await refundRow(order.id))?.status, { timeout: 150_000, interval: 1000 })
+      .toBe('succeeded');
+    expect(suite.provider.refunds.filter((refund) => refund.out_trade_no === no)).toMatchObject([
+      { refund: 400 },
+    ]);
+    expect((await suite.kit.api('GET', `/api/v1/payments/${order.id}`, user)).body).toMatchObject({
+      status: 'paid',
+      refunded_cents: 400,
+      refunded_credits: 40,
+    });
+    expect(await balanceOf(suite.stack, user.id)).toBe(60);
+    expect((await suite.kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -40]);
+  }, 200_000);
 });
