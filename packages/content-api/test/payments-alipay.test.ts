@@ -97,4 +97,38 @@ describe('payments: Alipay', () => {
     expect((await suite.kit.order(user, { bundle_id: bundle.id })).status).toBe(502);
     expect(await balanceOf(suite.stack, user.id)).toBe(0);
   });
+
+  const paidOrder = async (credits: number, price: number) => {
+    const { user, order } = await openOrder(credits, price);
+    suite.provider.pay(outTradeNo(order.id));
+    expect(await suite.provider.send(suite.provider.notification(outTradeNo(order.id)))).toEqual({
+      status: 200,
+      body: 'success',
+    });
+    return { user, order };
+  };
+  const refund = (id: string, body: Record<string, unknown>) =>
+    suite.kit.api('POST', `/api/v1/payments/${id}/refunds`, suite.admin, body);
+
+  it('refunds in part, then the rest, through alipay.trade.refund; the ledger takes the credits back once each', async () => {
+    const { user, order } = await paidOrder(100, 990);
+    const partial = await refund(order.id, { amount_cents: 300, reason: 'asked by the user' });
+    expect(partial.body).toMatchObject({ status: 'paid', refunded_cents: 300, refunded_credits: 30 });
+    expect(suite.provider.orders.get(outTradeNo(order.id))!.refunded_cents).toBe(300);
+    const rest = await refund(order.id, {});
+    expect(rest.body).toMatchObject({ status: 'refunded', refunded_cents: 990, refunded_credits: 100 });
+    expect(suite.provider.orders.get(outTradeNo(order.id))!.refunded_cents).toBe(990);
+    expect(await balanceOf(suite.stack, user.id)).toBe(0);
+    expect((await suite.kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -30, -70]);
+  });
+
+  it('gives the credits back when Alipay refuses the refund', async () => {
+    const { user, order } = await paidOrder(100, 990);
+    suite.provider.orders.delete(outTradeNo(order.id));
+    const refused = await refund(order.id, { amount_cents: 500 });
+    expect(refused.status).toBe(502);
+    expect(refused.body.message).toContain('ACQ.TRADE_NOT_EXIST');
+    expect(await balanceOf(suite.stack, user.id)).toBe(100);
+    expect((await suite.kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -50, 50]);
+  });
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { balanceOf, createTestUser } from '../../../test/support/content.ts';
 import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
 import { startFakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
-import { ledger } from '@muse/content-api';
+import { createOutboundFetch, createSecretBox } from '@muse/core';
+import { ledger, reconcilePayment } from '@muse/content-api';
 
 /** WeChat Pay API v3 against a fake that checks signatures both ways. */
 describe('payments: WeChat Pay API v3', () => {
@@ -46,6 +47,30 @@ describe('payments: WeChat Pay API v3', () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => suite.provider.send(message)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(204));
     expect(await balanceOf(suite.stack, user.id)).toBe(80);
+    expect(await suite.kit.ledgerOf(order.id)).toHaveLength(1);
+  });
+
+  it('credits once when notifications and provider queries confirm the order at the same time', async () => {
+    const { user, order } = await openOrder(90);
+    const no = outTradeNo(order.id);
+    suite.provider.pay(no);
+    // The workflow's step, run here as the worker runs it, against the same fake.
+    const { config, database, logger } = suite.stack;
+    const deps = {
+      db: database.db,
+      config,
+      logger,
+      outbound: createOutboundFetch({ allow: config.MUSE_OUTBOUND_ALLOW }),
+      secrets: createSecretBox(config.MUSE_SECRETS_KEY),
+    };
+    const message = suite.provider.notification(no);
+    const [answers, steps] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => suite.provider.send(message))),
+      Promise.all(Array.from({ length: 5 }, () => reconcilePayment(deps, order.id))),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(204));
+    expect(steps).toEqual(Array(5).fill({ state: 'settled' }));
+    expect(await balanceOf(suite.stack, user.id)).toBe(90);
     expect(await suite.kit.ledgerOf(order.id)).toHaveLength(1);
   });
 
