@@ -12,6 +12,5 @@ export {
   type ReplyPlan,
 } from './conversations/replies.ts';
 export { UpstreamError } from './generators/adapters/types.ts';
-export { createFileStorage, type FileStorage } from './storage/storage.ts';
 export { reconcilePayment } from './payments/reconcile.ts';
 export { settleRefund } from './payments/refunds.ts';
