@@ -6,7 +6,14 @@ export {
 } from './content/client.ts';
 export type { AuthHelpers } from './content/auth.ts';
 export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
-export type { GenerationHelpers, GenerationKind, GenerationRequest } from './content/generations.ts';
+export {
+  MAX_GENERATION_WAIT_SECONDS,
+  type CreateOptions,
+  type GenerationHelpers,
+  type GenerationKind,
+  type GenerationRequest,
+  type GenerationResult,
+} from './content/generations.ts';
 export type {
   Payment,
   PaymentCreateOptions,

@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { taskQueueOf, type Config, type Logger, type Sequelize } from '@muse/core';
 import { staleTriggerIds } from './lib/service-triggers.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client as TemporalClient } from '@temporalio/client';
 import { OUTGOING_WEBHOOK_WORKFLOW, outgoingWebhookWorkflowId } from './outgoing-webhook-contract.ts';
@@ -26,7 +26,7 @@ export function temporalWebhookStarter(
         try {
           await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
             temporal.workflow.start(OUTGOING_WEBHOOK_WORKFLOW, {
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              taskQueue: taskQueueOf(config, 'delivery'),
               workflowId: outgoingWebhookWorkflowId(config.TEMPORAL_TASK_QUEUE, triggerId),
               workflowIdReusePolicy: 'REJECT_DUPLICATE',
               args: [triggerId],

@@ -1,5 +1,12 @@
 import { QueryTypes } from 'sequelize';
-import { PaymentRequiredError, taskQueueOf, type Config, type Logger, type SecretBox, type Sequelize } from '@muse/core';
+import {
+  PaymentRequiredError,
+  taskQueueOf,
+  type Config,
+  type Logger,
+  type SecretBox,
+  type Sequelize,
+} from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { adapterFor } from '../generators/adapters/registry.ts';
 import type { AdapterContext, ChatTask } from '../generators/adapters/types.ts';

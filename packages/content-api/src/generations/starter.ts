@@ -99,6 +99,7 @@ export class WorkflowStarter {
       this.deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
       await failGeneration(this.deps.db, taskId, 'The task could not be queued; it was refunded', {
         refundDescription: 'Refund: the task could not be queued',
+        kind: 'unavailable',
       }).catch((failure: unknown) =>
         // The task stays pending and charged; the reconciler starts it once Temporal answers.
         this.deps.logger.error({ err: failure, taskId }, 'could not refund an unstarted generation'),

@@ -8,7 +8,7 @@ import type { RenderedMentions } from '../lib/markdown.ts';
 import { resolveStream, type Destination, type MessageRow } from '../lib/messages.ts';
 import { subscriberIds, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
-import { apiEmail, userByAnyEmail, userById, usersByIds } from '../lib/users.ts';
+import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
@@ -61,8 +61,12 @@ async function directRecipients(actor: Actor, to: (string | number)[]): Promise<
     const target =
       typeof address === 'number'
         ? await userById(db, realm.id, address)
-        : await userByAnyEmail(db, realm, actor.config, address);
-    if (!target) throw new JsonableError(`Invalid user ID ${address}`);
+        : await userByEmailVisibleTo(db, realm, actor.config, user, address);
+    if (!target) {
+      throw new JsonableError(
+        typeof address === 'number' ? `Invalid user ID ${address}` : `Invalid email '${address}'`,
+      );
+    }
     if (!target.is_active)
       throw new JsonableError(`'${apiEmail(target, realm, actor.config)}' is no longer using Zulip.`);
     ids.push(target.id);
