@@ -59,8 +59,28 @@ describe('usage errors', () => {
       result.stdout.indexOf('Commands:'),
       result.stdout.indexOf('Exit codes'),
     );
-    const nouns = ['auth', 'profile', 'me', 'generate', 'files', 'transactions', 'resources', 'generators'];
-    for (const noun of [...nouns, 'users', 'config', 'providers', 'payment-api', 'chat', 'completion']) {
+    const nouns = [
+      'auth',
+      'profile',
+      'me',
+      'generate',
+      'files',
+      'transactions',
+      'credits',
+      'payments',
+      'bundles',
+    ];
+    for (const noun of [
+      ...nouns,
+      'resources',
+      'generators',
+      'users',
+      'config',
+      'providers',
+      'payment-api',
+      'chat',
+      'completion',
+    ]) {
       expect(commands).toMatch(new RegExp(`^  ${noun}\\b.*\\S`, 'm'));
     }
     // One line each: no description wraps onto a second line.

@@ -161,6 +161,26 @@ export class GenerationFailedError extends MuseError {
   }
 }
 
+/** A payment ended unpaid: `closed` (expired or closed) or `failed` (the provider refused it). */
+export class PaymentNotPaidError extends MuseError {
+  override name = 'PaymentNotPaidError';
+  readonly payment: { id: string; status: string; failure_reason: string | null };
+  constructor(payment: { id: string; status: string; failure_reason: string | null }) {
+    super(`Payment ${payment.id} is ${payment.status}: ${payment.failure_reason ?? 'no reason given'}`);
+    this.payment = payment;
+  }
+}
+
+/** `payments.waitFor` gave up while the payment was still pending (it may be paid later). */
+export class PaymentTimeoutError extends MuseError {
+  override name = 'PaymentTimeoutError';
+  readonly payment: { id: string; status: string };
+  constructor(payment: { id: string; status: string }, timeoutMs: number) {
+    super(`Payment ${payment.id} is still ${payment.status} after ${Math.round(timeoutMs / 1000)} s`);
+    this.payment = payment;
+  }
+}
+
 function retryAfterOf(headers: Headers): number | null {
   const seconds = Number(headers.get('retry-after'));
   return headers.has('retry-after') && Number.isFinite(seconds) ? seconds : null;

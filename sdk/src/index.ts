@@ -14,6 +14,13 @@ export {
   type GenerationRequest,
   type GenerationResult,
 } from './content/generations.ts';
+export type {
+  Payment,
+  PaymentCreateOptions,
+  PaymentHelpers,
+  PaymentProvider,
+  PaymentWaitOptions,
+} from './content/payments.ts';
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';

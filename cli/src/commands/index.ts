@@ -6,6 +6,9 @@ import { meCommand } from './me/me.ts';
 import { generateCommand } from './generate/index.ts';
 import { filesCommand } from './files/index.ts';
 import { transactionsCommand } from './transactions/index.ts';
+import { creditsCommand } from './credits/index.ts';
+import { paymentsCommand } from './payments/index.ts';
+import { bundlesCommand } from './bundles/index.ts';
 import { resourcesCommand } from './resources/index.ts';
 import { configCommand } from './config/index.ts';
 import { providersCommand } from './providers/index.ts';
@@ -24,6 +27,9 @@ export function nounCommands(f: Factory): Command[] {
     generateCommand(f),
     filesCommand(f),
     transactionsCommand(f),
+    creditsCommand(f),
+    paymentsCommand(f),
+    bundlesCommand(f),
     resourcesCommand(f),
     generatorsCommand(f),
     usersCommand(f),

@@ -13,3 +13,4 @@ export {
 } from './conversations/replies.ts';
 export { UpstreamError } from './generators/adapters/types.ts';
 export { reconcilePayment } from './payments/reconcile.ts';
+export { settleRefund } from './payments/refunds.ts';

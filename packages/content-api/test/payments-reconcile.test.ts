@@ -1,42 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { QueryTypes } from 'sequelize';
+import { afterAll, describe, expect, it } from 'vitest';
 import { balanceOf, createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { paymentKit } from '../../../test/support/payments.ts';
-import { startFakeWechatPay, type FakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
+import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
+import { startFakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
 import { READY_TIMEOUT_MS, startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
 
 /** The payment workflow on a real Temporal worker: lost notifications and expiry. */
 describe('payments: reconciliation workflow', () => {
-  let stack: TestStack;
-  let admin: TestUser;
-  let kit: ReturnType<typeof paymentKit>;
-  let wechat: FakeWechatPay;
-  beforeAll(async () => {
-    stack = await startTestStack();
-    await stack.startWorker();
-    admin = await createTestUser(stack, { admin: true });
-    kit = paymentKit(stack, admin);
-    wechat = await startFakeWechatPay();
-  });
-  afterAll(async () => {
-    await wechat.close();
-    await stack.stop();
-  });
-  beforeEach(() => kit.configure(wechat.settings()));
-
-  const outTradeNo = (id: string) => id.replaceAll('-', '');
+  const suite = paymentSuite(startFakeWechatPay, { worker: true });
   const openOrder = async (credits: number) => {
-    const user = await createTestUser(stack);
-    const bundle = await kit.createBundle({ credits, price_cents: 990 });
-    const answer = await kit.order(user, { bundle_id: bundle.id });
-    expect(answer.status).toBe(201);
-    return { user, id: (answer.body as { id: string }).id };
+    const { user, order } = await suite.openOrder(credits);
+    return { user, id: order.id };
   };
   /** Polls the payment until it leaves `pending` (the workflow's first look is 5 s after the order). */
   const settled = async (user: TestUser, id: string) => {
     const deadline = Date.now() + 90_000;
     for (;;) {
-      const payment = (await kit.api('GET', `/api/v1/payments/${id}`, user)).body;
+      const payment = (await suite.kit.api('GET', `/api/v1/payments/${id}`, user)).body;
       if (payment.status !== 'pending' || Date.now() > deadline) return payment;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -44,53 +24,41 @@ describe('payments: reconciliation workflow', () => {
 
   it('credits a payment whose notification never arrives, from the query', async () => {
     const { user, id } = await openOrder(120);
-    wechat.pay(outTradeNo(id));
+    suite.provider.pay(outTradeNo(id));
     expect(await settled(user, id)).toMatchObject({ status: 'paid' });
-    expect(await balanceOf(stack, user.id)).toBe(120);
-    expect(await kit.ledgerOf(id)).toHaveLength(1);
+    expect(await balanceOf(suite.stack, user.id)).toBe(120);
+    expect(await suite.kit.ledgerOf(id)).toHaveLength(1);
   });
 
   it('closes an expired order at the provider and here; a late notification credits nothing and flags it', async () => {
     const { user, id } = await openOrder(50);
-    await stack.database.db.query(`UPDATE content.payments SET expires_at = now() WHERE id = :id`, {
+    await suite.stack.database.db.query(`UPDATE content.payments SET expires_at = now() WHERE id = :id`, {
       replacements: { id },
     });
     expect(await settled(user, id)).toMatchObject({ status: 'closed', needs_refund: false });
-    expect(wechat.orders.get(outTradeNo(id))!.trade_state).toBe('CLOSED');
+    expect(suite.provider.orders.get(outTradeNo(id))!.trade_state).toBe('CLOSED');
     // The payer paid anyway (a provider that settles late): taken, credited nothing, flagged.
-    wechat.pay(outTradeNo(id));
-    expect((await wechat.send(wechat.notification(outTradeNo(id)))).status).toBe(204);
-    expect((await kit.api('GET', `/api/v1/payments/${id}`, user)).body).toMatchObject({
+    suite.provider.pay(outTradeNo(id));
+    expect((await suite.provider.send(suite.provider.notification(outTradeNo(id)))).status).toBe(204);
+    expect((await suite.kit.api('GET', `/api/v1/payments/${id}`, user)).body).toMatchObject({
       status: 'closed',
       needs_refund: true,
     });
-    expect(await balanceOf(stack, user.id)).toBe(0);
-    expect(await kit.ledgerOf(id)).toEqual([]);
-    const flagged = await kit.api('GET', '/api/v1/payments?scope=all&needs_refund=true', admin);
+    expect(await balanceOf(suite.stack, user.id)).toBe(0);
+    expect(await suite.kit.ledgerOf(id)).toEqual([]);
+    const flagged = await suite.kit.api('GET', '/api/v1/payments?scope=all&needs_refund=true', suite.admin);
     expect(flagged.body.map((row: { id: string }) => row.id)).toContain(id);
   });
 });
 
 /** A worker process killed with SIGKILL in the middle of a reconciliation step. */
 describe('payments: reconciliation survives a killed worker', () => {
-  let stack: TestStack;
-  let admin: TestUser;
-  let wechat: FakeWechatPay;
+  const suite = paymentSuite(startFakeWechatPay);
   let worker: MuseProcess | undefined;
-  beforeAll(async () => {
-    stack = await startTestStack();
-    admin = await createTestUser(stack, { admin: true });
-    wechat = await startFakeWechatPay();
-  });
-  afterAll(async () => {
-    worker?.child.kill('SIGKILL');
-    await wechat.close();
-    await stack.stop();
-  });
+  afterAll(() => worker?.child.kill('SIGKILL'));
 
   it('credits once when the worker dies during the query and another worker takes over', async () => {
-    const kit = paymentKit(stack, admin);
-    await kit.configure(wechat.settings());
+    const { stack, kit, provider: wechat } = suite;
     worker = startMuseServer(['worker'], {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
@@ -125,4 +93,48 @@ describe('payments: reconciliation survives a killed worker', () => {
     expect(await balanceOf(stack, user.id)).toBe(90);
     expect(await kit.ledgerOf(id)).toHaveLength(1);
   }, 240_000);
+});
+
+/** A refund whose provider call got no answer is not lost: its workflow asks again. */
+describe('payments: refunds the provider did not answer', () => {
+  const suite = paymentSuite(startFakeWechatPay, { worker: true });
+
+  const refundRow = async (paymentId: string) => {
+    const [row] = await suite.stack.database.db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM content.payment_refunds WHERE payment_id = :paymentId',
+      { replacements: { paymentId }, type: QueryTypes.SELECT },
+    );
+    return row;
+  };
+
+  it('keeps the refund pending, credits taken, and completes it once the provider answers', async () => {
+    const { user, order } = await suite.openOrder(100, 990);
+    const no = outTradeNo(order.id);
+    suite.provider.pay(no);
+    expect((await suite.provider.send(suite.provider.notification(no))).status).toBe(204);
+    // The first refund request is made at WeChat Pay, but its answer is lost; so is the retry's.
+    suite.provider.loseRefundAnswers(2);
+    const answer = await suite.kit.api('POST', `/api/v1/payments/${order.id}/refunds`, suite.admin, {
+      amount_cents: 400,
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.body.message).toContain('is asked again until the provider answers');
+    expect(await refundRow(order.id)).toMatchObject({ status: 'pending' });
+    expect(await balanceOf(suite.stack, user.id)).toBe(60);
+    // The workflow asks again (35 s, then 10 s after the lost retry) under the same refund number:
+    // WeChat Pay answers the refund it already made, and it is complete, made once.
+    await expect
+      .poll(async () => (await refundRow(order.id))?.status, { timeout: 150_000, interval: 1000 })
+      .toBe('succeeded');
+    expect(suite.provider.refunds.filter((refund) => refund.out_trade_no === no)).toMatchObject([
+      { refund: 400 },
+    ]);
+    expect((await suite.kit.api('GET', `/api/v1/payments/${order.id}`, user)).body).toMatchObject({
+      status: 'paid',
+      refunded_cents: 400,
+      refunded_credits: 40,
+    });
+    expect(await balanceOf(suite.stack, user.id)).toBe(60);
+    expect((await suite.kit.ledgerOf(order.id)).map((entry) => entry.amount)).toEqual([100, -40]);
+  }, 200_000);
 });

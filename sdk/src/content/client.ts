@@ -6,6 +6,7 @@ import { authHelpers, type AuthHelpers } from './auth.ts';
 import { fileHelpers, type FileHelpers } from './files.ts';
 import { generationHelpers, type GenerationHelpers } from './generations.ts';
 import { paginator, type Paginate } from './paginate.ts';
+import { paymentHelpers, type PaymentHelpers } from './payments.ts';
 
 export type ContentPaths = paths;
 
@@ -21,6 +22,7 @@ export interface ContentClient extends TypedClient<paths> {
   auth: AuthHelpers;
   generations: GenerationHelpers;
   files: FileHelpers;
+  payments: PaymentHelpers;
   paginate: Paginate;
 }
 
@@ -47,6 +49,7 @@ export function createContentClient(options: ContentClientOptions): ContentClien
     auth: authHelpers(api, setToken),
     generations: generationHelpers(api),
     files: fileHelpers(api, transport, options.baseUrl),
+    payments: paymentHelpers(api),
     paginate: paginator(api),
   };
 }

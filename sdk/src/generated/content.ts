@@ -6269,7 +6269,7 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
-      /** @description The provider refused the refund (the credits were given back), or did not answer (the refund stays pending). */
+      /** @description The provider refused the refund (the credits were given back), or did not answer (the refund stays pending with its credits taken, and is asked again, under the same refund number, until the provider answers). */
       502: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

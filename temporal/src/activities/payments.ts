@@ -1,5 +1,5 @@
 import type { Config, Logger, OutboundFetch, SecretBox, Sequelize } from '@muse/core';
-import { reconcilePayment } from '@muse/content-api/workflow-steps';
+import { reconcilePayment, settleRefund } from '@muse/content-api/workflow-steps';
 
 export interface PaymentActivityDeps {
   db: Sequelize;
@@ -13,18 +13,17 @@ export interface PaymentActivityDeps {
 
 /** Thin on purpose: the content service's payments module owns the step and the transitions. */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
+  const steps = {
+    db: deps.db,
+    logger: deps.logger,
+    config: deps.config,
+    outbound: deps.fetch,
+    secrets: deps.secrets,
+  };
   return {
-    reconcilePayment: (paymentId: string) =>
-      reconcilePayment(
-        {
-          db: deps.db,
-          logger: deps.logger,
-          config: deps.config,
-          outbound: deps.fetch,
-          secrets: deps.secrets,
-        },
-        paymentId,
-      ),
+    reconcilePayment: (paymentId: string) => reconcilePayment(steps, paymentId),
+    /** Throws while the provider does not answer, so the activity's retries ask again. */
+    settleRefund: async (refundId: string): Promise<string> => (await settleRefund(steps, refundId)).status,
   };
 }
 

@@ -4,5 +4,5 @@ export { pingWorkflow } from './ping.ts';
 export { generationWorkflow } from './generation.ts';
 export { characterReplyWorkflow } from './character-reply.ts';
 export { scheduledMessageWorkflow } from './scheduled-message.ts';
-export { paymentReconciliationWorkflow } from './payment.ts';
+export { paymentReconciliationWorkflow, paymentRefundWorkflow } from './payment.ts';
 export { outgoingWebhookWorkflow } from './outgoing-webhook.ts';

@@ -26,3 +26,22 @@ export async function paymentReconciliationWorkflow(paymentId: string): Promise<
     await sleep(Math.max(1, Math.min(wait, outcome.secondsToExpiry)) * 1000);
   }
 }
+
+const { settleRefund } = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '45 seconds',
+  // No attempt limit: a refund whose credits were taken back must reach the provider.
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+});
+
+/** Longer than a provider call may take (30 s), so the request's own attempt has ended first. */
+const REFUND_FIRST_LOOK_SECONDS = 35;
+
+/**
+ * One per refund (id `payment-refund-<id>`), started before the API asks the provider: if that
+ * call got an answer, the step finds the refund settled and ends; otherwise (no answer, or the
+ * server died meanwhile) it asks again, under the same refund number, until the provider answers.
+ */
+export async function paymentRefundWorkflow(refundId: string): Promise<void> {
+  await sleep(REFUND_FIRST_LOOK_SECONDS * 1000);
+  await settleRefund(refundId);
+}

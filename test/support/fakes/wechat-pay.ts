@@ -54,6 +54,8 @@ export async function startFakeWechatPay() {
   const refunds: { out_refund_no: string; out_trade_no: string; refund: number }[] = [];
   let refusedRequests = 0;
   let queries = 0;
+  /** Refund requests still to take without answering. */
+  let unansweredRefunds = 0;
   /** While set, order queries are held unanswered until it resolves. */
   let held: Promise<void> | undefined;
 
@@ -147,9 +149,10 @@ export async function startFakeWechatPay() {
       const amount = json.amount as { refund: number; total: number };
       if (!order || (order.trade_state !== 'SUCCESS' && order.trade_state !== 'REFUND'))
         return { status: 404, body: { code: 'RESOURCE_NOT_EXISTS', message: 'no paid order' } };
-      if (amount.total !== order.total || order.refunded + amount.refund > order.total)
-        return { status: 400, body: { code: 'INVALID_REQUEST', message: 'refund exceeds the order' } };
+      // The same out_refund_no again is the same refund (answered as it is), as WeChat Pay does.
       const earlier = refunds.find((refund) => refund.out_refund_no === json.out_refund_no);
+      if (!earlier && (amount.total !== order.total || order.refunded + amount.refund > order.total))
+        return { status: 400, body: { code: 'INVALID_REQUEST', message: 'refund exceeds the order' } };
       if (!earlier) {
         refunds.push({
           out_refund_no: String(json.out_refund_no),
@@ -181,6 +184,14 @@ export async function startFakeWechatPay() {
       if (req.method === 'GET' && req.url!.startsWith('/v3/pay/transactions/out-trade-no/')) {
         queries++;
         await held;
+      }
+      if (req.url === '/v3/refund/domestic/refunds' && unansweredRefunds > 0) {
+        // Takes the refund, then the answer is lost (the connection drops): the caller cannot know.
+        unansweredRefunds--;
+        if (authorized(req.method!, req.url, req.headers.authorization ?? '', body))
+          handle(req.method!, req.url, body);
+        req.socket.destroy();
+        return;
       }
       let answer: { status: number; body?: unknown };
       if (!authorized(req.method!, req.url!, req.headers.authorization ?? '', body)) {
@@ -257,6 +268,10 @@ export async function startFakeWechatPay() {
         held = undefined;
         release();
       };
+    },
+    /** The next `count` refunds are made but their answers are lost. */
+    loseRefundAnswers(count: number) {
+      unansweredRefunds = count;
     },
     /** The `payment-api` settings a merchant would enter for this fake. */
     settings: (notifyUrl?: string) => ({

@@ -2,7 +2,13 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import { taskQueueOf, type Config } from '@muse/core';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
 import { closePending, failPending, findPayment, outTradeNoOf, settlePaid } from './transitions.ts';
-import { PAYMENT_WORKFLOW, paymentWorkflowId, type ReconcileOutcome } from './workflow-contract.ts';
+import {
+  PAYMENT_REFUND_WORKFLOW,
+  PAYMENT_WORKFLOW,
+  paymentRefundWorkflowId,
+  paymentWorkflowId,
+  type ReconcileOutcome,
+} from './workflow-contract.ts';
 import { ProviderCallError, type ProviderName } from './providers/types.ts';
 
 const START_DEADLINE_MS = 10_000;
@@ -42,17 +48,30 @@ export async function reconcilePayment(deps: PaymentsDeps, paymentId: string): P
   return { state: 'settled' };
 }
 
+type WorkflowDeps = { temporal: TemporalClient; config: Config };
+
 /** Starts the payment's workflow; already started is fine. */
-export async function startPaymentWorkflow(
-  deps: { temporal: TemporalClient; config: Config },
-  paymentId: string,
+export function startPaymentWorkflow(deps: WorkflowDeps, paymentId: string): Promise<void> {
+  return startOnce(deps, PAYMENT_WORKFLOW, paymentWorkflowId(paymentId), paymentId);
+}
+
+/** Starts the refund's workflow (it asks the provider again if the first call got no answer). */
+export function startRefundWorkflow(deps: WorkflowDeps, refundId: string): Promise<void> {
+  return startOnce(deps, PAYMENT_REFUND_WORKFLOW, paymentRefundWorkflowId(refundId), refundId);
+}
+
+async function startOnce(
+  deps: WorkflowDeps,
+  workflow: string,
+  workflowId: string,
+  arg: string,
 ): Promise<void> {
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(PAYMENT_WORKFLOW, {
+      deps.temporal.workflow.start(workflow, {
         taskQueue: taskQueueOf(deps.config, 'payments'),
-        workflowId: paymentWorkflowId(paymentId),
-        args: [paymentId],
+        workflowId,
+        args: [arg],
       }),
     );
   } catch (error) {

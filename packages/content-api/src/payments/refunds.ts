@@ -28,11 +28,9 @@ export class RefundWouldOverdrawError extends AppError {
   }
 }
 
-interface Reserved {
-  refundId: string;
-  debit: number;
-  amountCents: number;
-  payment: PaymentRow;
+export interface RefundDeps extends PaymentsDeps {
+  /** Starts the refund's workflow, which asks the provider again until it answers. */
+  retry?(refundId: string): Promise<void>;
 }
 
 /**
@@ -40,47 +38,95 @@ interface Reserved {
  * reserves the refund (so they cannot be spent while the provider is asked), through a ledger
  * debit with reference `payment-refund:<refund id>`; then the provider refunds the money. A
  * provider that refuses gets the debit reversed and the reservation released. Credits taken back
- * are proportional to the amount (the rest, on the refund that completes the price).
+ * are proportional to the amount (the rest, on the refund that completes the price). A provider
+ * that does not answer leaves the refund pending: its workflow, started before the provider is
+ * asked (so a server that dies meanwhile loses nothing), asks again until it answers.
  */
 export async function refundPayment(
-  deps: PaymentsDeps,
+  deps: RefundDeps,
   admin: CurrentUser,
   paymentId: string,
   body: RefundBody,
 ): Promise<PaymentRow> {
-  const reserved = await deps.db.transaction((transaction) =>
+  const refundId = await deps.db.transaction((transaction) =>
     reserve(deps.db, transaction, admin, paymentId, body),
   );
-  const { payment } = reserved;
+  await deps.retry?.(refundId);
+  let outcome;
+  try {
+    outcome = await settleRefund(deps, refundId);
+  } catch (error) {
+    deps.logger.error({ err: error, paymentId, refundId }, 'payment refund: no answer from the provider');
+    throw new ProviderUnavailableError(
+      `The provider did not answer; refund ${refundId} stays pending (the credits stay taken) ` +
+        (deps.retry
+          ? 'and is asked again until the provider answers'
+          : 'and must be checked with the provider'),
+    );
+  }
+  if (outcome.status === 'failed')
+    throw new ProviderUnavailableError(`The provider refused the refund: ${outcome.failure_reason ?? ''}`);
+  return (await findPayment(deps.db, paymentId))!;
+}
+
+interface RefundRow {
+  id: string;
+  payment_id: string;
+  amount_cents: number;
+  credits: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string;
+  failure_reason: string | null;
+}
+
+/**
+ * Asks the provider for a reserved refund, under the refund's own number (WeChat Pay
+ * `out_refund_no`, Alipay `out_request_no`), which both providers take as the same refund however
+ * often it is sent. Answers the refund once it succeeded or was refused (then released); throws
+ * when the provider did not answer, for the caller or the workflow to ask again. A refund already
+ * settled is answered as it is, so repeating this step is safe.
+ */
+export async function settleRefund(
+  deps: PaymentsDeps,
+  refundId: string,
+): Promise<Pick<RefundRow, 'status' | 'failure_reason'>> {
+  const refund = await findRefund(deps.db, refundId);
+  if (!refund || refund.status !== 'pending')
+    return refund ?? { status: 'failed', failure_reason: 'no such refund' };
+  const payment = (await findPayment(deps.db, refund.payment_id))!;
   try {
     const adapter = await providerAdapter(deps, payment.provider as ProviderName);
     await adapter.refund({
       outTradeNo: outTradeNoOf(payment.id),
-      outRefundNo: outTradeNoOf(reserved.refundId),
-      amountCents: reserved.amountCents,
+      outRefundNo: outTradeNoOf(refund.id),
+      amountCents: refund.amount_cents,
       totalCents: payment.price_cents,
-      reason: body.reason ?? '',
+      reason: refund.reason,
     });
   } catch (error) {
-    if (!(error instanceof ProviderCallError)) {
-      // Not answered: the provider may have refunded; the refund stays pending, credits stay taken.
-      deps.logger.error({ err: error, paymentId, refundId: reserved.refundId }, 'payment refund: no answer');
-      throw new ProviderUnavailableError(
-        `The provider did not answer; refund ${reserved.refundId} stays pending and must be checked with the provider`,
-      );
-    }
-    await deps.db.transaction((transaction) => release(deps.db, transaction, reserved, error.message));
-    throw new ProviderUnavailableError(`The provider refused the refund: ${error.message}`);
+    if (!(error instanceof ProviderCallError)) throw error;
+    await deps.db.transaction((transaction) => release(deps.db, transaction, refundId, error.message));
+    deps.logger.warn({ paymentId: payment.id, refundId, reason: error.message }, 'payment refund refused');
+    return { status: 'failed', failure_reason: error.message };
   }
   await deps.db.query(
-    `UPDATE content.payment_refunds SET status = 'succeeded', updated_at = now() WHERE id = :id`,
-    { replacements: { id: reserved.refundId } },
+    `UPDATE content.payment_refunds SET status = 'succeeded', updated_at = now() WHERE id = :id AND status = 'pending'`,
+    { replacements: { id: refundId } },
   );
-  deps.logger.info(
-    { paymentId, refundId: reserved.refundId, amountCents: reserved.amountCents },
-    'payment refunded',
+  deps.logger.info({ paymentId: payment.id, refundId, amountCents: refund.amount_cents }, 'payment refunded');
+  return { status: 'succeeded', failure_reason: null };
+}
+
+async function findRefund(
+  db: Sequelize,
+  id: string,
+  transaction?: Transaction,
+): Promise<RefundRow | undefined> {
+  const [row] = await db.query<RefundRow>(
+    `SELECT * FROM content.payment_refunds WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
+    { replacements: { id }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
   );
-  return (await findPayment(deps.db, paymentId))!;
+  return row;
 }
 
 async function reserve(
@@ -89,7 +135,7 @@ async function reserve(
   admin: CurrentUser,
   paymentId: string,
   body: RefundBody,
-): Promise<Reserved> {
+): Promise<string> {
   const payment = await findPayment(db, paymentId, transaction);
   if (!payment) throw new NotFoundError('No such payment');
   if (payment.provider === 'manual')
@@ -140,29 +186,31 @@ async function reserve(
       reference: `payment-refund:${refundId}`,
       description: `Refund of payment ${paymentId}`,
     });
-  return { refundId, debit, amountCents, payment };
+  return refundId;
 }
 
-/** The provider refused: the reservation is released and the credits are given back. */
+/** The provider refused: the reservation is released and the credits are given back, once. */
 async function release(
   db: Sequelize,
   transaction: Transaction,
-  reserved: Reserved,
+  refundId: string,
   reason: string,
 ): Promise<void> {
+  const refund = await findRefund(db, refundId, transaction);
+  if (refund?.status !== 'pending') return;
   await db.query(
     `UPDATE content.payment_refunds SET status = 'failed', failure_reason = :reason, updated_at = now() WHERE id = :id`,
-    { replacements: { id: reserved.refundId, reason }, transaction },
+    { replacements: { id: refundId, reason }, transaction },
   );
-  await findPayment(db, reserved.payment.id, transaction);
-  await moveRefunded(db, transaction, reserved.payment.id, -reserved.amountCents, -reserved.debit);
-  if (reserved.debit > 0)
+  const payment = (await findPayment(db, refund.payment_id, transaction))!;
+  await moveRefunded(db, transaction, payment.id, -refund.amount_cents, -refund.credits);
+  if (refund.credits > 0)
     await postEntry(db, transaction, {
-      userId: reserved.payment.owner_id,
-      amount: reserved.debit,
+      userId: payment.owner_id,
+      amount: refund.credits,
       kind: 'adjustment',
-      reference: `payment-refund-reversal:${reserved.refundId}`,
-      description: `Refund of payment ${reserved.payment.id} refused by the provider`,
+      reference: `payment-refund-reversal:${refundId}`,
+      description: `Refund of payment ${payment.id} refused by the provider`,
     });
 }
 

@@ -8,7 +8,7 @@ import { payment } from '../resources/declarations/payment.ts';
 import { linkOrigin } from '../files/router.ts';
 import { openOrder, type OrderBody } from './orders.ts';
 import { receiveNotification } from './notifications.ts';
-import { startPaymentWorkflow } from './reconcile.ts';
+import { startPaymentWorkflow, startRefundWorkflow } from './reconcile.ts';
 import type { PaymentRow } from './transitions.ts';
 import { paymentStatistics, refundPayment, type RefundBody } from './refunds.ts';
 import type { NotificationAnswer, ProviderName } from './providers/types.ts';
@@ -39,7 +39,16 @@ export function paymentsRouter(context: ContentContext): Router {
   });
   route(router, 'post', '/api/v1/payments/{id}/refunds', async (req, res) => {
     const admin = requireAdmin(req);
-    const deps = { ...context, logger: requestLog(res, context.logger) };
+    const logger = requestLog(res, context.logger);
+    const deps = {
+      ...context,
+      logger,
+      // Without its workflow a refund the provider did not answer stays pending until checked by hand.
+      retry: (refundId: string) =>
+        startRefundWorkflow(context, refundId).catch((error: unknown) =>
+          logger.error({ err: error, refundId }, 'could not start the refund workflow'),
+        ),
+    };
     const row = await refundPayment(deps, admin, String(req.params.id), req.body as RefundBody);
     res.json(kit.present(row as never) as never);
   });

@@ -8,3 +8,8 @@ export const paymentWorkflowId = (paymentId: string): string => `payment-${payme
 
 /** What one reconciliation step found: nothing more to do, or still pending for this long. */
 export type ReconcileOutcome = { state: 'settled' } | { state: 'pending'; secondsToExpiry: number };
+
+export const PAYMENT_REFUND_WORKFLOW = 'paymentRefundWorkflow';
+
+/** One workflow per refund: asks the provider until it answers. */
+export const paymentRefundWorkflowId = (refundId: string): string => `payment-refund-${refundId}`;
