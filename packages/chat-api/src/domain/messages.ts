@@ -208,6 +208,9 @@ export async function insertMessage(
   return Number(row.id);
 }
 
+/** The `anchor` Zulip reports for `newest`: larger than any message id. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
 /** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
 export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
@@ -400,7 +403,9 @@ export async function getMessages(
   }
   return {
     messages,
-    anchor: newest ? Number(after.at(-1)?.id ?? before[0]?.id ?? -1) : anchorId,
+    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
+    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
+    anchor: newest ? LARGER_THAN_MAX_MESSAGE_ID : anchorId,
     found_anchor: foundAnchor,
     found_oldest: before.length <= query.numBefore,
     found_newest: after.length <= afterKept.length,
