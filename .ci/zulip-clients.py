@@ -98,10 +98,15 @@ def type_text(text: str) -> None:
     subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", text], check=True)
 
 
+def compose_open() -> bool:
+    return any(box in screen(keep=False) for box in ("│# general", "│To:"))
+
+
 def close_compose() -> None:
-    """Escape, then wait for the compose box to go: a key sent right after Escape reads as Alt+key."""
-    keys("Escape")
-    wait_for("the compose box to close", lambda: not any(box in screen(keep=False) for box in ("│# general", "│To:")))
+    """Escape if a compose box is open, then wait for it to go: a key sent right after Escape reads as Alt+key."""
+    if compose_open():
+        keys("Escape")
+        wait_for("the compose box to close", lambda: not compose_open())
 
 
 def peer_messages(narrow: list) -> list:
@@ -116,7 +121,7 @@ def latest_from_owner(narrow: list):
 
 
 # --- zulip-terminal -------------------------------------------------------------------------
-for old in ARTIFACTS.glob("*.txt"):
+for old in ARTIFACTS.iterdir():  # screens and logs of an earlier run
     old.unlink()
 term_dir = WORK / "term"
 term_dir.mkdir()
