@@ -7,7 +7,7 @@ import {
   scheduledMessageWorkflowId,
   type DeliveryPlan,
 } from './delivery-contract.ts';
-import type { DeliveryScheduler } from './scheduled-messages.ts';
+import type { DeliveryScheduler } from './actions/scheduled-messages.ts';
 
 /** How long an API request waits for Temporal before answering 503. */
 const TEMPORAL_DEADLINE_MS = 10_000;

@@ -8,7 +8,7 @@ import {
   type ChannelChanges,
   type GroupSettingUpdate,
 } from '../domain/actions/channel-settings.ts';
-import { groupSettingSchema } from '../domain/groups.ts';
+import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';

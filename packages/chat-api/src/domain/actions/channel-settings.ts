@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { insufficientPermission, JsonableError, ownerRequired } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
-import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../groups.ts';
-import { renderMarkdown } from '../markdown.ts';
+import { sendEvent } from '../lib/events.ts';
+import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
+import { renderMarkdown } from '../lib/markdown.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
-import { isAdmin, isGuest, isOwner } from '../users.ts';
+import { isAdmin, isGuest, isOwner } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 import {
   isSubscribed,
