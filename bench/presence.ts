@@ -143,14 +143,19 @@ async function bench(): Promise<void> {
   const eventsWritten = async () =>
     Number(
       (
-        await stack.db.query<{ n: string }>("SELECT count(*) AS n FROM chat.event_log WHERE event_type = 'presence'", {
-          type: QueryTypes.SELECT,
-        })
+        await stack.db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM chat.event_log WHERE event_type = 'presence'",
+          {
+            type: QueryTypes.SELECT,
+          },
+        )
       )[0]!.n,
     );
 
   async function measure(target: Target): Promise<Row[]> {
-    await stack.db.query('DELETE FROM chat.presence WHERE realm_id = :realm', { replacements: { realm: realm.id } });
+    await stack.db.query('DELETE FROM chat.presence WHERE realm_id = :realm', {
+      replacements: { realm: realm.id },
+    });
     const rows: Row[] = [];
     for (let minute = 1; minute <= minutes; minute++) {
       const latencies: number[] = [];
@@ -174,7 +179,8 @@ async function bench(): Promise<void> {
       );
       const seconds = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
-      const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+      const at = (p: number) =>
+        latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
       const serverCpuPerReport = (processCpuMs(target.pid) - cpuBefore) / users.length;
       const pgCpuPerReport = (postgresCpu() - pgBefore) / users.length;
       rows.push({
@@ -188,7 +194,7 @@ async function bench(): Promise<void> {
         'presence events': (await eventsWritten()) - eventsBefore,
         // A real minute has users/60 reports a second: the share of one core they take.
         'core % of a real minute': Number(
-          (((serverCpuPerReport + pgCpuPerReport) * users.length) / 60_000 * 100).toFixed(2),
+          ((((serverCpuPerReport + pgCpuPerReport) * users.length) / 60_000) * 100).toFixed(2),
         ),
         failed,
       });

@@ -124,7 +124,12 @@ export async function createChatUser(
 }
 
 /** The Welcome Bot's direct message to a user `create-user` just made, as Zulip sends at sign-up. */
-export async function welcomeChatUser(db: Sequelize, config: Config, subdomain: string, user: User): Promise<void> {
+export async function welcomeChatUser(
+  db: Sequelize,
+  config: Config,
+  subdomain: string,
+  user: User,
+): Promise<void> {
   const realm = await realmBySubdomain(db, subdomain);
   if (realm) await welcomeNewUser(db, config, realm, user);
 }

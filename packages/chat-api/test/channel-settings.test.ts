@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, waitForEvents, type QueuedEvent, type TestUser } from './support.ts';
+import {
+  call,
+  makeOrganization,
+  makeUser,
+  waitForEvents,
+  type QueuedEvent,
+  type TestUser,
+} from './support.ts';
 import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 
 describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
@@ -46,7 +53,13 @@ describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
     expectZulipSchema('/streams/{stream_id}', 'patch', reply.body);
     const events = await eventsOf(other, queue, (e) => e.length >= 2);
     expect(events).toEqual([
-      expect.objectContaining({ op: 'update', stream_id: id, name: 'plans', property: 'name', value: 'roadmap' }),
+      expect.objectContaining({
+        op: 'update',
+        stream_id: id,
+        name: 'plans',
+        property: 'name',
+        value: 'roadmap',
+      }),
       expect.objectContaining({
         op: 'update',
         property: 'description',
@@ -77,7 +90,11 @@ describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
       [admin, { description: 'x'.repeat(1025) }, 'Channel description too long (limit: 1024 characters).'],
       [admin, { history_public_to_subscribers: false }, 'Invalid parameters'],
       [admin, { is_private: true, is_web_public: true }, 'Invalid parameters'],
-      [admin, { new_name: 'fine', is_default_stream: true, is_private: true }, 'A default channel cannot be private.'],
+      [
+        admin,
+        { new_name: 'fine', is_default_stream: true, is_private: true },
+        'A default channel cannot be private.',
+      ],
       [member, { is_default_stream: true }, 'Insufficient permission'],
       [admin, { message_retention_days: '30' }, 'Must be an organization owner'],
       [owner, { message_retention_days: 'forever' }, "Bad value for 'message_retention_days': forever"],
@@ -131,7 +148,9 @@ describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
 
   it('an administrator not subscribed to a private channel may rename it but not change who reads it', async () => {
     const id = await create(member, 'closed', { invite_only: true });
-    expect((await call(url(), 'PATCH', `/streams/${id}`, admin, { new_name: 'closed-renamed' })).status).toBe(200);
+    expect((await call(url(), 'PATCH', `/streams/${id}`, admin, { new_name: 'closed-renamed' })).status).toBe(
+      200,
+    );
     const reply = await call(url(), 'PATCH', `/streams/${id}`, admin, { is_private: false });
     expect(reply.body.msg).toBe('Invalid channel ID');
     expect((await call(url(), 'PATCH', `/streams/${id}`, other, { new_name: 'x' })).body.msg).toBe(
@@ -153,7 +172,10 @@ describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
       property: 'can_send_message_group',
       value: { direct_members: [member.id], direct_subgroups: [] },
     });
-    expect(events[1]).toMatchObject({ type: 'default_streams', default_streams: expect.arrayContaining([id]) });
+    expect(events[1]).toMatchObject({
+      type: 'default_streams',
+      default_streams: expect.arrayContaining([id]),
+    });
     const state = await call(url(), 'POST', '/register', other, { fetch_event_types: ['default_streams'] });
     expect(state.body.realm_default_streams).toContain(id);
     const send = await call(url(), 'POST', '/messages', other, {
@@ -175,13 +197,23 @@ describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {
     expect(reply.status).toBe(200);
     expectZulipSchema('/streams/{stream_id}', 'delete', reply.body);
     const events = await eventsOf(other, queue, (e) => e.length >= 2);
-    expect(events[0]).toMatchObject({ type: 'stream', op: 'delete', stream_ids: [id], streams: [{ stream_id: id }] });
+    expect(events[0]).toMatchObject({
+      type: 'stream',
+      op: 'delete',
+      stream_ids: [id],
+      streams: [{ stream_id: id }],
+    });
     expect(events[1]?.type).toBe('default_streams');
     expect(events[1]?.default_streams).not.toContain(id);
     expect(await channel(admin, id)).toMatchObject({ is_archived: true });
     const listed = await call(url(), 'GET', '/streams', other);
     expect((listed.body.streams as { stream_id: number }[]).map((s) => s.stream_id)).not.toContain(id);
-    const send = await call(url(), 'POST', '/messages', member, { type: 'stream', to: id, topic: 't', content: 'x' });
+    const send = await call(url(), 'POST', '/messages', member, {
+      type: 'stream',
+      to: id,
+      topic: 't',
+      content: 'x',
+    });
     expect(send.body.msg).toBe("Channel 'old-news' is archived.");
     const again = await call(url(), 'DELETE', `/streams/${id}`, admin);
     expect([again.status, again.body.msg]).toEqual([400, 'Channel is already deactivated']);

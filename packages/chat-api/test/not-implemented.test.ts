@@ -12,7 +12,10 @@ const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
 describe("the README's list of what is not implemented", () => {
   it("names exactly the operations of Zulip's document that are not served", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Not implemented'), readme.indexOf('## Leniency beyond Zulip'));
+    const section = readme.slice(
+      readme.indexOf('## Not implemented'),
+      readme.indexOf('## Leniency beyond Zulip'),
+    );
     const listed = new Set<string>();
     for (const [, more = '', method, path] of section.matchAll(
       /((?:`(?:GET|POST|PATCH|DELETE)`\/)*)`(GET|POST|PATCH|DELETE) (\/[^`]+)`/g,
@@ -21,7 +24,9 @@ describe("the README's list of what is not implemented", () => {
         listed.add(`${m} ${shape(path!)}`);
     const served = new Set(
       chatEndpoints.flatMap((e) =>
-        (typeof e.method === 'string' ? [e.method] : e.method).map((m) => `${m.toUpperCase()} ${shape(e.path)}`),
+        (typeof e.method === 'string' ? [e.method] : e.method).map(
+          (m) => `${m.toUpperCase()} ${shape(e.path)}`,
+        ),
       ),
     );
     const doc = parse(

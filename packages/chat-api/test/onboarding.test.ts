@@ -5,7 +5,7 @@ import { expectZulipSchema } from './zulip-schema.ts';
 
 // What zulip-terminal 0.7.0 needs at start (.ci/zulip-clients.sh): a first view that is not
 // empty, and Zulip's anchor for "newest" (it reads any other value as a position in its list).
-describe('a new user\'s first session (issue 26)', () => {
+describe("a new user's first session (issue 26)", () => {
   let stack: TestStack;
   let creator: TestUser;
   const url = () => stack.chatUrl;
@@ -46,12 +46,20 @@ describe('a new user\'s first session (issue 26)', () => {
     const reader = await makeUser(stack);
     await call(url(), 'POST', '/messages', creator, { type: 'direct', to: [reader.id], content: 'read me' });
     await call(url(), 'POST', '/mark_all_as_read', reader);
-    for (const params of [{ anchor: 'newest' }, { anchor: 'first_unread' }, { anchor: 0, use_first_unread_anchor: true }]) {
+    for (const params of [
+      { anchor: 'newest' },
+      { anchor: 'first_unread' },
+      { anchor: 0, use_first_unread_anchor: true },
+    ]) {
       const reply = await call(url(), 'GET', '/messages', reader, { num_before: 5, num_after: 5, ...params });
       expect(reply.body.anchor, JSON.stringify(params)).toBe(10_000_000_000_000_000);
       expect((reply.body.messages as unknown[]).length).toBe(1);
     }
-    const oldest = await call(url(), 'GET', '/messages', reader, { anchor: 'oldest', num_before: 0, num_after: 5 });
+    const oldest = await call(url(), 'GET', '/messages', reader, {
+      anchor: 'oldest',
+      num_before: 0,
+      num_after: 5,
+    });
     expect(oldest.body.anchor).toBe(0);
   });
 });

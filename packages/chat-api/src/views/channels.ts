@@ -74,7 +74,7 @@ export const channelEndpoints = [
     operationId: 'updateStream',
     summary: "Change a channel's name, description, privacy, default status, retention or permissions",
     description:
-      'Organization administrators and members of the channel\'s can_administer_channel_group; privacy and ' +
+      "Organization administrators and members of the channel's can_administer_channel_group; privacy and " +
       'access settings of a private channel also need its content (a subscription). is_default_stream is for ' +
       'administrators, message_retention_days for owners. Everything is checked before anything changes; ' +
       'everyone who can see the channel gets a stream update event per property (invite_only with ' +

@@ -76,7 +76,8 @@ async function visibleChannel(actor: Actor, streamId: number, t?: Transaction): 
 /** Organization administrators and the channel's `can_administer_channel_group` administer it. */
 async function mayAdminister(actor: Actor, stream: Stream): Promise<boolean> {
   return (
-    isAdmin(actor.user) || (await userHasGroupSetting(actor.db, actor.user, stream.can_administer_channel_group))
+    isAdmin(actor.user) ||
+    (await userHasGroupSetting(actor.db, actor.user, stream.can_administer_channel_group))
   );
 }
 
@@ -115,7 +116,8 @@ async function plan(actor: Actor, stream: Stream, changes: ChannelChanges) {
     const webPublic = changes.is_web_public ?? (changes.is_private ? false : stream.is_web_public);
     const inviteOnly = changes.is_private ?? (changes.is_web_public ? false : stream.invite_only);
     if (webPublic && inviteOnly) throw new JsonableError('Invalid parameters');
-    const history = changes.history_public_to_subscribers ?? (inviteOnly ? stream.history_public_to_subscribers : true);
+    const history =
+      changes.history_public_to_subscribers ?? (inviteOnly ? stream.history_public_to_subscribers : true);
     // Zulip: only a private channel may hide its history from new subscribers.
     if (!inviteOnly && !history) throw new JsonableError('Invalid parameters');
     if (webPublic && !stream.is_web_public) {
@@ -190,7 +192,12 @@ async function announceChanges(actor: Actor, before: Stream, after: Stream, t: T
   const lost = [...had].filter((id) => !has.includes(id));
   const gained = has.filter((id) => !had.has(id));
   const audience = has.filter((id) => had.has(id));
-  await sendEvent(db, t, lost, { type: 'stream', op: 'delete', streams: [{ stream_id: after.id }], stream_ids: [after.id] });
+  await sendEvent(db, t, lost, {
+    type: 'stream',
+    op: 'delete',
+    streams: [{ stream_id: after.id }],
+    stream_ids: [after.id],
+  });
   await sendEvent(db, t, gained, { type: 'stream', op: 'create', streams: [formatBasicStream(after)] });
   const update = (property: string, value: unknown, extra: Record<string, unknown> = {}) =>
     sendEvent(db, t, audience, {
@@ -204,7 +211,9 @@ async function announceChanges(actor: Actor, before: Stream, after: Stream, t: T
     });
   if (after.name !== before.name) await update('name', after.name);
   if (after.description !== before.description)
-    await update('description', after.description, { rendered_description: renderMarkdown(after.description) });
+    await update('description', after.description, {
+      rendered_description: renderMarkdown(after.description),
+    });
   if (
     after.invite_only !== before.invite_only ||
     after.is_web_public !== before.is_web_public ||
@@ -255,7 +264,12 @@ export async function archiveChannel(actor: Actor, streamId: number): Promise<vo
     const stream = await visibleChannel(actor, streamId, t);
     if (!(await mayAdminister(actor, stream))) throw insufficientPermission();
     if (stream.is_archived) throw new JsonableError('Channel is already deactivated');
-    await exec(db, 'UPDATE chat.streams SET is_archived = true, is_default = false WHERE id = :id', { id: stream.id }, t);
+    await exec(
+      db,
+      'UPDATE chat.streams SET is_archived = true, is_default = false WHERE id = :id',
+      { id: stream.id },
+      t,
+    );
     await sendEvent(db, t, await peerAudience(db, stream, t), {
       type: 'stream',
       op: 'delete',
