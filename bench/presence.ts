@@ -1,6 +1,7 @@
 /**
  * Presence bench: a 1,000-user organization whose clients each report presence every 60 s
- * (`POST /users/me/presence`, as Zulip's clients do), with time compressed: a "minute" is one
+ * (`POST /users/me/presence` with the `last_update_id` of its previous answer, as Zulip's
+ * clients do), with time compressed: a "minute" is one
  * report from every user, and the minutes run back to back, `--concurrency` reports in flight.
  * Measured: reports per second, latency, the API process's and Postgres's CPU per report, the
  * `presence` events written, and from these the share of one core a real organization's minute
@@ -54,6 +55,8 @@ interface Target {
   pid: number;
   /** The request of user `i`'s report. */
   report(i: number): { path: string; headers: Record<string, string>; body: string };
+  /** What the client keeps from its answer. */
+  answered?(i: number, body: string): void;
   stop(): Promise<void>;
 }
 
@@ -106,6 +109,9 @@ async function bench(): Promise<void> {
       180_000,
     );
     const headers = users.map((u) => basic(u.delivery_email, u.api_key));
+    // Each client sends back the last_update_id of its previous answer, as Zulip's clients do:
+    // after the first report, an answer carries only what changed since.
+    const lastUpdateIds = users.map(() => '-1');
     return {
       name: 'muse POST /users/me/presence',
       port,
@@ -113,8 +119,17 @@ async function bench(): Promise<void> {
       report: (i) => ({
         path: '/api/v1/users/me/presence',
         headers: headers[i]!,
-        body: form({ status: 'active', new_user_input: 'true', slim_presence: 'true', last_update_id: '-1' }),
+        body: form({
+          status: 'active',
+          new_user_input: 'true',
+          slim_presence: 'true',
+          last_update_id: lastUpdateIds[i]!,
+        }),
       }),
+      answered: (i, body) => {
+        const id = (JSON.parse(body) as { presence_last_update_id?: number }).presence_last_update_id;
+        if (id !== undefined) lastUpdateIds[i] = String(id);
+      },
       stop: server.stop,
     };
   }
@@ -174,6 +189,7 @@ async function bench(): Promise<void> {
             const answer = await sendOver(agent, target.port, 'POST', path, headers, body);
             latencies.push(performance.now() - t0);
             if (answer.status !== 200) failed++;
+            else target.answered?.(i, answer.body);
           }
         }),
       );
