@@ -8,6 +8,7 @@ const EXIT_BY_STATUS: Record<number, ExitCodeValue> = {
   402: ExitCode.insufficientBalance,
   404: ExitCode.notFound,
   429: ExitCode.rateLimited,
+  529: ExitCode.rateLimited,
 };
 
 /** What to do next, per answer of the APIs. */
@@ -19,11 +20,17 @@ function hintFor(error: ApiError, profile: string): string | undefined {
     return 'see your balance with muse me; an administrator adds credits with muse users credit';
   if (error.status === 403)
     return 'this needs an administrator account, or the account is banned (muse auth status)';
-  if (error.status === 429) {
-    const seconds = Number(error.headers.get('retry-after'));
-    return Number.isFinite(seconds) && seconds > 0 ? `try again in ${seconds} s` : 'try again later';
-  }
+  if (error.status === 429) return retryHint(error);
+  if (error.status === 504)
+    return 'the upstream service timed out; the credits were refunded: submit again, or pick another generator (muse generators list)';
+  if (error.status === 529)
+    return `the upstream service is rate limiting; nothing was charged (or it was refunded): ${retryHint(error)}, or pick another generator`;
   return undefined;
+}
+
+function retryHint(error: ApiError): string {
+  const seconds = Number(error.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? `try again in ${seconds} s` : 'try again later';
 }
 
 /** The validation details of a 422 (`[{path, message}]`), folded into the one line. */

@@ -28,6 +28,14 @@ beforeAll(async () => {
       config: { base_url: `${upstream.url}/v1`, model: 'dall-e', max_attempts: 1 },
       secrets: { api_key: `not-${randomBytes(4).toString('hex')}` },
     },
+    {
+      name: 'Busy texts',
+      kind: 'text',
+      type: 'openai',
+      base_cost: 1,
+      config: { base_url: `${upstream.url}/v1`, model: 'gpt', max_attempts: 1 },
+      secrets: { api_key: 'the-real-key' },
+    },
   ];
   for (const body of generators) {
     const created = await api(stack, '/api/v1/generators', { method: 'POST', headers: admin.headers, body });
@@ -109,6 +117,19 @@ describe('muse generate --wait', { timeout: 180_000 }, () => {
     expect(result.code).toBe(1);
     const last = result.stderr.trim().split('\n').at(-1)!;
     expect(last).toMatch(/^muse: generation failed: .+ \(file [0-9a-f-]{36}\); the credits were refunded/);
+    expect(await balanceOf(stack, user.id)).toBe(before);
+  });
+
+  it('an upstream that rate limits: 529 says when to try again (exit 6), with --wait and without, and nothing is paid', async () => {
+    upstream.script({ rateLimit: { retryAfterSeconds: 30 } });
+    const before = await balanceOf(stack, user.id);
+    for (const wait of [['--wait'], []]) {
+      const result = await muse(['generate', 'text', '--generator', 'Busy texts', '--prompt', 'x', ...wait], {
+        env: env(),
+      });
+      expect({ wait, code: result.code }).toEqual({ wait, code: 6 });
+      expect(result.stderr).toMatch(/rate limiting.*try again in \d+ s/s);
+    }
     expect(await balanceOf(stack, user.id)).toBe(before);
   });
 

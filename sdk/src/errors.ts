@@ -75,12 +75,29 @@ export class RateLimitError extends ContentApiError {
   override name = 'RateLimitError';
   /** Seconds the server asked to wait (Retry-After), when it said. */
   get retryAfter(): number | null {
-    const seconds = Number(this.headers.get('retry-after'));
-    return this.headers.has('retry-after') && Number.isFinite(seconds) ? seconds : null;
+    return retryAfterOf(this.headers);
   }
 }
 export class ServerError extends ContentApiError {
   override name = 'ServerError';
+}
+/**
+ * 504: the upstream generation service timed out (a submit that waited, `wait`); the task failed
+ * and was refunded, so submitting again (with a new Idempotency-Key) is safe.
+ */
+export class UpstreamTimeoutError extends ServerError {
+  override name = 'UpstreamTimeoutError';
+}
+/**
+ * 529: the upstream generation service is rate limiting. Nothing was charged (or the waited task
+ * was refunded); submit again after `retryAfter` seconds.
+ */
+export class UpstreamRateLimitedError extends ServerError {
+  override name = 'UpstreamRateLimitedError';
+  /** Seconds the server asked to wait (Retry-After), when it said. */
+  get retryAfter(): number | null {
+    return retryAfterOf(this.headers);
+  }
 }
 
 const contentErrorByStatus: Record<number, typeof ContentApiError> = {
@@ -92,6 +109,8 @@ const contentErrorByStatus: Record<number, typeof ContentApiError> = {
   409: ConflictError,
   422: ValidationError,
   429: RateLimitError,
+  504: UpstreamTimeoutError,
+  529: UpstreamRateLimitedError,
 };
 
 /** The typed error of a content-service answer. */
@@ -140,6 +159,11 @@ export class GenerationFailedError extends MuseError {
     this.fileId = fileId;
     this.errorMessage = errorMessage ?? '';
   }
+}
+
+function retryAfterOf(headers: Headers): number | null {
+  const seconds = Number(headers.get('retry-after'));
+  return headers.has('retry-after') && Number.isFinite(seconds) ? seconds : null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

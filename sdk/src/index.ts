@@ -6,7 +6,14 @@ export {
 } from './content/client.ts';
 export type { AuthHelpers } from './content/auth.ts';
 export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
-export type { GenerationHelpers, GenerationKind, GenerationRequest } from './content/generations.ts';
+export {
+  MAX_GENERATION_WAIT_SECONDS,
+  type CreateOptions,
+  type GenerationHelpers,
+  type GenerationKind,
+  type GenerationRequest,
+  type GenerationResult,
+} from './content/generations.ts';
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';

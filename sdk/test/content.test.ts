@@ -9,6 +9,8 @@ import {
   AuthenticationError,
   GenerationFailedError,
   NotFoundError,
+  UpstreamRateLimitedError,
+  UpstreamTimeoutError,
   ValidationError,
   createContentClient,
   type ContentClient,
@@ -131,6 +133,56 @@ describe('@muse/sdk content client against the real stack', () => {
     expect((failure as GenerationFailedError).errorMessage).toMatch(
       /^The generation failed: The upstream prediction failed/,
     ); // users see a short reason; the upstream's text goes to the log;
+  });
+
+  it('create with wait answers the finished records, or UpstreamTimeoutError / UpstreamRateLimitedError (retryAfter)', async () => {
+    const done = await client.generations.create(
+      'images',
+      { generator_id: BUILTIN.image, prompt: 'a waited fox' },
+      { wait: 30 },
+    );
+    expect(done.status).toBe('completed');
+    expect(done.files?.[0]).toMatchObject({ id: done.file_ids[0], status: 'completed' });
+
+    const adminClient = createContentClient({ baseUrl: stack.contentUrl, token: admin.token });
+    const upstream = async () =>
+      (
+        await adminClient.POST('/api/v1/generators', {
+          body: {
+            name: `replicate-wait-${crypto.randomUUID()}`,
+            kind: 'video',
+            type: 'replicate',
+            base_cost: 1,
+            config: {
+              base_url: replicate.url,
+              version: 'abc123',
+              max_attempts: 1,
+              request_timeout_seconds: 1,
+            },
+            secrets: { api_key: 'r8-test' },
+          },
+        })
+      ).data.id;
+    const timedOut = await upstream();
+    replicate.script('hang');
+    const timeout = await client.generations
+      .create('videos', { generator_id: timedOut, prompt: 'waves' }, { wait: true, maxRetries: 0 })
+      .catch((error: unknown) => error);
+    expect(timeout).toBeInstanceOf(UpstreamTimeoutError);
+    expect((timeout as UpstreamTimeoutError).status).toBe(504);
+
+    const limited = await upstream();
+    replicate.script({ rateLimit: { retryAfterSeconds: 30 } });
+    const refused = await client.generations
+      .create('videos', { generator_id: limited, prompt: 'waves' }, { wait: true, maxRetries: 0 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UpstreamRateLimitedError);
+    expect((refused as UpstreamRateLimitedError).retryAfter).toBeGreaterThan(0);
+    // While the upstream asks to be left alone, a plain submit is refused the same way, unpaid.
+    const again = await client.generations
+      .create('videos', { generator_id: limited, prompt: 'waves' }, { maxRetries: 0 })
+      .catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(UpstreamRateLimitedError);
   });
 
   it('answers typed errors with status, code, message, details and the request id', async () => {

@@ -5,3 +5,8 @@
 export { deliverScheduledMessage } from './domain/actions/scheduled-messages.ts';
 export { pushForMessage } from './domain/actions/push.ts';
 export { createPushSender } from './push/index.ts';
+export {
+  BotUnreachableError,
+  deliverOutgoingWebhook,
+  reportUnreachableBot,
+} from './domain/actions/outgoing-webhooks.ts';

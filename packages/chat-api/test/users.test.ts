@@ -573,4 +573,47 @@ describe('creating users over the API, deleted profiles and hidden addresses', (
     });
     expect(byAdmin.status).toBe(200);
   });
+
+  it('a real address the caller may not see names nobody in direct messages, narrows or presence; the dummy address does', async () => {
+    const hidden = await makeUser(stack, { role: 400, visibility: 3 }); // administrators only
+    const dummy = `user${hidden.id}@localhost`;
+    const sent = await call(url(), 'POST', '/messages', hidden, {
+      type: 'direct',
+      to: JSON.stringify([member.id]),
+      content: 'from a hidden address',
+    });
+    expect(sent.status).toBe(200);
+    await call(url(), 'POST', '/users/me/presence', hidden, { status: 'active' });
+
+    const toReal = await call(url(), 'POST', '/messages', member, {
+      type: 'direct',
+      to: JSON.stringify([hidden.email]),
+      content: 'hello?',
+    });
+    expect(toReal.body).toMatchObject({ result: 'error', msg: `Invalid email '${hidden.email}'` });
+    const toDummy = await call(url(), 'POST', '/messages', member, {
+      type: 'direct',
+      to: JSON.stringify([dummy]),
+      content: 'hello',
+    });
+    expect(toDummy.status).toBe(200);
+
+    const fromSender = async (viewer: TestUser, operand: string) => {
+      const found = await call(url(), 'GET', '/messages', viewer, {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [{ operator: 'sender', operand }],
+      });
+      expect(found.status).toBe(200);
+      return (found.body.messages as { id: number }[]).map((message) => message.id);
+    };
+    expect(await fromSender(member, hidden.email)).toEqual([]);
+    expect(await fromSender(member, dummy)).toEqual([sent.body.id]);
+
+    const presence = await call(url(), 'GET', `/users/${hidden.email}/presence`, member);
+    expect(presence.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
+    expect((await call(url(), 'GET', `/users/${dummy}/presence`, member)).status).toBe(200);
+    expect((await call(url(), 'GET', `/users/${hidden.email}/presence`, owner)).status).toBe(200);
+  });
 });

@@ -48,7 +48,7 @@ describe('workflow starts off the request path', () => {
     // Accepting, but the process "dies" before its queue is drained: nothing is started.
     const lost = { accepting: true, enqueue() {}, noteOutcome() {} } as unknown as WorkflowStarter;
     const body = { generator_id: BUILTIN.text, prompt: 'lost start' };
-    const answer = await submitGeneration(depsOf(lost), userOf(user), 'text', body, undefined);
+    const { answer } = await submitGeneration(depsOf(lost), userOf(user), 'text', body, undefined);
     expect(answer.status).toBe('pending');
     const task = await taskOf(answer.file_ids[0]!);
     expect(task.status).toBe('pending');
@@ -121,7 +121,7 @@ describe('workflow starts off the request path', () => {
     const starter = new WorkflowStarter(deps);
     starter.noteOutcome(true); // Temporal answered the last start; then it went away.
     const body = { generator_id: BUILTIN.text, prompt: 'engine gone' };
-    const answer = await submitGeneration({ ...deps, starter }, userOf(user), 'text', body, undefined);
+    const { answer } = await submitGeneration({ ...deps, starter }, userOf(user), 'text', body, undefined);
     expect(answer.status).toBe('pending');
     const file = await waitForFile(stack, user, answer.file_ids[0]!, 60_000);
     expect(file).toMatchObject({

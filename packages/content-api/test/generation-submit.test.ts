@@ -128,16 +128,13 @@ describe('submitting generations', () => {
     expect(accepted.status).toBe(202);
   });
 
-  it('answers 402 when the balance is below the cost, and writes nothing', async () => {
-    const user = await createTestUser(stack, { balance: 3 });
-    const { status, body } = await submit(stack, user, 'images', {
-      generator_id: BUILTIN.image,
-      prompt: 'x',
-      count: 4,
-    });
+  it('answers 402 when the balance is below the generator’s base_cost, and writes nothing', async () => {
+    const dear = await createGenerator(stack, admin, { kind: 'image', type: 'builtin', base_cost: 5 });
+    const user = await createTestUser(stack, { balance: 4 });
+    const { status, body } = await submit(stack, user, 'images', { generator_id: dear, prompt: 'x' });
     expect(status).toBe(402);
     expect(body.code).toBe('insufficient_balance');
-    expect(await balanceOf(stack, user.id)).toBe(3);
+    expect(await balanceOf(stack, user.id)).toBe(4);
     expect(await countGenerations(user.id)).toBe(0);
     const [files] = await stack.database.db.query<{ n: string }>(
       'SELECT count(*) AS n FROM content.files WHERE owner_id = :id',
@@ -147,6 +144,22 @@ describe('submitting generations', () => {
       },
     );
     expect(Number(files!.n)).toBe(0);
+  });
+
+  it('charges base_cost per task: a balance that covers it buys any count of images and any duration of video', async () => {
+    const images = await createGenerator(stack, admin, { kind: 'image', type: 'builtin', base_cost: 3 });
+    const video = await createGenerator(stack, admin, { kind: 'video', type: 'builtin', base_cost: 3 });
+    const user = await createTestUser(stack, { balance: 6 });
+    const four = await submit(stack, user, 'images', { generator_id: images, prompt: 'x', count: 4 });
+    expect(four.status).toBe(202);
+    expect(four.body.file_ids).toHaveLength(4);
+    const long = await submit(stack, user, 'videos', { generator_id: video, prompt: 'x', duration: 30 });
+    expect(long.status).toBe(202);
+    expect((await ledgerOf(stack, user.id)).map((entry) => [entry.kind, entry.amount])).toEqual([
+      ['charge', -3],
+      ['charge', -3],
+    ]);
+    expect(await balanceOf(stack, user.id)).toBe(0);
   });
 
   it('refuses a result count outside 1 to 10 (422 naming /count) even when the generator schema allows it, and writes nothing', async () => {

@@ -78,7 +78,7 @@ describe('generation through upstream adapters (fake upstream servers over HTTP)
       n: 2,
       size: '1024x1024',
     });
-    expect(await balanceOf(stack, user.id)).toBe(4);
+    expect(await balanceOf(stack, user.id)).toBe(7); // base_cost per task, whatever the count
   });
 
   it('downloads OpenAI images given as URLs', async () => {
@@ -201,7 +201,7 @@ describe('generation through upstream adapters (fake upstream servers over HTTP)
     expect(
       requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/predictions/')).length,
     ).toBeGreaterThanOrEqual(1);
-    expect(await balanceOf(stack, user.id)).toBe(6); // 2 × ceil(10 / 5)
+    expect(await balanceOf(stack, user.id)).toBe(8); // base_cost per task, whatever the duration
   });
 
   it('fails with a short reason (the upstream text stays in the log) and refunds when the prediction fails', async () => {

@@ -1,4 +1,4 @@
-import type { paths } from '../generated/content.ts';
+import type { components, paths } from '../generated/content.ts';
 import type { CallOptions } from '../transport/transport.ts';
 import type { TypedClient } from '../typed-client.ts';
 
@@ -8,29 +8,70 @@ export type GenerationKind = 'images' | 'videos' | 'texts';
 export type GenerationRequest<Kind extends GenerationKind> =
   paths[`/api/v1/generations/${Kind}`]['post']['requestBody']['content']['application/json'];
 
+/**
+ * A submit that waited (`wait`): `completed` or `failed` with the finished file records, or
+ * `pending` (no records) when the wait ran out first; follow the ids with `files.waitFor` then.
+ */
+export type GenerationResult =
+  | components['schemas']['GenerationResult']
+  | (components['schemas']['GenerationResponse'] & { files?: undefined });
+
+/** The longest wait the server honours (`Prefer: wait=60`). */
+export const MAX_GENERATION_WAIT_SECONDS = 60;
+
+export interface CreateOptions extends CallOptions {
+  idempotencyKey?: string;
+}
+
 export interface GenerationHelpers {
   /**
    * Submits a generation and answers the ids of its result files (pending; follow them with
    * `files.waitFor`). The `Idempotency-Key` (generated unless given) is the same on every retry,
    * so a retried submit is charged once.
+   *
+   * With `wait` (seconds, at most 60; `true` for 60) the server holds the answer until the task
+   * ends: the finished records, UpstreamTimeoutError (504) or UpstreamRateLimitedError (529,
+   * with `retryAfter`) when the upstream timed out or rate limited, or `pending` when the
+   * wait ran out first.
    */
   create<Kind extends GenerationKind>(
     kind: Kind,
     body: GenerationRequest<Kind>,
-    options?: { idempotencyKey?: string } & CallOptions,
+    options: CreateOptions & { wait: number | true },
+  ): Promise<GenerationResult>;
+  create<Kind extends GenerationKind>(
+    kind: Kind,
+    body: GenerationRequest<Kind>,
+    options?: CreateOptions & { wait?: undefined },
   ): Promise<string[]>;
 }
 
 export function generationHelpers(api: TypedClient<paths>): GenerationHelpers {
-  return {
-    async create(kind, body, { idempotencyKey = crypto.randomUUID(), ...call } = {}) {
-      const path = `/api/v1/generations/${kind}` as '/api/v1/generations/images';
-      const { data } = await api.POST(path, {
-        params: { header: { 'Idempotency-Key': idempotencyKey } },
-        body: body as GenerationRequest<'images'>,
-        ...call,
-      });
-      return data.file_ids;
-    },
-  };
+  async function create(
+    kind: GenerationKind,
+    body: GenerationRequest<GenerationKind>,
+    { idempotencyKey = crypto.randomUUID(), wait, ...call }: CreateOptions & { wait?: number | true } = {},
+  ): Promise<GenerationResult | string[]> {
+    const path = `/api/v1/generations/${kind}` as '/api/v1/generations/images';
+    const seconds =
+      wait === undefined
+        ? undefined
+        : wait === true
+          ? MAX_GENERATION_WAIT_SECONDS
+          : Math.min(wait, MAX_GENERATION_WAIT_SECONDS);
+    const { data } = await api.POST(path, {
+      params: {
+        header: {
+          'Idempotency-Key': idempotencyKey,
+          ...(seconds !== undefined ? { Prefer: `wait=${Math.max(1, Math.ceil(seconds))}` } : {}),
+        },
+      },
+      body: body as GenerationRequest<'images'>,
+      // The server holds the answer up to `seconds`: the call may take that long and a bit.
+      ...(seconds !== undefined && call.timeout === undefined ? { timeout: (seconds + 30) * 1000 } : {}),
+      ...call,
+    });
+    return seconds === undefined ? data.file_ids : (data as GenerationResult);
+  }
+  return { create: create as GenerationHelpers['create'] };
 }

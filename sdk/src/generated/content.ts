@@ -487,7 +487,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Generate images (cost base_cost × count) */
+    /** Generate images (cost base_cost, or × count under per-unit pricing) */
     post: operations['generateImages'];
     delete?: never;
     options?: never;
@@ -538,7 +538,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Generate a video (cost base_cost per started 5 s of duration) */
+    /** Generate a video (cost base_cost, or per started unit of duration under per-unit pricing) */
     post: operations['generateVideos'];
     delete?: never;
     options?: never;
@@ -1985,8 +1985,14 @@ export interface components {
        */
       status: 'pending';
     };
+    GenerationResult: {
+      file_ids: string[];
+      files: components['schemas']['File'][];
+      /** @enum {string} */
+      status: 'completed' | 'failed';
+    };
     Generator: {
-      /** @description Credits per unit of work (see the tag's cost rules). */
+      /** @description Credits charged per task (per unit under per-unit pricing). */
       base_cost: number;
       /** Format: date-time */
       created_at?: string;
@@ -1997,6 +2003,7 @@ export interface components {
       /** @enum {string} */
       kind: 'image' | 'video' | 'text';
       name: string;
+      pricing: components['schemas']['Pricing'];
       /**
        * @description The upstream adapter: builtin (offline), openai (OpenAI-compatible), replicate (submit-then-poll).
        * @enum {string}
@@ -2018,8 +2025,11 @@ export interface components {
      *     step, default 4), `poll_interval_seconds` (default 2), `timeout_seconds` (whole task,
      *     default 900), `max_result_bytes` (largest result file taken from an upstream, default
      *     512 MiB; a larger one fails the task, which is refunded), `delay_ms` (builtin: simulated work).
+     *     `pricing` (see Pricing; absent means per task).
      */
     GeneratorConfig: {
+      pricing?: components['schemas']['Pricing'];
+    } & {
       [key: string]: unknown;
     };
     GeneratorInput: {
@@ -2062,7 +2072,7 @@ export interface components {
     ImageGenerationRequest: {
       /** @description <w>:<h>, e.g. 16:9 */
       aspect_ratio?: string;
-      /** @description Number of images, 1 to 10 whatever the generator schema allows (422 naming /count otherwise); each costs base_cost. */
+      /** @description Number of images, 1 to 10 whatever the generator schema allows (422 naming /count otherwise); each costs base_cost under per-unit pricing. */
       count?: number;
       /** Format: uuid */
       generator_id: string;
@@ -2443,6 +2453,18 @@ export interface components {
       paid_cents: number;
       refunded_cents: number;
     };
+    /**
+     * @description How a task's cost follows from `base_cost`. `per_task` (the default): every task costs
+     *     base_cost. `per_unit` (opted into by an administrator, `config.pricing`): an image task
+     *     costs base_cost × `count`, a video task base_cost per started `video_unit_seconds` of
+     *     `duration`, a text task base_cost.
+     */
+    Pricing: {
+      /** @enum {string} */
+      mode: 'per_task' | 'per_unit';
+      /** @description per_unit only; default 5. */
+      video_unit_seconds?: number;
+    };
     /** @description A workspace that groups canvases. */
     Project: {
       /**
@@ -2781,7 +2803,7 @@ export interface components {
       total: number;
     };
     VideoGenerationRequest: {
-      /** @description Seconds; each started 5 s costs base_cost. */
+      /** @description Seconds; under per-unit pricing each started video_unit_seconds costs base_cost. */
       duration?: number;
       /** Format: uuid */
       generator_id: string;
@@ -2803,14 +2825,32 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Accepted and charged; the result files are pending. */
+    /**
+     * @description Accepted and charged; the result files are pending (also the answer when a `Prefer` wait
+     *     runs out first, with `Preference-Applied`).
+     */
     GenerationAccepted: {
       headers: {
+        'Preference-Applied': components['headers']['PreferenceApplied'];
         'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
       content: {
         'application/json': components['schemas']['GenerationResponse'];
+      };
+    };
+    /**
+     * @description With `Prefer: wait`, the task ended within the wait: the finished file records (a failure
+     *     other than an upstream timeout or rate limit is `failed`, refunded, with `error_message`).
+     */
+    GenerationFinished: {
+      headers: {
+        'Preference-Applied': components['headers']['PreferenceApplied'];
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['GenerationResult'];
       };
     };
     /** @description A page of the active generators of this kind (a plain array), sorted and paginated like every list */
@@ -2823,7 +2863,7 @@ export interface components {
         'application/json': components['schemas']['Generator'][];
       };
     };
-    /** @description The balance is lower than the task's cost; nothing was charged or created. */
+    /** @description The balance is lower than the task's cost (its generator's base_cost, or the per-unit price); nothing was charged or created. */
     InsufficientBalance: {
       headers: {
         'X-Request-Id': components['headers']['RequestId'];
@@ -2910,6 +2950,12 @@ export interface components {
      *     a different body answers 409.
      */
     PaymentIdempotencyKey: string;
+    /**
+     * @description `wait` or `wait=N` (RFC 7240, as Replicate): wait up to N seconds (default and most 60)
+     *     for the task and answer its end (200, 504 or 529) instead of 202 at once. Other
+     *     preferences are ignored.
+     */
+    PreferWait: string;
     /** @description own: the caller's resources; public: public resources; all: every resource (administrators only, 403 otherwise). */
     Scope: 'own' | 'public' | 'all';
     /** @description Only rows updated after this ISO 8601 date-time. */
@@ -2919,6 +2965,8 @@ export interface components {
   };
   requestBodies: never;
   headers: {
+    /** @description `wait=N`: the submit waited up to N seconds for its task (the Prefer wait, capped at 60). */
+    PreferenceApplied: string;
     /** @description Names the request in the server's logs. A caller's X-Request-Id of 1 to 128 letters, digits and `._:-` is echoed; otherwise the server generates a UUID. */
     RequestId: string;
   };
@@ -4615,6 +4663,12 @@ export interface operations {
          *     nothing more; the same key with a different body answers 409.
          */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description `wait` or `wait=N` (RFC 7240, as Replicate): wait up to N seconds (default and most 60)
+         *     for the task and answer its end (200, 504 or 529) instead of 202 at once. Other
+         *     preferences are ignored.
+         */
+        Prefer?: components['parameters']['PreferWait'];
       };
       path?: never;
       cookie?: never;
@@ -4625,6 +4679,7 @@ export interface operations {
       };
     };
     responses: {
+      200: components['responses']['GenerationFinished'];
       202: components['responses']['GenerationAccepted'];
       /** @description The request body is not valid JSON. */
       400: {
@@ -4682,6 +4737,37 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description With `Prefer: wait`, the upstream timed out (code `upstream_timeout`); the task failed
+       *     and was refunded. `details` names its `file_ids` and `error_message`.
+       */
+      504: {
+        headers: {
+          'Preference-Applied': components['headers']['PreferenceApplied'];
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The upstream is rate limiting (code `upstream_rate_limited`): either the generator is
+       *     marked rate limited (nothing was charged or created), or, with `Prefer: wait`, the
+       *     task kept being rate limited and failed (refunded; `details` names its `file_ids`).
+       *     Submit again after `Retry-After` seconds.
+       */
+      529: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
@@ -4730,6 +4816,12 @@ export interface operations {
          *     nothing more; the same key with a different body answers 409.
          */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description `wait` or `wait=N` (RFC 7240, as Replicate): wait up to N seconds (default and most 60)
+         *     for the task and answer its end (200, 504 or 529) instead of 202 at once. Other
+         *     preferences are ignored.
+         */
+        Prefer?: components['parameters']['PreferWait'];
       };
       path?: never;
       cookie?: never;
@@ -4740,6 +4832,7 @@ export interface operations {
       };
     };
     responses: {
+      200: components['responses']['GenerationFinished'];
       202: components['responses']['GenerationAccepted'];
       /** @description The request body is not valid JSON. */
       400: {
@@ -4797,6 +4890,37 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description With `Prefer: wait`, the upstream timed out (code `upstream_timeout`); the task failed
+       *     and was refunded. `details` names its `file_ids` and `error_message`.
+       */
+      504: {
+        headers: {
+          'Preference-Applied': components['headers']['PreferenceApplied'];
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The upstream is rate limiting (code `upstream_rate_limited`): either the generator is
+       *     marked rate limited (nothing was charged or created), or, with `Prefer: wait`, the
+       *     task kept being rate limited and failed (refunded; `details` names its `file_ids`).
+       *     Submit again after `Retry-After` seconds.
+       */
+      529: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
@@ -4816,6 +4940,12 @@ export interface operations {
          *     nothing more; the same key with a different body answers 409.
          */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description `wait` or `wait=N` (RFC 7240, as Replicate): wait up to N seconds (default and most 60)
+         *     for the task and answer its end (200, 504 or 529) instead of 202 at once. Other
+         *     preferences are ignored.
+         */
+        Prefer?: components['parameters']['PreferWait'];
       };
       path?: never;
       cookie?: never;
@@ -4826,6 +4956,7 @@ export interface operations {
       };
     };
     responses: {
+      200: components['responses']['GenerationFinished'];
       202: components['responses']['GenerationAccepted'];
       /** @description The request body is not valid JSON. */
       400: {
@@ -4883,6 +5014,37 @@ export interface operations {
       /** @description The task could not be queued (Temporal unreachable for 10 s); it was failed and refunded at once, and its Idempotency-Key released. Submitting again is safe. */
       503: {
         headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description With `Prefer: wait`, the upstream timed out (code `upstream_timeout`); the task failed
+       *     and was refunded. `details` names its `file_ids` and `error_message`.
+       */
+      504: {
+        headers: {
+          'Preference-Applied': components['headers']['PreferenceApplied'];
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /**
+       * @description The upstream is rate limiting (code `upstream_rate_limited`): either the generator is
+       *     marked rate limited (nothing was charged or created), or, with `Prefer: wait`, the
+       *     task kept being rate limited and failed (refunded; `details` names its `file_ids`).
+       *     Submit again after `Retry-After` seconds.
+       */
+      529: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };

@@ -17,8 +17,8 @@ export function createGenerationActivities(steps: GenerationSteps) {
       asActivity(() => steps.completeGeneration(...args)),
     cancelUpstream: (taskId: string, upstreamId: string) =>
       asActivity(() => steps.cancelUpstream(taskId, upstreamId)),
-    failAndRefundGeneration: (taskId: string, message: string) =>
-      asActivity(() => steps.failAndRefundGeneration(taskId, message)),
+    failAndRefundGeneration: (...args: Parameters<GenerationSteps['failAndRefundGeneration']>) =>
+      asActivity(() => steps.failAndRefundGeneration(...args)),
   };
 }
 

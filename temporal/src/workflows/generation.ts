@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import {
   UPSTREAM_FAILURE_TYPES,
+  type FailureKind,
   type GenerationOutcome,
   type StepResult,
 } from '@muse/content-api/generation-contract';
@@ -85,17 +86,22 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
     // The compensation of the charge made at submission: failed + refunded, atomically. It runs
     // outside the workflow's scope, so cancelling the workflow cannot cancel the refund too.
     const cancelled = isCancellation(error);
-    const message = cancelled ? 'cancelled' : failureMessage(error);
+    const { message, kind } = cancelled
+      ? { message: 'cancelled', kind: 'cancelled' as const }
+      : failureOf(error);
     await CancellationScope.nonCancellable(async () => {
       if (cancelled && upstreamId) await bookkeeping.cancelUpstream(taskId, upstreamId);
-      await bookkeeping.failAndRefundGeneration(taskId, message);
+      await bookkeeping.failAndRefundGeneration(taskId, message, kind);
     });
     return { status: 'failed', error_message: message };
   }
 }
 
-/** The task's error_message: says "timed out" or "rate limited" when that is what happened. */
-function failureMessage(error: unknown): string {
+/**
+ * The task's error_message, which says "timed out" or "rate limited" when that is what happened,
+ * and the failure kind kept with the task (a waiting submit answers 504 or 529 by it).
+ */
+function failureOf(error: unknown): { message: string; kind: FailureKind } {
   let failure = error as { type?: string; message?: string; cause?: unknown } | undefined;
   while (failure?.cause && !failure.type) failure = failure.cause as typeof failure;
   const detail = failure?.message ?? 'unknown error';
@@ -105,12 +111,18 @@ function failureMessage(error: unknown): string {
       : failure?.type;
   switch (kind) {
     case UPSTREAM_FAILURE_TYPES.timeout:
-      return `The upstream generation service timed out: ${detail}`;
+      return { message: `The upstream generation service timed out: ${detail}`, kind: 'timeout' };
     case UPSTREAM_FAILURE_TYPES.rate_limited:
-      return `The upstream generation service rate limited the task and retries ran out: ${detail}`;
+      return {
+        message: `The upstream generation service rate limited the task and retries ran out: ${detail}`,
+        kind: 'rate_limited',
+      };
     case UPSTREAM_FAILURE_TYPES.transient:
-      return `The upstream generation service is unavailable and retries ran out: ${detail}`;
+      return {
+        message: `The upstream generation service is unavailable and retries ran out: ${detail}`,
+        kind: 'unavailable',
+      };
     default:
-      return `The generation failed: ${detail}`;
+      return { message: `The generation failed: ${detail}`, kind: 'failed' };
   }
 }

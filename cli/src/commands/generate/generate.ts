@@ -25,9 +25,10 @@ export interface GenerateOptions {
 const PLURAL: Record<GeneratorKind, GenerationKind> = { image: 'images', video: 'videos', text: 'texts' };
 
 /**
- * Submits a generation; with `--wait` (or `--out`) follows its files until they are done, showing
- * progress, and downloads them into `--out`. A failed file ends the command with its error
- * message (the task was refunded) and exit code 1; a 402 exits 5.
+ * Submits a generation; with `--wait` (or `--out`) waits until its files are done (the server's
+ * wait first, then polling with progress), and downloads them into `--out`. A failed file ends
+ * the command with its error message (the task was refunded) and exit code 1; a 402 exits 5;
+ * an upstream timeout (504) or rate limit (529) says what to do.
  */
 export async function generate(kind: GeneratorKind, options: GenerateOptions, f: Factory): Promise<void> {
   const out = requireDirectory(options.out);
@@ -42,16 +43,15 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
     ...(reference_file_ids ? { reference_file_ids } : {}),
   };
-  const fileIds = await f.content().generations.create(PLURAL[kind], body, {
-    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
-  });
+  const key = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
   if (!options.wait && out === undefined) {
+    const fileIds = await f.content().generations.create(PLURAL[kind], body, key);
     f.printer().notice(`Submitted; follow it with: muse files get ${fileIds[0]}`);
     if (f.printer().format === 'table') for (const id of fileIds) f.printer().line(id);
     else f.printer().data({ file_ids: fileIds, status: 'pending' });
     return;
   }
-  const files = await waitForFiles(fileIds, f);
+  const files = await submitAndWait(PLURAL[kind], body, key, f);
   const saved = new Map<string, string>();
   if (out !== undefined) {
     for (const file of files) saved.set(file.id, await downloadFile(f, file, out));
@@ -62,6 +62,42 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
   );
   const savedAs: Column<Row> = { header: 'SAVED AS', value: (row) => row.path };
   f.printer().list(rows, out !== undefined ? [...FILE_COLUMNS, savedAs] : FILE_COLUMNS);
+}
+
+/**
+ * Submits with the server's wait (`Prefer: wait`, so an upstream timeout or rate limit answers
+ * 504 or 529 at once, saying what to do), showing the files pending meanwhile; a task still
+ * running when that wait ends is followed by polling.
+ */
+async function submitAndWait(
+  kind: GenerationKind,
+  body: Record<string, unknown> & { generator_id: string },
+  key: { idempotencyKey?: string },
+  f: Factory,
+): Promise<FileRecord[]> {
+  const progress = f.progress();
+  const asked = kind === 'images' && typeof body.count === 'number' ? body.count : 1;
+  progress.update(summary(Array.from({ length: asked }, () => 'pending')));
+  let result;
+  try {
+    result = await f.content().generations.create(kind, body, { ...key, wait: true, signal: f.interrupt });
+  } catch (error) {
+    progress.done();
+    if (!f.interrupt.aborted) throw error;
+    throw new CliError('stopped waiting; the generation goes on if it was accepted', {
+      code: 'interrupted',
+      hint: 'see it with muse files list',
+    });
+  }
+  if (!result.files) {
+    progress.done();
+    return waitForFiles(result.file_ids, f);
+  }
+  progress.update(summary(result.files.map((file) => file.status)));
+  progress.done();
+  const failed = result.files.find((file) => file.status === 'failed');
+  if (failed) throw new GenerationFailedError(failed.id, failed.error_message ?? null);
+  return result.files;
 }
 
 /** Uploads the local paths among the references; file ids pass through. */

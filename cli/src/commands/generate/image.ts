@@ -11,7 +11,7 @@ export function run(options: ImageOptions, f: Factory): Promise<void> {
 }
 
 export function imageCommand(f: Factory): Command {
-  return generateCommandBase('image', 'Generate images (cost: base cost × count)')
+  return generateCommandBase('image', 'Generate images (cost: base cost; × count under per-unit pricing)')
     .option('--count <n>', 'how many images', positiveInteger)
     .option('--aspect-ratio <w:h>', 'e.g. 16:9')
     .action((options: ImageOptions) => run(options, f));

@@ -12,7 +12,10 @@ export function run(options: VideoOptions, f: Factory): Promise<void> {
 }
 
 export function videoCommand(f: Factory): Command {
-  return generateCommandBase('video', 'Generate a video (cost: base cost per started 5 s)')
+  return generateCommandBase(
+    'video',
+    'Generate a video (cost: base cost; per started unit of duration under per-unit pricing)',
+  )
     .option('--duration <seconds>', 'length in seconds', positiveInteger)
     .option(
       '--reference <file id|path>',

@@ -23,10 +23,14 @@ export function withGeneratorFlags(command: Command): Command {
   return command
     .addOption(new Option('--type <type>', 'upstream adapter').choices(GENERATOR_TYPES))
     .option('--description <text>', 'what it is for')
-    .option('--base-cost <credits>', 'credits per unit of work', integer)
+    .option(
+      '--base-cost <credits>',
+      'credits per task (per image or video unit with --config pricing=…)',
+      integer,
+    )
     .option(
       '--config <KEY=VALUE>',
-      'an adapter setting, e.g. base_url=https://… model=… (repeatable)',
+      'an adapter setting, e.g. base_url=https://… model=… pricing=\'{"mode":"per_unit"}\' (repeatable)',
       collect,
     )
     .option(

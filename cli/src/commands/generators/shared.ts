@@ -14,6 +14,13 @@ export const GENERATOR_COLUMNS: Column<Generator>[] = [
   { header: 'KIND', value: (g) => g.kind },
   { header: 'TYPE', value: (g) => g.type },
   { header: 'COST', value: (g) => g.base_cost },
+  {
+    header: 'PRICING',
+    value: (g) =>
+      g.pricing.mode === 'per_unit'
+        ? `per image / ${g.pricing.video_unit_seconds ?? 5} s of video`
+        : 'per task',
+  },
   { header: 'ACTIVE', value: (g) => (g.is_active ? 'yes' : 'no') },
 ];
 

@@ -69,6 +69,7 @@ export const eventEndpoints = [
         realm_users: list(schema('User')),
         realm_non_active_users: list(schema('User')),
         cross_realm_bots: list(schema('User')),
+        realm_bots: list(schema('Bot')),
         user_id: { type: 'integer' },
         email: { type: 'string' },
         delivery_email: { type: 'string' },

@@ -1,7 +1,7 @@
 import { reportPresence } from '../domain/actions/presence.ts';
 import { sendTyping } from '../domain/actions/typing.ts';
 import { formatPresences, modernPresence, realmPresence, userPresence } from '../domain/lib/presence.ts';
-import { userByAnyEmail, userById, usersInRealm } from '../domain/lib/users.ts';
+import { userByEmailVisibleTo, userById, usersInRealm } from '../domain/lib/users.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
@@ -89,7 +89,7 @@ export const presenceEndpoints = [
     view: async ({ user_id_or_email: who }, actor) => {
       const user = /^\d+$/.test(who)
         ? await userById(actor.db, actor.realm.id, Number(who))
-        : await userByAnyEmail(actor.db, actor.realm, actor.config, who);
+        : await userByEmailVisibleTo(actor.db, actor.realm, actor.config, actor.user, who);
       if (!user) throw new JsonableError('No such user', { code: 'BAD_REQUEST' });
       const row = await userPresence(actor.db, user.id);
       if (!row) throw new JsonableError(`No presence data for ${who}`);

@@ -30,6 +30,7 @@ export async function cancelGeneration(context: ContentContext, user: CurrentUse
   const task = await find();
   const ended = await failGeneration(db, taskId, CANCELLED, {
     refundDescription: 'Refund: the generation was cancelled',
+    kind: 'cancelled',
   });
   if (!ended) throw new ConflictError(`The generation already ended (${(await find()).status})`);
   await context.temporal.workflow

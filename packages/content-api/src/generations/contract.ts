@@ -43,3 +43,9 @@ export const UPSTREAM_FAILURE_TYPES = {
   timeout: 'UpstreamTimeout',
   rate_limited: 'UpstreamRateLimited',
 } as const;
+
+/**
+ * Why a task failed, kept with it (`generations.failure_kind`): a submit that waits for its task
+ * answers 504 for `timeout` and 529 for `rate_limited` (the upstream's), the finished records otherwise.
+ */
+export type FailureKind = 'timeout' | 'rate_limited' | 'unavailable' | 'failed' | 'cancelled';

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import type { Sequelize } from '@muse/core';
 import { refundCharge } from '../ledger/ledger.ts';
 import { fileStatusEvents } from './events.ts';
+import type { FailureKind } from './contract.ts';
 
 /**
  * The compensation of a task's charge: marks the task and its unfinished files failed with the
@@ -14,13 +15,13 @@ export async function failGeneration(
   db: Sequelize,
   taskId: string,
   message: string,
-  options: { refundDescription: string; releaseIdempotencyKey?: boolean },
+  options: { refundDescription: string; kind?: FailureKind; releaseIdempotencyKey?: boolean },
 ): Promise<boolean> {
   return db.transaction(async (transaction) => {
     // One statement: the task, its unfinished files and every file's event (sent at commit).
     const [task] = await db.query<{ charge_id: string | null }>(
       `WITH task AS (
-         UPDATE content.generations SET status = 'failed', error_message = :message, updated_at = now()
+         UPDATE content.generations SET status = 'failed', error_message = :message, failure_kind = :kind, updated_at = now()
            ${options.releaseIdempotencyKey ? ', idempotency_key = NULL' : ''}
           WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING id, owner_id, charge_id, file_ids
        ), files AS (
@@ -28,7 +29,11 @@ export async function failGeneration(
           WHERE generation_id IN (SELECT id FROM task) AND status <> 'completed'
        ), sent AS (${fileStatusEvents('task', 'failed', 'CAST(:message AS text)')})
        SELECT task.charge_id, (SELECT count(*) FROM sent) AS sent FROM task`,
-      { replacements: { taskId, message }, type: QueryTypes.SELECT, transaction },
+      {
+        replacements: { taskId, message, kind: options.kind ?? 'failed' },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     );
     if (!task) return false;
     if (task.charge_id) await refundCharge(db, transaction, task.charge_id, options.refundDescription);

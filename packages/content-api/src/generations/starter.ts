@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { taskQueueOf, type Config, type Logger, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { GENERATION_WORKFLOW, workflowIdOf } from './contract.ts';
 import { failGeneration } from './fail.ts';
@@ -24,7 +24,7 @@ export async function startGenerationWorkflow(deps: StarterDeps, taskId: string)
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        taskQueue: taskQueueOf(deps.config, 'generation'),
         workflowId: workflowIdOf(taskId),
         args: [taskId],
       }),
@@ -99,6 +99,7 @@ export class WorkflowStarter {
       this.deps.logger.error({ err: error, taskId }, 'could not start the generation workflow; refunding');
       await failGeneration(this.deps.db, taskId, 'The task could not be queued; it was refunded', {
         refundDescription: 'Refund: the task could not be queued',
+        kind: 'unavailable',
       }).catch((failure: unknown) =>
         // The task stays pending and charged; the reconciler starts it once Temporal answers.
         this.deps.logger.error({ err: failure, taskId }, 'could not refund an unstarted generation'),

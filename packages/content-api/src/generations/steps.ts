@@ -4,6 +4,7 @@ import {
   createSecretBox,
   NotFoundError,
   type Config,
+  type FileStorage,
   type Logger,
   type OutboundFetch,
   type Sequelize,
@@ -20,8 +21,8 @@ import {
 import { executionSettings } from '../generators/generators.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { createLinkSigner } from '../files/signed-links.ts';
-import type { FileStorage } from '../storage/storage.ts';
-import type { StepResult, StoredOutput, TaskPlan } from './contract.ts';
+import { noteRateLimited } from '../generators/health.ts';
+import type { FailureKind, StepResult, StoredOutput, TaskPlan } from './contract.ts';
 import { fileStatusEvents, type FileStatus } from './events.ts';
 import { failGeneration } from './fail.ts';
 
@@ -37,6 +38,7 @@ export interface GenerationStepDeps {
 interface TaskRow {
   id: string;
   owner_id: string;
+  generator_id: string;
   kind: GenerationKind;
   params: Record<string, unknown>;
   status: FileStatus;
@@ -72,7 +74,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
 
   const loadTask = async (taskId: string): Promise<TaskRow> => {
     const [row] = await db.query<TaskRow>(
-      `SELECT g.id, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
+      `SELECT g.id, g.owner_id, g.generator_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
         WHERE g.id = :taskId`,
       { replacements: { taskId }, type: QueryTypes.SELECT },
@@ -128,9 +130,27 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
     return { state: 'succeeded', outputs };
   };
 
+  /**
+   * Runs an upstream call; a 429 is recorded in the generator's health (shared by every process)
+   * before it propagates, so submits answer 529 while the upstream asks to be left alone.
+   */
+  const callUpstream = async <T>(task: TaskRow, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'rate_limited')
+        await noteRateLimited(db, task.generator_id, error.retryAfterSeconds);
+      throw error;
+    }
+  };
+
   async function submitUpstream(taskId: string): Promise<StepResult> {
     const task = await loadTask(taskId);
-    return storeBytes(task, await adapterFor(task.type).start(upstreamTask(task), adapterContext(task)));
+    const adapter = adapterFor(task.type);
+    return storeBytes(
+      task,
+      await callUpstream(task, () => adapter.start(upstreamTask(task), adapterContext(task))),
+    );
   }
 
   /** Fetches URL results into storage, then marks every file and the task completed in one statement. */
@@ -141,7 +161,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       task.file_ids.map(async (fileId, index) => {
         const output = outputs[index]!;
         if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
-        const download = await downloadBytes(adapterContext(task), output.url);
+        const download = await callUpstream(task, () => downloadBytes(adapterContext(task), output.url));
         const { size } = await storage.put(fileId, download.bytes);
         return { fileId, contentType: output.contentType ?? download.contentType, size };
       }),
@@ -220,7 +240,11 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       const task = await loadTask(taskId);
       const adapter = adapterFor(task.type);
       if (!adapter.poll) throw new UpstreamError('permanent', `The ${task.type} adapter does not poll`);
-      return storeBytes(task, await adapter.poll(upstreamTask(task), upstreamId, adapterContext(task)));
+      const poll = adapter.poll.bind(adapter);
+      return storeBytes(
+        task,
+        await callUpstream(task, () => poll(upstreamTask(task), upstreamId, adapterContext(task))),
+      );
     },
 
     completeGeneration,
@@ -236,8 +260,11 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
     },
 
     /** The compensation of the charge (see failGeneration): failed, refunded, once. */
-    async failAndRefundGeneration(taskId: string, message: string): Promise<void> {
-      await failGeneration(db, taskId, message, { refundDescription: 'Refund: the generation failed' });
+    async failAndRefundGeneration(taskId: string, message: string, kind?: FailureKind): Promise<void> {
+      await failGeneration(db, taskId, message, {
+        refundDescription: 'Refund: the generation failed',
+        ...(kind ? { kind } : {}),
+      });
     },
   };
 }

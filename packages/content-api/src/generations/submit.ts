@@ -12,13 +12,9 @@ import {
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { failGeneration } from './fail.ts';
-import { findGenerator } from '../generators/generators.ts';
-import {
-  generationCost,
-  resultCount,
-  validateParameters,
-  type GenerationKind,
-} from '../generators/parameters.ts';
+import { findGeneratorWithHealth, UpstreamRateLimitedError } from '../generators/health.ts';
+import { resultCount, validateParameters, type GenerationKind } from '../generators/parameters.ts';
+import { generationCost, pricingOf } from '../generators/pricing.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
 import { fileStatusEvents } from './events.ts';
@@ -28,6 +24,12 @@ import type { Schema } from '../http/contract.ts';
 
 /** The 202 answer: the result files, always pending (their records tell the progress). */
 export type SubmitAnswer = Schema<'GenerationResponse'>;
+
+/** The answer and the task it is about (a repeated submit's is the first one's). */
+export interface Submitted {
+  taskId: string;
+  answer: SubmitAnswer;
+}
 
 export interface SubmitDeps {
   db: Sequelize;
@@ -49,7 +51,8 @@ const CONTENT_TYPES: Record<GenerationKind, string> = {
  * files are written in one statement; the workflow starts after it commits (by the starter,
  * off the request path, while Temporal answers). With an
  * idempotency key, a repeated submit (even a concurrent one) answers the first task's files
- * and charges nothing more.
+ * and charges nothing more. While the generator's upstream is rate limiting (generators/health.ts),
+ * a submit answers 529 and writes nothing.
  */
 export async function submitGeneration(
   deps: SubmitDeps,
@@ -57,7 +60,7 @@ export async function submitGeneration(
   kind: GenerationKind,
   body: Record<string, unknown>,
   idempotencyKey: string | undefined,
-): Promise<SubmitAnswer> {
+): Promise<Submitted> {
   const requestHash = createHash('sha256')
     .update(`${kind}\n${JSON.stringify(body)}`)
     .digest('hex');
@@ -66,7 +69,7 @@ export async function submitGeneration(
     if (earlier) return answerRepeat(deps, earlier, requestHash);
   }
 
-  const generator = await findGenerator(deps.db, String(body.generator_id));
+  const generator = await findGeneratorWithHealth(deps.db, String(body.generator_id));
   if (!generator || !generator.is_active || generator.kind !== kind)
     throw new NotFoundError('No such generator');
   const params = validateParameters(
@@ -75,10 +78,16 @@ export async function submitGeneration(
     body,
   );
   await checkReferences(deps.db, user, params.reference_file_ids);
+  if (generator.rate_limited_for > 0) {
+    throw new UpstreamRateLimitedError(
+      `The upstream of ${generator.name} is rate limiting; nothing was charged, try again after Retry-After seconds`,
+      generator.rate_limited_for,
+    );
+  }
 
   const taskId = randomUUID();
   const fileIds = Array.from({ length: resultCount(kind, params) }, () => randomUUID());
-  const cost = generationCost(kind, generator.base_cost, params);
+  const cost = generationCost(kind, generator.base_cost, pricingOf(generator.config), params);
   try {
     await insertTask(deps.db, {
       taskId,
@@ -102,7 +111,7 @@ export async function submitGeneration(
   }
   if (deps.starter?.accepting) deps.starter.enqueue(taskId);
   else await startNow(deps, taskId);
-  return { file_ids: fileIds, status: 'pending' };
+  return { taskId, answer: { file_ids: fileIds, status: 'pending' } };
 }
 
 interface TaskRow {
@@ -124,12 +133,12 @@ async function findByKey(db: Sequelize, ownerId: string, key: string): Promise<T
  * The first answer again. A pending task's workflow is (re)started, which is a no-op when it
  * runs: this also rescues a task whose API process died between commit and start.
  */
-async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: string): Promise<SubmitAnswer> {
+async function answerRepeat(deps: SubmitDeps, earlier: TaskRow, requestHash: string): Promise<Submitted> {
   if (earlier.request_hash !== requestHash) {
     throw new ConflictError('This Idempotency-Key was already used for a different request');
   }
   if (earlier.status === 'pending') await startNow(deps, earlier.id);
-  return { file_ids: earlier.file_ids, status: 'pending' };
+  return { taskId: earlier.id, answer: { file_ids: earlier.file_ids, status: 'pending' } };
 }
 
 async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): Promise<void> {
@@ -246,6 +255,7 @@ async function startNow(deps: SubmitDeps, taskId: string): Promise<void> {
     // The key is released: the client got 503, so its retry with the same key is a new task.
     await failGeneration(deps.db, taskId, 'The task could not be queued; it was refunded', {
       refundDescription: 'Refund: the task could not be queued',
+      kind: 'unavailable',
       releaseIdempotencyKey: true,
     });
     throw new AppError(

@@ -10,6 +10,7 @@ import {
   GENERATION_KINDS,
   type GenerationKind,
 } from './parameters.ts';
+import { pricingOf, pricingProblems } from './pricing.ts';
 
 export interface GeneratorRow {
   id: string;
@@ -74,7 +75,7 @@ const SETTINGS_KEYS = [
   'delay_ms',
 ];
 
-/** The fields every user sees (the spec's Generator, plus the kind it makes). */
+/** The fields every user sees (the spec's Generator, plus the kind it makes and its pricing). */
 export function publicGenerator(row: GeneratorRow) {
   return {
     id: row.id,
@@ -83,6 +84,7 @@ export function publicGenerator(row: GeneratorRow) {
     kind: row.kind,
     description: row.description,
     base_cost: row.base_cost,
+    pricing: pricingOf(row.config),
     is_active: row.is_active,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -159,6 +161,7 @@ export function checkSpec(spec: GeneratorSpec): void {
       problems.push({ path: `/config/${key}`, message: 'must be a positive number' });
     }
   }
+  problems.push(...pricingProblems(spec.config?.pricing));
   if (!Number.isInteger(spec.base_cost) || spec.base_cost < 0)
     problems.push({ path: '/base_cost', message: 'must be an integer >= 0' });
   if (problems.length) throw new ValidationError('The generator is not valid', problems);

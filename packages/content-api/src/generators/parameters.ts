@@ -5,9 +5,6 @@ import { ValidationError } from '@muse/core';
 export type GenerationKind = 'image' | 'video' | 'text';
 export const GENERATION_KINDS: readonly GenerationKind[] = ['image', 'video', 'text'];
 
-/** Seconds of video one `base_cost` pays for: a video costs base_cost per started unit. */
-export const VIDEO_COST_UNIT_SECONDS = 5;
-
 const uuid = { type: 'string', format: 'uuid' };
 const prompt = { type: 'string', minLength: 1, maxLength: 4000 };
 
@@ -37,31 +34,6 @@ export function defaultParametersSchema(kind: GenerationKind): Record<string, un
     properties: properties[kind],
     additionalProperties: false,
   };
-}
-
-/**
- * Credits a task costs: images cost base_cost per image (`count`, default 1); videos cost
- * base_cost per started VIDEO_COST_UNIT_SECONDS of `duration` (default 5 s, so one unit);
- * texts cost base_cost.
- */
-export function generationCost(
-  kind: GenerationKind,
-  baseCost: number,
-  params: Record<string, unknown>,
-): number {
-  if (kind === 'image') return baseCost * resultCount(kind, params);
-  if (kind === 'video') {
-    const duration = typeof params.duration === 'number' ? params.duration : VIDEO_COST_UNIT_SECONDS;
-    const cost = baseCost * Math.max(1, Math.ceil(duration / VIDEO_COST_UNIT_SECONDS));
-    // A generator schema without a maximum must not turn a huge duration into a 500.
-    if (!Number.isSafeInteger(cost)) {
-      throw new ValidationError('The parameters do not match the generator schema', [
-        { path: '/duration', message: 'is too long' },
-      ]);
-    }
-    return cost;
-  }
-  return baseCost;
 }
 
 /**

@@ -89,9 +89,18 @@ export const generatorSpecSchema = {
     kind: { type: 'string', enum: ['image', 'video', 'text'], description: 'What the generator makes.' },
     type: { type: 'string', minLength: 1, description: 'Adapter type (builtin, openai, replicate, ...).' },
     description: { type: 'string' },
-    baseCost: { type: 'integer', minimum: 0, description: 'Credits charged per generated item.' },
+    baseCost: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'Credits charged per task (per image or video unit when config.pricing opts into per_unit).',
+    },
     active: { type: 'boolean', default: true },
-    config: { ...freeForm, description: 'Adapter settings (base_url, model, timeouts).' },
+    config: {
+      ...freeForm,
+      description:
+        'Adapter settings (base_url, model, timeouts) and pricing ({mode: per_task | per_unit, video_unit_seconds}).',
+    },
     parametersSchema: { ...freeForm, description: 'JSON Schema of the generation parameters.' },
     apiKey: fromSecret({ description: 'The upstream API key.' }),
   },

@@ -8,9 +8,11 @@ import type { RenderedMentions } from '../lib/markdown.ts';
 import { resolveStream, type Destination, type MessageRow } from '../lib/messages.ts';
 import { subscriberIds, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
-import { apiEmail, userByAnyEmail, userById, usersByIds } from '../lib/users.ts';
+import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 import { formatMessage } from '../presenters/messages.ts';
+import { claimAttachments } from './uploads.ts';
+import { recordServiceTriggers } from '../lib/service-triggers.ts';
 
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {
@@ -59,8 +61,12 @@ async function directRecipients(actor: Actor, to: (string | number)[]): Promise<
     const target =
       typeof address === 'number'
         ? await userById(db, realm.id, address)
-        : await userByAnyEmail(db, realm, actor.config, address);
-    if (!target) throw new JsonableError(`Invalid user ID ${address}`);
+        : await userByEmailVisibleTo(db, realm, actor.config, user, address);
+    if (!target) {
+      throw new JsonableError(
+        typeof address === 'number' ? `Invalid user ID ${address}` : `Invalid email '${address}'`,
+      );
+    }
     if (!target.is_active)
       throw new JsonableError(`'${apiEmail(target, realm, actor.config)}' is no longer using Zulip.`);
     ids.push(target.id);
@@ -138,6 +144,8 @@ export async function insertMessage(
     },
     t,
   );
+  await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
+  await recordServiceTriggers(actor, Number(row.id), prepared, t);
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw

@@ -3,7 +3,7 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { one, rows } from '../sql.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
-import { userByAnyEmail, userById, usersByIds } from './users.ts';
+import { userByEmailVisibleTo, userById, usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
 
 export interface MessageRow {
@@ -109,7 +109,7 @@ export async function getMessages(
         const sender =
           typeof term.operand === 'number'
             ? await userById(db, realm.id, term.operand)
-            : await userByAnyEmail(db, realm, actor.config, String(term.operand));
+            : await userByEmailVisibleTo(db, realm, actor.config, user, String(term.operand));
         where.push(`${not}(m.sender_id = :${key})`);
         repl[key] = sender?.id ?? -1;
         break;

@@ -25,6 +25,8 @@ import { listSubscriptions } from './streams.ts';
 import { listGroups } from './user-groups.ts';
 import { apiEmail, avatarUrl, isAdmin, isGuest, isOwner, profileValues, usersInRealm } from '../lib/users.ts';
 import { formatUser } from './users.ts';
+import { administeredBots, servicesOf } from '../lib/bots.ts';
+import { formatBot } from './bots.ts';
 
 /**
  * The state part of POST /register, for the requested event types (all of them when null): for
@@ -134,6 +136,14 @@ export async function fetchInitialState(
     state.realm_user_groups = await listGroups(db, realm.id, {
       includeDeactivated: options.includeDeactivatedGroups,
     });
+  if (wants('realm_bot')) {
+    const bots = await administeredBots(actor);
+    const services = await servicesOf(
+      db,
+      bots.map((b) => b.id),
+    );
+    state.realm_bots = bots.map((bot) => formatBot(bot, services.get(bot.id), realm, config));
+  }
   if (wants('default_streams'))
     state.realm_default_streams = (await defaultStreams(db, realm.id)).map((s) => s.id);
   if (wants('video_calls')) {

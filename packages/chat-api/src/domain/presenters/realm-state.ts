@@ -119,7 +119,7 @@ export function realmState(
     max_icon_file_size_mib: 5,
     max_logo_file_size_mib: 5,
     max_avatar_file_size_mib: 5,
-    max_file_upload_size_mib: 0,
+    max_file_upload_size_mib: realm.max_file_upload_size_mib,
     realm_upload_quota_mib: 0,
     realm_bot_domain: new URL(url).hostname,
     settings_send_digest_emails: false,
