@@ -14,7 +14,9 @@ VENV="$(bash .ci/zulip-venv.sh)"
 
 WORK="$(mktemp -d)"
 export MUSE_DATA_DIR="$WORK/muse" MUSE_HOST=127.0.0.1 LOG_LEVEL=warn
-export MUSE_CONTENT_PORT="${CLIENTS_CONTENT_PORT:-18180}" MUSE_CHAT_PORT="${CLIENTS_CHAT_PORT:-18181}"
+# Free ports unless given: other stacks may run on this machine.
+free_port() { node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"; }
+export MUSE_CONTENT_PORT="${CLIENTS_CONTENT_PORT:-$(free_port)}" MUSE_CHAT_PORT="${CLIENTS_CHAT_PORT:-$(free_port)}"
 export MUSE_CONTENT_METRICS_PORT=0 MUSE_CHAT_METRICS_PORT=0 MUSE_WORKER_METRICS_PORT=0
 CHAT="http://127.0.0.1:$MUSE_CHAT_PORT"
 server() { node packages/server/src/main.ts "$@"; }

@@ -1,4 +1,4 @@
-import type { Sequelize } from '@muse/core';
+import type { Config, Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/lib/realms.ts';
@@ -6,6 +6,7 @@ import { createUser, type User } from './domain/lib/users.ts';
 import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
 import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
 import { transact } from './domain/lib/transact.ts';
+import { createWelcomeBot, welcomeNewUser } from './domain/actions/onboarding.ts';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(
@@ -46,6 +47,7 @@ export async function createOrganization(
       },
       t,
     );
+    await createWelcomeBot(db, realm, t);
     // As in Zulip, `general` is a default channel: every new user joins it.
     const general = await createStream(
       { db, realm, user: bot },
@@ -114,6 +116,17 @@ export async function createChatUser(
     if (!rights) throw new Error('user update returned nothing');
     return rights;
   });
+}
+
+/** The Welcome Bot's direct message to a user `create-user` just made, as Zulip sends at sign-up. */
+export async function welcomeChatUser(
+  db: Sequelize,
+  config: Config,
+  subdomain: string,
+  user: User,
+): Promise<void> {
+  const realm = await realmBySubdomain(db, subdomain);
+  if (realm) await welcomeNewUser(db, config, realm, user);
 }
 
 /** Renames, re-describes, deactivates or reactivates an organization (a deactivated one refuses every request). */

@@ -9,7 +9,13 @@ export const chatMigrations: ServiceMigrations = {
   schema: 'chat',
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
-export { createOrganization, createChatUser, updateOrganization, ROLE_NAMES } from './bootstrap.ts';
+export {
+  createOrganization,
+  createChatUser,
+  updateOrganization,
+  welcomeChatUser,
+  ROLE_NAMES,
+} from './bootstrap.ts';
 export { deliverScheduledMessage } from './domain/actions/scheduled-messages.ts';
 export { pushForMessage } from './domain/actions/push.ts';
 export { createPushSender } from './push/index.ts';

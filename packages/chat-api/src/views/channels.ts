@@ -1,13 +1,32 @@
 import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
 import { canReadHistory, firstMessageIds, streamByName } from '../domain/lib/streams.ts';
 import { formatBasicStream } from '../domain/presenters/streams.ts';
+import {
+  archiveChannel,
+  EDITABLE_GROUP_SETTINGS,
+  updateChannel,
+  type ChannelChanges,
+  type GroupSettingUpdate,
+} from '../domain/actions/channel-settings.ts';
+import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
 
 const channel = { type: 'object', description: "Zulip's BasicChannel." };
 
-/** Channels and their topics, read-only: the lists clients draw. */
+/** Zulip's GroupSettingValueUpdate: `{new, old?}`. */
+const groupSettingUpdate = () =>
+  p
+    .json<GroupSettingUpdate>({
+      type: 'object',
+      required: ['new'],
+      additionalProperties: false,
+      properties: { new: groupSettingSchema, old: groupSettingSchema },
+    })
+    .optional();
+
+/** Channels and their topics: the lists clients draw, and a channel's own settings. */
 export const channelEndpoints = [
   endpoint({
     method: 'get',
@@ -47,6 +66,52 @@ export const channelEndpoints = [
       const stream = await accessibleStream(actor, stream_id);
       const first = (await firstMessageIds(actor.db, [stream.id])).get(stream.id) ?? null;
       return { stream: formatBasicStream(stream, first) };
+    },
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/streams/{stream_id}',
+    operationId: 'updateStream',
+    summary: "Change a channel's name, description, privacy, default status, retention or permissions",
+    description:
+      "Organization administrators and members of the channel's can_administer_channel_group; privacy and " +
+      'access settings of a private channel also need its content (a subscription). is_default_stream is for ' +
+      'administrators, message_retention_days for owners. Everything is checked before anything changes; ' +
+      'everyone who can see the channel gets a stream update event per property (invite_only with ' +
+      'history_public_to_subscribers and is_web_public), and stream delete/create when it hides or shows ' +
+      'the channel to them.',
+    params: {
+      stream_id: p.id(),
+      new_name: p.string().optional(),
+      description: p.string().optional(),
+      is_private: p.bool().optional(),
+      is_web_public: p.bool().optional(),
+      history_public_to_subscribers: p.bool().optional(),
+      is_default_stream: p.bool().optional(),
+      message_retention_days: p.string().optional().describe('Days, realm_default or unlimited.'),
+      can_add_subscribers_group: groupSettingUpdate(),
+      can_remove_subscribers_group: groupSettingUpdate(),
+      can_administer_channel_group: groupSettingUpdate(),
+      can_send_message_group: groupSettingUpdate(),
+      can_subscribe_group: groupSettingUpdate(),
+    },
+    view: async (params, actor) => {
+      const groupSettings: ChannelChanges['groupSettings'] = {};
+      for (const name of EDITABLE_GROUP_SETTINGS) if (params[name]) groupSettings[name] = params[name];
+      await updateChannel(actor, params.stream_id, { ...params, groupSettings });
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/streams/{stream_id}',
+    operationId: 'archiveStream',
+    summary: 'Archive a channel (administrators and its can_administer_channel_group)',
+    description:
+      'Messages and subscriptions are kept; it stops being a default channel and nobody can post to it. ' +
+      'Everyone who could see it gets a stream delete event.',
+    params: { stream_id: p.id() },
+    view: async ({ stream_id }, actor) => {
+      await archiveChannel(actor, stream_id);
     },
   }),
   endpoint({

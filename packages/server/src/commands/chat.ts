@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { createDatabase, createLogger, type Config } from '@muse/core';
-import { createChatUser, createOrganization, ROLE_NAMES, VIDEO_CHAT_PROVIDER } from '@muse/chat-api';
+import {
+  createChatUser,
+  createOrganization,
+  ROLE_NAMES,
+  VIDEO_CHAT_PROVIDER,
+  welcomeChatUser,
+} from '@muse/chat-api';
 import { requireSetting } from '../runtime.ts';
 
 async function withDatabase<T>(
@@ -52,16 +58,18 @@ export async function runCreateUser(config: Config, options: CreateUserOptions):
   const role = ROLE_NAMES[options.role];
   if (role === undefined)
     throw new Error(`Unknown role '${options.role}': one of ${Object.keys(ROLE_NAMES).join(', ')}`);
-  const user = await withDatabase(config, (db) =>
-    createChatUser(db, {
+  const user = await withDatabase(config, async (db) => {
+    const created = await createChatUser(db, {
       subdomain: options.organization,
       email: options.email,
       fullName: options.fullName,
       role,
       ...(options.password ? { password: options.password } : {}),
       ...(options.canCreateUsers ? { canCreateUsers: true } : {}),
-    }),
-  );
+    });
+    await welcomeChatUser(db, config, options.organization, created);
+    return created;
+  });
   console.log(
     JSON.stringify({ user_id: user.id, email: user.delivery_email, role: user.role, api_key: user.api_key }),
   );

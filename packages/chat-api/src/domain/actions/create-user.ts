@@ -4,6 +4,7 @@ import { sendEventsPerUser } from '../lib/events.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
 import { one } from '../sql.ts';
+import { welcomeNewUser } from './onboarding.ts';
 import { joinDefaultStreams } from './streams.ts';
 import { createUser, isAdmin, usersInRealm } from '../lib/users.ts';
 import { formatUser } from '../presenters/users.ts';
@@ -15,7 +16,7 @@ const MIN_PASSWORD_LENGTH = 6;
  * POST /users: an administrator who also holds `can_create_users` creates a member account. It
  * joins the default channels (their subscription events), every active user hears of it
  * (`realm_user` `add`, formatted for each viewer), and its `date_joined` is the creation time until
- * its first login.
+ * its first login. The Welcome Bot then sends it Zulip's welcome direct message.
  */
 export async function createUserByApi(
   actor: Actor,
@@ -29,7 +30,7 @@ export async function createUserByApi(
   if (fullName.length === 0) throw new JsonableError('Name too short!');
   if ([...fullName].length > MAX_FULL_NAME_LENGTH) throw new JsonableError('Name too long!');
   if (input.password.length < MIN_PASSWORD_LENGTH) throw new JsonableError('The password is too weak.');
-  return transact(actor.db, async (t) => {
+  const user = await transact(actor.db, async (t) => {
     // Creations in one organization take turns, so two of the same address cannot both pass the check.
     await one(
       actor.db,
@@ -64,6 +65,8 @@ export async function createUserByApi(
         },
       ]),
     );
-    return user.id;
+    return user;
   });
+  await welcomeNewUser(actor.db, actor.config, actor.realm, user);
+  return user.id;
 }

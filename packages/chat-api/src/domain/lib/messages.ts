@@ -77,6 +77,9 @@ export function narrowTerms(narrow: unknown[]): NarrowTerm[] {
   });
 }
 
+/** The `anchor` Zulip reports for `newest`: larger than any message id. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
 /** GET /messages: the caller's messages around an anchor, filtered by the basic narrow operators. */
 export async function getMessages(
   actor: Actor,
@@ -185,7 +188,9 @@ export async function getMessages(
   }
   return {
     messages,
-    anchor: newest ? Number(after.at(-1)?.id ?? before[0]?.id ?? -1) : anchorId,
+    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
+    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
+    anchor: newest ? LARGER_THAN_MAX_MESSAGE_ID : anchorId,
     found_anchor: foundAnchor,
     found_oldest: before.length <= query.numBefore,
     found_newest: after.length <= afterKept.length,
