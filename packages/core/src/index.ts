@@ -5,6 +5,8 @@ export * from './db.ts';
 export * from './events.ts';
 export * from './rate-limit.ts';
 export * from './http/service-app.ts';
+export * from './metrics.ts';
+export * from './tracing.ts';
 export * from './http/request-id.ts';
 export * from './http/serve.ts';
 export * from './dev-stack/postgres.ts';

@@ -3,6 +3,8 @@ import {
   ConflictError,
   createSecretBox,
   NotFoundError,
+  platformMetrics,
+  timeUpstream,
   type Config,
   type Logger,
   type OutboundFetch,
@@ -36,6 +38,7 @@ export interface GenerationStepDeps {
 
 interface TaskRow {
   id: string;
+  generator: string;
   owner_id: string;
   kind: GenerationKind;
   params: Record<string, unknown>;
@@ -48,6 +51,7 @@ interface TaskRow {
 }
 
 interface PlanRow {
+  kind: GenerationKind;
   status: FileStatus;
   file_ids: string[];
   type: string;
@@ -72,7 +76,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
 
   const loadTask = async (taskId: string): Promise<TaskRow> => {
     const [row] = await db.query<TaskRow>(
-      `SELECT g.id, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
+      `SELECT g.id, r.name AS generator, g.owner_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
         WHERE g.id = :taskId`,
       { replacements: { taskId }, type: QueryTypes.SELECT },
@@ -130,7 +134,10 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
 
   async function submitUpstream(taskId: string): Promise<StepResult> {
     const task = await loadTask(taskId);
-    return storeBytes(task, await adapterFor(task.type).start(upstreamTask(task), adapterContext(task)));
+    const started = await timeUpstream(task.generator, 'submit', () =>
+      adapterFor(task.type).start(upstreamTask(task), adapterContext(task)),
+    );
+    return storeBytes(task, started);
   }
 
   /** Fetches URL results into storage, then marks every file and the task completed in one statement. */
@@ -141,7 +148,9 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       task.file_ids.map(async (fileId, index) => {
         const output = outputs[index]!;
         if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
-        const download = await downloadBytes(adapterContext(task), output.url);
+        const download = await timeUpstream(task.generator, 'download', () =>
+          downloadBytes(adapterContext(task), output.url),
+        );
         const { size } = await storage.put(fileId, download.bytes);
         return { fileId, contentType: output.contentType ?? download.contentType, size };
       }),
@@ -171,6 +180,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
         type: QueryTypes.SELECT,
       },
     );
+    platformMetrics.generationTasks.inc({ kind: task.kind, status: 'completed' });
   }
 
   return {
@@ -179,7 +189,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       // One statement: read the task, move it (and its files) from pending, send their events.
       const [task] = await db.query<PlanRow>(
         `WITH task AS (
-           SELECT g.status, g.file_ids, r.type, r.config
+           SELECT g.kind, g.status, g.file_ids, r.type, r.config
              FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
             WHERE g.id = $taskId
          ), moved AS (
@@ -196,6 +206,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       if (!task) throw new NotFoundError(`No generation task ${taskId}`);
       // Pending in the snapshot but not moved: it ended concurrently (a cancel); a retry looks again.
       if (task.status === 'pending' && !task.moved) throw new ConflictError('the task changed concurrently');
+      if (task.moved) platformMetrics.generationTasks.inc({ kind: task.kind, status: 'processing' });
       if (task.status === 'completed' || task.status === 'failed')
         return { finished: true, status: task.status };
       return {
@@ -220,7 +231,10 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       const task = await loadTask(taskId);
       const adapter = adapterFor(task.type);
       if (!adapter.poll) throw new UpstreamError('permanent', `The ${task.type} adapter does not poll`);
-      return storeBytes(task, await adapter.poll(upstreamTask(task), upstreamId, adapterContext(task)));
+      const polled = await timeUpstream(task.generator, 'poll', () =>
+        adapter.poll!(upstreamTask(task), upstreamId, adapterContext(task)),
+      );
+      return storeBytes(task, polled);
     },
 
     completeGeneration,

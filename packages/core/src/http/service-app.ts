@@ -1,7 +1,9 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
+import { createMetricsRegistry } from '../metrics.ts';
+import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
 import { requestId, requestLog } from './request-id.ts';
 
@@ -32,14 +34,6 @@ export function platformReadiness(deps: {
 }
 
 const registries = new WeakMap<Express, Registry>();
-
-/** Process metrics (CPU, memory, event loop) labelled with the service; each service adds its own. */
-export function createMetricsRegistry(service: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
-  return registry;
-}
 
 /** The metrics an app made by createServiceApp collects, for its metrics listener (serveMetrics). */
 export function metricsRegistryOf(app: Express): Registry {
@@ -101,6 +95,7 @@ export function createServiceApp({
     registers: [registry],
   });
 
+  if (activeTracing()) app.use((req, res, next) => traceRequest(req, res, () => routeLabel(req), next));
   app.use(requestId(logger));
   app.use((req, res, next) => {
     const end = duration.startTimer();
