@@ -168,7 +168,7 @@ describe(
       };
       const client = byId.get(sent![2]!)!;
       expect(ancestry(client)).toEqual([
-        'content-api: POST /api/v1/generations/:kind',
+        'content-api: POST /api/v1/generations/images',
         'content-api: StartWorkflow:generationWorkflow',
         'worker: RunWorkflow:generationWorkflow',
         'worker: StartActivity:submitUpstream',

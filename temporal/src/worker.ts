@@ -34,10 +34,10 @@ function workflowInterceptorModules(tracing: boolean): string[] {
 }
 
 /** Bundles the workflow code once (a few seconds); tests share one bundle across workers. */
-export function bundleWorkflows(options: { tracing?: boolean } = {}): Promise<WorkflowBundleOption> {
+export function bundleWorkflows(): Promise<WorkflowBundleOption> {
   return bundleWorkflowCode({
     workflowsPath,
-    workflowInterceptorModules: workflowInterceptorModules(Boolean(options.tracing)),
+    workflowInterceptorModules: workflowInterceptorModules(Boolean(activeTracing())),
     logger: quietBundlerLogger,
   });
 }

@@ -15,6 +15,8 @@ export interface ServiceAppOptions {
   logger: Logger;
   /** The service's OpenAPI document, served as /openapi.json and rendered at /docs. */
   openapi: object;
+  /** Where the service serves an AsyncAPI document, rendered at /docs/asyncapi. */
+  asyncapi?: string;
   readiness: Record<string, ReadinessCheck>;
   /** MUSE_TRUST_PROXY: which peers' X-Forwarded-For names the client (see config.ts). */
   trustProxy?: string;
@@ -77,6 +79,7 @@ export function createServiceApp({
   name,
   logger,
   openapi,
+  asyncapi,
   readiness,
   trustProxy = 'false',
 }: ServiceAppOptions): Express {
@@ -141,7 +144,7 @@ export function createServiceApp({
     res.json(openapi);
   });
   const info = (openapi as { info?: { title?: string } }).info;
-  app.use(referenceDocs(`${info?.title ?? name} — API reference`));
+  app.use(referenceDocs(`${info?.title ?? name} — API reference`, asyncapi ? { asyncapi } : {}));
 
   return app;
 }
