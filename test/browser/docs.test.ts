@@ -59,7 +59,8 @@ async function openDocs(baseUrl: string): Promise<{ page: Page; problems: string
     if (!request.url().startsWith(baseUrl)) problems.push(`left the server: ${request.url()}`);
   });
   await page.goto(`${baseUrl}/docs`);
-  await page.locator('.opblock').first().waitFor();
+  // Generous: Swagger UI lays out hundreds of operations, slowly on a busy machine.
+  await page.locator('.opblock').first().waitFor({ timeout: 120_000 });
   return { page, problems };
 }
 
@@ -101,8 +102,9 @@ describe('/docs, the API reference pages, in headless Chromium', () => {
       operations: Record<string, unknown>;
       components: { messages: Record<string, { name?: string }> };
     };
+    // The renderer draws once it has parsed the document; its title then shows.
     const rendered = page.locator('#asyncapi');
-    await rendered.getByText(document.info.title).first().waitFor();
+    await expect.poll(() => rendered.innerText(), { timeout: 120_000 }).toContain(document.info.title);
     const text = (await rendered.innerText()).toLowerCase();
     for (const channel of Object.values(document.channels))
       expect(text).toContain(channel.address.toLowerCase());
