@@ -8,6 +8,7 @@
  * instant to their events. The API, the worker and the load generator share one process.
  */
 import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
+import { taskQueueOf } from '@muse/core';
 import { createWorker } from '@muse/temporal';
 import { startBenchStack } from './lib.ts';
 
@@ -28,13 +29,13 @@ const [sender, recipient] = await Promise.all(
   ),
 );
 const server = await stack.serve(createChatApp(stack));
-const { worker, run } = await createWorker({
+const worker = await createWorker({
   address: config.TEMPORAL_ADDRESS!,
   namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: 'bench',
+  taskQueues: [taskQueueOf(config, 'delivery')],
   deps: stack,
 });
-const running = run();
+const running = worker.run();
 
 const authOf = (user: { delivery_email: string; api_key: string }) =>
   `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString('base64')}`;

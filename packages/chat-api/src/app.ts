@@ -10,7 +10,7 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
-import { QueueNotifier } from './domain/events.ts';
+import { QueueNotifier } from './domain/lib/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';

@@ -1,5 +1,9 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { OUTBOUND_ALLOW_PATTERN } from './outbound/address-policy.ts';
+import { WORKLOADS } from './workloads.ts';
+
+const workloadName = `(all|${WORKLOADS.join('|')})`;
+const WORKLOADS_PATTERN = `^ *${workloadName}( *, *${workloadName})* *$`;
 
 /**
  * Process configuration, read once from environment variables and validated at start.
@@ -25,6 +29,11 @@ export interface Config {
   MUSE_CONTENT_METRICS_PORT: number;
   MUSE_CHAT_METRICS_PORT: number;
   MUSE_WORKER_METRICS_PORT: number;
+  /** Worker processes: the workloads served (workloads.ts), comma-separated, or `all`. */
+  MUSE_WORKER_WORKLOADS: string;
+  /** Worker processes: workflow and activity tasks run at once, per workload (unset: Temporal's defaults). */
+  MUSE_WORKER_WORKFLOW_SLOTS?: number;
+  MUSE_WORKER_ACTIVITY_SLOTS?: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -164,6 +173,13 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CONTENT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9464 },
     MUSE_CHAT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9465 },
     MUSE_WORKER_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9466 },
+    MUSE_WORKER_WORKLOADS: {
+      type: 'string',
+      pattern: WORKLOADS_PATTERN,
+      default: 'all',
+    },
+    MUSE_WORKER_WORKFLOW_SLOTS: { type: 'integer', minimum: 1, nullable: true },
+    MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },

@@ -4,6 +4,7 @@ export * from './errors.ts';
 export * from './db.ts';
 export * from './events.ts';
 export * from './rate-limit.ts';
+export * from './workloads.ts';
 export * from './http/service-app.ts';
 export * from './metrics.ts';
 export * from './tracing.ts';

@@ -1,7 +1,7 @@
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
-import type { QueueNotifier } from '../domain/events.ts';
-import type { DeliveryScheduler } from '../domain/scheduled-messages.ts';
+import type { QueueNotifier } from '../domain/lib/events.ts';
+import type { DeliveryScheduler } from '../domain/actions/scheduled-messages.ts';
 import type { PushSender } from '../push/index.ts';
 import type { VideoProviders } from '../video/index.ts';
 

@@ -1,5 +1,5 @@
-import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/events.ts';
-import { fetchInitialState } from '../domain/initial-state.ts';
+import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/lib/events.ts';
+import { fetchInitialState } from '../domain/presenters/initial-state.ts';
 import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';

@@ -1,5 +1,6 @@
-import { getMessages, sendMessage, type NarrowTerm } from '../domain/messages.ts';
-import { pushForMessage } from '../domain/push.ts';
+import { sendMessage } from '../domain/actions/message-send.ts';
+import { getMessages, type NarrowTerm } from '../domain/lib/messages.ts';
+import { pushForMessage } from '../domain/actions/push.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';

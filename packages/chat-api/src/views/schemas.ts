@@ -1,4 +1,4 @@
-import { groupSettingSchema } from '../domain/groups.ts';
+import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/lib/streams.ts';
 import { GROUP_PERMISSIONS } from '../domain/lib/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';

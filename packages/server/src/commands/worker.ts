@@ -4,6 +4,8 @@ import {
   metricsHandler,
   onShutdownSignal,
   startTracing,
+  taskQueueOf,
+  workloadsOf,
   type Config,
 } from '@muse/core';
 import { createWorker } from '@muse/temporal';
@@ -14,11 +16,17 @@ import { createRuntime, requireSetting } from '../runtime.ts';
 export async function runWorker(config: Config): Promise<void> {
   const tracing = await startTracing('worker');
   const runtime = createRuntime(config, 'worker');
-  const { worker, run } = await createWorker({
+  const workloads = workloadsOf(config);
+  const taskQueues = workloads.map((workload) => taskQueueOf(config, workload));
+  const { run, shutdown } = await createWorker({
     address: requireSetting(config, 'TEMPORAL_ADDRESS'),
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    taskQueues,
     deps: runtime,
+    slots: {
+      workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
+      activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
+    },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
   const reconcile = () =>
@@ -26,8 +34,8 @@ export async function runWorker(config: Config): Promise<void> {
       runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
     );
   // Once at start too, so the backlog gauge has a value from the first scrape.
-  void reconcile();
-  const reconciler = setInterval(reconcile, 60_000);
+  if (workloads.includes('generation')) void reconcile();
+  const reconciler = workloads.includes('generation') ? setInterval(reconcile, 60_000) : undefined;
   const metrics = await listen(metricsHandler(createMetricsRegistry('worker')), {
     host: config.MUSE_HOST,
     port: config.MUSE_WORKER_METRICS_PORT,
@@ -36,10 +44,10 @@ export async function runWorker(config: Config): Promise<void> {
   });
   onShutdownSignal(runtime.logger, async () => {
     clearInterval(reconciler);
-    worker.shutdown();
+    shutdown();
     await metrics.close();
   });
-  runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  runtime.logger.info({ workloads, taskQueues }, 'worker running');
   await run();
   await runtime.close();
   await tracing?.shutdown();

@@ -6,7 +6,7 @@ import {
   MAX_STREAM_NAME_LENGTH,
   MAX_TOPIC_LENGTH,
 } from '../limits.ts';
-import { realmUrl, type Origin, type Realm, type SystemGroupName } from '../realms.ts';
+import { realmUrl, type Origin, type Realm, type SystemGroupName } from '../lib/realms.ts';
 import {
   PRESENCE_OFFLINE_THRESHOLD_SECONDS,
   PRESENCE_PING_INTERVAL_SECONDS,
