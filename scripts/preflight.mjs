@@ -1,6 +1,7 @@
 // `npm start`, `npm test` and `npm run bench` run through this: `node scripts/preflight.mjs <command…>`.
 // It gets what the command needs — Node 24 (fetched from the npm registry when this Node is older),
-// the Temporal CLI, and for the tests the Kubernetes tools — then runs the command under Node 24.
+// the Temporal CLI, and for the tests the Kubernetes tools and the trace test's OTLP receiver — then
+// runs the command under Node 24.
 // npm starts it with whatever Node is installed, so it is plain JavaScript that Node 20 runs.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -26,7 +27,10 @@ const env = { ...process.env, PATH: `${nodeBin}${path.delimiter}${process.env.PA
 if (!process.env[event === 'test' ? 'MUSE_TEST_TEMPORAL_ADDRESS' : 'TEMPORAL_ADDRESS']) {
   runOrExit('bash', [path.join(here, 'install-temporal-cli.sh')]);
 }
-if (event === 'test') kubernetesTools();
+if (event === 'test') {
+  kubernetesTools();
+  otlpReceiver();
+}
 run(command, args);
 
 /** The folder of a Node 24 binary: this one's, else the registry's build, fetched once into the tools cache. */
@@ -85,6 +89,21 @@ function kubernetesTools() {
       'the Kubernetes tools could not be built: the chart and operator tests will fail until tools/k8s/build.sh succeeds',
     );
   }
+}
+
+/** The trace test's OTLP receiver, a minimal OpenTelemetry Collector: built once (Go), then cached by version. */
+function otlpReceiver() {
+  const script = path.join(here, '..', 'tools', 'otelcol', 'build.sh');
+  const binary = spawnSync('bash', [script, '--path'], { encoding: 'utf8' }).stdout.trim();
+  if (existsSync(binary)) return;
+  console.error(
+    `building the OpenTelemetry Collector (OTLP receiver) for the trace test into ${path.dirname(binary)} (once: needs Go, a few minutes on two cores)`,
+  );
+  const built = spawnSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0)
+    console.error(
+      'the Collector could not be built: the trace test will fail until tools/otelcol/build.sh succeeds',
+    );
 }
 
 function runOrExit(file, argv) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRD_KINDS, customResourceDefinition } from '@muse/operator';
 import { renderCrdFiles } from '../packages/operator/src/resources/crd-files.ts';
@@ -92,6 +92,7 @@ beforeAll(async () => {
     ...CRD_KINDS.map((kind) => customResourceDefinition(kind)),
     standIn('gateway.networking.k8s.io', 'HTTPRoute', 'httproutes'),
     standIn('monitoring.coreos.com', 'ServiceMonitor', 'servicemonitors'),
+    standIn('monitoring.coreos.com', 'PrometheusRule', 'prometheusrules'),
   ] as KubernetesObject[]);
   await waitForCrds(kube, [
     'generators.muse.dev',
@@ -99,6 +100,7 @@ beforeAll(async () => {
     'chatorganizations.muse.dev',
     'httproutes.gateway.networking.k8s.io',
     'servicemonitors.monitoring.coreos.com',
+    'prometheusrules.monitoring.coreos.com',
   ]);
 });
 
@@ -268,6 +270,35 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(manifests.some((m) => m.kind === 'ClusterRole')).toBe(true);
     const policy = find(manifests, 'NetworkPolicy', 'muse-content-api')!;
     expect(policy.spec.ingress[0].from).toBeDefined();
+  });
+
+  it('ships the Grafana dashboard and the alerts only when asked, as in charts/muse/files/', async () => {
+    const off = await render([CI_VALUES[0]!]);
+    expect(off.filter((m) => m.kind === 'PrometheusRule' || m.metadata?.name === 'muse-dashboard')).toEqual(
+      [],
+    );
+
+    const manifests = await render([CI_VALUES[2]!]);
+    const dashboard = find(manifests, 'ConfigMap', 'muse-dashboard')!;
+    // The label Grafana's dashboard sidecar selects by, and the folder annotation from the values.
+    expect(dashboard.metadata!.labels).toMatchObject({ grafana_dashboard: '1' });
+    expect(dashboard.metadata!.annotations).toEqual({ grafana_folder: 'Muse' });
+    const file = (name: string) => readFile(path.join(CHART, 'files', name), 'utf8');
+    expect(JSON.parse(dashboard.data['muse.json'])).toEqual(JSON.parse(await file('grafana-dashboard.json')));
+
+    const rule = find(manifests, 'PrometheusRule', 'muse')!;
+    expect(rule.metadata!.labels).toMatchObject({ release: 'prometheus' });
+    expect(rule.spec).toEqual(parseYaml(await file('prometheus-rules.yaml')));
+    expect(
+      rule.spec.groups.flatMap((g: { rules: { alert: string }[] }) => g.rules.map((r) => r.alert)),
+    ).toEqual([
+      'MuseHighErrorRate',
+      'MuseHighLatency',
+      'MuseWorkflowFailures',
+      'MuseGenerationFailureRate',
+      'MuseDatabasePoolSaturated',
+      'MuseReconcilerBacklog',
+    ]);
   });
 
   it('with existing Secrets, renders no Secret and references every key', async () => {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -5,20 +6,56 @@ import {
   Runtime,
   Worker,
   bundleWorkflowCode,
+  type InjectedSinks,
   type LogLevel,
   type LogMetadata,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
-import type { Logger } from '@muse/core';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  makeWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
+import { activeTracing, platformMetrics, type Logger } from '@muse/core';
 import { createActivities, type ActivityDeps } from './activities/index.ts';
+import type { MetricsSinks } from './interceptors/workflow-metrics.ts';
 
-export const workflowsPath = fileURLToPath(
-  new URL(`./workflows/index${path.extname(import.meta.url)}`, import.meta.url),
-);
+const require = createRequire(import.meta.url);
+const sourceFile = (relative: string) =>
+  fileURLToPath(new URL(`${relative}${path.extname(import.meta.url)}`, import.meta.url));
+
+export const workflowsPath = sourceFile('./workflows/index');
+
+/** The sandbox's interceptors: outcome metrics always, Temporal's OpenTelemetry ones when tracing is on. */
+function workflowInterceptorModules(tracing: boolean): string[] {
+  return [
+    sourceFile('./interceptors/workflow-metrics'),
+    ...(tracing ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] : []),
+  ];
+}
 
 /** Bundles the workflow code once (a few seconds); tests share one bundle across workers. */
 export function bundleWorkflows(): Promise<WorkflowBundleOption> {
-  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  return bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: workflowInterceptorModules(Boolean(activeTracing())),
+    logger: quietBundlerLogger,
+  });
+}
+
+/** Where the workflow interceptors' sinks land, outside the sandbox. */
+function workflowSinks() {
+  const metrics: InjectedSinks<MetricsSinks> = {
+    metrics: {
+      workflowEnded: {
+        fn: (info, outcome) => platformMetrics.workflows.inc({ workflow: info.workflowType, outcome }),
+        callDuringReplay: false,
+      },
+    },
+  };
+  const tracing = activeTracing();
+  return tracing
+    ? { ...metrics, exporter: makeWorkflowExporter(tracing.processor, tracing.resource) }
+    : metrics;
 }
 
 export interface WorkerOptions {
@@ -84,6 +121,7 @@ export async function createWorker({
   const bundle = workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect({ address });
   const activities = createActivities(deps);
+  const tracing = Boolean(activeTracing());
   const workers = await Promise.all(
     [...new Set(taskQueues)].map((taskQueue) =>
       Worker.create({
@@ -92,6 +130,11 @@ export async function createWorker({
         taskQueue,
         activities,
         workflowBundle: bundle,
+        // Activities continue the workflow's trace, so the upstream call is in the request's trace.
+        interceptors: {
+          activity: tracing ? [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] : [],
+        },
+        sinks: workflowSinks(),
         ...(slots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: slots.workflowTasks } : {}),
         ...(slots.activities ? { maxConcurrentActivityTaskExecutions: slots.activities } : {}),
       }),

@@ -59,7 +59,8 @@ async function openDocs(baseUrl: string): Promise<{ page: Page; problems: string
     if (!request.url().startsWith(baseUrl)) problems.push(`left the server: ${request.url()}`);
   });
   await page.goto(`${baseUrl}/docs`);
-  await page.locator('.opblock').first().waitFor();
+  // Generous: Swagger UI lays out hundreds of operations, slowly on a busy machine.
+  await page.locator('.opblock').first().waitFor({ timeout: 120_000 });
   return { page, problems };
 }
 
@@ -91,6 +92,30 @@ async function exampleRequest(page: Page, fill: (dialog: Page) => Promise<void>)
 }
 
 describe('/docs, the API reference pages, in headless Chromium', () => {
+  it("content API: /docs links to the AsyncAPI page, which renders the conversation channel's every operation and message", async () => {
+    const { page, problems } = await openDocs(stack.contentUrl);
+    await page.locator('#asyncapi-link').click();
+    await page.waitForURL(`${stack.contentUrl}/docs/asyncapi`);
+    const document = (await (await fetch(`${stack.contentUrl}/asyncapi.json`)).json()) as {
+      info: { title: string };
+      channels: Record<string, { address: string }>;
+      operations: Record<string, unknown>;
+      components: { messages: Record<string, { name?: string }> };
+    };
+    // The renderer draws once it has parsed the document; its title then shows.
+    const rendered = page.locator('#asyncapi');
+    await expect.poll(() => rendered.innerText(), { timeout: 120_000 }).toContain(document.info.title);
+    const text = (await rendered.innerText()).toLowerCase();
+    for (const channel of Object.values(document.channels))
+      expect(text).toContain(channel.address.toLowerCase());
+    for (const operation of Object.keys(document.operations)) expect(text).toContain(operation.toLowerCase());
+    for (const [key, message] of Object.entries(document.components.messages))
+      expect(text).toContain((message.name ?? key).toLowerCase());
+    await page.screenshot({ path: path.join(artifacts, 'docs-content-asyncapi.png'), fullPage: false });
+    // The listeners of openDocs stay on the page: the AsyncAPI page too made no error and no outside request.
+    expect(problems).toEqual([]);
+  });
+
   it('content API: every operation listed, no console error, the example request sends the bearer token', async () => {
     const { page, problems } = await openDocs(stack.contentUrl);
     const operations = await operationsOf(stack.contentUrl);

@@ -28,7 +28,13 @@ process.once('exit', () => {
 
 /** Runs `muse-server <args>` as its own process, the way an operator does. */
 export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
-  const child = spawn(process.execPath, [serverMain, ...args], {
+  return startProcess([process.execPath, serverMain, ...args], env);
+}
+
+/** Runs `command` (a program and its arguments) with the same care: output kept, ended with the test. */
+export function startProcess(command: string[], env: Record<string, string>): MuseProcess {
+  const args = command.slice(1);
+  const child = spawn(command[0]!, args, {
     // Metrics listeners on free ports, so parallel processes on this machine never collide.
     env: {
       ...process.env,
@@ -68,7 +74,7 @@ export function startMuseServer(args: string[], env: Record<string, string>): Mu
           timeoutMs,
         );
         const onExit = (code: number | null) =>
-          finish(() => reject(new Error(`muse-server ${args[0]} exited (${code}): ${output}`)));
+          finish(() => reject(new Error(`${command.join(' ')} exited (${code}): ${output}`)));
         const finish = (settle: () => void) => {
           clearTimeout(timer);
           child.stdout!.off('data', check);

@@ -36,6 +36,7 @@ export function createContentApp(deps: ContentDeps): Express {
     name: 'content-api',
     logger: deps.logger,
     openapi: openapiDocument,
+    asyncapi: '/asyncapi.json',
     trustProxy: deps.config.MUSE_TRUST_PROXY,
     readiness: platformReadiness(deps),
   });

@@ -5,6 +5,7 @@ import { Sequelize, type QueryInterface } from 'sequelize';
 import type { Umzug } from 'umzug';
 import { ServiceUnavailableError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { watchPool } from './metrics.ts';
 
 export { Sequelize };
 
@@ -27,13 +28,15 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
         idle_in_transaction_session_timeout: options.statementTimeoutMs,
       }
     : {};
-  return new Sequelize(url, {
+  const db = new Sequelize(url, {
     dialect: 'postgres',
     logging: logger ? (sql) => logger.trace({ sql }, 'sql') : false,
     dialectOptions: timeouts,
     pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: options.acquireTimeoutMs ?? 30_000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
+  watchPool(db);
+  return db;
 }
 
 interface PooledClient {

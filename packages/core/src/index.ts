@@ -6,6 +6,8 @@ export * from './events.ts';
 export * from './rate-limit.ts';
 export * from './workloads.ts';
 export * from './http/service-app.ts';
+export * from './metrics.ts';
+export * from './tracing.ts';
 export * from './http/request-id.ts';
 export * from './http/serve.ts';
 export * from './dev-stack/postgres.ts';

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { Sequelize } from '@muse/core';
+import { platformMetrics, type Sequelize } from '@muse/core';
 import { refundCharge } from '../ledger/ledger.ts';
 import { fileStatusEvents } from './events.ts';
 import type { FailureKind } from './contract.ts';
@@ -17,26 +17,35 @@ export async function failGeneration(
   message: string,
   options: { refundDescription: string; kind?: FailureKind; releaseIdempotencyKey?: boolean },
 ): Promise<boolean> {
-  return db.transaction(async (transaction) => {
+  const ended = await db.transaction(async (transaction) => {
     // One statement: the task, its unfinished files and every file's event (sent at commit).
-    const [task] = await db.query<{ charge_id: string | null }>(
+    const [task] = await db.query<{ charge_id: string | null; kind: string }>(
       `WITH task AS (
-         UPDATE content.generations SET status = 'failed', error_message = :message, failure_kind = :kind, updated_at = now()
+         UPDATE content.generations SET status = 'failed', error_message = :message, failure_kind = :failureKind, updated_at = now()
            ${options.releaseIdempotencyKey ? ', idempotency_key = NULL' : ''}
-          WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING id, owner_id, charge_id, file_ids
+          WHERE id = :taskId AND status IN ('pending', 'processing') RETURNING id, owner_id, charge_id, file_ids, kind
        ), files AS (
          UPDATE content.files SET status = 'failed', error_message = :message, updated_at = now()
           WHERE generation_id IN (SELECT id FROM task) AND status <> 'completed'
        ), sent AS (${fileStatusEvents('task', 'failed', 'CAST(:message AS text)')})
-       SELECT task.charge_id, (SELECT count(*) FROM sent) AS sent FROM task`,
+       SELECT task.charge_id, task.kind, (SELECT count(*) FROM sent) AS sent FROM task`,
       {
-        replacements: { taskId, message, kind: options.kind ?? 'failed' },
+        replacements: { taskId, message, failureKind: options.kind ?? 'failed' },
         type: QueryTypes.SELECT,
         transaction,
       },
     );
-    if (!task) return false;
-    if (task.charge_id) await refundCharge(db, transaction, task.charge_id, options.refundDescription);
-    return true;
+    if (!task) return undefined;
+    const refund = task.charge_id
+      ? await refundCharge(db, transaction, task.charge_id, options.refundDescription)
+      : undefined;
+    return { kind: task.kind, refunded: refund ? Math.abs(Number(refund.amount)) : undefined };
   });
+  if (!ended) return false;
+  platformMetrics.generationTasks.inc({ kind: ended.kind, status: 'failed' });
+  if (ended.refunded !== undefined) {
+    platformMetrics.refunds.inc();
+    platformMetrics.refundedCredits.inc(ended.refunded);
+  }
+  return true;
 }

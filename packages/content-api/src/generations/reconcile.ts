@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { platformMetrics, type Config, type Logger, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { startGenerationWorkflow } from './starter.ts';
 
@@ -19,6 +19,7 @@ export async function startStrandedGenerations(
       ORDER BY created_at LIMIT 500`,
     { replacements: { olderThanSeconds }, type: QueryTypes.SELECT },
   );
+  platformMetrics.reconcilerBacklog.set({ reconciler: 'stranded_generations' }, stranded.length);
   let started = 0;
   for (const { id } of stranded) if (await startGenerationWorkflow(deps, id)) started++;
   if (started) deps.logger.warn({ started }, 'started the workflows of stranded generation tasks');

@@ -1,4 +1,4 @@
-import { taskQueueOf, type Config, type Logger, type Sequelize } from '@muse/core';
+import { inCurrentTrace, taskQueueOf, type Config, type Logger, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { GENERATION_WORKFLOW, workflowIdOf } from './contract.ts';
 import { failGeneration } from './fail.ts';
@@ -47,7 +47,8 @@ export async function startGenerationWorkflow(deps: StarterDeps, taskId: string)
  * refunded at once) when the engine cannot be reached, as before.
  */
 export class WorkflowStarter {
-  private readonly queue: string[] = [];
+  /** Starts to make, each in the trace of the request that handed it over. */
+  private readonly queue: (() => Promise<void>)[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private answering = false;
   private readonly deps: StarterDeps;
@@ -66,7 +67,7 @@ export class WorkflowStarter {
   }
 
   enqueue(taskId: string): void {
-    this.queue.push(taskId);
+    this.queue.push(inCurrentTrace(() => this.start(taskId)));
     this.pump();
   }
 
@@ -81,7 +82,7 @@ export class WorkflowStarter {
 
   private pump(): void {
     while (this.inFlight.size < CONCURRENT_STARTS && this.queue.length > 0) {
-      const started = this.start(this.queue.shift()!).finally(() => {
+      const started = this.queue.shift()!().finally(() => {
         this.inFlight.delete(started);
         this.pump();
       });

@@ -3,6 +3,8 @@ import {
   ConflictError,
   createSecretBox,
   NotFoundError,
+  platformMetrics,
+  timeUpstream,
   type Config,
   type FileStorage,
   type Logger,
@@ -37,6 +39,7 @@ export interface GenerationStepDeps {
 
 interface TaskRow {
   id: string;
+  generator: string;
   owner_id: string;
   generator_id: string;
   kind: GenerationKind;
@@ -50,6 +53,7 @@ interface TaskRow {
 }
 
 interface PlanRow {
+  kind: GenerationKind;
   status: FileStatus;
   file_ids: string[];
   type: string;
@@ -74,7 +78,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
 
   const loadTask = async (taskId: string): Promise<TaskRow> => {
     const [row] = await db.query<TaskRow>(
-      `SELECT g.id, g.owner_id, g.generator_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
+      `SELECT g.id, r.name AS generator, g.owner_id, g.generator_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
         WHERE g.id = :taskId`,
       { replacements: { taskId }, type: QueryTypes.SELECT },
@@ -131,12 +135,17 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
   };
 
   /**
-   * Runs an upstream call; a 429 is recorded in the generator's health (shared by every process)
-   * before it propagates, so submits answer 529 while the upstream asks to be left alone.
+   * Runs an upstream call, timed by generator and operation; a 429 is recorded in the generator's
+   * health (shared by every process) before it propagates, so submits answer 529 while the
+   * upstream asks to be left alone.
    */
-  const callUpstream = async <T>(task: TaskRow, call: () => Promise<T>): Promise<T> => {
+  const callUpstream = async <T>(
+    task: TaskRow,
+    operation: 'submit' | 'poll' | 'download',
+    call: () => Promise<T>,
+  ): Promise<T> => {
     try {
-      return await call();
+      return await timeUpstream(task.generator, operation, call);
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'rate_limited')
         await noteRateLimited(db, task.generator_id, error.retryAfterSeconds);
@@ -149,7 +158,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
     const adapter = adapterFor(task.type);
     return storeBytes(
       task,
-      await callUpstream(task, () => adapter.start(upstreamTask(task), adapterContext(task))),
+      await callUpstream(task, 'submit', () => adapter.start(upstreamTask(task), adapterContext(task))),
     );
   }
 
@@ -161,7 +170,9 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       task.file_ids.map(async (fileId, index) => {
         const output = outputs[index]!;
         if ('stored' in output) return { fileId, contentType: output.contentType, size: output.size };
-        const download = await callUpstream(task, () => downloadBytes(adapterContext(task), output.url));
+        const download = await callUpstream(task, 'download', () =>
+          downloadBytes(adapterContext(task), output.url),
+        );
         const { size } = await storage.put(fileId, download.bytes);
         return { fileId, contentType: output.contentType ?? download.contentType, size };
       }),
@@ -191,6 +202,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
         type: QueryTypes.SELECT,
       },
     );
+    platformMetrics.generationTasks.inc({ kind: task.kind, status: 'completed' });
   }
 
   return {
@@ -199,7 +211,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       // One statement: read the task, move it (and its files) from pending, send their events.
       const [task] = await db.query<PlanRow>(
         `WITH task AS (
-           SELECT g.status, g.file_ids, r.type, r.config
+           SELECT g.kind, g.status, g.file_ids, r.type, r.config
              FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
             WHERE g.id = $taskId
          ), moved AS (
@@ -216,6 +228,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       if (!task) throw new NotFoundError(`No generation task ${taskId}`);
       // Pending in the snapshot but not moved: it ended concurrently (a cancel); a retry looks again.
       if (task.status === 'pending' && !task.moved) throw new ConflictError('the task changed concurrently');
+      if (task.moved) platformMetrics.generationTasks.inc({ kind: task.kind, status: 'processing' });
       if (task.status === 'completed' || task.status === 'failed')
         return { finished: true, status: task.status };
       return {
@@ -243,7 +256,7 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       const poll = adapter.poll.bind(adapter);
       return storeBytes(
         task,
-        await callUpstream(task, () => poll(upstreamTask(task), upstreamId, adapterContext(task))),
+        await callUpstream(task, 'poll', () => poll(upstreamTask(task), upstreamId, adapterContext(task))),
       );
     },
 

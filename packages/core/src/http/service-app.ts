@@ -1,7 +1,9 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { Registry, Histogram, collectDefaultMetrics } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
+import { createMetricsRegistry } from '../metrics.ts';
+import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
 import { requestId, requestLog } from './request-id.ts';
 
@@ -13,6 +15,8 @@ export interface ServiceAppOptions {
   logger: Logger;
   /** The service's OpenAPI document, served as /openapi.json and rendered at /docs. */
   openapi: object;
+  /** Where the service serves an AsyncAPI document, rendered at /docs/asyncapi. */
+  asyncapi?: string;
   readiness: Record<string, ReadinessCheck>;
   /** MUSE_TRUST_PROXY: which peers' X-Forwarded-For names the client (see config.ts). */
   trustProxy?: string;
@@ -32,14 +36,6 @@ export function platformReadiness(deps: {
 }
 
 const registries = new WeakMap<Express, Registry>();
-
-/** Process metrics (CPU, memory, event loop) labelled with the service; each service adds its own. */
-export function createMetricsRegistry(service: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
-  return registry;
-}
 
 /** The metrics an app made by createServiceApp collects, for its metrics listener (serveMetrics). */
 export function metricsRegistryOf(app: Express): Registry {
@@ -83,6 +79,7 @@ export function createServiceApp({
   name,
   logger,
   openapi,
+  asyncapi,
   readiness,
   trustProxy = 'false',
 }: ServiceAppOptions): Express {
@@ -101,6 +98,7 @@ export function createServiceApp({
     registers: [registry],
   });
 
+  if (activeTracing()) app.use((req, res, next) => traceRequest(req, res, () => routeLabel(req), next));
   app.use(requestId(logger));
   app.use((req, res, next) => {
     const end = duration.startTimer();
@@ -146,7 +144,7 @@ export function createServiceApp({
     res.json(openapi);
   });
   const info = (openapi as { info?: { title?: string } }).info;
-  app.use(referenceDocs(`${info?.title ?? name} — API reference`));
+  app.use(referenceDocs(`${info?.title ?? name} — API reference`, asyncapi ? { asyncapi } : {}));
 
   return app;
 }

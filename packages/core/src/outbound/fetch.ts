@@ -1,5 +1,6 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from '../logger.ts';
+import { traceOutbound } from '../tracing.ts';
 import { createAddressPolicy } from './address-policy.ts';
 import { OutboundError } from './errors.ts';
 import { checkTarget, guardedLookup } from './guard.ts';
@@ -72,9 +73,12 @@ export function createOutboundFetch(options: OutboundOptions = {}): OutboundFetc
     }
   };
 
-  return async (input, init) => {
+  return async (input, init = {}) => {
     try {
-      return await call(input, init);
+      // The trace continues at the upstream: traceparent goes out with the request.
+      const headers = new Headers(init.headers);
+      const method = (init.method ?? 'GET').toUpperCase();
+      return await traceOutbound(method, new URL(input), headers, () => call(input, { ...init, headers }));
     } catch (error) {
       if (error instanceof OutboundError)
         options.logger?.warn(

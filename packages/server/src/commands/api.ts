@@ -6,6 +6,7 @@ import {
   metricsHandler,
   metricsRegistryOf,
   onShutdownSignal,
+  startTracing,
   type Config,
 } from '@muse/core';
 import { attachConversationSockets, createContentApp, prepareContentService } from '@muse/content-api';
@@ -41,6 +42,7 @@ export type ApiName = keyof typeof services;
 
 /** Serves one API until SIGTERM, then drains in-flight requests and exits. */
 export async function runApi(name: ApiName, config: Config): Promise<void> {
+  const tracing = await startTracing(name);
   const runtime = createRuntime(config, name, { servesRequests: true });
   const service = services[name];
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
@@ -70,5 +72,6 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     await closeApp(app);
     await metrics.close();
     await runtime.close();
+    await tracing?.shutdown();
   });
 }

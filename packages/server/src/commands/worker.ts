@@ -3,6 +3,7 @@ import {
   listen,
   metricsHandler,
   onShutdownSignal,
+  startTracing,
   taskQueueOf,
   workloadsOf,
   type Config,
@@ -13,6 +14,7 @@ import { createRuntime, requireSetting } from '../runtime.ts';
 
 /** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
 export async function runWorker(config: Config): Promise<void> {
+  const tracing = await startTracing('worker');
   const runtime = createRuntime(config, 'worker');
   const workloads = workloadsOf(config);
   const taskQueues = workloads.map((workload) => taskQueueOf(config, workload));
@@ -27,13 +29,13 @@ export async function runWorker(config: Config): Promise<void> {
     },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
-  const reconciler = workloads.includes('generation')
-    ? setInterval(() => {
-        startStrandedGenerations(runtime).catch((error: unknown) =>
-          runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
-        );
-      }, 60_000)
-    : undefined;
+  const reconcile = () =>
+    startStrandedGenerations(runtime).catch((error: unknown) =>
+      runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
+    );
+  // Once at start too, so the backlog gauge has a value from the first scrape.
+  if (workloads.includes('generation')) void reconcile();
+  const reconciler = workloads.includes('generation') ? setInterval(reconcile, 60_000) : undefined;
   const metrics = await listen(metricsHandler(createMetricsRegistry('worker')), {
     host: config.MUSE_HOST,
     port: config.MUSE_WORKER_METRICS_PORT,
@@ -48,4 +50,5 @@ export async function runWorker(config: Config): Promise<void> {
   runtime.logger.info({ workloads, taskQueues }, 'worker running');
   await run();
   await runtime.close();
+  await tracing?.shutdown();
 }

@@ -1,7 +1,7 @@
 // One file on purpose (about 360 lines): a scheduled message's whole life (create, edit, delete,
 // deliver) turns on one row and its version, and the once-only delivery reads best beside the
 // edits it races with.
-import type { Config, Sequelize } from '@muse/core';
+import { platformMetrics, type Config, type Sequelize } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from '../delivery-contract.ts';
@@ -307,7 +307,11 @@ export async function deliverScheduledMessage(
     sentNow = true;
     return { status: 'delivered', messageId };
   });
-  if (sentNow && outcome.status === 'delivered') await afterSend?.(sender, outcome.messageId);
+  if (sentNow && outcome.status === 'delivered') {
+    const lateMs = Date.now() - new Date(checked.deliver_at).getTime();
+    platformMetrics.scheduledLateness.observe(Math.max(0, lateMs) / 1000);
+    await afterSend?.(sender, outcome.messageId);
+  }
   return outcome;
 }
 
