@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { QueryTypes } from 'sequelize';
 import { createTokenSigner } from '@muse/content-api';
 import {
+  collectGarbage,
   cpuMeter,
   freePort,
   rssBytes,
@@ -49,6 +50,8 @@ interface Target {
   name: string;
   urls: string[];
   pids: number[];
+  /** Each process's inspector port: the bench has it collect its garbage before reading its memory. */
+  inspectPorts: number[];
   /** The frame a client sends to post message `n`, and how a received frame names its n. */
   post(n: number): string;
   received(data: string): number | undefined;
@@ -64,12 +67,13 @@ async function channelTarget(): Promise<Target> {
     MUSE_WS_RATE_LIMIT: String(messages + 10),
   };
   const ports = [await freePort(), await freePort()];
+  const inspectPorts = [await freePort(), await freePort()];
   const processes: Awaited<ReturnType<typeof startProcess>>[] = [];
   // One after the other, with time to spare: a busy machine starts Node slowly.
-  for (const port of ports) {
+  for (const [i, port] of ports.entries()) {
     processes.push(
       await startProcess(
-        [...serverNodeOptions(), serverMain, 'content-api'],
+        [...serverNodeOptions(), `--inspect=127.0.0.1:${inspectPorts[i]}`, serverMain, 'content-api'],
         { ...env, MUSE_CONTENT_PORT: String(port) },
         port,
         180_000,
@@ -82,6 +86,7 @@ async function channelTarget(): Promise<Target> {
       (port) => `ws://127.0.0.1:${port}/api/v1/conversations/${conversation!.id}/ws?token=${token}`,
     ),
     pids: processes.map(({ child }) => child.pid!),
+    inspectPorts,
     post: (n) =>
       JSON.stringify({ type: 'post', content: `bench ${n}`, client_id: `bench-${Date.now()}-${n}` }),
     received(data) {
@@ -93,11 +98,13 @@ async function channelTarget(): Promise<Target> {
 }
 
 async function bareTarget(): Promise<Target> {
-  const bare = await startBare('ws-relay');
+  const inspectPort = await freePort();
+  const bare = await startBare('ws-relay', {}, [`--inspect=127.0.0.1:${inspectPort}`]);
   return {
     name: 'bare ws relay (1 process, in memory)',
     urls: [`ws://127.0.0.1:${bare.port}`, `ws://127.0.0.1:${bare.port}`],
     pids: [bare.pid, bare.pid],
+    inspectPorts: [inspectPort],
     post: (n) => JSON.stringify({ n }),
     received: (data) => (JSON.parse(data) as { n: number }).n,
     stop: bare.stop,
@@ -125,8 +132,9 @@ async function measure(target: Target) {
   };
   const sockets: WebSocket[] = [];
   // Opened in batches of 50 (a burst of thousands of handshakes is not what is measured), half
-  // on each process, then the other half: memory per socket is the growth over the second half,
-  // when the processes are past their start-up garbage.
+  // on each process, then the other half: memory per socket is the growth of RSS over the second
+  // half, when the processes are past their start-up garbage, read after a full garbage collection
+  // (before it, the RSS holds the handshakes' garbage too: 37-41 KiB per socket in issue 15's runs).
   const openHalf = async () => {
     for (const url of target.urls) {
       for (let i = 0; i < socketsPerProcess / 2; i += 50) {
@@ -136,11 +144,19 @@ async function measure(target: Target) {
     }
   };
   const pids = [...new Set(target.pids)];
+  // Each process's RSS after a full garbage collection: what its sockets hold.
+  const memory = async () => {
+    for (const port of target.inspectPorts) await collectGarbage(port);
+    return pids.map(rssBytes);
+  };
+  const grownPerSocket = (before: number[], after: number[]) =>
+    Number(
+      (after.reduce((sum, value, i) => sum + value - before[i]!, 0) / (sockets.length / 2) / 1024).toFixed(1),
+    );
   await openHalf();
-  const half = pids.map(rssBytes);
+  const half = await memory();
   await openHalf();
-  const full = pids.map(rssBytes);
-  const grown = full.reduce((sum, value, i) => sum + value - half[i]!, 0);
+  const full = await memory();
   const sender = sockets[0]!;
   const meter = cpuMeter({
     ...Object.fromEntries(pids.map((pid, i) => [`process ${i + 1}`, pid])),
@@ -164,7 +180,7 @@ async function measure(target: Target) {
     deliveries: latencies.length,
     'p50 ms': Number(at(0.5).toFixed(1)),
     'p99 ms': Number(at(0.99).toFixed(1)),
-    'KiB/socket': Number((grown / (sockets.length / 2) / 1024).toFixed(1)),
+    'KiB/socket': grownPerSocket(half, full),
     'CPU ms/message': cpuPerMessage,
   };
 }

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
  * fails (non-zero) when a bench fails or a name is unknown, never because a target is missed.
  */
 const folder = fileURLToPath(new URL('.', import.meta.url));
-/** Support files: shared code and the bare baselines' servers, not benches. */
-const support = new Set(['run.ts', 'lib.ts', 'chat-client.ts', 'bare.ts']);
+/** Support files (shared code, the bare baselines' servers, the profile summary), not benches. */
+const support = new Set(['run.ts', 'lib.ts', 'chat-client.ts', 'bare.ts', 'profile-summary.ts']);
 const all = readdirSync(folder)
   .filter((file) => file.endsWith('.ts') && !support.has(file))
   .map((file) => file.replace(/\.ts$/, ''))

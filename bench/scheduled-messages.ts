@@ -61,11 +61,17 @@ async function api(
   return answer;
 }
 
-/** A connection reset by the server as it is reused is tried again (a repeated create only adds a sample). */
-async function withRetry(send: () => Promise<Response>, attempts = 3): Promise<Response> {
+/**
+ * A connection reset by the server as it is reused is tried again (a repeated create only adds a
+ * sample), and so is a 503 "try again" (the scheduler did not answer in time on a busy machine:
+ * the API removed that scheduled message, so nothing is delivered twice).
+ */
+async function withRetry(send: () => Promise<Response>, attempts = 5): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await send();
+      const response = await send();
+      if (response.status !== 503 || attempt >= attempts) return response;
+      await response.arrayBuffer();
     } catch (error) {
       const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
       if (code !== 'ECONNRESET' || attempt >= attempts) throw error;
