@@ -82,7 +82,7 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   port: number,
-  readyTimeoutMs = 60_000,
+  readyTimeoutMs = 180_000,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, args, {
     // Metrics ports are picked freely so that several servers can run side by side.

@@ -22,12 +22,26 @@ if (unknown.length) {
 }
 const chosen = named.length ? named : all;
 
+/**
+ * What the longest benches get here, so that the whole run ends in about ten minutes on two quiet
+ * cores; `node bench/<name>.ts` alone runs its longer defaults (the 5-minute soak, 10,000 members,
+ * 20,000 attempts, 1,000 submits).
+ */
+const SUITE_ARGS: Record<string, string[]> = {
+  memory: ['--seconds', '120'],
+  'fanout-scale': ['--sizes', '10,100,1000', '--messages', '10'],
+  'socket-flood': ['--attempts', '5000'],
+  generation: ['400'],
+};
+
 const failed: string[] = [];
 const started = performance.now();
 for (const name of chosen) {
   console.log(`\n=== bench: ${name}`);
   const began = performance.now();
-  const result = spawnSync(process.execPath, [`${folder}${name}.ts`], { stdio: 'inherit' });
+  const args = [`${folder}${name}.ts`, ...(SUITE_ARGS[name] ?? [])];
+  console.log(`=== node bench/${name}.ts ${(SUITE_ARGS[name] ?? []).join(' ')}`);
+  const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
   const seconds = ((performance.now() - began) / 1000).toFixed(0);
   const outcome = result.status === 0 ? 'ok' : `FAILED (${result.signal ?? `exit ${result.status}`})`;
   console.log(`=== bench: ${name}: ${outcome} in ${seconds} s`);
