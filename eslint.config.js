@@ -19,6 +19,10 @@ const NOT_TRANSPORT = {
   regex: '^(\\.\\./)+(http|views)/',
   message: 'The domain imports nothing from http/ or views/.',
 };
+const NOT_ACTIONS = {
+  regex: '^(\\.\\./)+actions/',
+  message: 'Queries, access rules and presenters do not call actions (writes that send events).',
+};
 const NOT_SERVER = {
   regex: '^@muse/(core|content-api|chat-api|temporal|operator|server)(/|$)',
   message: 'The SDK and the CLI reach the platform over HTTP only.',
@@ -71,6 +75,13 @@ export default tseslint.config(
     // chat-api's domain holds the rules and state; the transport and the endpoint declarations sit on top of it.
     files: ['packages/chat-api/src/domain/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT] }] },
+  },
+  {
+    // Inside the domain, actions build on lib/ (queries, access rules) and presenters/ (wire shapes), not the reverse.
+    files: ['packages/chat-api/src/domain/lib/**/*.ts', 'packages/chat-api/src/domain/presenters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT, NOT_ACTIONS] }],
+    },
   },
   {
     // Events are written by transact()'s pre-commit hook (one lock order, retried on deadlock): a

@@ -10,6 +10,7 @@
  * scheduled message must be delivered exactly once (the bench fails otherwise).
  */
 import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
+import { taskQueueOf } from '@muse/core';
 import { createWorker } from '@muse/temporal';
 import { QueryTypes } from 'sequelize';
 import { cpuMeter, ownChildNamed, startBenchStack } from './lib.ts';
@@ -31,13 +32,13 @@ const [sender, recipient] = await Promise.all(
   ),
 );
 const server = await stack.serve(createChatApp(stack));
-const { worker, run } = await createWorker({
+const worker = await createWorker({
   address: config.TEMPORAL_ADDRESS!,
   namespace: config.TEMPORAL_NAMESPACE,
-  taskQueue: 'bench',
+  taskQueues: [taskQueueOf(config, 'delivery')],
   deps: stack,
 });
-const running = run();
+const running = worker.run();
 
 const authOf = (user: { delivery_email: string; api_key: string }) =>
   `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString('base64')}`;

@@ -191,6 +191,55 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(manifests.some((m) => m.kind === 'Secret')).toBe(false);
   });
 
+  it('runs a worker Deployment per pool, each serving its workloads with its own slots', async () => {
+    const manifests = await render(
+      [CI_VALUES[0]!],
+      [
+        ...['--set', 'worker.workloads=generation'],
+        ...[
+          '--set',
+          'worker.pools[0].name=delivery',
+          '--set',
+          'worker.pools[0].workloads=delivery\\,payments',
+        ],
+        ...['--set', 'worker.pools[0].activitySlots=50', '--set', 'worker.pools[0].replicaCount=2'],
+      ],
+    );
+    const envOf = (name: string) =>
+      Object.fromEntries(
+        (
+          find(manifests, 'Deployment', name)!.spec.template.spec.containers[0].env as {
+            name: string;
+            value?: string;
+          }[]
+        )
+          .filter((variable) => variable.name.startsWith('MUSE_WORKER_'))
+          .map((variable) => [variable.name, variable.value]),
+      );
+    expect(envOf('muse-worker')).toEqual({ MUSE_WORKER_WORKLOADS: 'generation' });
+    expect(envOf('muse-worker-delivery')).toEqual({
+      MUSE_WORKER_WORKLOADS: 'delivery,payments',
+      MUSE_WORKER_ACTIVITY_SLOTS: '50',
+    });
+    const pool = find(manifests, 'Deployment', 'muse-worker-delivery')!;
+    expect(pool.spec.replicas).toBe(2);
+    expect(pool.spec.template.spec.containers[0].args).toEqual(['worker']);
+    for (const kind of ['Service', 'PodDisruptionBudget', 'NetworkPolicy'])
+      expect(find(manifests, kind, 'muse-worker-delivery'), kind).toBeDefined();
+    const refused = await helm([
+      'template',
+      'muse',
+      CHART,
+      '-f',
+      CI_VALUES[0]!,
+      '--set',
+      'worker.pools[0].name=x',
+      '--set',
+      'worker.pools[0].workloads=emails',
+    ]);
+    expect(refused.stderr).toMatch(/workloads/);
+  });
+
   it('runs migrations as a hook only when asked', async () => {
     const manifests = await render([CI_VALUES[1]!]);
     const job = manifests.find((m) => m.kind === 'Job')!;

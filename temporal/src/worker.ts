@@ -24,9 +24,12 @@ export function bundleWorkflows(): Promise<WorkflowBundleOption> {
 export interface WorkerOptions {
   address: string;
   namespace: string;
-  taskQueue: string;
+  /** One Temporal worker polls each queue, with slots of its own (see @muse/core's workloads). */
+  taskQueues: string[];
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundleOption;
+  /** Workflow and activity tasks each queue's worker runs at once (unset: Temporal's defaults). */
+  slots?: { workflowTasks?: number; activities?: number };
 }
 
 let runtimeInstalled = false;
@@ -57,28 +60,58 @@ function installRuntime(logger: Logger): void {
 }
 
 export interface MuseWorker {
-  worker: Worker;
-  /** Polls until `worker.shutdown()`, then closes the connection the worker was given. */
+  workers: Worker[];
+  /** Polls until `shutdown()`, then closes the connection the workers share. */
   run(): Promise<void>;
+  /** Stops polling; running activities may finish first. Safe to call more than once. */
+  shutdown(): void;
 }
 
+/**
+ * A worker per task queue, all on one connection and one workflow bundle, each registering every
+ * workflow and activity: a queue's own worker slots are what keeps one workload from waiting
+ * behind another, and any worker can finish a workflow started on an older queue layout.
+ */
 export async function createWorker({
   address,
   namespace,
-  taskQueue,
+  taskQueues,
   deps,
   workflowBundle,
+  slots = {},
 }: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
+  const bundle = workflowBundle ?? (await bundleWorkflows());
   const connection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    activities: createActivities(deps),
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: {} }),
-  });
-  return { worker, run: () => worker.run().finally(() => connection.close()) };
+  const activities = createActivities(deps);
+  const workers = await Promise.all(
+    [...new Set(taskQueues)].map((taskQueue) =>
+      Worker.create({
+        connection,
+        namespace,
+        taskQueue,
+        activities,
+        workflowBundle: bundle,
+        ...(slots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: slots.workflowTasks } : {}),
+        ...(slots.activities ? { maxConcurrentActivityTaskExecutions: slots.activities } : {}),
+      }),
+    ),
+  );
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  const run = async () => {
+    // A worker that fails stops the others: the process then exits and is restarted whole.
+    const outcomes = await Promise.allSettled(workers.map((worker) => worker.run().catch(failed)));
+    await connection.close();
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+  };
+  const failed = (error: unknown): never => {
+    shutdown();
+    throw error;
+  };
+  return { workers, run, shutdown };
 }
 
 const quietBundlerLogger = {

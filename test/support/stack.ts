@@ -10,15 +10,17 @@ import {
   loadConfig,
   metricsHandler,
   metricsRegistryOf,
+  taskQueueOf,
+  WORKLOADS,
   type Config,
   type Logger,
   type RunningServer,
+  type Workload,
 } from '@muse/core';
 import { attachConversationSockets, createContentApp } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
-import { createTemporalClient, createWorker } from '@muse/temporal';
+import { createTemporalClient, createWorker, type MuseWorker, type WorkerOptions } from '@muse/temporal';
 import type { Client } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestStack {
@@ -33,8 +35,8 @@ export interface TestStack {
   /** Each API's metrics listener (`GET /metrics`), apart from its API port as in production. */
   contentMetricsUrl: string;
   chatMetricsUrl: string;
-  /** Starts a worker on this stack's task queue; stopped by `stop()`. */
-  startWorker(): Promise<Worker>;
+  /** Starts a worker on this stack's task queues (every workload unless named); stopped by `stop()`. */
+  startWorker(options?: { workloads?: Workload[]; slots?: WorkerOptions['slots'] }): Promise<MuseWorker>;
   stop(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export async function startTestStack(
   );
   const sockets = attachConversationSockets(content.server, contentApp);
 
-  const workers: { worker: Worker; running: Promise<void> }[] = [];
+  const workers: { worker: MuseWorker; running: Promise<void> }[] = [];
   return {
     config,
     logger,
@@ -96,26 +98,28 @@ export async function startTestStack(
     chatUrl: chat.url,
     contentMetricsUrl: metrics[0]!.url,
     chatMetricsUrl: metrics[1]!.url,
-    async startWorker() {
-      const { worker, run } = await createWorker({
+    async startWorker({ workloads = [...WORKLOADS], slots } = {}) {
+      const worker = await createWorker({
         address: temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
-        taskQueue,
+        taskQueues: workloads.map((workload) => taskQueueOf(config, workload)),
         deps,
         workflowBundle: { codePath: inject('workflowBundlePath') },
+        ...(slots ? { slots } : {}),
       });
-      workers.push({ worker, running: run() });
+      workers.push({ worker, running: worker.run() });
       return worker;
     },
     async stop() {
       for (const { worker, running } of workers) {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
+        worker.shutdown();
         await running.catch(() => {});
       }
       await sockets.close();
       await content.close();
       await closeApp(contentApp);
       await chat.close();
+      await closeApp(chatApp);
       for (const server of metrics) await server.close();
       await events.close();
       await temporal.connection.close().catch(() => {});

@@ -21,6 +21,26 @@
 {{- printf "%s-%s" (include "muse.fullname" .root | trunc 50 | trimSuffix "-") .component -}}
 {{- end -}}
 
+{{/*
+Every component the chart runs, as a JSON list of {component, values, port, worker}: the two
+APIs, the worker, one more worker per `worker.pools` entry (the worker's values overridden by the
+entry's), and the operator (`operator: true` keeps the Deployment in operator.yaml). The
+templates that render per component (Deployments, Services, HPAs, PDBs, NetworkPolicies) read
+it with `include "muse.components" . | fromJsonArray`.
+*/}}
+{{- define "muse.components" -}}
+{{- $components := list
+  (dict "component" "content-api" "values" .Values.contentApi "port" .Values.contentApi.port)
+  (dict "component" "chat-api" "values" .Values.chatApi "port" .Values.chatApi.port)
+  (dict "component" "worker" "values" (omit .Values.worker "pools") "worker" true) }}
+{{- range .Values.worker.pools }}
+{{- $values := mergeOverwrite (deepCopy (omit $.Values.worker "pools")) (omit . "name") }}
+{{- $components = append $components (dict "component" (printf "worker-%s" .name) "values" $values "worker" true) }}
+{{- end }}
+{{- $components = append $components (dict "component" "operator" "values" .Values.operator "operator" true) }}
+{{- toJson $components }}
+{{- end -}}
+
 {{- define "muse.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}

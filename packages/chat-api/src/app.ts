@@ -1,6 +1,8 @@
 import express, { type Express, type Router } from 'express';
 import {
+  createFileStorage,
   createServiceApp,
+  onAppClose,
   platformReadiness,
   type Config,
   type EventBus,
@@ -10,9 +12,11 @@ import {
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
-import { QueueNotifier } from './domain/events.ts';
+import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
+import { QueueNotifier } from './domain/lib/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
+import { uploadDownloadRouter } from './http/uploads.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
 import { createPushSender } from './push/index.ts';
@@ -54,12 +58,17 @@ export function createChatApp(deps: ChatDeps): Express {
     logger: deps.logger,
     notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
+    webhooks: temporalWebhookStarter(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config, deps.logger),
     video: videoProviders(deps.config),
+    storage: createFileStorage(deps.config),
   };
+  const stopSweeping = sweepStaleTriggers(runtime.webhooks, deps.db, deps.config, deps.logger);
+  onAppClose(app, async () => stopSweeping());
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));
-  app.use(multipartFields);
+  app.use(multipartFields(new Set(['/api/v1/user_uploads'])));
   app.use('/api/v1', apiRouter(runtime));
+  app.use(uploadDownloadRouter(runtime));
   app.use(errorHandler(deps.logger));
   return app;
 }

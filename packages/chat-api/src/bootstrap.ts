@@ -1,8 +1,8 @@
 import type { Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
 import { exec, one } from './domain/sql.ts';
-import { createRealm, realmBySubdomain, type Realm } from './domain/realms.ts';
-import { createUser, type User } from './domain/users.ts';
+import { createRealm, realmBySubdomain, type Realm } from './domain/lib/realms.ts';
+import { createUser, type User } from './domain/lib/users.ts';
 import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
 import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
 import { transact } from './domain/lib/transact.ts';

@@ -10,12 +10,12 @@ export const chatMigrations: ServiceMigrations = {
   directory: fileURLToPath(new URL('../migrations', import.meta.url)),
 };
 export { createOrganization, createChatUser, updateOrganization, ROLE_NAMES } from './bootstrap.ts';
-export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
-export { pushForMessage } from './domain/push.ts';
+export { deliverScheduledMessage } from './domain/actions/scheduled-messages.ts';
+export { pushForMessage } from './domain/actions/push.ts';
 export { createPushSender } from './push/index.ts';
 export {
   scheduledMessageWorkflowId,
   type DeliveryOutcome,
   type DeliveryPlan,
 } from './domain/delivery-contract.ts';
-export { VIDEO_CHAT_PROVIDER } from './domain/video-calls.ts';
+export { VIDEO_CHAT_PROVIDER } from './domain/actions/video-calls.ts';

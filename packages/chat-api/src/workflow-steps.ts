@@ -2,6 +2,11 @@
  * The door the Temporal worker comes through (`@muse/chat-api/workflow-steps`): the domain steps
  * its activities hand off to, without the HTTP app.
  */
-export { deliverScheduledMessage } from './domain/scheduled-messages.ts';
-export { pushForMessage } from './domain/push.ts';
+export { deliverScheduledMessage } from './domain/actions/scheduled-messages.ts';
+export { pushForMessage } from './domain/actions/push.ts';
 export { createPushSender } from './push/index.ts';
+export {
+  BotUnreachableError,
+  deliverOutgoingWebhook,
+  reportUnreachableBot,
+} from './domain/actions/outgoing-webhooks.ts';

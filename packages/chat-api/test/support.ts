@@ -60,7 +60,7 @@ export interface Reply {
  */
 export async function call(
   baseUrl: string,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   user: TestUser | { email: string; apiKey: string } | null,
   params: Record<string, unknown> = {},

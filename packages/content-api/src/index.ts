@@ -8,8 +8,6 @@ export { createContentServices, type ContentServices } from './services.ts';
 export { createTokenSigner, type TokenSigner, type TokenClaims } from './auth/tokens.ts';
 export * as ledger from './ledger/ledger.ts';
 export * from './permissions/permissions.ts';
-export { LocalDiskStorage, createFileStorage, type FileStorage } from './storage/storage.ts';
-export { S3Storage, type S3Options } from './storage/s3.ts';
 export * from './generators/generators.ts';
 export * from './generators/parameters.ts';
 export * from './generators/adapters/types.ts';

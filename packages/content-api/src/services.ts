@@ -1,13 +1,14 @@
 import {
+  createFileStorage,
   createOutboundFetch,
   createSecretBox,
   type Config,
+  type FileStorage,
   type Logger,
   type OutboundFetch,
   type SecretBox,
 } from '@muse/core';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
-import { createFileStorage, type FileStorage } from './storage/storage.ts';
 
 /** The content service's own collaborators, built from configuration (tests build their own). */
 export interface ContentServices {

@@ -12,5 +12,4 @@ export {
   type ReplyPlan,
 } from './conversations/replies.ts';
 export { UpstreamError } from './generators/adapters/types.ts';
-export { createFileStorage, type FileStorage } from './storage/storage.ts';
 export { reconcilePayment } from './payments/reconcile.ts';

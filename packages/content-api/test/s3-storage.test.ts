@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3Storage } from '@muse/content-api';
+import { S3Storage } from '@muse/core';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser } from '../../../test/support/content.ts';
 import { BUILTIN, submit, waitForFile } from '../../../test/support/generation.ts';

@@ -1,5 +1,9 @@
 import { Ajv, type JSONSchemaType } from 'ajv';
 import { OUTBOUND_ALLOW_PATTERN } from './outbound/address-policy.ts';
+import { WORKLOADS } from './workloads.ts';
+
+const workloadName = `(all|${WORKLOADS.join('|')})`;
+const WORKLOADS_PATTERN = `^ *${workloadName}( *, *${workloadName})* *$`;
 
 /**
  * Process configuration, read once from environment variables and validated at start.
@@ -25,6 +29,11 @@ export interface Config {
   MUSE_CONTENT_METRICS_PORT: number;
   MUSE_CHAT_METRICS_PORT: number;
   MUSE_WORKER_METRICS_PORT: number;
+  /** Worker processes: the workloads served (workloads.ts), comma-separated, or `all`. */
+  MUSE_WORKER_WORKLOADS: string;
+  /** Worker processes: workflow and activity tasks run at once, per workload (unset: Temporal's defaults). */
+  MUSE_WORKER_WORKFLOW_SLOTS?: number;
+  MUSE_WORKER_ACTIVITY_SLOTS?: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -58,6 +67,8 @@ export interface Config {
   MUSE_CHAT_HEARTBEAT_MS: number;
   /** Messaging API: an event queue not polled for this long is deleted. */
   MUSE_CHAT_QUEUE_IDLE_MS: number;
+  /** How often the messaging API starts outgoing-webhook deliveries still unstarted after as long (a crash, Temporal away, a scheduled message). */
+  MUSE_CHAT_WEBHOOK_SWEEP_MS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** Messaging API: the bus of event wake-ups between processes: `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
@@ -164,6 +175,13 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CONTENT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9464 },
     MUSE_CHAT_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9465 },
     MUSE_WORKER_METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9466 },
+    MUSE_WORKER_WORKLOADS: {
+      type: 'string',
+      pattern: WORKLOADS_PATTERN,
+      default: 'all',
+    },
+    MUSE_WORKER_WORKFLOW_SLOTS: { type: 'integer', minimum: 1, nullable: true },
+    MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
@@ -182,6 +200,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_DEFAULT_REALM: { type: 'string', default: '' },
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
+    MUSE_CHAT_WEBHOOK_SWEEP_MS: { type: 'integer', minimum: 100, default: 60000 },
     MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_EVENT_BUS: { type: 'string', enum: ['postgres', 'redis'], default: 'postgres' },
     MUSE_REDIS_URL: { type: 'string', pattern: '^rediss?://', nullable: true },

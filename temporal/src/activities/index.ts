@@ -1,15 +1,18 @@
 import {
+  createFileStorage,
   createOutboundFetch,
   createSecretBox,
+  type FileStorage,
   type Config,
   type Logger,
   type OutboundFetch,
   type Sequelize,
 } from '@muse/core';
-import { createFileStorage, createGenerationSteps, type FileStorage } from '@muse/content-api/workflow-steps';
+import { createGenerationSteps } from '@muse/content-api/workflow-steps';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';
+import { createOutgoingWebhookActivities } from './outgoing-webhooks.ts';
 import { createPaymentActivities } from './payments.ts';
 
 /** What activities reach the outside world through; tests pass their own. */
@@ -47,6 +50,12 @@ export function createActivities(deps: ActivityDeps) {
       secrets: createSecretBox(deps.config.MUSE_SECRETS_KEY),
     }),
     ...createScheduledMessageActivities(deps),
+    ...createOutgoingWebhookActivities({
+      db: deps.db,
+      config: deps.config,
+      logger: deps.logger,
+      fetch: outbound,
+    }),
     ...createPaymentActivities({
       db: deps.db,
       logger: deps.logger,

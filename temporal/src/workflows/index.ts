@@ -5,3 +5,4 @@ export { generationWorkflow } from './generation.ts';
 export { characterReplyWorkflow } from './character-reply.ts';
 export { scheduledMessageWorkflow } from './scheduled-message.ts';
 export { paymentReconciliationWorkflow } from './payment.ts';
+export { outgoingWebhookWorkflow } from './outgoing-webhook.ts';

@@ -1,4 +1,4 @@
-import type { Config, Logger } from '@muse/core';
+import { taskQueueOf, type Config, type Logger } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { JsonableError } from './errors.ts';
 import {
@@ -7,7 +7,7 @@ import {
   scheduledMessageWorkflowId,
   type DeliveryPlan,
 } from './delivery-contract.ts';
-import type { DeliveryScheduler } from './scheduled-messages.ts';
+import type { DeliveryScheduler } from './actions/scheduled-messages.ts';
 
 /** How long an API request waits for Temporal before answering 503. */
 const TEMPORAL_DEADLINE_MS = 10_000;
@@ -27,7 +27,7 @@ export function temporalScheduler(
       try {
         await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
           temporal.workflow.signalWithStart(SCHEDULED_MESSAGE_WORKFLOW, {
-            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            taskQueue: taskQueueOf(config, 'delivery'),
             workflowId: scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id),
             args: [id, plan],
             signal: RESCHEDULE_SIGNAL,

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import type { Config, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
-import { realmBySubdomain, subdomainForHost, type Realm } from '../domain/realms.ts';
+import { realmBySubdomain, subdomainForHost, type Realm } from '../domain/lib/realms.ts';
 import { one } from '../domain/sql.ts';
-import { apiEmail, type User } from '../domain/users.ts';
+import { apiEmail, type User } from '../domain/lib/users.ts';
 import { unauthorized } from './errors.ts';
 
 /** The organization addressed by the Host header, or undefined when none exists there. */

@@ -4,7 +4,7 @@ import type { ChatRuntime, ViewContext } from '../views/context.ts';
 import { authenticate } from './auth.ts';
 import { parseParams, type Declared, type JsonSchema, type Parsed } from './params.ts';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a view returns: the success fields beside `result` and `msg`. */
 export type ViewResult = Record<string, unknown> | void;

@@ -1,4 +1,5 @@
-import { addAlertWords, alertWords, removeAlertWords } from '../domain/alert-words.ts';
+import { addAlertWords, removeAlertWords } from '../domain/actions/alert-words.ts';
+import { alertWords } from '../domain/lib/alert-words.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 

@@ -3,12 +3,12 @@ import {
   deleteDraft,
   draftSchema,
   editDraft,
-  listDrafts,
   type DraftInput,
-} from '../domain/drafts.ts';
+} from '../domain/actions/drafts.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { schema } from './schemas.ts';
+import { listDrafts } from '../domain/presenters/drafts.ts';
 
 const draftId = () => p.id();
 

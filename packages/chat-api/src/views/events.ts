@@ -1,5 +1,5 @@
-import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/events.ts';
-import { fetchInitialState } from '../domain/initial-state.ts';
+import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/lib/events.ts';
+import { fetchInitialState } from '../domain/presenters/initial-state.ts';
 import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -69,6 +69,7 @@ export const eventEndpoints = [
         realm_users: list(schema('User')),
         realm_non_active_users: list(schema('User')),
         cross_realm_bots: list(schema('User')),
+        realm_bots: list(schema('Bot')),
         user_id: { type: 'integer' },
         email: { type: 'string' },
         delivery_email: { type: 'string' },

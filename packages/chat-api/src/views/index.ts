@@ -1,6 +1,9 @@
 import type { Endpoint } from '../http/endpoint.ts';
 import { alertWordEndpoints } from './alert-words.ts';
 import { apiKeyEndpoints } from './api-keys.ts';
+import { botEndpoints } from './bots.ts';
+import { botStorageEndpoints } from './bot-storage.ts';
+import { uploadEndpoints } from './uploads.ts';
 import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
@@ -83,6 +86,16 @@ export const chatAreas: readonly Area[] = [
   { tag: 'Users', description: 'Users, their status and their settings.', endpoints: userEndpoints },
   { tag: 'User groups', description: 'Groups of users and their members.', endpoints: userGroupEndpoints },
   { tag: 'Mobile push', description: 'Devices registered for push notifications.', endpoints: pushEndpoints },
+  {
+    tag: 'Bots',
+    description: "Bot accounts, and a bot's key–value storage.",
+    endpoints: [...botEndpoints, ...botStorageEndpoints],
+  },
+  {
+    tag: 'Uploads',
+    description: 'Uploaded files and the messages that share them.',
+    endpoints: uploadEndpoints,
+  },
   {
     tag: 'Video calls',
     description: 'Calls through Jitsi, BigBlueButton or Zoom.',

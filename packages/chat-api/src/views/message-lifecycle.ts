@@ -8,7 +8,7 @@ import {
 import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
 import { accessibleStream } from '../domain/lib/channels.ts';
 import { readMessage } from '../domain/lib/message-access.ts';
-import { getMessages, type NarrowTerm } from '../domain/messages.ts';
+import { getMessages, type NarrowTerm } from '../domain/lib/messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';

@@ -1,5 +1,7 @@
-import { getMessages, sendMessage, type NarrowTerm } from '../domain/messages.ts';
-import { pushForMessage } from '../domain/push.ts';
+import { sendMessage } from '../domain/actions/message-send.ts';
+import { getMessages, type NarrowTerm } from '../domain/lib/messages.ts';
+import { pushForMessage } from '../domain/actions/push.ts';
+import { unfinishedTriggerIds } from '../domain/lib/service-triggers.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -59,7 +61,10 @@ export const messageEndpoints = [
       } else if (kind === 'direct' || kind === 'private') {
         id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
       } else throw new JsonableError('Invalid message type');
-      const { push, logger } = actor.runtime;
+      const { push, logger, webhooks } = actor.runtime;
+      // Only a direct message or a mention can call an outgoing-webhook bot (lib/service-triggers.ts).
+      if (kind === 'direct' || kind === 'private' || params.content.includes('@**'))
+        await webhooks.start(await unfinishedTriggerIds(actor.db, id));
       // After the commit and off the request's path: a slow push service never delays the answer.
       if (push)
         void pushForMessage(actor, push, id, logger).catch((error: unknown) =>

@@ -1,7 +1,7 @@
 import { reportPresence } from '../domain/actions/presence.ts';
 import { sendTyping } from '../domain/actions/typing.ts';
 import { formatPresences, modernPresence, realmPresence, userPresence } from '../domain/lib/presence.ts';
-import { userByAnyEmail, userById, usersInRealm } from '../domain/users.ts';
+import { userByAnyEmail, userById, usersInRealm } from '../domain/lib/users.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';

@@ -1,14 +1,14 @@
 import {
   createProfileField,
-  listProfileFields,
   removeProfileData,
   updateProfileData,
   type ProfileValue,
-} from '../domain/profile-fields.ts';
+} from '../domain/actions/profile-fields.ts';
 import { adminRequired } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
-import { isAdmin } from '../domain/users.ts';
+import { isAdmin } from '../domain/lib/users.ts';
+import { listProfileFields } from '../domain/presenters/profile-fields.ts';
 import { schema } from './schemas.ts';
 import { transact } from '../domain/lib/transact.ts';
 

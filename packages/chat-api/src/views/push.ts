@@ -4,7 +4,7 @@ import {
   sendTestNotification,
   validateAppId,
   type DeviceKind,
-} from '../domain/push.ts';
+} from '../domain/actions/push.ts';
 import { endpoint, type Endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 

@@ -4,11 +4,11 @@ import {
   createSnippet,
   deleteSnippet,
   editSnippet,
-  listSnippets,
-} from '../domain/saved-snippets.ts';
+} from '../domain/actions/saved-snippets.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import { schema } from './schemas.ts';
+import { listSnippets } from '../domain/presenters/saved-snippets.ts';
 
 const title = () => p.string({ maxLength: MAX_SNIPPET_TITLE_LENGTH });
 const content = () => p.string({ maxLength: MAX_MESSAGE_LENGTH }).describe('Markdown');

@@ -2,13 +2,13 @@ import {
   createScheduledMessage,
   deleteScheduledMessage,
   editScheduledMessage,
-  listScheduledMessages,
   scheduledType,
-} from '../domain/scheduled-messages.ts';
+} from '../domain/actions/scheduled-messages.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p, Param } from '../http/params.ts';
 import { schema } from './schemas.ts';
+import { listScheduledMessages } from '../domain/presenters/scheduled-messages.ts';
 
 const types = ['direct', 'channel', 'stream', 'private'] as const;
 

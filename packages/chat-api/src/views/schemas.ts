@@ -1,4 +1,4 @@
-import { groupSettingSchema } from '../domain/groups.ts';
+import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { GROUP_SETTING_NAMES, TOPICS_POLICIES } from '../domain/lib/streams.ts';
 import { GROUP_PERMISSIONS } from '../domain/lib/user-groups.ts';
 import type { JsonSchema } from '../http/params.ts';
@@ -218,6 +218,23 @@ export const chatSchemas = {
     deactivated: bool,
     ...Object.fromEntries(GROUP_PERMISSIONS.map((name) => [name, groupSettingSchema])),
   }),
+  Bot: closed(
+    {
+      email: str,
+      user_id: int,
+      full_name: str,
+      bot_type: int,
+      is_active: bool,
+      api_key: str,
+      default_sending_stream: { ...nullableStr, description: 'Always null: default channels are not kept.' },
+      default_events_register_stream: nullableStr,
+      default_all_public_streams: bool,
+      avatar_url: str,
+      services: list(closed({ base_url: str, interface: int, token: str })),
+      owner_id: nullableInt,
+    },
+    [],
+  ),
   Event: {
     type: 'object',
     description: 'One event; its other fields depend on type (and op), as in Zulip.',

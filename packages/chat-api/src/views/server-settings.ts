@@ -7,7 +7,7 @@ import {
   ZULIP_MERGE_BASE,
   ZULIP_VERSION,
 } from '../domain/limits.ts';
-import { realmUrl } from '../domain/realms.ts';
+import { realmUrl } from '../domain/lib/realms.ts';
 import { requestRealm } from '../http/auth.ts';
 import { endpoint } from '../http/endpoint.ts';
 

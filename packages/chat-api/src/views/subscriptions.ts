@@ -1,5 +1,5 @@
 import type { Actor } from '../domain/context.ts';
-import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
+import { groupSettingSchema, type GroupSetting } from '../domain/lib/group-settings.ts';
 import {
   GROUP_SETTING_NAMES,
   maySubscribe,
@@ -23,10 +23,10 @@ import {
   unsubscribeUsers,
   updateSubscriptionProperty,
 } from '../domain/actions/streams.ts';
-import { userById, userByEmailVisibleTo, isGuest, type User } from '../domain/users.ts';
+import { userById, userByEmailVisibleTo, isGuest, type User } from '../domain/lib/users.ts';
 import { insufficientPermission, JsonableError } from '../http/errors.ts';
 import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.ts';
-import { sendMessage } from '../domain/messages.ts';
+import { sendMessage } from '../domain/actions/message-send.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
 import { schema } from './schemas.ts';

@@ -1,4 +1,4 @@
-import { groupSettingSchema, type GroupSetting } from '../domain/groups.ts';
+import { groupSettingSchema, type GroupSetting } from '../domain/lib/group-settings.ts';
 import { createGroup, deactivateGroup, updateMembership } from '../domain/actions/user-groups.ts';
 import { groupMembers, groupSubgroups, isGroupMember } from '../domain/lib/user-groups.ts';
 import { listGroups } from '../domain/presenters/user-groups.ts';

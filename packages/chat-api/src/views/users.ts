@@ -4,23 +4,23 @@ import {
   reactivateUser,
   updateUser,
   type DeactivationActions,
-} from '../domain/user-admin.ts';
+} from '../domain/actions/user-admin.ts';
 import {
-  formatUser,
   profileValues,
   userByEmailVisibleTo,
   userById,
   usersInRealm,
   type User,
-} from '../domain/users.ts';
-import { maxMessageId } from '../domain/messages.ts';
+} from '../domain/lib/users.ts';
+import { maxMessageId } from '../domain/lib/messages.ts';
 import { createUserByApi } from '../domain/actions/create-user.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, type JsonSchema } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
-import type { ProfileValue } from '../domain/profile-fields.ts';
+import type { ProfileValue } from '../domain/actions/profile-fields.ts';
 import { chatSchemas, schema } from './schemas.ts';
+import { formatUser } from '../domain/presenters/users.ts';
 
 const noSuchUser = () => new JsonableError('No such user');
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { realmUrl } from '../domain/realms.ts';
+import { realmUrl } from '../domain/lib/realms.ts';
 import {
   bigBlueButtonJoinUrl,
   completeZoomAuthorization,
@@ -7,7 +7,7 @@ import {
   removeZoomToken,
   VIDEO_CHAT_PROVIDER,
   zoomAuthorizeUrl,
-} from '../domain/video-calls.ts';
+} from '../domain/actions/video-calls.ts';
 import { requestRealm } from '../http/auth.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { PaymentRequiredError, type Config, type Logger, type SecretBox, type Sequelize } from '@muse/core';
+import { PaymentRequiredError, taskQueueOf, type Config, type Logger, type SecretBox, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { adapterFor } from '../generators/adapters/registry.ts';
 import type { AdapterContext, ChatTask } from '../generators/adapters/types.ts';
@@ -74,7 +74,7 @@ export async function startReply(deps: ReplyStarter, message: ConversationMessag
     if (!(await replySource(deps.db, message.id))) return;
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       deps.temporal.workflow.start(REPLY_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        taskQueue: taskQueueOf(deps.config, 'delivery'),
         workflowId: replyWorkflowId(message.id),
         args: [message.id],
       }),

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { BadRequestError, PayloadTooLargeError, ValidationError } from '@muse/core';
-import type { FileStorage } from '../storage/storage.ts';
+import { BadRequestError, PayloadTooLargeError, ValidationError, type FileStorage } from '@muse/core';
 
 export interface ReceivedUpload {
   id: string;

@@ -1,4 +1,4 @@
-import type { Config, Logger, Sequelize } from '@muse/core';
+import { taskQueueOf, type Config, type Logger, type Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { GENERATION_WORKFLOW, workflowIdOf } from './contract.ts';
 import { failGeneration } from './fail.ts';
@@ -24,7 +24,7 @@ export async function startGenerationWorkflow(deps: StarterDeps, taskId: string)
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       deps.temporal.workflow.start(GENERATION_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        taskQueue: taskQueueOf(deps.config, 'generation'),
         workflowId: workflowIdOf(taskId),
         args: [taskId],
       }),

@@ -4,6 +4,7 @@ import {
   createSecretBox,
   NotFoundError,
   type Config,
+  type FileStorage,
   type Logger,
   type OutboundFetch,
   type Sequelize,
@@ -20,7 +21,6 @@ import {
 import { executionSettings } from '../generators/generators.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { createLinkSigner } from '../files/signed-links.ts';
-import type { FileStorage } from '../storage/storage.ts';
 import type { StepResult, StoredOutput, TaskPlan } from './contract.ts';
 import { fileStatusEvents, type FileStatus } from './events.ts';
 import { failGeneration } from './fail.ts';

@@ -1,5 +1,5 @@
 import type { Client as TemporalClient } from '@temporalio/client';
-import type { Config } from '@muse/core';
+import { taskQueueOf, type Config } from '@muse/core';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
 import { closePending, failPending, findPayment, outTradeNoOf, settlePaid } from './transitions.ts';
 import { PAYMENT_WORKFLOW, paymentWorkflowId, type ReconcileOutcome } from './workflow-contract.ts';
@@ -50,7 +50,7 @@ export async function startPaymentWorkflow(
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       deps.temporal.workflow.start(PAYMENT_WORKFLOW, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        taskQueue: taskQueueOf(deps.config, 'payments'),
         workflowId: paymentWorkflowId(paymentId),
         args: [paymentId],
       }),

@@ -1,4 +1,12 @@
-import { createMetricsRegistry, listen, metricsHandler, onShutdownSignal, type Config } from '@muse/core';
+import {
+  createMetricsRegistry,
+  listen,
+  metricsHandler,
+  onShutdownSignal,
+  taskQueueOf,
+  workloadsOf,
+  type Config,
+} from '@muse/core';
 import { createWorker } from '@muse/temporal';
 import { startStrandedGenerations } from '@muse/content-api';
 import { createRuntime, requireSetting } from '../runtime.ts';
@@ -6,18 +14,26 @@ import { createRuntime, requireSetting } from '../runtime.ts';
 /** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
 export async function runWorker(config: Config): Promise<void> {
   const runtime = createRuntime(config, 'worker');
-  const { worker, run } = await createWorker({
+  const workloads = workloadsOf(config);
+  const taskQueues = workloads.map((workload) => taskQueueOf(config, workload));
+  const { run, shutdown } = await createWorker({
     address: requireSetting(config, 'TEMPORAL_ADDRESS'),
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    taskQueues,
     deps: runtime,
+    slots: {
+      workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
+      activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
+    },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
-  const reconciler = setInterval(() => {
-    startStrandedGenerations(runtime).catch((error: unknown) =>
-      runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
-    );
-  }, 60_000);
+  const reconciler = workloads.includes('generation')
+    ? setInterval(() => {
+        startStrandedGenerations(runtime).catch((error: unknown) =>
+          runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
+        );
+      }, 60_000)
+    : undefined;
   const metrics = await listen(metricsHandler(createMetricsRegistry('worker')), {
     host: config.MUSE_HOST,
     port: config.MUSE_WORKER_METRICS_PORT,
@@ -26,10 +42,10 @@ export async function runWorker(config: Config): Promise<void> {
   });
   onShutdownSignal(runtime.logger, async () => {
     clearInterval(reconciler);
-    worker.shutdown();
+    shutdown();
     await metrics.close();
   });
-  runtime.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  runtime.logger.info({ workloads, taskQueues }, 'worker running');
   await run();
   await runtime.close();
 }

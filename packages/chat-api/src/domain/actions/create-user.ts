@@ -1,11 +1,12 @@
 import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEventsPerUser } from '../events.ts';
+import { sendEventsPerUser } from '../lib/events.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
 import { one } from '../sql.ts';
 import { joinDefaultStreams } from './streams.ts';
-import { createUser, formatUser, isAdmin, usersInRealm } from '../users.ts';
+import { createUser, isAdmin, usersInRealm } from '../lib/users.ts';
+import { formatUser } from '../presenters/users.ts';
 
 /** Zulip's `password_min_length`, as the registration answer states it. */
 const MIN_PASSWORD_LENGTH = 6;

@@ -1,14 +1,14 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
-import { userHasGroupSetting } from '../groups.ts';
+import { sendEvent } from '../lib/events.ts';
+import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { mentionFlags, renderMessage } from '../lib/mentions.ts';
 import { REALM_POLICY } from '../lib/realm-policy.ts';
 import { exec, rows, type Transaction } from '../sql.ts';
 import { streamById, type Stream } from '../lib/streams.ts';
-import { isAdmin, isGuest } from '../users.ts';
+import { isAdmin, isGuest } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;

@@ -1,7 +1,7 @@
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
+import { sendEvent } from '../lib/events.ts';
 import { legacyPresence, recordPresence } from '../lib/presence.ts';
-import { activeUserIds, apiEmail } from '../users.ts';
+import { activeUserIds, apiEmail } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 
 /**

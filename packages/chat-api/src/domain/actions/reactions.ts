@@ -1,10 +1,10 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
+import { sendEvent } from '../lib/events.ts';
 import { emojiCodeForName, isEmojiCode } from '../lib/emoji.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { rows, type Transaction } from '../sql.ts';
-import { apiEmail } from '../users.ts';
+import { apiEmail } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;

@@ -1,11 +1,11 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
-import type { GroupSetting } from '../groups.ts';
-import { systemGroupIds } from '../realms.ts';
+import { sendEvent } from '../lib/events.ts';
+import type { GroupSetting } from '../lib/group-settings.ts';
+import { systemGroupIds } from '../lib/realms.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
-import type { User } from '../users.ts';
+import type { User } from '../lib/users.ts';
 import {
   defaultStreams,
   firstMessageIds,

@@ -1,10 +1,10 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
+import { sendEvent } from '../lib/events.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { subscriberIds } from '../lib/streams.ts';
-import { apiEmail, usersByIds, type User } from '../users.ts';
+import { apiEmail, usersByIds, type User } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 
 export type TypingTarget =

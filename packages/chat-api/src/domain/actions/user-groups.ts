@@ -1,11 +1,11 @@
 import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../events.ts';
-import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../groups.ts';
+import { sendEvent } from '../lib/events.ts';
+import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
 import { GROUP_SETTING_NAMES as STREAM_GROUP_SETTINGS } from '../lib/streams.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
-import { activeUserIds, isGuest } from '../users.ts';
+import { activeUserIds, isGuest } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
 
 import {

@@ -3,7 +3,7 @@ import type { Actor } from '../context.ts';
 import { rows } from '../sql.ts';
 import { firstMessageIds, streamById, type Stream } from './streams.ts';
 import { formatBasicStream } from '../presenters/streams.ts';
-import { isAdmin, isGuest } from '../users.ts';
+import { isAdmin, isGuest } from './users.ts';
 
 export interface StreamFilters {
   includePublic?: boolean;

@@ -1,5 +1,5 @@
 import type { Actor } from '../context.ts';
-import { renderZulipMarkdown, type MarkdownContext, type RenderedMentions } from '../markdown.ts';
+import { renderZulipMarkdown, type MarkdownContext, type RenderedMentions } from './markdown.ts';
 import { rows, type Transaction } from '../sql.ts';
 
 /** A rendered message and the mention flags each recipient gets from it. */

@@ -1,9 +1,10 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { formatMessage, REACTIONS_SQL, type MessageRow } from '../messages.ts';
+import { REACTIONS_SQL, type MessageRow } from './messages.ts';
+import { formatMessage } from '../presenters/messages.ts';
 import { one, type Transaction } from '../sql.ts';
 import { canReadHistory, streamById, type Stream } from './streams.ts';
-import { usersByIds } from '../users.ts';
+import { usersByIds } from './users.ts';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */
 export interface AccessibleMessage {

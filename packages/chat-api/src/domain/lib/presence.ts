@@ -1,7 +1,7 @@
 import type { Config, Sequelize } from '@muse/core';
-import type { Realm } from '../realms.ts';
+import type { Realm } from './realms.ts';
 import { one, rows, type Transaction } from '../sql.ts';
-import { apiEmail, type User } from '../users.ts';
+import { apiEmail, type User } from './users.ts';
 import { PRESENCE_OFFLINE_THRESHOLD_SECONDS } from './realm-policy.ts';
 
 /** One user's presence: when a client last saw them active, and last connected at all. */

@@ -1,4 +1,4 @@
-import type { SystemGroupName } from '../realms.ts';
+import type { SystemGroupName } from './realms.ts';
 
 /**
  * The organization policies Muse applies, with Zulip's defaults (there is no `PATCH /realm` yet,

@@ -1,10 +1,10 @@
 import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { SYSTEM_GROUP_MAX_ROLE, userHasGroupSetting, type GroupSetting } from '../groups.ts';
-import { systemGroupIds, type SystemGroupName } from '../realms.ts';
+import { SYSTEM_GROUP_MAX_ROLE, userHasGroupSetting, type GroupSetting } from './group-settings.ts';
+import { systemGroupIds, type SystemGroupName } from './realms.ts';
 import { one, rows, type Transaction } from '../sql.ts';
-import { activeUserIds, isAdmin } from '../users.ts';
+import { activeUserIds, isAdmin } from './users.ts';
 
 // User groups: their rows, the queries that read them, and who may manage them. Writes that send
 // events are in actions/user-groups.ts; the wire shape in presenters/user-groups.ts.

@@ -1,4 +1,4 @@
-import type { User } from '../users.ts';
+import type { User } from './users.ts';
 
 /**
  * A user's personal settings, as Zulip's `user_settings` reports them: Zulip's defaults, with what

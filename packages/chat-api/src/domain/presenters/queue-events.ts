@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import type { ChatEvent } from '../events.ts';
+import type { ChatEvent } from '../lib/events.ts';
 import { one } from '../sql.ts';
 
 /**

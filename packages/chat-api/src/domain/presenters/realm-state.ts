@@ -6,7 +6,7 @@ import {
   MAX_STREAM_NAME_LENGTH,
   MAX_TOPIC_LENGTH,
 } from '../limits.ts';
-import { realmUrl, type Origin, type Realm, type SystemGroupName } from '../realms.ts';
+import { realmUrl, type Origin, type Realm, type SystemGroupName } from '../lib/realms.ts';
 import {
   PRESENCE_OFFLINE_THRESHOLD_SECONDS,
   PRESENCE_PING_INTERVAL_SECONDS,
@@ -119,7 +119,7 @@ export function realmState(
     max_icon_file_size_mib: 5,
     max_logo_file_size_mib: 5,
     max_avatar_file_size_mib: 5,
-    max_file_upload_size_mib: 0,
+    max_file_upload_size_mib: realm.max_file_upload_size_mib,
     realm_upload_quota_mib: 0,
     realm_bot_domain: new URL(url).hostname,
     settings_send_digest_emails: false,

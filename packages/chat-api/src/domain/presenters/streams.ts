@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
-import { renderMarkdown } from '../markdown.ts';
+import { renderMarkdown } from '../lib/markdown.ts';
 import { rows } from '../sql.ts';
-import type { User } from '../users.ts';
+import type { User } from '../lib/users.ts';
 import {
   firstMessageIds,
   GROUP_SETTING_NAMES,

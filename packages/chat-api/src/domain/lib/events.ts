@@ -1,8 +1,11 @@
+// One file on purpose (about 630 lines): the log, the queues that are cursors over it and the
+// wake-ups keep one invariant together (positions given out under the head lock, so a reader never
+// skips an event that commits later); each part is read against the others.
 import { randomUUID } from 'node:crypto';
 import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
-import { beforeCommit, retrying, transact } from './lib/transact.ts';
-import { exec, one, rows, type Transaction } from './sql.ts';
+import { JsonableError } from '../errors.ts';
+import { beforeCommit, retrying, transact } from './transact.ts';
+import { exec, one, rows, type Transaction } from '../sql.ts';
 
 /*
  * The event system. An event is stored once, in its organization's event log, with the ids of

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { NotFoundError } from '@muse/core';
+import { NotFoundError } from '../errors.ts';
 import type { FileStorage } from './storage.ts';
 
 export interface S3Options {

@@ -1,11 +1,11 @@
-import type { Actor } from './context.ts';
-import { alertWords } from './alert-words.ts';
+import type { Actor } from '../context.ts';
+import { alertWords } from '../lib/alert-words.ts';
 import { listDrafts } from './drafts.ts';
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from './limits.ts';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../limits.ts';
 import { listProfileFields } from './profile-fields.ts';
-import { systemGroupIds, type Origin } from './realms.ts';
-import { realmPresence, formatPresences } from './lib/presence.ts';
-import { visibleStreams } from './lib/channels.ts';
+import { systemGroupIds, type Origin } from '../lib/realms.ts';
+import { realmPresence, formatPresences } from '../lib/presence.ts';
+import { visibleStreams } from '../lib/channels.ts';
 import {
   DISPLAY_SETTINGS,
   EMOJISET_CHOICES,
@@ -13,26 +13,20 @@ import {
   NOTIFICATION_SOUNDS,
   userSettings,
   userSettingsState,
-} from './lib/user-settings.ts';
-import { formatUserTopic, legacyMutedTopics, userTopics } from './lib/user-topics.ts';
-import { starredMessageIds, unreadMessages } from './lib/unread.ts';
-import { realmState } from './presenters/realm-state.ts';
-import { maxMessageId } from './messages.ts';
+} from '../lib/user-settings.ts';
+import { formatUserTopic, legacyMutedTopics, userTopics } from '../lib/user-topics.ts';
+import { starredMessageIds, unreadMessages } from '../lib/unread.ts';
+import { realmState } from './realm-state.ts';
+import { maxMessageId } from '../lib/messages.ts';
 import { listSnippets } from './saved-snippets.ts';
 import { listScheduledMessages } from './scheduled-messages.ts';
-import { defaultStreams } from './lib/streams.ts';
-import { listSubscriptions } from './presenters/streams.ts';
-import { listGroups } from './presenters/user-groups.ts';
-import {
-  apiEmail,
-  formatUser,
-  avatarUrl,
-  isAdmin,
-  isGuest,
-  isOwner,
-  profileValues,
-  usersInRealm,
-} from './users.ts';
+import { defaultStreams } from '../lib/streams.ts';
+import { listSubscriptions } from './streams.ts';
+import { listGroups } from './user-groups.ts';
+import { apiEmail, avatarUrl, isAdmin, isGuest, isOwner, profileValues, usersInRealm } from '../lib/users.ts';
+import { formatUser } from './users.ts';
+import { administeredBots, servicesOf } from '../lib/bots.ts';
+import { formatBot } from './bots.ts';
 
 /**
  * The state part of POST /register, for the requested event types (all of them when null): for
@@ -142,6 +136,14 @@ export async function fetchInitialState(
     state.realm_user_groups = await listGroups(db, realm.id, {
       includeDeactivated: options.includeDeactivatedGroups,
     });
+  if (wants('realm_bot')) {
+    const bots = await administeredBots(actor);
+    const services = await servicesOf(
+      db,
+      bots.map((b) => b.id),
+    );
+    state.realm_bots = bots.map((bot) => formatBot(bot, services.get(bot.id), realm, config));
+  }
   if (wants('default_streams'))
     state.realm_default_streams = (await defaultStreams(db, realm.id)).map((s) => s.id);
   if (wants('video_calls')) {

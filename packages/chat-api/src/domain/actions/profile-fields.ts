@@ -1,36 +1,13 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
-import { sendEvent } from './events.ts';
-import { FIELD_TYPE } from './limits.ts';
-import { exec, one, rows, type Transaction } from './sql.ts';
-import { activeUserIds, isAdmin, profileEntry, type User } from './users.ts';
-import { transact } from './lib/transact.ts';
-
-export interface ProfileField {
-  id: number;
-  realm_id: number;
-  name: string;
-  hint: string;
-  type: number;
-  field_data: string;
-  order: number;
-  display_in_profile_summary: boolean;
-  required: boolean;
-  editable_by_user: boolean;
-}
+import { JsonableError } from '../errors.ts';
+import { sendEvent } from '../lib/events.ts';
+import { FIELD_TYPE } from '../limits.ts';
+import { exec, one, rows, type Transaction } from '../sql.ts';
+import { activeUserIds, isAdmin, profileEntry, type User } from '../lib/users.ts';
+import { transact } from '../lib/transact.ts';
+import { listProfileFields, type ProfileField } from '../presenters/profile-fields.ts';
 
 export type ProfileValue = string | number[] | null;
-
-export async function listProfileFields(db: Sequelize, realmId: number): Promise<Record<string, unknown>[]> {
-  const fields = await rows<ProfileField>(
-    db,
-    'SELECT * FROM chat.custom_profile_fields WHERE realm_id = :realmId ORDER BY "order", id',
-    {
-      realmId,
-    },
-  );
-  return fields.map(({ realm_id: _realm, ...field }) => field);
-}
 
 /**
  * The choices of a select field: its field_data is a JSON object of choice id → {text, order}.

@@ -1,45 +1,15 @@
-import type { Sequelize } from '@muse/core';
-import { JsonableError, notFound } from './errors.ts';
-import type { Actor } from './context.ts';
-import { sendEvent } from './events.ts';
-import { one, rows, type Transaction } from './sql.ts';
-import { transact } from './lib/transact.ts';
+import { JsonableError, notFound } from '../errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../lib/events.ts';
+import { one } from '../sql.ts';
+import { transact } from '../lib/transact.ts';
+import { formatSnippet, type SnippetRow } from '../presenters/saved-snippets.ts';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 200;
-
-interface SnippetRow {
-  id: number;
-  title: string;
-  content: string;
-  date_created: Date;
-}
-
-function formatSnippet(row: SnippetRow): Record<string, unknown> {
-  return {
-    id: row.id,
-    title: row.title,
-    content: row.content,
-    date_created: Math.floor(new Date(row.date_created).getTime() / 1000),
-  };
-}
 
 function checkFilled(title: string | undefined, content: string | undefined): void {
   if (title !== undefined && title.trim() === '') throw new JsonableError('Title cannot be empty.');
   if (content !== undefined && content.trim() === '') throw new JsonableError('Content cannot be empty.');
-}
-
-export async function listSnippets(
-  db: Sequelize,
-  userId: number,
-  t?: Transaction,
-): Promise<Record<string, unknown>[]> {
-  const found = await rows<SnippetRow>(
-    db,
-    'SELECT * FROM chat.saved_snippets WHERE user_id = :userId ORDER BY id',
-    { userId },
-    t,
-  );
-  return found.map(formatSnippet);
 }
 
 export async function createSnippet(actor: Actor, title: string, content: string): Promise<number> {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
-import { sign, verify, ZoomTokenInvalid, type VideoProviders, type ZoomTokens } from '../video/index.ts';
-import type { Actor } from './context.ts';
-import { sendEvent } from './events.ts';
-import { exec, one } from './sql.ts';
-import type { User } from './users.ts';
-import { transact } from './lib/transact.ts';
+import { JsonableError } from '../errors.ts';
+import { sign, verify, ZoomTokenInvalid, type VideoProviders, type ZoomTokens } from '../../video/index.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../lib/events.ts';
+import { exec, one } from '../sql.ts';
+import type { User } from '../lib/users.ts';
+import { transact } from '../lib/transact.ts';
 
 /** Zulip's numbers for `realm_video_chat_provider`. */
 export const VIDEO_CHAT_PROVIDER = { none: 0, jitsi: 1, zoom: 3, bigbluebutton: 4 } as const;

@@ -1,11 +1,19 @@
-import { adminRequired, JsonableError, ownerRequired } from './errors.ts';
-import type { Actor } from './context.ts';
-import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from './events.ts';
-import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from './limits.ts';
+import { adminRequired, JsonableError, ownerRequired } from '../errors.ts';
+import type { Actor } from '../context.ts';
+import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events.ts';
+import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from '../limits.ts';
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
-import { exec, one, rows, type Transaction } from './sql.ts';
-import { avatarUrl, canSeeRealEmail, isAdmin, isOwner, userById, usersInRealm, type User } from './users.ts';
-import { transact } from './lib/transact.ts';
+import { exec, one, rows, type Transaction } from '../sql.ts';
+import {
+  avatarUrl,
+  canSeeRealEmail,
+  isAdmin,
+  isOwner,
+  userById,
+  usersInRealm,
+  type User,
+} from '../lib/users.ts';
+import { transact } from '../lib/transact.ts';
 
 export interface UserChanges {
   full_name?: string | undefined;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, type Config } from '@muse/core';
+import type { Config } from '../config.ts';
+import { NotFoundError } from '../errors.ts';
 import { S3Storage } from './s3.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
-import { ROLE } from './limits.ts';
+import { JsonableError } from '../errors.ts';
+import { ROLE } from '../limits.ts';
 import type { SystemGroupName } from './realms.ts';
-import { one, rows } from './sql.ts';
+import { one, rows } from '../sql.ts';
 import type { User } from './users.ts';
 
 /** A group-setting value: a group id, or an anonymous group of users and subgroups. */

@@ -1,5 +1,5 @@
 import type { Config, Sequelize } from '@muse/core';
-import { exec, one, rows, type Transaction } from './sql.ts';
+import { exec, one, rows, type Transaction } from '../sql.ts';
 
 export interface Realm {
   id: number;
@@ -16,6 +16,8 @@ export interface Realm {
   new_stream_announcements_stream_id: number | null;
   /** Zulip's provider numbers: 0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton. */
   video_chat_provider: number;
+  /** The largest file a member may upload (POST /user_uploads). */
+  max_file_upload_size_mib: number;
 }
 
 /**

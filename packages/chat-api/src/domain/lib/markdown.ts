@@ -1,5 +1,5 @@
 import MarkdownIt, { type StateInline } from 'markdown-it';
-import { emojiCodeForName } from './lib/emoji.ts';
+import { emojiCodeForName } from './emoji.ts';
 
 /** Names a message may refer to, resolved before rendering (see lib/mentions.ts). */
 export interface MarkdownContext {

@@ -1,11 +1,11 @@
-import type { Sequelize } from '@muse/core';
-import { JsonableError, notFound } from './errors.ts';
-import type { Actor } from './context.ts';
-import { sendEvent } from './events.ts';
-import { MAX_TOPIC_LENGTH } from './limits.ts';
-import { one, rows, type Transaction } from './sql.ts';
-import { streamById, subscriberIds } from './lib/streams.ts';
-import { transact } from './lib/transact.ts';
+import { JsonableError, notFound } from '../errors.ts';
+import type { Actor } from '../context.ts';
+import { sendEvent } from '../lib/events.ts';
+import { MAX_TOPIC_LENGTH } from '../limits.ts';
+import { one, rows } from '../sql.ts';
+import { streamById, subscriberIds } from '../lib/streams.ts';
+import { transact } from '../lib/transact.ts';
+import { formatDraft, type DraftRow } from '../presenters/drafts.ts';
 
 /** A draft as clients send it (Zulip's Draft object); `timestamp` is filled by the server when absent. */
 export interface DraftInput {
@@ -29,26 +29,6 @@ export const draftSchema = {
     timestamp: { type: 'integer', minimum: 0 },
   },
 } as const;
-
-interface DraftRow {
-  id: number;
-  type: DraftInput['type'];
-  to: number[];
-  topic: string;
-  content: string;
-  last_edit_time: Date;
-}
-
-function formatDraft(row: DraftRow): Record<string, unknown> {
-  return {
-    id: row.id,
-    type: row.type,
-    to: row.to,
-    topic: row.topic,
-    content: row.content,
-    timestamp: Math.floor(new Date(row.last_edit_time).getTime() / 1000),
-  };
-}
 
 /** Zulip's rules: no NUL bytes; a channel draft names exactly one channel the user can see; direct ones existing users. */
 async function validDraft(actor: Actor, draft: DraftInput): Promise<DraftInput & { timestamp: number }> {
@@ -76,21 +56,6 @@ async function validDraft(actor: Actor, draft: DraftInput): Promise<DraftInput &
   const missing = to.find((id) => !found.some((row) => row.id === id));
   if (missing !== undefined) throw new JsonableError(`Invalid user ID ${missing}`);
   return { type: 'private', to, topic: '', content: draft.content, timestamp };
-}
-
-/** The user's drafts, most recently edited first. */
-export async function listDrafts(
-  db: Sequelize,
-  userId: number,
-  t?: Transaction,
-): Promise<Record<string, unknown>[]> {
-  const found = await rows<DraftRow>(
-    db,
-    'SELECT * FROM chat.drafts WHERE user_id = :userId ORDER BY last_edit_time DESC, id DESC',
-    { userId },
-    t,
-  );
-  return found.map(formatDraft);
 }
 
 /** POST /drafts: all or none are created; ids in submission order; one `drafts` add event. */

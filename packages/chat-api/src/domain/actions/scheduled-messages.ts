@@ -1,42 +1,25 @@
-// One file on purpose (about 400 lines): a scheduled message's whole life (create, edit, delete,
+// One file on purpose (about 360 lines): a scheduled message's whole life (create, edit, delete,
 // deliver) turns on one row and its version, and the once-only delivery reads best beside the
 // edits it races with.
 import type { Config, Sequelize } from '@muse/core';
-import { JsonableError, notFound } from './errors.ts';
-import type { Actor } from './context.ts';
-import type { DeliveryOutcome, DeliveryPlan } from './delivery-contract.ts';
-import { sendEvent } from './events.ts';
-import { insertMessage, prepareMessage, type Destination, type PreparedMessage } from './messages.ts';
-import type { Realm } from './realms.ts';
-import { exec, one, rows, type Transaction } from './sql.ts';
-import { userById } from './users.ts';
-import { transact } from './lib/transact.ts';
+import { JsonableError, notFound } from '../errors.ts';
+import type { Actor } from '../context.ts';
+import type { DeliveryOutcome, DeliveryPlan } from '../delivery-contract.ts';
+import { sendEvent } from '../lib/events.ts';
+import { insertMessage, prepareMessage, type PreparedMessage } from './message-send.ts';
+import type { Destination } from '../lib/messages.ts';
+import type { Realm } from '../lib/realms.ts';
+import { exec, one, type Transaction } from '../sql.ts';
+import { userById } from '../lib/users.ts';
+import { transact } from '../lib/transact.ts';
+import { formatScheduledMessage, type ScheduledRow } from '../presenters/scheduled-messages.ts';
 
-/** Starts, moves and cancels deliveries; the messaging API's is Temporal (delivery-scheduler.ts). */
+/** Starts, moves and cancels deliveries; the messaging API's is Temporal (../delivery-scheduler.ts). */
 export interface DeliveryScheduler {
   /** Makes the message's delivery happen at `plan` (starting its workflow when none runs). */
   schedule(scheduledMessageId: number, plan: DeliveryPlan): Promise<void>;
   /** Stops a pending delivery; one already finished or unknown is fine. */
   cancel(scheduledMessageId: number): Promise<void>;
-}
-
-interface ScheduledRow {
-  id: number;
-  realm_id: number;
-  sender_id: number;
-  type: 'stream' | 'private';
-  stream_id: number | null;
-  recipient_ids: number[] | null;
-  topic: string;
-  content: string;
-  rendered_content: string;
-  read_by_sender: boolean;
-  deliver_at: Date;
-  failed: boolean;
-  failure_message: string | null;
-  delivered_at: Date | null;
-  delivered_message_id: string | null;
-  version: number;
 }
 
 /** A destination as the API gives it: `to` is a channel id, or user ids. */
@@ -53,24 +36,10 @@ export const scheduledType = (type: 'direct' | 'channel' | 'stream' | 'private')
 /** Sending a message is checked again at the time; "too early" is allowed within this margin of timer skew. */
 const DUE_MARGIN_MS = 250;
 
-const toSeconds = (date: Date) => Math.floor(new Date(date).getTime() / 1000);
 const planOf = (row: ScheduledRow): DeliveryPlan => ({
   version: row.version,
   deliverAtMs: new Date(row.deliver_at).getTime(),
 });
-
-export function formatScheduledMessage(row: ScheduledRow): Record<string, unknown> {
-  return {
-    scheduled_message_id: row.id,
-    type: row.type,
-    to: row.type === 'stream' ? row.stream_id : (row.recipient_ids ?? []),
-    ...(row.type === 'stream' ? { topic: row.topic } : {}),
-    content: row.content,
-    rendered_content: row.rendered_content,
-    scheduled_delivery_timestamp: toSeconds(row.deliver_at),
-    failed: row.failed,
-  };
-}
 
 function destinationOf(
   row: Pick<ScheduledRow, 'type' | 'stream_id' | 'recipient_ids' | 'topic'>,
@@ -108,22 +77,6 @@ function futureDate(timestamp: number): Date {
   if (!Number.isFinite(at.getTime()) || at.getTime() <= Date.now())
     throw new JsonableError('Scheduled delivery time must be in the future.');
   return at;
-}
-
-/** The caller's undelivered scheduled messages, soonest first. */
-export async function listScheduledMessages(
-  db: Sequelize,
-  userId: number,
-  t?: Transaction,
-): Promise<Record<string, unknown>[]> {
-  const found = await rows<ScheduledRow>(
-    db,
-    `SELECT * FROM chat.scheduled_messages WHERE sender_id = :userId AND delivered_at IS NULL
-      ORDER BY deliver_at, id`,
-    { userId },
-    t,
-  );
-  return found.map(formatScheduledMessage);
 }
 
 /** The caller's undelivered scheduled message; someone else's counts as not existing, as does one already sent. */

@@ -1,15 +1,15 @@
 import type { Logger, Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
+import { JsonableError } from '../errors.ts';
 import {
   RemoteTokenRejected,
   type PushDevice,
   type PushNotification,
   type PushSender,
-} from '../push/index.ts';
-import type { Actor } from './context.ts';
-import { realmUrl, type Realm } from './realms.ts';
-import { exec, one, rows } from './sql.ts';
-import type { User } from './users.ts';
+} from '../../push/index.ts';
+import type { Actor } from '../context.ts';
+import { realmUrl, type Realm } from '../lib/realms.ts';
+import { exec, one, rows } from '../sql.ts';
+import type { User } from '../lib/users.ts';
 
 export type DeviceKind = PushDevice['kind'];
 

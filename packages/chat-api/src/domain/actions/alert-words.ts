@@ -1,19 +1,10 @@
 import type { Sequelize } from '@muse/core';
-import { JsonableError } from './errors.ts';
-import { sendEvent } from './events.ts';
-import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from './limits.ts';
-import { exec, one, rows, type Transaction } from './sql.ts';
-import { transact } from './lib/transact.ts';
-
-export async function alertWords(db: Sequelize, userId: number, t?: Transaction): Promise<string[]> {
-  const found = await rows<{ word: string }>(
-    db,
-    'SELECT word FROM chat.alert_words WHERE user_id = :userId ORDER BY created_at, word',
-    { userId },
-    t,
-  );
-  return found.map((row) => row.word);
-}
+import { JsonableError } from '../errors.ts';
+import { sendEvent } from '../lib/events.ts';
+import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from '../limits.ts';
+import { exec, one, type Transaction } from '../sql.ts';
+import { transact } from '../lib/transact.ts';
+import { alertWords } from '../lib/alert-words.ts';
 
 /** Words are trimmed; empty ones dropped; one already present (in any case) is ignored. */
 function clean(words: string[]): string[] {

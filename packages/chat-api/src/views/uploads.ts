@@ -1,0 +1,91 @@
+import { deleteAttachment, listAttachments, storeUpload } from '../domain/actions/uploads.ts';
+import { JsonableError } from '../http/errors.ts';
+import { uploadedFiles } from '../http/body.ts';
+import { endpoint } from '../http/endpoint.ts';
+import { p } from '../http/params.ts';
+
+const int = { type: 'integer' };
+const attachment = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'path_id', 'size', 'create_time', 'messages'],
+  properties: {
+    id: int,
+    name: { type: 'string' },
+    path_id: { type: 'string', description: 'The file is at /user_uploads/<path_id>.' },
+    size: { ...int, description: 'Bytes.' },
+    create_time: { ...int, description: 'UNIX time in milliseconds.' },
+    messages: {
+      type: 'array',
+      description: 'The messages linking the file.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'date_sent'],
+        properties: { id: int, date_sent: { ...int, description: 'UNIX time in milliseconds.' } },
+      },
+    },
+  },
+};
+const MIB = 1024 * 1024;
+
+/** Uploaded files: Zulip's POST /user_uploads, GET /attachments, DELETE /attachments/{id}. */
+export const uploadEndpoints = [
+  endpoint({
+    method: 'post',
+    path: '/user_uploads',
+    operationId: 'uploadFile',
+    summary: 'Upload one file (multipart/form-data, any part name) and get its URL',
+    description:
+      'At most the organization’s `max_file_upload_size_mib` (25 MiB). The contents are kept by the ' +
+      'same storage as the content service’s files (local disk, or S3 when configured). At first only ' +
+      'the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links ' +
+      'it shares it with those who can see that message.',
+    response: {
+      required: ['uri', 'url', 'filename'],
+      properties: {
+        uri: { type: 'string', deprecated: true, description: 'Alias of url.' },
+        url: { type: 'string', description: 'Relative to the organization’s URL.' },
+        filename: { type: 'string', description: 'The name the file is stored as.' },
+      },
+    },
+    view: async (_params, actor, req) => {
+      const files = uploadedFiles(req);
+      if (files.length === 0) throw new JsonableError('You must specify a file to upload');
+      if (files.length > 1) throw new JsonableError('You may only upload one file at a time');
+      const [file] = files;
+      const limit = actor.realm.max_file_upload_size_mib;
+      if (file!.truncated || file!.data.length > limit * MIB)
+        throw new JsonableError(`Uploaded file is larger than the allowed limit of ${limit} MiB`);
+      return storeUpload(actor, actor.runtime.storage, {
+        filename: file!.filename,
+        contentType: file!.mimeType,
+        data: file!.data,
+      });
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/attachments',
+    operationId: 'getAttachments',
+    summary: "The caller's uploaded files, with the messages linking each",
+    response: {
+      required: ['attachments', 'upload_space_used'],
+      properties: {
+        attachments: { type: 'array', items: attachment },
+        upload_space_used: { ...int, description: 'Bytes of all files uploaded in the organization.' },
+      },
+    },
+    view: (_params, actor) => listAttachments(actor),
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/attachments/{attachment_id}',
+    operationId: 'removeAttachment',
+    summary: 'Delete one of the caller\'s uploads; anyone else\'s, or none, is 400 "Invalid attachment"',
+    params: { attachment_id: p.id() },
+    view: async ({ attachment_id }, actor) => {
+      await deleteAttachment(actor, actor.runtime.storage, attachment_id);
+    },
+  }),
+];
