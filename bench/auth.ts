@@ -3,17 +3,30 @@
  *   node bench/auth.ts [seconds per phase, default 5]
  * The server is a `muse-server content-api` process of its own (autocannon does not share its
  * cores' event loop). Prints codes sent/s, logins/s (first login: registration + ledger grant +
- * token), and the cost of token verification + user lookup per request (`GET /users/me` next to
- * `GET /healthz`, as a ratio), with the server's CPU time per request of each phase.
+ * token), and `GET /users/me` (token verify + account read) beside its same-work baseline, a bare
+ * `node:http` + `pg` process verifying the same token with node:crypto and reading the same row
+ * through a prepared statement (bench/bare.ts users-me), as a ratio; with the CPU time per request
+ * of the API, the baseline and Postgres in each phase.
  * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { createTokenSigner } from '@muse/content-api';
-import { freePort, processCpuMs, rssBytes, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
+import {
+  freePort,
+  measure,
+  measuredLine,
+  ratioLine,
+  rssBytes,
+  serverNodeOptions,
+  startBare,
+  startBenchStack,
+  startProcess,
+  type Measured,
+} from './lib.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const stack = await startBenchStack();
@@ -71,21 +84,16 @@ let next = 0;
 const newPhone = () =>
   `139${String(phones.push(`139${String(phones.length).padStart(8, '0')}`) - 1).padStart(8, '0')}`;
 
-type Run = autocannon.Result & { cpuMsPerRequest: number };
-
-/** One phase; the server's CPU time over it is divided by the requests it answered. */
-async function run(title: string, options: autocannon.Options): Promise<Run> {
-  const cpuBefore = processCpuMs(pid);
-  const r = await autocannon({ connections: 20, duration: seconds, ...options });
-  const cpuMsPerRequest = (processCpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total);
-  peakRssMiB = Math.max(peakRssMiB, mib(rssBytes(pid)));
-  const bad = r.non2xx + r.errors;
-  console.log(
-    `${title.padEnd(44)} ${r.requests.average.toFixed(0).padStart(7)} req/s   latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms` +
-      `   server CPU ${cpuMsPerRequest.toFixed(2)} ms/req` +
-      (bad ? `   (${bad} non-2xx/errors)` : ''),
+/** One phase against the content API; its CPU and Postgres's per request are printed beside it. */
+async function run(title: string, options: autocannon.Options, pidOf = pid): Promise<Measured> {
+  const measured = await measure(
+    title,
+    { connections: 20, duration: seconds, ...options },
+    { [pidOf === pid ? 'API' : 'bare']: pidOf, Postgres: stack.postgresCpuMs },
   );
-  return { ...r, cpuMsPerRequest };
+  if (pidOf === pid) peakRssMiB = Math.max(peakRssMiB, mib(rssBytes(pid)));
+  console.log(measuredLine(measured));
+  return measured;
 }
 
 console.log(
@@ -100,6 +108,7 @@ await run('GET  /auth/verification-code (webhook)', {
   ],
 });
 await new Promise((resolve) => setTimeout(resolve, 500));
+if (!codes.size) throw new Error('no verification code reached the receiver');
 const loginRun = await run('POST /auth/token (first login: registers)', {
   amount: codes.size,
   url: `${server.url}/api/v1/auth/token`,
@@ -125,34 +134,62 @@ const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({
   isActive: true,
   isAdmin: false,
 });
-const health = await run('GET  /healthz (no auth)', { url: `${server.url}/healthz` });
-const me = await run('GET  /api/v1/users/me (JWT verify + user lookup)', {
-  url: `${server.url}/api/v1/users/me`,
-  headers: { authorization: `Bearer ${token}` },
+const bare = await startBare('users-me', {
+  DATABASE_URL: stack.databaseUrl,
+  MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
 });
+const authorization = { authorization: `Bearer ${token}` };
+await sameAccount(`${server.url}/api/v1/users/me`, `${bare.url}/api/v1/users/me`, authorization);
+const health = await run('GET  /healthz (no auth)', { url: `${server.url}/healthz` });
+// Warm-up of both (JIT, prepared statements, pool connections), then one run of each.
+await run('GET  /api/v1/users/me (warm-up)', {
+  url: `${server.url}/api/v1/users/me`,
+  headers: authorization,
+  duration: 2,
+});
+await run(
+  'bare users/me (warm-up)',
+  { url: `${bare.url}/api/v1/users/me`, headers: authorization, duration: 2 },
+  bare.pid,
+);
+const me = await run('GET  /api/v1/users/me (token verify + account read)', {
+  url: `${server.url}/api/v1/users/me`,
+  headers: authorization,
+});
+const bareMe = await run(
+  'bare node:http + pg: the same verify + read',
+  { url: `${bare.url}/api/v1/users/me`, headers: authorization },
+  bare.pid,
+);
 const unauthorized = await run('GET  /api/v1/users/me with a bad token (401)', {
   url: `${server.url}/api/v1/users/me`,
   headers: { authorization: `Bearer ${token}x` },
 });
 
 console.log(
-  `\ncodes sent: ${codes.size}, logins: ${loginRun.requests.total - loginRun.non2xx} (of ${loginRun.requests.total})`,
+  `\ncodes sent: ${codes.size}, logins: ${loginRun.result.requests.total - loginRun.result.non2xx} (of ${loginRun.result.requests.total})`,
 );
-console.log(`logins/s: ${(loginRun.requests.total / (loginRun.duration || 1)).toFixed(0)}`);
+console.log(`logins/s: ${(loginRun.result.requests.total / (loginRun.result.duration || 1)).toFixed(0)}`);
+console.log(ratioLine('GET /users/me', me, bareMe, 0.7));
 console.log(
-  `token verification + user lookup (users/me vs healthz): ${me.requests.average.toFixed(0)} vs ${health.requests.average.toFixed(0)} req/s, ` +
-    `ratio ${(me.requests.average / health.requests.average).toFixed(2)} (target >= 0.6), p50 +${me.latency.p50 - health.latency.p50} ms; ` +
-    `a refused token costs ${unauthorized.latency.p50} ms p50`,
-);
-console.log(
-  `server CPU per request: users/me ${me.cpuMsPerRequest.toFixed(2)} ms, healthz ${health.cpuMsPerRequest.toFixed(2)} ms, ` +
-    `auth + lookup ${(me.cpuMsPerRequest - health.cpuMsPerRequest).toFixed(2)} ms (target < 1); refused token ${unauthorized.cpuMsPerRequest.toFixed(2)} ms`,
+  `server CPU per request: users/me ${me.cpuMs.API!.toFixed(2)} ms (bare ${bareMe.cpuMs.bare!.toFixed(2)} ms), ` +
+    `Postgres ${me.cpuMs.Postgres!.toFixed(2)} ms (bare ${bareMe.cpuMs.Postgres!.toFixed(2)} ms); ` +
+    `healthz ${health.cpuMs.API!.toFixed(2)} ms; refused token ${unauthorized.cpuMs.API!.toFixed(2)} ms, p50 ${unauthorized.result.latency.p50} ms`,
 );
 console.log(`server RSS: idle ${idleRssMiB} MiB, peak under load ${peakRssMiB} MiB`);
 
+await bare.stop();
 receiver.close();
 await serverProcess.stop();
 await stack.stop();
+
+/** Both answer the same account for the token: the baseline does the same work. */
+async function sameAccount(ours: string, baseline: string, headers: Record<string, string>): Promise<void> {
+  const [a, b] = await Promise.all([ours, baseline].map((url) => fetch(url, { headers })));
+  const [bodyA, bodyB] = (await Promise.all([a!.json(), b!.json()])) as { id?: string }[];
+  if (a!.status !== 200 || b!.status !== 200 || !bodyA!.id || bodyA!.id !== bodyB!.id)
+    throw new Error(`users/me answered ${a!.status} and the baseline ${b!.status}, not the same account`);
+}
 
 function mib(bytes: number): number {
   return Math.round(bytes / 1048576);

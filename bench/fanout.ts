@@ -4,11 +4,12 @@
  * one after another, to a channel they all subscribe to. For each message, the time from sending
  * it until each poll is answered with it (p50/p99/max over every delivery), and the server's
  * resident memory idle and under the load. Next to it, the same pollers against a bare node:http
- * relay answering its held polls from memory (this file with --bare-relay), as a ratio.
+ * relay answering its held polls from memory (bench/bare.ts poll-relay), as a ratio, with the CPU
+ * time per message of the server and of Postgres.
  *
  *   node bench/fanout.ts [--subscribers 1000] [--messages 10] [--cpu-prof-dir DIR]
  */
-import http, { createServer, type ServerResponse } from 'node:http';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchStack } from './lib.ts';
@@ -19,38 +20,9 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '1000' },
     messages: { type: 'string', default: '10' },
     'cpu-prof-dir': { type: 'string' },
-    'bare-relay': { type: 'boolean', default: false },
   },
 });
 
-/** The baseline: held polls answered from memory; POST answers every waiting poll with one event. */
-function serveBareRelay(port: number): void {
-  let held = new Set<ServerResponse>();
-  let lastEventId = 0;
-  createServer((req, res) => {
-    if (req.method === 'GET') {
-      held.add(res);
-      res.once('close', () => held.delete(res));
-      return;
-    }
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      const event = {
-        type: 'message',
-        id: ++lastEventId,
-        message: { content: new URLSearchParams(text).get('content') },
-      };
-      const body = JSON.stringify({ result: 'success', msg: '', events: [event] });
-      const waiting = held;
-      held = new Set();
-      for (const poll of waiting) poll.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"result":"success","msg":""}');
-    });
-  }).listen(port, '127.0.0.1');
-}
-
-/** The bench's helpers, loaded only by the bench (the relay process stays a bare Node). */
 const lib = () => import('./lib.ts');
 
 const subscriberCount = Number(values.subscribers);
@@ -182,17 +154,13 @@ async function chatTarget(stack: BenchStack): Promise<Target> {
 }
 
 async function bareTarget(): Promise<Target> {
-  const { freePort, startProcess } = await lib();
-  const port = await freePort();
-  const bare = await startProcess(
-    [fileURLToPath(import.meta.url), '--bare-relay'],
-    { PORT: String(port) },
-    port,
-  );
+  const { startBare } = await lib();
+  const bare = await startBare('poll-relay');
+  const port = bare.port;
   return {
     name: 'bare node:http relay (own process, in memory)',
     port,
-    pid: bare.child.pid!,
+    pid: bare.pid,
     pollers: Array.from({ length: subscriberCount }, () => ({ path: () => '/events', headers: {} })),
     async sendMessage(n) {
       await send(
@@ -211,8 +179,8 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Sends the messages one after another; every poller re-polls as soon as it is answered. */
-async function measure(target: Target) {
-  const { rssBytes } = await lib();
+async function measure(target: Target, postgresCpuMs: () => number) {
+  const { cpuMeter, rssBytes } = await lib();
   const rssMiB = (pid: number) => rssBytes(pid) / 2 ** 20;
   const idleMiB = rssMiB(target.pid);
   let peakMiB = idleMiB;
@@ -252,6 +220,7 @@ async function measure(target: Target) {
   };
   const running = target.pollers.map(poll);
   const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(target.pid))), 50);
+  const cpu: Record<string, number> = {};
   try {
     for (let n = 0; n < messageCount; n++) {
       // Every poll is waiting again and the server is idle before the next message.
@@ -260,6 +229,7 @@ async function measure(target: Target) {
       }
       await settled(target.pid);
       if (failures.length) throw new Error(`polls failed: ${failures.slice(0, 3).join('; ')}`);
+      const meter = cpuMeter({ server: target.pid, Postgres: postgresCpuMs });
       answered = 0;
       expected = n;
       const done = new Promise<void>((resolve, reject) => {
@@ -274,6 +244,8 @@ async function measure(target: Target) {
       sendAnswered.push(performance.now() - sentAt);
       await done;
       lastDelivery.push(performance.now() - sentAt);
+      // Up to the last answer, over every message (the settling between them is left out).
+      for (const [name, ms] of Object.entries(meter())) cpu[name] = (cpu[name] ?? 0) + ms / messageCount;
     }
   } finally {
     clearInterval(sampler);
@@ -295,30 +267,28 @@ async function measure(target: Target) {
       sendAnswered.sort((a, b) => a - b),
       50,
     ).toFixed(1),
+    'server CPU ms/message': +(cpu.server ?? NaN).toFixed(1),
+    'Postgres CPU ms/message': +(cpu.Postgres ?? NaN).toFixed(1),
     'RSS idle MiB': +idleMiB.toFixed(0),
     'RSS peak MiB': +peakMiB.toFixed(0),
   };
 }
 
-// The relay process (this file with --bare-relay) loads nothing else: its memory is a bare Node's.
-if (values['bare-relay']) serveBareRelay(Number(process.env.PORT));
-if (!values['bare-relay']) {
-  const { startBenchStack } = await lib();
-  const stack = await startBenchStack();
-  try {
-    const bare = await measure(await bareTarget());
-    const chat = await measure(await chatTarget(stack));
-    console.log(
-      `\nFan-out: ${messageCount} channel messages to ${subscriberCount} long-polling subscribers (one queue each)`,
-    );
-    console.table([bare, chat]);
-    const ratio = (key: 'p50 ms' | 'p99 ms') => (chat[key] / bare[key]).toFixed(1);
-    console.log(
-      `ratio chat/bare: p50 ${ratio('p50 ms')}x, p99 ${ratio('p99 ms')}x; ` +
-        `target p99 < 200 ms: ${chat['p99 ms'] < 200 ? 'met' : 'not met'}; ` +
-        `RSS under load < 150 MB: ${chat['RSS peak MiB'] * 1.048576 < 150 ? 'met' : 'not met'}`,
-    );
-  } finally {
-    await stack.stop();
-  }
+const { startBenchStack } = await lib();
+const stack = await startBenchStack();
+try {
+  const bare = await measure(await bareTarget(), stack.postgresCpuMs);
+  const chat = await measure(await chatTarget(stack), stack.postgresCpuMs);
+  console.log(
+    `\nFan-out: ${messageCount} channel messages to ${subscriberCount} long-polling subscribers (one queue each)`,
+  );
+  console.table([bare, chat]);
+  const ratio = (key: 'p50 ms' | 'p99 ms') => (chat[key] / bare[key]).toFixed(1);
+  console.log(
+    `ratio chat/bare: p50 ${ratio('p50 ms')}x, p99 ${ratio('p99 ms')}x; ` +
+      `target p99 < 200 ms: ${chat['p99 ms'] < 200 ? 'met' : 'not met'}; ` +
+      `RSS under load < 150 MB: ${chat['RSS peak MiB'] * 1.048576 < 150 ? 'met' : 'not met'}`,
+  );
+} finally {
+  await stack.stop();
 }

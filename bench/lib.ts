@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { RequestListener } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Client } from '@temporalio/client';
 import {
@@ -28,6 +29,7 @@ import {
 import { contentMigrations } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
 import { createTemporalClient } from '@muse/temporal';
+import type { BareKind } from './bare.ts';
 
 export interface LoadResult {
   name: string;
@@ -80,14 +82,17 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   port: number,
-  readyTimeoutMs = 60_000,
+  readyTimeoutMs = 180_000,
 ): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, args, {
     // Metrics ports are picked freely so that several servers can run side by side.
     env: { ...process.env, ...SIDE_BY_SIDE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  // A process that does not come up is not left behind.
+  // A bench that fails leaves none of its servers behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   await waitForPort(port, readyTimeoutMs).catch(async (error: unknown) => {
     await stopChild(child);
     throw error;
@@ -110,6 +115,8 @@ export interface BenchStack {
   serverEnv: Record<string, string>;
   /** Listens on a free loopback port; closed by `stop()`. */
   serve(app: RequestListener): Promise<RunningServer>;
+  /** CPU time (ms) the stack's Postgres has used so far: postmaster, backends, and backends that ended. */
+  postgresCpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -161,6 +168,11 @@ export async function startBenchStack(
   });
   const db = createDatabase(databaseUrl, undefined, { poolMax: options.poolMax ?? 20 });
   await migrate(db, [contentMigrations, chatMigrations]);
+  // The postmaster is the parent of any backend (when Postgres runs on this machine).
+  const [backend] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', {
+    type: 'SELECT' as never,
+  });
+  const postmasterPid = parentOf(backend!.pid) ?? 0;
   const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
   const events = new EventBus(databaseUrl, logger);
   stops.push(
@@ -190,11 +202,42 @@ export async function startBenchStack(
       stops.push(server.close);
       return server;
     },
+    postgresCpuMs: () => postgresCpuMs(postmasterPid),
     async stop() {
       for (const stop of stops.reverse()) await stop();
     },
   };
 }
+
+/** A bare same-work baseline (`bench/bare.ts <kind>`) in a process of its own. */
+export async function startBare(
+  kind: BareKind,
+  env: Record<string, string> = {},
+  nodeOptions: string[] = [],
+): Promise<{ pid: number; port: number; url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const started = await startProcess(
+    [...nodeOptions, fileURLToPath(new URL('./bare.ts', import.meta.url)), kind],
+    { ...env, PORT: String(port) },
+    port,
+  );
+  return { pid: started.child.pid!, port, url: `http://127.0.0.1:${port}`, stop: started.stop };
+}
+
+/**
+ * Starts counting CPU time of each named source (a pid, or a function such as the stack's
+ * `postgresCpuMs`); the returned function gives each one's milliseconds since then.
+ */
+export function cpuMeter(sources: Record<string, number | (() => number)>): () => Record<string, number> {
+  const read = (source: number | (() => number)) =>
+    typeof source === 'number' ? processCpuMs(source) : source();
+  const start = Object.fromEntries(Object.entries(sources).map(([name, source]) => [name, read(source)]));
+  return () =>
+    Object.fromEntries(Object.entries(sources).map(([name, source]) => [name, read(source) - start[name]!]));
+}
+
+/** a / b to two places, for "figure beside its baseline" lines. */
+export const ratio = (a: number, b: number): string => (b ? (a / b).toFixed(2) : 'n/a');
 
 /** Resident memory of a process in bytes, from /proc (Linux). */
 export function rssBytes(pid: number): number {
@@ -211,12 +254,41 @@ function statusBytes(pid: number, field: string): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); 0 once it ended. */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  const fields = statFields(pid);
+  // utime and stime are the 12th and 13th fields after the command name.
+  return fields ? ticksMs(fields[11], fields[12]) : 0;
+}
+
+/** The fields of /proc/<pid>/stat after the parenthesised command name; undefined once it ended. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+const ticksMs = (user?: string, system?: string) => ((Number(user) + Number(system)) * 1000) / 100; // USER_HZ 100
+const parentOf = (pid: number) => {
+  const parent = statFields(pid)?.[1];
+  return parent === undefined ? undefined : Number(parent);
+};
+
+/**
+ * CPU time of a Postgres on this machine: its postmaster, every child (backends, background
+ * writers), and the children that ended (pool connections closed meanwhile). 0 when it runs elsewhere.
+ */
+function postgresCpuMs(postmasterPid: number): number {
+  const postmaster = postmasterPid ? statFields(postmasterPid) : undefined;
+  if (!postmaster) return 0;
+  let ms = ticksMs(postmaster[11], postmaster[12]) + ticksMs(postmaster[13], postmaster[14]);
+  for (const name of readdirSync('/proc')) {
+    if (/^\d+$/.test(name) && parentOf(Number(name)) === postmasterPid) ms += processCpuMs(Number(name));
+  }
+  return ms;
 }
 
 /**
@@ -226,4 +298,89 @@ export function processCpuMs(pid: number): number {
 export function serverNodeOptions(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
+
+export interface Measured {
+  name: string;
+  result: autocannon.Result;
+  /** CPU ms per answered request of each source given to `measure`. */
+  cpuMs: Record<string, number>;
+}
+
+/** One autocannon run, with the CPU time each source spent over it divided by the requests answered. */
+export async function measure(
+  name: string,
+  options: autocannon.Options,
+  cpuSources: Record<string, number | (() => number)>,
+): Promise<Measured> {
+  const meter = cpuMeter(cpuSources);
+  const settings = { connections: 20, duration: 5, ...options };
+  // A fixed amount of requests (logins of the codes sent) needs no more connections than requests.
+  if (settings.amount) settings.connections = Math.min(settings.connections, settings.amount);
+  const result = await autocannon(settings);
+  const used = meter();
+  const requests = Math.max(1, result.requests.total);
+  const cpuMs = Object.fromEntries(Object.entries(used).map(([source, ms]) => [source, ms / requests]));
+  return { name, result, cpuMs };
+}
+
+/** One line per run: rate, latency, CPU per request of each source, refusals. */
+export function measuredLine({ name, result, cpuMs }: Measured): string {
+  const bad = result.non2xx + result.errors;
+  const cpu = Object.entries(cpuMs)
+    .map(([source, ms]) => `${source} ${ms.toFixed(2)}`)
+    .join(', ');
+  return (
+    `${name.padEnd(46)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms` +
+    `  CPU ms/req: ${cpu}${bad ? `  (${bad} non-2xx/errors)` : ''}`
+  );
+}
+
+/**
+ * "ours vs baseline" as a ratio of request rates, against its target; and the ratio of the CPU
+ * both spent per request (server + Postgres, baseline over ours), which a busy machine moves far
+ * less than the rates: on a quiet, saturated machine the rate ratio tends to it.
+ */
+export function ratioLine(what: string, ours: Measured, baseline: Measured, target: number): string {
+  const value = ours.result.requests.average / Math.max(1, baseline.result.requests.average);
+  const cpu = (measured: Measured) => Object.values(measured.cpuMs).reduce((sum, ms) => sum + ms, 0);
+  return (
+    `${what}: ${value.toFixed(2)}× its same-work baseline's rate (target ≥ ${target}: ${value >= target ? 'met' : 'not met'}); ` +
+    `CPU per request ${ratio(cpu(baseline), cpu(ours))}× (baseline's ${cpu(baseline).toFixed(2)} ms / ours ${cpu(ours).toFixed(2)} ms, server + Postgres)`
+  );
+}
+
+/** The pid of this process's child whose command line contains `needle` (the Temporal dev server: 'start-dev'). */
+export function ownChildNamed(needle: string): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || parentOf(Number(name)) !== process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) return Number(name);
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Has a process started with `--inspect=127.0.0.1:<port>` run a full garbage collection (the
+ * inspector's HeapProfiler.collectGarbage), so that its memory is what it holds, not garbage
+ * that was not collected yet.
+ */
+export async function collectGarbage(inspectPort: number): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${inspectPort}/json/list`);
+  const [target] = (await response.json()) as { webSocketDebuggerUrl: string }[];
+  const socket = new WebSocket(target!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  await new Promise<void>((resolve) => {
+    socket.onmessage = (event) => {
+      if ((JSON.parse(String(event.data)) as { id?: number }).id === 1) resolve();
+    };
+    socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+  });
+  socket.close();
 }

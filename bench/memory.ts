@@ -130,7 +130,11 @@ const targets: Measured[] = [
     ],
   },
   {
-    ...(await serve('bare node:http', [fileURLToPath(new URL('./bare-server.ts', import.meta.url))], 'PORT')),
+    ...(await serve(
+      'bare node:http',
+      [fileURLToPath(new URL('./bare.ts', import.meta.url)), 'health'],
+      'PORT',
+    )),
     headers: {},
     requests: [{ method: 'GET', path: '/healthz' }],
   },

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { freePort, load, printResults, startProcess } from './lib.ts';
+import { freePort, load, printResults, startBare, startProcess } from './lib.ts';
 
 /**
  * GET /healthz of the content API (the full middleware stack: metrics, auth resolver,
@@ -10,10 +10,8 @@ import { freePort, load, printResults, startProcess } from './lib.ts';
 const TARGET_RATIO = 0.5;
 
 const server = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
-const bare = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
 
 const contentPort = await freePort();
-const barePort = await freePort();
 const content = await startProcess(
   [server, 'content-api'],
   {
@@ -28,13 +26,13 @@ const content = await startProcess(
   },
   contentPort,
 );
-const baseline = await startProcess([bare], { PORT: String(barePort) }, barePort);
+const baseline = await startBare('health');
 
 try {
   await load('warm-up', `http://127.0.0.1:${contentPort}/healthz`, { duration: 2 });
   const results = [
     await load('content API /healthz', `http://127.0.0.1:${contentPort}/healthz`),
-    await load('bare node:http', `http://127.0.0.1:${barePort}/healthz`),
+    await load('bare node:http', `${baseline.url}/healthz`),
   ];
   printResults('GET /healthz — content API vs bare node:http (20 connections, 5 s each)', results);
   const ratio = results[0]!.requestsPerSecond / results[1]!.requestsPerSecond;

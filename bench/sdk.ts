@@ -1,25 +1,19 @@
 /**
  * The SDK's own cost per call: the same request through @muse/sdk and through a bare fetch, one
- * after the other: over loopback HTTP to a minimal server in its own process (bare-server.ts), and
+ * after the other: over loopback HTTP to a minimal server in its own process (bench/bare.ts health), and
  * with a fetch that answers from memory, which leaves only the SDK's own work as the difference:
  *   node bench/sdk.ts [calls per batch, default 200]
  * Batches of the two alternate, and each round's SDK batch is compared with its own bare batch;
  * the figures are medians over the rounds, as wall time and as this process's CPU time (which
  * other work on a busy machine disturbs less). Target: under 0.1 ms of overhead per call.
  */
-import { fileURLToPath } from 'node:url';
 import { createContentClient } from '@muse/sdk';
-import { freePort, startProcess } from './lib.ts';
+import { startBare } from './lib.ts';
 
 const callsPerRound = Number(process.argv[2] ?? 200);
 const rounds = 15;
-const port = await freePort();
-const server = await startProcess(
-  [fileURLToPath(new URL('./bare-server.ts', import.meta.url))],
-  { PORT: String(port) },
-  port,
-);
-const baseUrl = `http://127.0.0.1:${port}`;
+const server = await startBare('health');
+const baseUrl = server.url;
 const token = 'bench-token';
 const fileId = '11111111-1111-4111-8111-111111111111';
 const character = { name: 'Ada', persona: 'a patient tutor' };

@@ -76,6 +76,23 @@ describe('bearer tokens on every request', () => {
     await expectUnauthorized(await me(`Bearer ${hs512}`));
   });
 
+  it('answers 401 to a token without one of the claims the spec lists (sub, iat, exp) or with one of the wrong type', async () => {
+    const user = await createTestUser(stack);
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secretKey());
+    const complete = { ...claimsOf(user.id), iat: now, exp: now + 3600 };
+    expect((await me(`Bearer ${await signed(complete)}`)).status).toBe(200);
+    const wrongType = { sub: 42, iat: String(complete.iat), exp: String(complete.exp) };
+    for (const claim of ['sub', 'iat', 'exp'] as const) {
+      const { [claim]: _left, ...without } = complete;
+      await expectUnauthorized(await me(`Bearer ${await signed(without)}`));
+      await expectUnauthorized(
+        await me(`Bearer ${await signed({ ...complete, [claim]: wrongType[claim] })}`),
+      );
+    }
+  });
+
   it('answers 401 to an expired token', async () => {
     const user = await createTestUser(stack);
     const now = Math.floor(Date.now() / 1000);

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from '@muse/core';
 import type { SocketSession } from './session.ts';
+import type { ServerFrame } from './protocol.ts';
 import type { Admitted, SocketSessions } from './sessions.ts';
 import { isRefusal, type ConnectionGate } from './gate.ts';
 import { guardUpgrade, refuseUpgrade } from './upgrade.ts';
@@ -76,7 +77,7 @@ export function attachWebSocket(
     ws.on('message', (data, isBinary) => deliver(data, isBinary));
     ws.on('error', () => ws.terminate());
     const opened = await sessions.open(admitted, {
-      send: (frame) => ws.send(JSON.stringify(frame)),
+      send: (frame) => ws.send(frameBytes(frame), { binary: false }),
       close: (code, reason) => ws.close(code, reason),
     });
     ws.once('close', () => sessions.close(opened));
@@ -114,6 +115,19 @@ export function attachWebSocket(
       wss.close();
     },
   };
+}
+
+const encoded = new WeakMap<object, Buffer>();
+
+/**
+ * A frame's UTF-8 JSON, encoded once for all the sockets it goes to: the hub hands every socket of
+ * a conversation the same frame, and every message frame the same message object (its key here).
+ */
+function frameBytes(frame: ServerFrame): Buffer {
+  const key = frame.type === 'message' ? frame.message : frame;
+  let bytes = encoded.get(key);
+  if (!bytes) encoded.set(key, (bytes = Buffer.from(JSON.stringify(frame))));
+  return bytes;
 }
 
 /** What a refusal's status tells the client beyond its body. */
