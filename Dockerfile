@@ -27,9 +27,15 @@ RUN npm ci --omit=dev --no-audit --no-fund \
        ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
   && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete \
   && npm cache clean --force
-# Temporal's Rust sources (the native bridge is prebuilt). The packages' TypeScript sources stay:
-# with them removed, the worker's workflow bundling (webpack) failed in the image.
-RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core
+# What no process loads, found by size: Temporal's Rust sources (the bridge is prebuilt), the emoji
+# images (the messaging API reads emoji.json only), other platforms' prebuilds of tar-fs's Bare
+# runtime modules, moment's browser builds, documentation, and TypeScript sources (Node does not
+# strip types under node_modules). Temporal's own sources stay: its workflow bundler reads them.
+RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core \
+    node_modules/emoji-datasource/img node_modules/emoji-datasource/emoji_pretty.json \
+    node_modules/moment/min node_modules/moment/src node_modules/moment-timezone/builds \
+  && find node_modules/bare-*/prebuilds -mindepth 1 -maxdepth 1 ! -name "linux-$(node -p process.arch)" -exec rm -rf {} + \
+  && find node_modules -path node_modules/@temporalio -prune -o -type f \( -name '*.ts' -o -name '*.md' \) -print0 | xargs -0 rm -f
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
