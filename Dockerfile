@@ -41,7 +41,11 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     # A read-only root filesystem: anything that wants a home or a temp dir gets /tmp (an emptyDir in the chart).
     HOME=/tmp \
-    MUSE_DATA_DIR=/tmp/muse
+    MUSE_DATA_DIR=/tmp/muse \
+    # The worker's workflow bundler loads swc, whose native addon unpacks itself into $HOME/.cache
+    # and refuses a directory below one that other users may write without the sticky bit: a
+    # Kubernetes emptyDir (0777). Every process of the pod runs as one user, so there is nobody to guard against.
+    SWC_NATIVE_BINDING_CACHE_SKIP_SECURITY_CHECK=1
 WORKDIR /app
 COPY --from=dependencies /app ./
 # Sources, migrations and API documents (.dockerignore keeps tests and development files out).

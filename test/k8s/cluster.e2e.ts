@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
 import { startFakeS3, type FakeS3 } from '../support/fakes/s3.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../support/fakes/code-receivers.ts';
+import { FrameChecker, wsClient, type Frame } from '../support/sockets.ts';
 
 const run = promisify(execFile);
 const NODE_IP = process.env.MUSE_K8S_NODE_IP ?? '10.245.0.1';
@@ -376,6 +377,39 @@ describe('the chart on a real Kubernetes node', () => {
     expect(bytes.length).toBe(file.size);
   });
 
+  it('a conversation WebSocket message posted on one content-api replica reaches a socket on the other', async () => {
+    // Each replica by its pod address (the node routes to the pod network), not through the Service.
+    const pods = (await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component=content-api')).items;
+    const [urlA, urlB] = pods.map((pod: { status: { podIP: string } }) => `http://${pod.status.podIP}:8080`);
+    expect(new Set([urlA, urlB]).size).toBe(2);
+    const user = await login();
+    const created = await call(`${contentUrl}/api/v1/conversations`, {
+      method: 'POST',
+      headers: user.headers,
+      body: { title: 'Across replicas' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const checker = await FrameChecker.load(urlA);
+    const [onA, onB] = [urlA, urlB].map((url) => wsClient(url, created.body.id, user.token, checker)) as [
+      ReturnType<typeof wsClient>,
+      ReturnType<typeof wsClient>,
+    ];
+    try {
+      const isReady = (frame: Frame) => frame.type === 'ready';
+      await Promise.all([onA.next(isReady), onB.next(isReady)]);
+      onB.send({ type: 'post', content: 'from replica B', client_id: 'k8s-across' });
+      const ack = await onB.next((frame) => frame.type === 'ack' && frame.client_id === 'k8s-across');
+      const delivered = await onA.next(
+        (frame) => frame.type === 'message' && frame.message.id === ack.message_id,
+      );
+      expect(delivered.message).toMatchObject({ content: 'from replica B', role: 'user' });
+      expect(checker.violations).toEqual([]);
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  });
+
   it('the operator makes a ChatOrganization; a message sent through the messaging API reaches a long poll', async () => {
     await applyResource({
       apiVersion: 'muse.dev/v1alpha1',
@@ -437,7 +471,7 @@ describe('the chart on a real Kubernetes node', () => {
     expect(rotated.stderr + rotated.stdout).not.toMatch(/error/i);
     const refused = await call(`${contentUrl}/api/v1/users/me`, { headers: before.headers });
     expect(refused.status).toBe(401);
-    const after = await login(before.id ? undefined : undefined);
+    const after = await login();
     expect((await call(`${contentUrl}/api/v1/users/me`, { headers: after.headers })).status).toBe(200);
   });
 

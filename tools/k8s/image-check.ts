@@ -1,9 +1,9 @@
 /**
- * Runs the image as the chart runs it (read-only root, uid 1000, /tmp a tmpfs) against a real
- * Postgres and Temporal dev server on this machine: `migrate`, then the content API, the messaging
- * API and the worker, each its own container on the host network. Passes when both APIs answer
- * /readyz 200 and the worker serves its metrics port (it opens it only after its workflow bundle
- * is built and it has connected to Temporal). Prints the time from `docker run` to each of those.
+ * Runs the image as the chart runs it (read-only root, uid 1000, /tmp world-writable as an
+ * emptyDir) against a real Postgres and Temporal dev server on this machine: `migrate`, then the
+ * content API, the messaging API and the worker, each its own container on the host network.
+ * Passes when both APIs answer /readyz 200 and the worker serves its metrics port (it opens it only
+ * after its workflow bundle is built and it has connected to Temporal). Prints the time from `docker run` to each of those.
  *
  *   node tools/k8s/image-check.ts muse:e2e        (DOCKER_HOST as for the build; .ci/k8s.sh runs it)
  */
@@ -26,7 +26,8 @@ const containers: string[] = [];
 async function dockerRun(name: string, env: Record<string, string>, args: string[]): Promise<void> {
   containers.push(`${prefix}-${name}`);
   const flags = ['--name', `${prefix}-${name}`, '--network', 'host', '--read-only', '--user', '1000:1000'];
-  flags.push('--tmpfs', '/tmp:rw,exec,mode=1777');
+  // As the chart's emptyDir: world-writable without the sticky bit.
+  flags.push('--tmpfs', '/tmp:rw,exec,mode=0777');
   for (const [key, value] of Object.entries(env)) flags.push('-e', `${key}=${value}`);
   await run('docker', ['run', '-d', ...flags, image!, ...args]);
 }
