@@ -528,7 +528,7 @@ describe('the chart on a real Kubernetes node', () => {
         '--release',
         RELEASE,
         '--timeout',
-        '300',
+        '600',
       ],
       { maxBuffer: 4 * 1024 * 1024 },
     );
