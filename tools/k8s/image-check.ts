@@ -9,7 +9,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,8 +26,12 @@ const containers: string[] = [];
 async function dockerRun(name: string, env: Record<string, string>, args: string[]): Promise<void> {
   containers.push(`${prefix}-${name}`);
   const flags = ['--name', `${prefix}-${name}`, '--network', 'host', '--read-only', '--user', '1000:1000'];
-  // As the chart's emptyDir: world-writable without the sticky bit.
-  flags.push('--tmpfs', '/tmp:rw,exec,mode=0777');
+  // As the chart's emptyDir: a directory of the node, root:fsGroup, world-writable without the
+  // sticky bit (a tmpfs mount gets the image's sticky /tmp mode instead).
+  const tmp = await mkdtemp(path.join(workDir, `${name}-tmp-`));
+  await chown(tmp, 0, 1000);
+  await chmod(tmp, 0o2777);
+  flags.push('-v', `${tmp}:/tmp`);
   for (const [key, value] of Object.entries(env)) flags.push('-e', `${key}=${value}`);
   await run('docker', ['run', '-d', ...flags, image!, ...args]);
 }
