@@ -514,33 +514,6 @@ describe('the chart on a real Kubernetes node', () => {
     );
   });
 
-  it('rotate-jwt-secret rolls the Deployments through the controller-manager: old tokens refused, new logins work', async () => {
-    const before = await login();
-    const rotated = await run(
-      'node',
-      [
-        'packages/server/src/main.ts',
-        'rotate-jwt-secret',
-        '--kubeconfig',
-        KUBECONFIG,
-        '--namespace',
-        NAMESPACE,
-        '--secret',
-        RELEASE,
-        '--release',
-        RELEASE,
-        '--timeout',
-        '600',
-      ],
-      { maxBuffer: 4 * 1024 * 1024 },
-    );
-    expect(rotated.stderr + rotated.stdout).not.toMatch(/error/i);
-    const refused = await call(`${contentUrl}/api/v1/users/me`, { headers: before.headers });
-    expect(refused.status).toBe(401);
-    const after = await login();
-    expect((await call(`${contentUrl}/api/v1/users/me`, { headers: after.headers })).status).toBe(200);
-  });
-
   it(
     `helm upgrade to ${NEXT_TAG} and helm rollback under steady load: no failed request, every generation settled once`,
     async () => {
@@ -598,6 +571,35 @@ describe('the chart on a real Kubernetes node', () => {
       `pod kills: ready again in ${recovered.toFixed(1)} s; ${figures.requests} requests (${figures.resent} resent after a connection failure), ${figures.failures.length} failed (${figures.failures.slice(0, 5).join('; ')}), ${figures.fileIds.length} generations`,
     );
     await expectSettledOnce(user, figures.fileIds);
+  });
+
+  // After the rollback: a rollback to a revision from before a rotation brings the old secret
+  // back (the chart README's runbook says so).
+  it('rotate-jwt-secret rolls the Deployments through the controller-manager: old tokens refused, new logins work', async () => {
+    const before = await login();
+    const rotated = await run(
+      'node',
+      [
+        'packages/server/src/main.ts',
+        'rotate-jwt-secret',
+        '--kubeconfig',
+        KUBECONFIG,
+        '--namespace',
+        NAMESPACE,
+        '--secret',
+        RELEASE,
+        '--release',
+        RELEASE,
+        '--timeout',
+        '600',
+      ],
+      { maxBuffer: 4 * 1024 * 1024 },
+    );
+    expect(rotated.stderr + rotated.stdout).not.toMatch(/error/i);
+    const refused = await call(`${contentUrl}/api/v1/users/me`, { headers: before.headers });
+    expect(refused.status).toBe(401);
+    const after = await login();
+    expect((await call(`${contentUrl}/api/v1/users/me`, { headers: after.headers })).status).toBe(200);
   });
 
   it("the operator's resources deleted before helm uninstall, which leaves only the kept JWT Secret and the user's own", async () => {
