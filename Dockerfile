@@ -27,15 +27,25 @@ RUN npm ci --omit=dev --no-audit --no-fund \
        ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
   && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete \
   && npm cache clean --force
-# Temporal's Rust sources (the native bridge is prebuilt). The packages' TypeScript sources stay:
-# with them removed, the worker's workflow bundling (webpack) failed in the image.
-RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core
+# What no process loads, found by size: Temporal's Rust sources (the bridge is prebuilt), the emoji
+# images (the messaging API reads emoji.json only), other platforms' prebuilds of tar-fs's Bare
+# runtime modules, moment's browser builds, documentation, and TypeScript sources (Node does not
+# strip types under node_modules). Temporal's own sources stay: its workflow bundler reads them.
+RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core \
+    node_modules/emoji-datasource/img node_modules/emoji-datasource/emoji_pretty.json \
+    node_modules/moment/min node_modules/moment/src node_modules/moment-timezone/builds \
+  && find node_modules/bare-*/prebuilds -mindepth 1 -maxdepth 1 ! -name "linux-$(node -p process.arch)" -exec rm -rf {} + \
+  && find node_modules -path node_modules/@temporalio -prune -o -type f \( -name '*.ts' -o -name '*.md' \) -print0 | xargs -0 rm -f
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     # A read-only root filesystem: anything that wants a home or a temp dir gets /tmp (an emptyDir in the chart).
     HOME=/tmp \
-    MUSE_DATA_DIR=/tmp/muse
+    MUSE_DATA_DIR=/tmp/muse \
+    # The worker's workflow bundler loads swc, whose native addon unpacks itself into $HOME/.cache
+    # and refuses a directory below one that other users may write without the sticky bit: a
+    # Kubernetes emptyDir (0777). Every process of the pod runs as one user, so there is nobody to guard against.
+    SWC_NATIVE_BINDING_CACHE_SKIP_SECURITY_CHECK=1
 WORKDIR /app
 COPY --from=dependencies /app ./
 # Sources, migrations and API documents (.dockerignore keeps tests and development files out).

@@ -20,11 +20,14 @@ base="$(bash tools/k8s/base-image.sh)"
 image=muse:e2e
 step "docker build (base $base)"
 build_started=$SECONDS
-docker build --network host -q --build-arg NODE_IMAGE="$base" -t "$image" . >/dev/null
+nice docker build --network host -q --build-arg NODE_IMAGE="$base" -t "$image" . >/dev/null
 docker tag "$image" muse:e2e-next
 base_size=$(docker image inspect -f '{{.Size}}' "$base")
 size=$(docker image inspect -f '{{.Size}}' "$image")
 echo "built in $((SECONDS - build_started)) s: $((size / 1000000)) MB, $(((size - base_size) / 1000000)) MB above the base"
+
+step "the image runs: migrate, both APIs /readyz, the worker (read-only root, uid 1000)"
+nice node tools/k8s/image-check.ts "$image"
 
 step "node up"
 export KUBECONFIG="$(bash tools/k8s/node.sh up)"

@@ -322,7 +322,12 @@ down() {
   for root in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/*/kubepods.slice; do
     [[ -d "$root" ]] && find "$root" -depth -type d -exec rmdir {} \; 2>/dev/null || true
   done
-  if [[ -f "$STATE/iptables.before" ]]; then iptables-restore < "$STATE/iptables.before"; fi
+  if [[ -f "$STATE/iptables.before" ]]; then
+    # iptables-restore replaces only the tables the save names (none, when no rule existed before
+    # `up`): empty those kube-proxy and the CNI fill first, then put back what was there.
+    for table in filter nat mangle; do iptables -t "$table" -F; iptables -t "$table" -X; done
+    iptables-restore < "$STATE/iptables.before"
+  fi
   if [[ -f "$STATE/sysctls.before" ]]; then
     while IFS='=' read -r key value; do sysctl -qw "$key=$value" || true; done < "$STATE/sysctls.before"
   fi
