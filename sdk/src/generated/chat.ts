@@ -773,10 +773,18 @@ export interface paths {
     get: operations['getStreamById'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Archive a channel (administrators and its can_administer_channel_group)
+     * @description Messages and subscriptions are kept; it stops being a default channel and nobody can post to it. Everyone who could see it gets a stream delete event.
+     */
+    delete: operations['archiveStream'];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change a channel's name, description, privacy, default status, retention or permissions
+     * @description Organization administrators and members of the channel's can_administer_channel_group; privacy and access settings of a private channel also need its content (a subscription). is_default_stream is for administrators, message_retention_days for owners. Everything is checked before anything changes; everyone who can see the channel gets a stream update event per property (invite_only with history_public_to_subscribers and is_web_public), and stream delete/create when it hides or shows the channel to them.
+     */
+    patch: operations['updateStream'];
     trace?: never;
   };
   '/api/v1/typing': {
@@ -4254,6 +4262,233 @@ export interface operations {
             result: 'success';
             /** @description Zulip's BasicChannel. */
             stream: Record<string, unknown>;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  archiveStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          can_add_subscribers_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_administer_channel_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_remove_subscribers_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_send_message_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_subscribe_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          description?: string;
+          history_public_to_subscribers?: boolean;
+          is_default_stream?: boolean;
+          is_private?: boolean;
+          is_web_public?: boolean;
+          /** @description Days, realm_default or unlimited. */
+          message_retention_days?: string;
+          new_name?: string;
+        };
+        'multipart/form-data': {
+          can_add_subscribers_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_administer_channel_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_remove_subscribers_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_send_message_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_subscribe_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          description?: string;
+          history_public_to_subscribers?: boolean;
+          is_default_stream?: boolean;
+          is_private?: boolean;
+          is_web_public?: boolean;
+          /** @description Days, realm_default or unlimited. */
+          message_retention_days?: string;
+          new_name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
           };
         };
       };

@@ -7842,6 +7842,9 @@ export const fileVisibilityValues: ReadonlyArray<
 export const generationResponseStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['GenerationResponse']['status']
 > = ['pending'];
+export const generationResultStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['GenerationResult']['status']
+> = ['completed', 'failed'];
 export const generatorKindValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['Generator']['kind']
 > = ['image', 'video', 'text'];
@@ -7899,6 +7902,9 @@ export const paymentNotificationAckCodeValues: ReadonlyArray<
 export const paymentOrderRequestProviderValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['PaymentOrderRequest']['provider']
 > = ['wechat_pay', 'alipay', 'development'];
+export const pricingModeValues: ReadonlyArray<
+  FlattenedDeepRequired<components>['schemas']['Pricing']['mode']
+> = ['per_task', 'per_unit'];
 export const projectVisibilityValues: ReadonlyArray<
   FlattenedDeepRequired<components>['schemas']['Project']['visibility']
 > = ['private', 'public'];
