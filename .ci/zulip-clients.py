@@ -160,6 +160,10 @@ assert sent["subject"] == "from the terminal" and "hello from zulip-terminal" in
 wait_for("the terminal to show its own message", shows("hello from zulip-terminal"))
 screen("channel-sent")
 close_compose()  # it stays open after sending
+# zulip-terminal orders a reloaded view by timestamp (whole seconds) alone, so two messages of one
+# second may swap places; the edit below finds the channel message by its place, so the direct
+# message goes out in a later second.
+wait_for("the next second", lambda: time.time() >= sent["timestamp"] + 1)
 
 # A direct message from the terminal, with typing notifications on the way.
 keys("x")
