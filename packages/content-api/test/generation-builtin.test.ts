@@ -11,7 +11,7 @@ describe('generation with the built-in generators', () => {
   });
   afterAll(() => stack.stop());
 
-  it('makes real PNG images, charges base_cost × count once, and serves them through the signed link', async () => {
+  it('makes real PNG images, charges base_cost once per task, and serves them through the signed link', async () => {
     const user = await createTestUser(stack, { balance: 10 });
     const { status, body } = await submit(stack, user, 'images', {
       generator_id: BUILTIN.image,
@@ -22,7 +22,7 @@ describe('generation with the built-in generators', () => {
     expect(status).toBe(202);
     expect(body.status).toBe('pending');
     expect(body.file_ids).toHaveLength(2);
-    expect(await balanceOf(stack, user.id)).toBe(8);
+    expect(await balanceOf(stack, user.id)).toBe(9); // base_cost 1, per task
 
     for (const id of body.file_ids) {
       const file = await waitForFile(stack, user, id);
@@ -36,10 +36,10 @@ describe('generation with the built-in generators', () => {
       expect(bytes.readUInt32BE(20)).toBe(144); // 16:9
       expect(bytes.length).toBe(file.size);
     }
-    expect(await ledgerOf(stack, user.id)).toEqual([expect.objectContaining({ kind: 'charge', amount: -2 })]);
+    expect(await ledgerOf(stack, user.id)).toEqual([expect.objectContaining({ kind: 'charge', amount: -1 })]);
   });
 
-  it('makes an animated GIF video costing base_cost per started 5 seconds', async () => {
+  it('makes an animated GIF video costing base_cost per task', async () => {
     const user = await createTestUser(stack, { balance: 10 });
     const { status, body } = await submit(stack, user, 'videos', {
       generator_id: BUILTIN.video,
@@ -47,7 +47,7 @@ describe('generation with the built-in generators', () => {
       duration: 6,
     });
     expect(status).toBe(202);
-    expect(await balanceOf(stack, user.id)).toBe(6); // base_cost 2 × ceil(6 / 5)
+    expect(await balanceOf(stack, user.id)).toBe(8); // base_cost 2, per task
     const file = await waitForFile(stack, user, body.file_ids[0]!);
     expect(file).toMatchObject({ status: 'completed', content_type: 'image/gif' });
     const bytes = Buffer.from(await (await fetch(file.download_url!)).arrayBuffer());
