@@ -138,7 +138,7 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
   };
 }
 
-/** Routes bucketed by their number of path segments (a route only matches paths with as many). */
+/** Routes bucketed by their number of path segments (a route only matches paths with as many), in the library's order. */
 function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: string) => Route | undefined {
   const routes = new Map<string, Route>();
   for (const { basePath, expressRoute, openApiRoute, method } of spec.routes) {
@@ -160,7 +160,20 @@ function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: str
     const count = segments(route.expressRoute);
     buckets.set(count, [...(buckets.get(count) ?? []), route]);
   }
-  return (path) => buckets.get(segments(path))?.find((route) => route.regexp.test(path));
+  // A literal route no route before it could take is found by its path (`/users/me`), confirmed by its regexp.
+  const literal = new Map<string, Route>();
+  for (const bucket of buckets.values())
+    bucket.forEach((route, i) => {
+      const earlier = bucket.slice(0, i);
+      if (!route.keys.length && !earlier.some((before) => before.regexp.test(route.expressRoute)))
+        literal.set(route.expressRoute.toLowerCase(), route);
+    });
+  return (path) => {
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const hit = literal.get(trimmed.toLowerCase());
+    if (hit?.regexp.test(path)) return hit;
+    return buckets.get(segments(path))?.find((route) => route.regexp.test(path));
+  };
 }
 
 function segments(path: string): number {
