@@ -261,6 +261,44 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     expect(unread.mentions).toEqual(expect.arrayContaining([id, wildcard]));
   });
 
+  it('a group mention reaches its subgroups, @**topic** those who posted in the topic, and the sender has read its message', async () => {
+    const group = async (name: string, members: number[]) => {
+      const created = await call(url(), 'POST', '/user_groups/create', alice, {
+        name,
+        description: name,
+        members,
+      });
+      expect(created.status).toBe(200);
+      return created.body.group_id as number;
+    };
+    const outer = await group('mention-outer', [bob.id]);
+    const inner = await group('mention-inner', [carol.id]);
+    expect(
+      (await call(url(), 'POST', `/user_groups/${outer}/subgroups`, alice, { add: [inner] })).status,
+    ).toBe(200);
+    const flagsOf = async (user: TestUser, id: number) =>
+      ((await call(url(), 'GET', `/messages/${id}`, user)).body.message as { flags: string[] }).flags;
+    const grouped = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'crew',
+      content: 'hi @*mention-outer*',
+    });
+    expect(await flagsOf(bob, grouped)).toEqual(['mentioned']);
+    expect(await flagsOf(carol, grouped)).toEqual(['mentioned']);
+    expect(await flagsOf(alice, grouped)).toEqual(['read']);
+    await send(carol, { type: 'stream', to: 'general', topic: 'posters only', content: 'first' });
+    const topic = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'posters only',
+      content: '@**topic** hi',
+    });
+    expect(await flagsOf(carol, topic)).toEqual(['wildcard_mentioned']);
+    expect(await flagsOf(bob, topic)).toEqual([]);
+    expect(await flagsOf(alice, topic)).toEqual(['read', 'wildcard_mentioned']);
+  });
+
   it('a queue registered without apply_markdown, and GET /messages?apply_markdown=false, get the Markdown', async () => {
     const queue = (await call(url(), 'POST', '/register', bob, { event_types: ['message'] })).body
       .queue_id as string;
