@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
@@ -220,6 +221,25 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     const [event] = await eventsOf(bob, queue, 'delete_message');
     expect(event).toMatchObject({ message_ids: [id], message_type: 'private' });
     expect((await call(url(), 'GET', `/messages/${id}`, alice)).status).toBe(400);
+  });
+
+  it("messages deleted with their deactivated sender take every recipient's flags row with them", async () => {
+    const admin = await makeUser(stack, { role: 200 });
+    const leaver = await makeUser(stack, { name: 'Leaver Lifecycle' });
+    const id = await send(leaver, { type: 'stream', to: 'general', topic: 'bye', content: 'bye' });
+    const flagsRows = async () => {
+      const [row] = await stack.database.db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM chat.user_messages WHERE message_id = :id',
+        { replacements: { id }, type: QueryTypes.SELECT },
+      );
+      return Number(row!.n);
+    };
+    expect(await flagsRows()).toBeGreaterThan(1);
+    const deactivated = await call(url(), 'DELETE', `/users/${leaver.id}`, admin, {
+      actions: { delete_public_channel_messages: true },
+    });
+    expect(deactivated.status).toBe(200);
+    expect(await flagsRows()).toBe(0);
   });
 
   it('mentions set mentioned / wildcard_mentioned per recipient and render as Zulip renders them', async () => {
