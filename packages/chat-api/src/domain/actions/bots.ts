@@ -20,8 +20,10 @@ import {
   activeUserIds,
   avatarUrl,
   createUser,
+  emailInUse,
   generateApiKey,
   isAdmin,
+  lockRealmForNewAccount,
   userById,
   usersInRealm,
   type User,
@@ -119,21 +121,10 @@ export async function createBot(actor: Actor, input: NewBot) {
       ? checkPayloadUrl(input.payload_url, 'payload_url')
       : undefined;
   const bot = await transact(actor.db, async (t) => {
-    // Creations in one organization take turns, so two of one name cannot both pass the checks.
-    await exec(
-      actor.db,
-      'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
-      { realmId: actor.realm.id },
-      t,
-    );
+    await lockRealmForNewAccount(actor.db, actor.realm.id, t);
     const fullName = await checkBotName(actor, input.full_name, t);
-    const taken = await one(
-      actor.db,
-      'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
-      { realmId: actor.realm.id, email },
-      t,
-    );
-    if (taken) throw new JsonableError('Username already in use');
+    if (await emailInUse(actor.db, actor.realm.id, email, t))
+      throw new JsonableError('Username already in use');
     const created = await createUser(
       actor.db,
       actor.realm,
