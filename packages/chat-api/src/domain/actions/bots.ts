@@ -1,6 +1,6 @@
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events.ts';
+import { deleteQueuesOfUser, sendEvent, type ChatEvent } from '../lib/events.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import {
@@ -25,10 +25,9 @@ import {
   isAdmin,
   lockRealmForNewAccount,
   userById,
-  usersInRealm,
   type User,
 } from '../lib/users.ts';
-import { formatUser } from '../presenters/users.ts';
+import { announceNewAccount } from './create-user.ts';
 
 export interface NewBot {
   full_name: string;
@@ -138,19 +137,7 @@ export async function createBot(actor: Actor, input: NewBot) {
         { botId: created.id, url: payloadUrl, interface: input.interface_type, token: generateApiKey() },
         t,
       );
-    const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
-    await sendEventsPerUser(
-      actor.db,
-      t,
-      viewers.map((viewer) => [
-        viewer.id,
-        {
-          type: 'realm_user',
-          op: 'add',
-          person: formatUser(created, viewer, actor.realm, actor.config, { clientGravatar: false }),
-        },
-      ]),
-    );
+    await announceNewAccount(actor, created, t);
     await sendEvent(
       actor.db,
       t,

@@ -5,7 +5,15 @@ import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
 import { welcomeNewUser } from './onboarding.ts';
 import { joinDefaultStreams } from './streams.ts';
-import { createUser, emailInUse, isAdmin, lockRealmForNewAccount, usersInRealm } from '../lib/users.ts';
+import {
+  createUser,
+  emailInUse,
+  isAdmin,
+  lockRealmForNewAccount,
+  usersInRealm,
+  type User,
+} from '../lib/users.ts';
+import type { Transaction } from '../sql.ts';
 import { formatUser } from '../presenters/users.ts';
 
 /** Zulip's `password_min_length`, as the registration answer states it. */
@@ -40,21 +48,26 @@ export async function createUserByApi(
       t,
     );
     await joinDefaultStreams(actor.db, user, t);
-    const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
-    await sendEventsPerUser(
-      actor.db,
-      t,
-      viewers.map((viewer) => [
-        viewer.id,
-        {
-          type: 'realm_user',
-          op: 'add',
-          person: formatUser(user, viewer, actor.realm, actor.config, { clientGravatar: false }),
-        },
-      ]),
-    );
+    await announceNewAccount(actor, user, t);
     return user;
   });
   await welcomeNewUser(actor.db, actor.config, actor.realm, user);
   return user.id;
+}
+
+/** Every active member hears of a new account (`realm_user` `add`), formatted for what each may see. */
+export async function announceNewAccount(actor: Actor, account: User, t: Transaction): Promise<void> {
+  const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
+  await sendEventsPerUser(
+    actor.db,
+    t,
+    viewers.map((viewer) => [
+      viewer.id,
+      {
+        type: 'realm_user',
+        op: 'add',
+        person: formatUser(account, viewer, actor.realm, actor.config, { clientGravatar: false }),
+      },
+    ]),
+  );
 }
