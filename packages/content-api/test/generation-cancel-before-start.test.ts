@@ -5,7 +5,7 @@ import { startStrandedGenerations } from '@muse/content-api';
 import { createTemporalClient } from '@muse/temporal/client';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { balanceOf, createGenerator, submit } from '../../../test/support/generation.ts';
+import { balanceOf, BUILTIN, createGenerator, submit } from '../../../test/support/generation.ts';
 import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
 import { api } from '../../../test/support/login.ts';
 
@@ -193,5 +193,49 @@ describe('a cancel that races the reconciler starting the workflow', () => {
     ]);
     expect((await ledgerOfTask(other.id)).map((e) => [e.kind, Number(e.amount)])).toEqual([['charge', -2]]);
     expect(await balanceOf(stack, user.id)).toBe(8);
+  });
+});
+
+/**
+ * The workflow's side of the same race: a run cancelled from outside (`temporal workflow cancel`)
+ * before its first step still fails and refunds its task, so nothing (the reconciler) starts it
+ * again and the charge does not stay taken.
+ */
+describe('a generation workflow cancelled before its first step', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('fails its task as cancelled and refunds the charge once', async () => {
+    const user = await createTestUser(stack, { balance: 3 });
+    const answer = await submit(stack, user, 'images', { generator_id: BUILTIN.image, prompt: 'never run' });
+    expect(answer.status).toBe(202);
+    const [task] = await stack.database.db.query<{ id: string; workflow_id: string }>(
+      'SELECT id, workflow_id FROM content.generations WHERE $1 = ANY(file_ids)',
+      { bind: [answer.body.file_ids[0]], type: QueryTypes.SELECT },
+    );
+    const handle = stack.temporal.workflow.getHandle(task!.workflow_id);
+    await vi.waitUntil(
+      () =>
+        handle.describe().then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 30_000, interval: 50 },
+    );
+    await handle.cancel(); // no worker runs yet: the run has taken no step
+    await stack.startWorker();
+    expect(await handle.result()).toEqual({ status: 'failed', error_message: 'cancelled' });
+    const [row] = await stack.database.db.query<{ status: string; error_message: string }>(
+      'SELECT status, error_message FROM content.generations WHERE id = :id',
+      { replacements: { id: task!.id }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({ status: 'failed', error_message: 'cancelled' });
+    expect(await balanceOf(stack, user.id)).toBe(3);
+    expect(await startStrandedGenerations({ ...stack, db: stack.database.db }, 0)).toBe(0);
   });
 });
