@@ -1,16 +1,19 @@
 /**
  * Scheduled delivery during a generation burst (issue 22 item 5):
  *   node bench/burst-delivery.ts [--generations 2000] [--messages 20] [--upstream-seconds 120]
+ *                                [--delivery-pool]
  *
- * One `muse-server worker` process serves every workload (MUSE_WORKER_WORKLOADS=all: one Temporal
- * worker per workload's task queue, each with its own slots) and one `muse-server content-api`
- * process takes the submits; the messaging API, the load and a slow fake upstream (a
- * Replicate-style predictions API answering after `upstream-seconds`, polled every second) run
- * here. First, with nothing else running, `messages` direct messages are scheduled one due per
- * second (from 10 s on) and each one's lateness is measured: from its `scheduled_delivery_timestamp`
- * to the `message` event reaching the recipient's waiting `GET /events`. Then the same number of
- * messages is scheduled the same way, `generations` tasks are submitted at once right after, and
- * the messages fall due while the tasks are being submitted and run. The figure is the lateness during the burst beside the quiet one, as a
+ * One `muse-server worker` process serves every workload (MUSE_WORKER_WORKLOADS=all: one
+ * Temporal worker per workload's task queue, each with its own slots; with `--delivery-pool`, a
+ * second worker process serves deliveries alone, as the chart's `worker.pools` can) and one
+ * `muse-server content-api` process takes the submits; the messaging API, the load and a slow
+ * fake upstream (a Replicate-style predictions API answering after `upstream-seconds`, polled
+ * every second) run here. First, with nothing else running, `messages` direct messages are
+ * scheduled one due per second (from 10 s on) and each one's lateness is measured: from its
+ * `scheduled_delivery_timestamp` to the `message` event reaching the recipient's waiting
+ * `GET /events`. Then the same number of messages is scheduled the same way, `generations` tasks
+ * are submitted at once right after, and the messages fall due while the tasks are being
+ * submitted and run. The figure is the lateness during the burst beside the quiet one, as a
  * ratio; the bench fails if a message is not delivered exactly once or if the burst had ended
  * before the last message was due (then it measured nothing).
  */
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     generations: { type: 'string', default: '2000' },
     messages: { type: 'string', default: '20' },
     'upstream-seconds': { type: 'string', default: '120' },
+    'delivery-pool': { type: 'boolean', default: false },
   },
 });
 const GENERATIONS = Number(values.generations);
@@ -60,11 +64,17 @@ const contentApi = await startProcess(
   apiPort,
 );
 const contentUrl = `http://127.0.0.1:${apiPort}`;
-const workerPort = await freePort();
-const worker = await startProcess(
-  [serverMain, 'worker'],
-  { ...env, MUSE_WORKER_WORKLOADS: 'all', MUSE_WORKER_METRICS_PORT: String(workerPort) },
-  workerPort,
+/** The worker processes: one serving every workload, or (`--delivery-pool`) deliveries apart. */
+const pools = values['delivery-pool'] ? ['generation,payments', 'delivery'] : ['all'];
+const workers = await Promise.all(
+  pools.map(async (workloads) => {
+    const port = await freePort();
+    return startProcess(
+      [serverMain, 'worker'],
+      { ...env, MUSE_WORKER_WORKLOADS: workloads, MUSE_WORKER_METRICS_PORT: String(port) },
+      port,
+    );
+  }),
 );
 
 // A content user with credits, an administrator, and the slow generator.
@@ -252,6 +262,7 @@ console.log(
   JSON.stringify(
     {
       generations: GENERATIONS,
+      worker_processes: pools,
       upstream_seconds: UPSTREAM_SECONDS,
       submit_seconds: +submitSeconds.toFixed(1),
       generations_in_flight_after_last_due: stillInFlight,
@@ -265,13 +276,13 @@ console.log(
       p50_ratio_burst_to_quiet: ratio(during.p50_ms, quiet.p50_ms),
       p99_ratio_burst_to_quiet: ratio(during.p99_ms, quiet.p99_ms),
       delivered_once: true,
-      note: 'worker (all workloads), content API, messaging API, fake upstream, Temporal and Postgres share this machine',
+      note: 'the workers, content API, messaging API, fake upstream, Temporal dev server and Postgres share this machine',
     },
     null,
     2,
   ),
 );
-await worker.stop();
+for (const worker of workers) await worker.stop();
 await contentApi.stop();
 await upstream.close();
 await stack.stop();
