@@ -19,6 +19,8 @@ from pathlib import Path
 import requests
 import zulip
 
+from zulip_checks import ok, wait_for
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--venv", required=True)
 parser.add_argument("--work", required=True)
@@ -35,26 +37,6 @@ owner = zulip.Client(config_file=str(WORK / "owner.zuliprc"))
 peer = zulip.Client(config_file=str(WORK / "peer.zuliprc"))
 outsider = zulip.Client(config_file=str(WORK / "outsider.zuliprc"))
 processes: list = []
-
-
-def ok(result: dict) -> dict:
-    if result.get("result") != "success":
-        raise SystemExit(f"API call failed: {result}")
-    return result
-
-
-def wait_for(what: str, check, limit: float = 60.0):
-    """Polls `check` until it returns something truthy (the machine may be busy: no fixed sleeps)."""
-    deadline = time.monotonic() + limit
-    pause = 0.1
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        time.sleep(pause)
-        pause = min(pause * 2, 1.0)
 
 
 def within(seconds: float, check):

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import zulip
 
+import zulip_checks as checks
+from zulip_checks import ok
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--venv", required=True)
 parser.add_argument("--work", required=True)
@@ -31,26 +34,9 @@ OWNER_ID = owner.get_profile()["user_id"]
 PEER_ID = peer.get_profile()["user_id"]
 
 
-def ok(result: dict) -> dict:
-    if result.get("result") != "success":
-        raise SystemExit(f"API call failed: {result}")
-    return result
-
-
 def wait_for(what: str, check, limit: float = 60.0):
-    """Polls `check` until it returns something truthy (the machine may be busy: no fixed sleeps)."""
-    deadline = time.monotonic() + limit
-    pause = 0.1
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            screen("timeout")
-            keep_logs()
-            raise SystemExit(f"timed out waiting for {what}")
-        time.sleep(pause)
-        pause = min(pause * 2, 1.0)
+    """Polls `check`; a timeout keeps the screen and zulip-terminal's logs."""
+    return checks.wait_for(what, check, limit, on_timeout=lambda: (screen("timeout"), keep_logs()))
 
 
 step_number = 0

@@ -6,42 +6,18 @@
 # comes from .ci/zulip-venv.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source .ci/zulip-stack.sh
 
 ARTIFACTS="${ZULIP_CLIENTS_ARTIFACTS:-$PWD/.ci/artifacts/zulip-clients}"
-
 command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
 VENV="$(bash .ci/zulip-venv.sh)"
+STACK_CLEANUP='tmux kill-session -t zulip-term 2>/dev/null || true'
+CONTENT_PORT="${CLIENTS_CONTENT_PORT:-}" CHAT_PORT="${CLIENTS_CHAT_PORT:-}" start_zulip_stack Clients
 
-WORK="$(mktemp -d)"
-export MUSE_DATA_DIR="$WORK/muse" MUSE_HOST=127.0.0.1 LOG_LEVEL=warn
-# Free ports unless given: other stacks may run on this machine.
-free_port() { node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"; }
-export MUSE_CONTENT_PORT="${CLIENTS_CONTENT_PORT:-$(free_port)}" MUSE_CHAT_PORT="${CLIENTS_CHAT_PORT:-$(free_port)}"
-export MUSE_CONTENT_METRICS_PORT=0 MUSE_CHAT_METRICS_PORT=0 MUSE_WORKER_METRICS_PORT=0
-CHAT="http://127.0.0.1:$MUSE_CHAT_PORT"
-server() { node packages/server/src/main.ts "$@"; }
-
-if curl -s -o /dev/null "$CHAT/"; then echo "port $MUSE_CHAT_PORT is already in use"; exit 1; fi
-node packages/server/src/main.ts dev >"$WORK/dev.log" 2>&1 &
-DEV=$!
-trap 'tmux kill-session -t zulip-term 2>/dev/null || true; kill "$DEV" 2>/dev/null; wait "$DEV" 2>/dev/null; rm -rf "$WORK"' EXIT
-trap 'exit 143' TERM INT
-for _ in $(seq 1 300); do
-  if curl -fs "$CHAT/readyz" >/dev/null; then break; fi
-  kill -0 "$DEV" 2>/dev/null || { cat "$WORK/dev.log"; exit 1; }
-  sleep 1
-done
-curl -fs "$CHAT/readyz" >/dev/null || { echo "the stack did not become ready"; cat "$WORK/dev.log"; exit 1; }
-export DATABASE_URL="$(node -e "console.log(JSON.parse(require('fs').readFileSync('$MUSE_DATA_DIR/dev-stack.json','utf8')).DATABASE_URL)")"
-
-server chat create-organization --name Clients >/dev/null
-key() { node -e "let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log(JSON.parse(s).api_key));"; }
-# zulip-terminal refuses a zuliprc others may read.
-zuliprc() { (umask 077 && printf '[api]\nemail=%s\nkey=%s\nsite=%s\n' "$1" "$2" "$CHAT" >"$WORK/$3.zuliprc"); }
-zuliprc owner@example.com "$(server chat create-user --email owner@example.com --full-name 'Olive Owner' --role owner | key)" owner
-zuliprc peer@example.com "$(server chat create-user --email peer@example.com --full-name 'Pat Peer' | key)" peer
+zuliprc_for owner@example.com 'Olive Owner' owner --role owner
+zuliprc_for peer@example.com 'Pat Peer' peer
 for bot in helloworld followup converter; do
-  zuliprc "$bot-bot@example.com" "$(server chat create-user --email "$bot-bot@example.com" --full-name "$bot bot" | key)" "$bot"
+  zuliprc_for "$bot-bot@example.com" "$bot bot" "$bot"
 done
 
 mkdir -p "$ARTIFACTS"

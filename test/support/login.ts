@@ -89,18 +89,4 @@ export async function exchangeCode(
   });
 }
 
-/** Full login through the API: request a code, read it at the receiver, exchange it. */
-export async function loginThroughApi(
-  stack: TestStack,
-  receiver: CodeReceiver,
-  phone: string,
-): Promise<string> {
-  const requested = await requestCode(stack, phone);
-  if (requested.status !== 204)
-    throw new Error(`code not sent: ${requested.status} ${JSON.stringify(requested.body)}`);
-  const login = await exchangeCode(stack, phone, receiver.codeFor(phone)!);
-  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
-  return login.body.token as string;
-}
-
 export { createTestUser };

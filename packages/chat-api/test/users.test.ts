@@ -239,6 +239,11 @@ describe('users: lookup and administration', () => {
       'is_active',
       'is_active',
     ]);
+    // The event lists the fields as the creating transaction left them, the new one included.
+    const fieldsEvent = (body.events as { type: string; fields?: { name: string }[] }[]).find(
+      (e) => e.type === 'custom_profile_fields',
+    );
+    expect(fieldsEvent?.fields?.map((f) => f.name)).toContain('Desk');
   });
 
   it('an unknown user is 400 No such user', async () => {

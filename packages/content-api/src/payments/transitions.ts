@@ -106,21 +106,26 @@ export async function settlePaid(
 }
 
 /** pending → closed (expired or given up). Answers whether this call closed it. */
-export async function closePending(db: Sequelize, id: string, reason: string): Promise<boolean> {
-  const rows = await db.query(
-    `UPDATE content.payments SET status = 'closed', closed_at = now(), failure_reason = :reason, updated_at = now()
-      WHERE id = :id AND status = 'pending' RETURNING id`,
-    { replacements: { id, reason }, type: QueryTypes.SELECT },
-  );
-  return rows.length > 0;
+export function closePending(db: Sequelize, id: string, reason: string): Promise<boolean> {
+  return endPending(db, id, 'closed', reason);
 }
 
 /** pending → failed (the provider refused the order or reported it failed). */
-export async function failPending(db: Sequelize, id: string, reason: string): Promise<boolean> {
+export function failPending(db: Sequelize, id: string, reason: string): Promise<boolean> {
+  return endPending(db, id, 'failed', reason);
+}
+
+/** Ends a payment still pending; only one caller can (the status is checked in the same statement). */
+async function endPending(
+  db: Sequelize,
+  id: string,
+  status: 'closed' | 'failed',
+  reason: string,
+): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE content.payments SET status = 'failed', closed_at = now(), failure_reason = :reason, updated_at = now()
+    `UPDATE content.payments SET status = :status, closed_at = now(), failure_reason = :reason, updated_at = now()
       WHERE id = :id AND status = 'pending' RETURNING id`,
-    { replacements: { id, reason }, type: QueryTypes.SELECT },
+    { replacements: { id, status, reason }, type: QueryTypes.SELECT },
   );
   return rows.length > 0;
 }

@@ -1,6 +1,6 @@
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events.ts';
+import { deleteQueuesOfUser, sendEvent, type ChatEvent } from '../lib/events.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import {
@@ -20,13 +20,14 @@ import {
   activeUserIds,
   avatarUrl,
   createUser,
+  emailInUse,
   generateApiKey,
   isAdmin,
+  lockRealmForNewAccount,
   userById,
-  usersInRealm,
   type User,
 } from '../lib/users.ts';
-import { formatUser } from '../presenters/users.ts';
+import { announceNewAccount } from './create-user.ts';
 
 export interface NewBot {
   full_name: string;
@@ -119,21 +120,10 @@ export async function createBot(actor: Actor, input: NewBot) {
       ? checkPayloadUrl(input.payload_url, 'payload_url')
       : undefined;
   const bot = await transact(actor.db, async (t) => {
-    // Creations in one organization take turns, so two of one name cannot both pass the checks.
-    await exec(
-      actor.db,
-      'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
-      { realmId: actor.realm.id },
-      t,
-    );
+    await lockRealmForNewAccount(actor.db, actor.realm.id, t);
     const fullName = await checkBotName(actor, input.full_name, t);
-    const taken = await one(
-      actor.db,
-      'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
-      { realmId: actor.realm.id, email },
-      t,
-    );
-    if (taken) throw new JsonableError('Username already in use');
+    if (await emailInUse(actor.db, actor.realm.id, email, t))
+      throw new JsonableError('Username already in use');
     const created = await createUser(
       actor.db,
       actor.realm,
@@ -147,19 +137,7 @@ export async function createBot(actor: Actor, input: NewBot) {
         { botId: created.id, url: payloadUrl, interface: input.interface_type, token: generateApiKey() },
         t,
       );
-    const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
-    await sendEventsPerUser(
-      actor.db,
-      t,
-      viewers.map((viewer) => [
-        viewer.id,
-        {
-          type: 'realm_user',
-          op: 'add',
-          person: formatUser(created, viewer, actor.realm, actor.config, { clientGravatar: false }),
-        },
-      ]),
-    );
+    await announceNewAccount(actor, created, t);
     await sendEvent(
       actor.db,
       t,

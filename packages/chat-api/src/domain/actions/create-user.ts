@@ -3,10 +3,17 @@ import type { Actor } from '../context.ts';
 import { sendEventsPerUser } from '../lib/events.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
-import { one } from '../sql.ts';
 import { welcomeNewUser } from './onboarding.ts';
 import { joinDefaultStreams } from './streams.ts';
-import { createUser, isAdmin, usersInRealm } from '../lib/users.ts';
+import {
+  createUser,
+  emailInUse,
+  isAdmin,
+  lockRealmForNewAccount,
+  usersInRealm,
+  type User,
+} from '../lib/users.ts';
+import type { Transaction } from '../sql.ts';
 import { formatUser } from '../presenters/users.ts';
 
 /** Zulip's `password_min_length`, as the registration answer states it. */
@@ -31,20 +38,9 @@ export async function createUserByApi(
   if ([...fullName].length > MAX_FULL_NAME_LENGTH) throw new JsonableError('Name too long!');
   if (input.password.length < MIN_PASSWORD_LENGTH) throw new JsonableError('The password is too weak.');
   const user = await transact(actor.db, async (t) => {
-    // Creations in one organization take turns, so two of the same address cannot both pass the check.
-    await one(
-      actor.db,
-      'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
-      { realmId: actor.realm.id },
-      t,
-    );
-    const taken = await one(
-      actor.db,
-      'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
-      { realmId: actor.realm.id, email },
-      t,
-    );
-    if (taken) throw new JsonableError('Email is already in use.');
+    await lockRealmForNewAccount(actor.db, actor.realm.id, t);
+    if (await emailInUse(actor.db, actor.realm.id, email, t))
+      throw new JsonableError('Email is already in use.');
     const user = await createUser(
       actor.db,
       actor.realm,
@@ -52,21 +48,26 @@ export async function createUserByApi(
       t,
     );
     await joinDefaultStreams(actor.db, user, t);
-    const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
-    await sendEventsPerUser(
-      actor.db,
-      t,
-      viewers.map((viewer) => [
-        viewer.id,
-        {
-          type: 'realm_user',
-          op: 'add',
-          person: formatUser(user, viewer, actor.realm, actor.config, { clientGravatar: false }),
-        },
-      ]),
-    );
+    await announceNewAccount(actor, user, t);
     return user;
   });
   await welcomeNewUser(actor.db, actor.config, actor.realm, user);
   return user.id;
+}
+
+/** Every active member hears of a new account (`realm_user` `add`), formatted for what each may see. */
+export async function announceNewAccount(actor: Actor, account: User, t: Transaction): Promise<void> {
+  const viewers = (await usersInRealm(actor.db, actor.realm.id, t)).filter((u) => u.is_active);
+  await sendEventsPerUser(
+    actor.db,
+    t,
+    viewers.map((viewer) => [
+      viewer.id,
+      {
+        type: 'realm_user',
+        op: 'add',
+        person: formatUser(account, viewer, actor.realm, actor.config, { clientGravatar: false }),
+      },
+    ]),
+  );
 }

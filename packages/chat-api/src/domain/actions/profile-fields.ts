@@ -72,7 +72,7 @@ export async function createProfileField(
     );
     await sendEvent(db, t, await activeUserIds(db, realmId, t), {
       type: 'custom_profile_fields',
-      fields: await listProfileFields(db, realmId),
+      fields: await listProfileFields(db, realmId, t),
     });
     return created?.id ?? 0;
   });

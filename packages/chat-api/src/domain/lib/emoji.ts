@@ -39,7 +39,3 @@ export const emojiCodeForName = (name: string): string | undefined => codeOf.get
 
 /** Whether `code` is a Unicode emoji (a sequence of code points the dataset knows). */
 export const isEmojiCode = (code: string): boolean => codes.has(code.toLowerCase());
-
-/** The emoji's characters, from its code. */
-export const emojiText = (code: string): string =>
-  String.fromCodePoint(...code.split('-').map((part) => parseInt(part, 16)));

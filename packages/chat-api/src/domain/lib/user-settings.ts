@@ -136,8 +136,6 @@ export const NOTIFICATION_SETTINGS: readonly SettingName[] = [
   'presence_enabled',
 ];
 
-export const isSettingName = (name: string): name is SettingName => Object.hasOwn(SETTING_DEFAULTS, name);
-
 /** The user's value of every setting: what they chose, else Zulip's default. */
 export function userSettings(user: Pick<User, 'settings'>): Record<SettingName, SettingValue> {
   return { ...SETTING_DEFAULTS, ...(user.settings ?? {}) } as Record<SettingName, SettingValue>;

@@ -197,6 +197,27 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Makes account creations in one organization take turns (to commit), so two of one address cannot both pass the checks. */
+export async function lockRealmForNewAccount(db: Sequelize, realmId: number, t: Transaction): Promise<void> {
+  await exec(db, 'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE', { realmId }, t);
+}
+
+/** Whether an account of the organization already has this address (case-insensitive, as Zulip compares them). */
+export async function emailInUse(
+  db: Sequelize,
+  realmId: number,
+  email: string,
+  t: Transaction,
+): Promise<boolean> {
+  const taken = await one(
+    db,
+    'SELECT 1 FROM chat.users WHERE realm_id = :realmId AND lower(delivery_email) = lower(:email)',
+    { realmId, email },
+    t,
+  );
+  return taken !== undefined;
+}
+
 export async function createUser(
   db: Sequelize,
   realm: Realm,

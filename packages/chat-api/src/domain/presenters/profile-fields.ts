@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows } from '../sql.ts';
+import { rows, type Transaction } from '../sql.ts';
 
 export interface ProfileField {
   id: number;
@@ -14,13 +14,17 @@ export interface ProfileField {
   editable_by_user: boolean;
 }
 
-export async function listProfileFields(db: Sequelize, realmId: number): Promise<Record<string, unknown>[]> {
+/** The organization's fields; inside a writing transaction pass it, so its own changes are listed. */
+export async function listProfileFields(
+  db: Sequelize,
+  realmId: number,
+  t?: Transaction,
+): Promise<Record<string, unknown>[]> {
   const fields = await rows<ProfileField>(
     db,
     'SELECT * FROM chat.custom_profile_fields WHERE realm_id = :realmId ORDER BY "order", id',
-    {
-      realmId,
-    },
+    { realmId },
+    t,
   );
   return fields.map(({ realm_id: _realm, ...field }) => field);
 }

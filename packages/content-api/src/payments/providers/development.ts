@@ -1,8 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NotificationRejected, type PaymentProviderAdapter, type ProviderDeps } from './types.ts';
 
-export const DEVELOPMENT_NOTIFY_PATH = '/api/v1/payment-notifications/development';
-
 /**
  * Development only (refused when NODE_ENV=production): no money moves. An order's pay link is
  * the notification itself, signed with a key only this server holds; opening it settles the
