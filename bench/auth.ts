@@ -7,7 +7,8 @@
  * `node:http` + `pg` process verifying the same token with node:crypto and reading the same row
  * through a prepared statement (bench/bare.ts users-me), as a ratio; with the CPU time per request
  * of the API, the baseline and Postgres in each phase.
- * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server.
+ * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server; `GET /users/me` is its last
+ * phase (then only the baseline runs), so `profile-summary.ts --last 12` shows that phase.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -141,6 +142,10 @@ const bare = await startBare('users-me', {
 const authorization = { authorization: `Bearer ${token}` };
 await sameAccount(`${server.url}/api/v1/users/me`, `${bare.url}/api/v1/users/me`, authorization);
 const health = await run('GET  /healthz (no auth)', { url: `${server.url}/healthz` });
+const unauthorized = await run('GET  /api/v1/users/me with a bad token (401)', {
+  url: `${server.url}/api/v1/users/me`,
+  headers: { authorization: `Bearer ${token}x` },
+});
 // Warm-up of both (JIT, prepared statements, pool connections), then one run of each.
 await run('GET  /api/v1/users/me (warm-up)', {
   url: `${server.url}/api/v1/users/me`,
@@ -161,10 +166,6 @@ const bareMe = await run(
   { url: `${bare.url}/api/v1/users/me`, headers: authorization },
   bare.pid,
 );
-const unauthorized = await run('GET  /api/v1/users/me with a bad token (401)', {
-  url: `${server.url}/api/v1/users/me`,
-  headers: { authorization: `Bearer ${token}x` },
-});
 
 console.log(
   `\ncodes sent: ${codes.size}, logins: ${loginRun.result.requests.total - loginRun.result.non2xx} (of ${loginRun.result.requests.total})`,

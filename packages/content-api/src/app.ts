@@ -1,11 +1,11 @@
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
 import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
-import { cacheValidatorRouteMatchers } from './http/validator-route-cache.ts';
+import { operationPerRequest } from './http/operation.ts';
+import { validateRequests } from './http/request-validation.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices } from './services.ts';
 import { resourcesRouter } from './resources/index.ts';
@@ -42,23 +42,14 @@ export function createContentApp(deps: ContentDeps): Express {
   });
   // A token and the caller's right to the operation are checked before the request's shape, so an
   // anonymous caller learns nothing but 401, and a non-administrator nothing but 403.
-  const resolve = createOperationResolver(openapiDocument);
-  app.use(
-    authenticate(context.db, context.tokens, (method, path) => accessOf(resolve(method, path)) === 'secured'),
-  );
+  const operationOf = operationPerRequest(createOperationResolver(openapiDocument));
+  app.use(authenticate(context.db, context.tokens, (req) => accessOf(operationOf(req)) === 'secured'));
   // Payment notifications read their signed body raw, so they are served before the JSON parser.
   app.use(paymentNotificationsRouter(context));
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
-  app.use(authorizeOperation(resolve, openapiDocument));
-  cacheValidatorRouteMatchers();
+  app.use(authorizeOperation(operationOf, openapiDocument));
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec: openapiDocument as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: false,
-      validateSecurity: false,
-      fileUploader: false,
-    }),
+    validateRequests({ apiSpec: openapiDocument, validateRequests: { allowUnknownQueryParameters: false } }),
   );
 
   // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.

@@ -120,34 +120,50 @@ export interface ResolvedOperation {
  * Finds, from the document alone, the operation a request is for. Matched as the router matches:
  * any letter case, an optional trailing slash, so a variant the router would serve is never
  * resolved differently. Literal paths win over templated ones (`/users/stats` before `/users/{id}`).
+ * Literal paths are one map lookup; templated ones are tried only among those with the method and
+ * as many segments as the request's path (a template segment never spans a slash).
  */
 export function createOperationResolver(
   document: Document,
 ): (method: string, path: string) => ResolvedOperation | undefined {
-  const rules = Object.entries(document.paths).map(([template, item]) => {
+  const literal = new Map<string, ResolvedOperation['operation']>();
+  const templated = new Map<
+    string,
+    { pattern: RegExp; names: string[]; operation: ResolvedOperation['operation'] }[]
+  >();
+  for (const [template, item] of Object.entries(document.paths)) {
     const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const pattern = new RegExp(
       `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')}/?$`,
       'i',
     );
-    const operations = new Map(
-      Object.entries(item as Record<string, ResolvedOperation['operation']>)
-        .filter(([method]) => METHODS.includes(method))
-        .map(([method, operation]) => [method.toUpperCase(), operation]),
-    );
-    return { pattern, names, operations, literal: !template.includes('{') };
-  });
-  rules.sort((a, b) => Number(b.literal) - Number(a.literal));
+    for (const [method, operation] of Object.entries(
+      item as Record<string, ResolvedOperation['operation']>,
+    )) {
+      if (!METHODS.includes(method)) continue;
+      if (!names.length) literal.set(`${method.toUpperCase()} ${template.toLowerCase()}`, operation);
+      else {
+        const key = `${method.toUpperCase()} ${segments(template)}`;
+        templated.set(key, [...(templated.get(key) ?? []), { pattern, names, operation }]);
+      }
+    }
+  }
   return (method, path) => {
-    for (const rule of rules) {
-      const operation = rule.operations.get(method);
-      const match = operation && rule.pattern.exec(path);
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const operation = literal.get(`${method} ${trimmed.toLowerCase()}`);
+    if (operation) return { operation, params: {} };
+    for (const rule of templated.get(`${method} ${segments(trimmed)}`) ?? []) {
+      const match = rule.pattern.exec(path);
       if (!match) continue;
       const params = Object.fromEntries(rule.names.map((name, i) => [name, match[i + 1]!]));
-      return { operation: operation!, params };
+      return { operation: rule.operation, params };
     }
     return undefined;
   };
+}
+
+function segments(path: string): number {
+  return path.split('/').length;
 }
 
 /**

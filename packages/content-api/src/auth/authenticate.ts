@@ -28,10 +28,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function authenticate(
   db: Sequelize,
   tokens: TokenSigner,
-  needsToken: (method: string, path: string) => boolean,
+  needsToken: (req: Request) => boolean,
 ): RequestHandler {
   return async (req, _res, next) => {
-    if (!needsToken(req.method, req.path)) return next();
+    if (!needsToken(req)) return next();
     try {
       const token = bearerToken(req.headers.authorization);
       const claims = await tokens.verify(token).catch(() => {

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ForbiddenError } from '@muse/core';
 import type { ResolvedOperation } from '../openapi.ts';
+import type { RequestOperation } from './operation.ts';
 
 /**
  * Who may call an operation, declared in the document (`x-muse-access` on the operation) and
@@ -14,13 +15,13 @@ export type AccessRule = 'administrators' | 'administrators-or-self';
 export const ACCESS = 'x-muse-access';
 
 export function authorizeOperation(
-  resolve: (method: string, path: string) => ResolvedOperation | undefined,
+  operationOf: RequestOperation,
   document: { components: Record<string, Record<string, unknown>> },
 ): RequestHandler {
   return (req, _res, next) => {
     const user = req.user;
     if (!user || user.isAdmin) return next();
-    const resolved = resolve(req.method, req.path);
+    const resolved = operationOf(req);
     if (!resolved) return next();
     const { operation, params } = resolved;
     const rule = operation[ACCESS] as AccessRule | undefined;

@@ -1,0 +1,198 @@
+import { createRequire } from 'node:module';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { error as validatorErrors } from 'express-openapi-validator';
+
+/**
+ * Request validation by express-openapi-validator's own request validator (its ajv schemas, its
+ * coercion and its 400/404/405 errors, so every answer stays the library's), with the operation
+ * found once per request from a table instead of the library's metadata step, which compiles and
+ * tries every documented route in turn on every request (express-openapi-validator 5.6).
+ *
+ * The table keeps the library's rules: routes in its order (`sortRoutes`: most specific first),
+ * matched by path alone with its path-to-regexp and the app's case and trailing-slash settings;
+ * a path that matches but not for this method is 405, no path 404, a param that does not decode 400.
+ * An operation with no parameters and no body is only checked for unknown query parameters, so
+ * it skips the validator when the query is empty (the validator would accept such a request).
+ */
+
+const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+type Handler = (req: Request, res: Response, next: NextFunction) => void;
+type Schema = Record<string, unknown> & { parameters?: unknown[]; requestBody?: unknown };
+interface SpecRoute {
+  basePath: string;
+  expressRoute: string;
+  openApiRoute: string;
+  method: string;
+}
+interface Spec {
+  apiDoc: { paths: Record<string, Record<string, Schema> & { parameters?: unknown[] }> };
+  basePaths: string[];
+  routes: SpecRoute[];
+  serial: number;
+}
+interface Validator {
+  options: { validateApiSpec: boolean; $refParser: unknown; validateResponses: unknown };
+  ajvOpts: { preprocessor: unknown };
+  requestValidationMiddleware(apiDoc: Spec['apiDoc']): Handler;
+}
+const { OpenApiValidator } = validatorRequire('./openapi.validator') as {
+  OpenApiValidator: new (options: object) => Validator;
+};
+const { OpenApiSpecLoader } = validatorRequire('./framework/openapi.spec.loader') as {
+  OpenApiSpecLoader: new (options: object) => { load(): Promise<Spec> };
+};
+const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
+  SchemaPreprocessor: new (
+    apiDoc: object,
+    ajvOptions: unknown,
+    responses: unknown,
+  ) => { preProcess(): unknown };
+};
+const { pathToRegexp } = validatorRequire('path-to-regexp') as {
+  pathToRegexp: (
+    path: string,
+    options: { sensitive: boolean; strict: boolean },
+  ) => { regexp: RegExp; keys: { name: string }[] };
+};
+
+interface Route {
+  expressRoute: string;
+  openApiRoute: string;
+  regexp: RegExp;
+  keys: string[];
+  /** By upper-case method: the operation's schema and whether it takes any input. */
+  methods: Map<string, { schema: Schema; hasInput: boolean }>;
+}
+
+/** The request validator's options, as express-openapi-validator's `middleware()` takes them. */
+export interface RequestValidationOptions {
+  apiSpec: object;
+  validateRequests: { allowUnknownQueryParameters: boolean };
+}
+
+export function validateRequests(options: RequestValidationOptions): RequestHandler {
+  const validator = new OpenApiValidator({
+    ...options,
+    validateResponses: false,
+    validateSecurity: false,
+    fileUploader: false,
+  });
+  const loaded = new OpenApiSpecLoader({
+    apiDoc: structuredClone(options.apiSpec),
+    validateApiSpec: validator.options.validateApiSpec,
+    $refParser: validator.options.$refParser,
+  })
+    .load()
+    .then((spec) => {
+      new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, false).preProcess();
+      return { spec, validate: validator.requestValidationMiddleware(spec.apiDoc) };
+    });
+  let ready: ((req: Request, res: Response, next: NextFunction) => void) | undefined;
+  return (req, res, next) => {
+    if (ready) return ready(req, res, next);
+    loaded.then(({ spec, validate }) => {
+      ready ??= validation(
+        spec,
+        validate,
+        req.app.enabled('case sensitive routing'),
+        req.app.enabled('strict routing'),
+      );
+      ready(req, res, next);
+    }, next);
+  };
+}
+
+function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: boolean): Handler {
+  const lookup = routeTable(spec, sensitive, strict);
+  return (req, res, next) => {
+    const path = req.originalUrl.split('?')[0]!;
+    if (!spec.basePaths.some((basePath) => path.startsWith(basePath))) return next();
+    try {
+      const route = lookup(path);
+      if (!route) throw new validatorErrors.NotFound({ path: req.path, message: 'not found' });
+      // As the library does: path values decoded (or refused) before the method is looked at.
+      const pathParams = paramsOf(route, path, req.path);
+      const operation = route.methods.get(req.method);
+      if (!operation)
+        throw new validatorErrors.MethodNotAllowed({
+          path: req.path,
+          message: `${req.method} method not allowed`,
+          headers: { Allow: [...route.methods.keys()].join(', ') },
+        });
+      // What the library's metadata step would have put on the request for its validator.
+      Object.assign(req, {
+        openapi: {
+          expressRoute: route.expressRoute,
+          openApiRoute: route.openApiRoute,
+          pathParams,
+          schema: operation.schema,
+          serial: spec.serial,
+        },
+      });
+      req.params = pathParams;
+      if (!operation.hasInput && isEmpty(req.query)) return next();
+      validate(req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** Routes bucketed by their number of path segments (a route only matches paths with as many), in the library's order. */
+function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: string) => Route | undefined {
+  const routes = new Map<string, Route>();
+  for (const { basePath, expressRoute, openApiRoute, method } of spec.routes) {
+    let route = routes.get(expressRoute);
+    if (!route) {
+      const { regexp, keys } = pathToRegexp(expressRoute, { sensitive, strict });
+      const names = keys.map((key) => key.name);
+      route = { expressRoute, openApiRoute, regexp, keys: names, methods: new Map() };
+      routes.set(expressRoute, route);
+    }
+    const item = spec.apiDoc.paths[openApiRoute.substring(basePath.length)]!;
+    const schema = item[method.toLowerCase()] as Schema;
+    const hasInput =
+      Boolean(schema.requestBody) || Boolean(schema.parameters?.length || item.parameters?.length);
+    route.methods.set(method, { schema, hasInput });
+  }
+  const buckets = new Map<number, Route[]>();
+  for (const route of routes.values()) {
+    const count = segments(route.expressRoute);
+    buckets.set(count, [...(buckets.get(count) ?? []), route]);
+  }
+  // A literal route no route before it could take is found by its path (`/users/me`), confirmed by its regexp.
+  const literal = new Map<string, Route>();
+  for (const bucket of buckets.values())
+    bucket.forEach((route, i) => {
+      const earlier = bucket.slice(0, i);
+      if (!route.keys.length && !earlier.some((before) => before.regexp.test(route.expressRoute)))
+        literal.set(route.expressRoute.toLowerCase(), route);
+    });
+  return (path) => {
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const hit = literal.get(trimmed.toLowerCase());
+    if (hit?.regexp.test(path)) return hit;
+    return buckets.get(segments(path))?.find((route) => route.regexp.test(path));
+  };
+}
+
+function segments(path: string): number {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  let count = 0;
+  for (let i = 0; i < trimmed.length; i++) if (trimmed.charCodeAt(i) === 47) count++;
+  return count;
+}
+
+function paramsOf(route: Route, path: string, requestPath: string): Record<string, string> {
+  const values = route.regexp.exec(path)!.slice(1);
+  try {
+    return Object.fromEntries(route.keys.map((name, i) => [name, decodeURIComponent(values[i]!)]));
+  } catch {
+    throw new validatorErrors.BadRequest({ path: requestPath, message: `malformed uri'` });
+  }
+}
+
+function isEmpty(query: object): boolean {
+  for (const _ in query) return false;
+  return true;
+}
