@@ -1,6 +1,5 @@
 import {
   closeApp,
-  createMessageBus,
   createSecretBox,
   listen,
   metricsHandler,
@@ -11,7 +10,7 @@ import {
 } from '@muse/core';
 import { attachConversationSockets, createContentApp, prepareContentService } from '@muse/content-api';
 import { createChatApp } from '@muse/chat-api';
-import { createRuntime, type Runtime } from '../runtime.ts';
+import { connectBus, createRuntime, type Runtime } from '../runtime.ts';
 
 const services = {
   'content-api': {
@@ -30,10 +29,7 @@ const services = {
     create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
     metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
-    prepare: async (runtime: Runtime) => {
-      const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
-      if (bus !== runtime.events) runtime.bus = bus;
-    },
+    prepare: undefined,
     attach: undefined,
   },
 } as const;
@@ -46,7 +42,11 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
   const runtime = createRuntime(config, name, { servesRequests: true });
   const service = services[name];
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
-  await service.prepare(runtime).catch(async (error: unknown) => {
+  const prepare = async () => {
+    await connectBus(runtime);
+    await service.prepare?.(runtime);
+  };
+  await prepare().catch(async (error: unknown) => {
     await runtime.close();
     throw error;
   });
