@@ -83,7 +83,11 @@ export async function rotateJwtSecret(options: RotateOptions): Promise<RotateRes
   return { secret: `${namespace}/${secretName}`, deployments: rolled };
 }
 
-/** As `kubectl rollout status`: the controller saw the new generation and every replica is new and available. */
+/**
+ * As `kubectl rollout status` (the controller saw the new generation and every replica is new
+ * and available), and then until no pod of the old template is still terminating: those serve,
+ * with the old secret, through their preStop pause and on open keep-alive connections.
+ */
 async function waitForRollout(
   kube: Kube,
   namespace: string,
@@ -99,7 +103,7 @@ async function waitForRollout(
       (status?.updatedReplicas ?? 0) >= replicas &&
       (status?.availableReplicas ?? 0) >= replicas &&
       (status?.replicas ?? 0) <= replicas;
-    if (done) return;
+    if (done && (await terminatingPods(kube, namespace, spec?.selector?.matchLabels)) === 0) return;
     if (Date.now() > deadline) {
       throw new Error(
         `deployment/${name} has not finished rolling out (${status?.updatedReplicas ?? 0}/${replicas} updated, ` +
@@ -108,4 +112,17 @@ async function waitForRollout(
     }
     await sleep(2000);
   }
+}
+
+/** How many pods of the Deployment's selector are still terminating. */
+async function terminatingPods(
+  kube: Kube,
+  namespace: string,
+  matchLabels: Record<string, string> | undefined,
+): Promise<number> {
+  const labelSelector = Object.entries(matchLabels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const pods = await kube.core.listNamespacedPod({ namespace, labelSelector });
+  return pods.items.filter((pod) => pod.metadata?.deletionTimestamp).length;
 }
