@@ -19,7 +19,7 @@
  * less the pages of the node binary and libraries that every Node process on the host shares.
  * "ready s" is the time from spawning a process to its first 200 from /readyz.
  *
- *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N] [--as WAY ...]
+ *   node bench/memory.ts [--seconds 300] [--connections 10] [--server-heap-mb N] [--as WAY ...] [--no-build]
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -41,6 +41,8 @@ const { values } = parseArgs({
     // A container's memory limit caps V8's heap (Node sizes it from the cgroup); this imitates one.
     'server-heap-mb': { type: 'string' },
     as: { type: 'string', multiple: true, default: ['sources', 'image'] },
+    // The compiled ways build first; --no-build when dist/ is current.
+    'no-build': { type: 'boolean', default: false },
   },
 });
 const ways = values.as as Way[];
@@ -77,7 +79,7 @@ function launch(way: Way): { args: string[]; env: Record<string, string> } {
   return { args: [...heapFlags, main], env: imageEnvironment() };
 }
 
-if (ways.some((way) => way !== 'sources')) {
+if (!values['no-build'] && ways.some((way) => way !== 'sources')) {
   const packages = ['core', 'sdk', 'content-api', 'chat-api', 'temporal', 'operator', 'server'];
   console.log(`building ${packages.join(', ')} (scripts/build.ts)`);
   const built = spawnSync(process.execPath, [fromRoot('scripts/build.ts'), ...packages], {
