@@ -8,6 +8,10 @@
  * (pg_notify) inside the transaction against after the commit, batched.
  *
  *   node bench/fanout-scale.ts [--sizes 10,100,1000,10000] [--messages 20]
+ *
+ * Rows per message are counted in the tables a send writes (the organization's messages, their
+ * flags rows and its log entries), not read from Postgres' statistics, which backends publish up
+ * to 10 s late. `BENCH_CPU_PROF=<dir>` writes a CPU profile of the chat API there when it stops.
  */
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +19,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, startBenchStack, startProcess, type BenchStack } from './lib.ts';
+import { freePort, serverNodeOptions, startBenchStack, startProcess, type BenchStack } from './lib.ts';
 import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -39,8 +43,13 @@ interface Member {
   queueId: string;
 }
 
+interface Organization {
+  realmId: number;
+  members: Member[];
+}
+
 /** An organization of `size` members in one channel, each with a queue registered over the API. */
-async function organization(stack: BenchStack, port: number, size: number): Promise<Member[]> {
+async function organization(stack: BenchStack, port: number, size: number): Promise<Organization> {
   const subdomain = `scale${size}x${Date.now()}`;
   const realm = await createOrganization(stack.db, { subdomain, name: `Scale ${size}` });
   const owner = await createChatUser(stack.db, {
@@ -90,7 +99,7 @@ async function organization(stack: BenchStack, port: number, size: number): Prom
       )),
     );
   }
-  return members;
+  return { realmId: realm.id, members };
 }
 
 async function walBytes(client: pg.Client): Promise<bigint> {
@@ -100,23 +109,16 @@ async function walBytes(client: pg.Client): Promise<bigint> {
   return BigInt(rows[0]!.lsn);
 }
 
-async function rowsInserted(client: pg.Client): Promise<number> {
+/** Rows the organization's sends have written so far: messages, flags rows and log entries. */
+async function rowsOf(client: pg.Client, realmId: number): Promise<number> {
   const { rows } = await client.query<{ n: string }>(
-    `SELECT coalesce(sum(n_tup_ins), 0) AS n FROM pg_stat_user_tables WHERE schemaname = 'chat'`,
+    `SELECT (SELECT count(*) FROM chat.messages WHERE realm_id = $1)
+          + (SELECT count(*) FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
+             WHERE m.realm_id = $1)
+          + (SELECT count(*) FROM chat.event_log WHERE realm_id = $1) AS n`,
+    [realmId],
   );
   return Number(rows[0]!.n);
-}
-
-/** Postgres publishes table statistics with a delay: wait until they stop moving. */
-async function settledRows(client: pg.Client): Promise<number> {
-  let last = -1;
-  for (;;) {
-    await client.query('SELECT pg_stat_clear_snapshot()');
-    const now = await rowsInserted(client);
-    if (now === last) return now;
-    last = now;
-    await new Promise((resolve) => setTimeout(resolve, 700));
-  }
 }
 
 interface Run {
@@ -266,7 +268,11 @@ async function main(): Promise<void> {
   const stack = await startBenchStack();
   const port = await freePort();
   const server = await startProcess(
-    [fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)), 'chat-api'],
+    [
+      ...serverNodeOptions(),
+      fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
+      'chat-api',
+    ],
     { ...stack.serverEnv, MUSE_CHAT_PORT: String(port), MUSE_CHAT_HEARTBEAT_MS: '600000' },
     port,
     180_000,
@@ -275,16 +281,16 @@ async function main(): Promise<void> {
   await client.connect();
   try {
     console.log(
-      'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio)',
+      'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio) | bare WAL KiB/msg',
     );
     for (const size of sizes) {
-      const members = await organization(stack, port, size);
+      const { realmId, members } = await organization(stack, port, size);
       const perSize = size >= 10_000 ? Math.max(4, Math.floor(messages / 4)) : messages;
-      const rows0 = await settledRows(client);
+      const rows0 = await rowsOf(client, realmId);
       const wal0 = await walBytes(client);
       const one = await sendAll(port, members.slice(0, 1), perSize);
       const wal = Number((await walBytes(client)) - wal0) / perSize;
-      const rows = ((await settledRows(client)) - rows0) / perSize;
+      const rows = ((await rowsOf(client, realmId)) - rows0) / perSize;
       const eight = await sendAll(port, members.slice(0, Math.min(SENDERS, members.length)), perSize);
       const sent8 = perSize * Math.min(SENDERS, members.length);
       const poll = await timeToPoll(port, members[0]!, members.at(-1)!);
@@ -302,6 +308,7 @@ async function main(): Promise<void> {
           (wal / 1024).toFixed(1),
           poll.toFixed(1),
           `${base.ms.toFixed(1)} (${(quantile(one.latencies, 0.5) / base.ms).toFixed(1)}x)`,
+          (base.wal / 1024).toFixed(1),
         ].join(' | '),
       );
     }

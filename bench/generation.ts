@@ -16,6 +16,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { FILE_STATUS_CHANNEL, createTokenSigner, type FileStatusEvent } from '@muse/content-api';
+import { payloadsOf } from '@muse/core';
 import { freePort, processCpuMs, startBenchStack, startProcess } from './lib.ts';
 
 const SUBMITS = Number(process.argv[2] ?? 1000);
@@ -162,8 +163,8 @@ const drainCpu = cpuPerItem({ ...cpuBefore, worker: workerStartCpu }, total);
 // (3) Submit → completed, one task at a time, timed by the file's `completed` event.
 const waiters = new Map<string, () => void>();
 await stack.events.subscribe(FILE_STATUS_CHANNEL, (payload) => {
-  const event = payload as FileStatusEvent;
-  if (event.status === 'completed') waiters.get(event.file_id)?.();
+  for (const event of payloadsOf(payload) as FileStatusEvent[])
+    if (event.status === 'completed') waiters.get(event.file_id)?.();
 });
 const endToEnd: number[] = [];
 for (let i = 0; i < SAMPLES; i++) {

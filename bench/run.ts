@@ -32,6 +32,7 @@ const SUITE_ARGS: Record<string, string[]> = {
   'fanout-scale': ['--sizes', '10,100,1000', '--messages', '10'],
   'socket-flood': ['--attempts', '5000'],
   generation: ['400'],
+  'burst-delivery': ['--generations', '300', '--messages', '10', '--upstream-seconds', '60'],
 };
 
 const failed: string[] = [];

@@ -35,3 +35,17 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
       }),
   };
 }
+
+/**
+ * The event-bus settings a test's processes run with: none (Postgres LISTEN/NOTIFY), or, when the
+ * test run itself has MUSE_EVENT_BUS=redis, a redis-server of its own. Lets a test file that
+ * spans processes run on either bus (`MUSE_EVENT_BUS=redis npx vitest run <file>`).
+ */
+export async function eventBusFromEnvironment(): Promise<{
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}> {
+  if (process.env.MUSE_EVENT_BUS !== 'redis') return { env: {}, stop: async () => {} };
+  const redis = await startRedis();
+  return { env: { MUSE_EVENT_BUS: 'redis', MUSE_REDIS_URL: redis.url }, stop: () => redis.stop() };
+}

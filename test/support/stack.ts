@@ -4,7 +4,9 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import {
   EventBus,
+  announceThrough,
   closeApp,
+  createMessageBus,
   createLogger,
   listen,
   loadConfig,
@@ -14,6 +16,7 @@ import {
   WORKLOADS,
   type Config,
   type Logger,
+  type MessageBus,
   type RunningServer,
   type Workload,
 } from '@muse/core';
@@ -29,6 +32,8 @@ export interface TestStack {
   database: TestDatabase;
   temporal: Client;
   events: EventBus;
+  /** The bus the stack's processes announce on: `events`, or Redis Streams with MUSE_EVENT_BUS=redis. */
+  bus: MessageBus;
   taskQueue: string;
   contentUrl: string;
   chatUrl: string;
@@ -73,7 +78,9 @@ export async function startTestStack(
   const logger = createLogger(config, 'test');
   const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
   const events = new EventBus(database.url, logger);
-  const deps = { config, logger, db: database.db, temporal, events };
+  const bus = await createMessageBus(config, events, logger);
+  const announcer = announceThrough(database.db, bus, logger);
+  const deps = { config, logger, db: database.db, temporal, events, ...(bus === events ? {} : { bus }) };
   const serverOptions = { host: config.MUSE_HOST, logger, shutdownTimeoutMs: 1000 };
   const contentApp = createContentApp(deps);
   const chatApp = createChatApp(deps);
@@ -93,6 +100,7 @@ export async function startTestStack(
     database,
     temporal,
     events,
+    bus,
     taskQueue,
     contentUrl: content.url,
     chatUrl: chat.url,
@@ -121,6 +129,8 @@ export async function startTestStack(
       await chat.close();
       await closeApp(chatApp);
       for (const server of metrics) await server.close();
+      await announcer.flush();
+      if (bus !== events) await bus.close();
       await events.close();
       await temporal.connection.close().catch(() => {});
       await database.drop();

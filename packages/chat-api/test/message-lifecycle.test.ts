@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
@@ -222,6 +223,25 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
     expect((await call(url(), 'GET', `/messages/${id}`, alice)).status).toBe(400);
   });
 
+  it("messages deleted with their deactivated sender take every recipient's flags row with them", async () => {
+    const admin = await makeUser(stack, { role: 200 });
+    const leaver = await makeUser(stack, { name: 'Leaver Lifecycle' });
+    const id = await send(leaver, { type: 'stream', to: 'general', topic: 'bye', content: 'bye' });
+    const flagsRows = async () => {
+      const [row] = await stack.database.db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM chat.user_messages WHERE message_id = :id',
+        { replacements: { id }, type: QueryTypes.SELECT },
+      );
+      return Number(row!.n);
+    };
+    expect(await flagsRows()).toBeGreaterThan(1);
+    const deactivated = await call(url(), 'DELETE', `/users/${leaver.id}`, admin, {
+      actions: { delete_public_channel_messages: true },
+    });
+    expect(deactivated.status).toBe(200);
+    expect(await flagsRows()).toBe(0);
+  });
+
   it('mentions set mentioned / wildcard_mentioned per recipient and render as Zulip renders them', async () => {
     const queues = await Promise.all([bob, carol].map((u) => register(u, { event_types: ['message'] })));
     const id = await send(alice, {
@@ -259,6 +279,44 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
       await call(url(), 'POST', '/register', bob, { fetch_event_types: ['message', 'update_message_flags'] })
     ).body.unread_msgs as { mentions: number[] };
     expect(unread.mentions).toEqual(expect.arrayContaining([id, wildcard]));
+  });
+
+  it('a group mention reaches its subgroups, @**topic** those who posted in the topic, and the sender has read its message', async () => {
+    const group = async (name: string, members: number[]) => {
+      const created = await call(url(), 'POST', '/user_groups/create', alice, {
+        name,
+        description: name,
+        members,
+      });
+      expect(created.status).toBe(200);
+      return created.body.group_id as number;
+    };
+    const outer = await group('mention-outer', [bob.id]);
+    const inner = await group('mention-inner', [carol.id]);
+    expect(
+      (await call(url(), 'POST', `/user_groups/${outer}/subgroups`, alice, { add: [inner] })).status,
+    ).toBe(200);
+    const flagsOf = async (user: TestUser, id: number) =>
+      ((await call(url(), 'GET', `/messages/${id}`, user)).body.message as { flags: string[] }).flags;
+    const grouped = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'crew',
+      content: 'hi @*mention-outer*',
+    });
+    expect(await flagsOf(bob, grouped)).toEqual(['mentioned']);
+    expect(await flagsOf(carol, grouped)).toEqual(['mentioned']);
+    expect(await flagsOf(alice, grouped)).toEqual(['read']);
+    await send(carol, { type: 'stream', to: 'general', topic: 'posters only', content: 'first' });
+    const topic = await send(alice, {
+      type: 'stream',
+      to: 'general',
+      topic: 'posters only',
+      content: '@**topic** hi',
+    });
+    expect(await flagsOf(carol, topic)).toEqual(['wildcard_mentioned']);
+    expect(await flagsOf(bob, topic)).toEqual([]);
+    expect(await flagsOf(alice, topic)).toEqual(['read', 'wildcard_mentioned']);
   });
 
   it('a queue registered without apply_markdown, and GET /messages?apply_markdown=false, get the Markdown', async () => {

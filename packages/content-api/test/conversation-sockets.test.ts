@@ -17,6 +17,7 @@ import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
 import type { FakeServer } from '../../../test/support/fakes/server.ts';
 import { freePort } from '@muse/core';
 import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
+import { eventBusFromEnvironment } from '../../../test/support/redis.ts';
 import {
   FrameChecker,
   ioClient,
@@ -79,7 +80,10 @@ describe('conversation sockets across two content-API processes', () => {
   let openai: FakeServer;
   let admin: TestUser;
   const clients: { close(): void }[] = [];
+  // MUSE_EVENT_BUS=redis in the test run: every process here announces through a Redis of its own.
+  let bus: Awaited<ReturnType<typeof eventBusFromEnvironment>>;
   const env = () => ({
+    ...bus.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_URL: stack.database.url,
@@ -91,7 +95,8 @@ describe('conversation sockets across two content-API processes', () => {
   });
 
   beforeAll(async () => {
-    stack = await startTestStack(LIMITS);
+    bus = await eventBusFromEnvironment();
+    stack = await startTestStack({ ...LIMITS, ...bus.env });
     await stack.startWorker();
     [podA, podB] = await Promise.all([startContentApiProcess(env()), startContentApiProcess(env())]);
     checker = await FrameChecker.load(podA.url);
@@ -106,6 +111,7 @@ describe('conversation sockets across two content-API processes', () => {
     await Promise.all([podA?.process.stop(), podB?.process.stop()]);
     await openai?.close();
     await stack?.stop();
+    await bus?.stop();
   });
 
   const ws = (pod: ContentApiProcess, conversationId: string, token: string | undefined): WsClient => {

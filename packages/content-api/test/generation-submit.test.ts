@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QueryTypes } from 'sequelize';
+import { payloadsOf } from '@muse/core';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
@@ -236,17 +237,30 @@ describe('submitting generations', () => {
     expect(await balanceOf(stack, user.id)).toBe(8);
   });
 
-  it('publishes every status change of the result files on the event bus', async () => {
+  it('announces every status change of the result files on the event bus, each after its commit', async () => {
     const user = await createTestUser(stack, { balance: 5 });
-    const seen: FileStatusEvent[] = [];
-    const unsubscribe = await stack.events.subscribe(FILE_STATUS_CHANNEL, (event) => {
-      if ((event as FileStatusEvent).owner_id === user.id) seen.push(event as FileStatusEvent);
+    const seen: { event: FileStatusEvent; stored: Promise<string> }[] = [];
+    const unsubscribe = await stack.events.subscribe(FILE_STATUS_CHANNEL, (message) => {
+      for (const event of payloadsOf(message) as FileStatusEvent[]) {
+        if (event.owner_id !== user.id) continue;
+        // What another connection reads the moment the announcement arrives.
+        const stored = stack.database.db
+          .query<{ status: string }>('SELECT status FROM content.files WHERE id = :id', {
+            replacements: { id: event.file_id },
+            type: QueryTypes.SELECT,
+          })
+          .then(([row]) => row?.status ?? 'missing');
+        seen.push({ event, stored });
+      }
     });
     const { body } = await submit(stack, user, 'texts', { generator_id: BUILTIN.text, prompt: 'events' });
     await waitForFile(stack, user, body.file_ids[0]!);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.waitUntil(() => seen.length >= 3, { timeout: 10_000 });
     await unsubscribe();
-    expect(seen.map((e) => e.status)).toEqual(['pending', 'processing', 'completed']);
-    expect(seen.every((e) => e.file_id === body.file_ids[0])).toBe(true);
+    expect(seen.map((e) => e.event.status)).toEqual(['pending', 'processing', 'completed']);
+    expect(seen.every((e) => e.event.file_id === body.file_ids[0])).toBe(true);
+    const order = ['pending', 'processing', 'completed'];
+    for (const { event, stored } of seen)
+      expect(order.indexOf(await stored)).toBeGreaterThanOrEqual(order.indexOf(event.status));
   });
 });

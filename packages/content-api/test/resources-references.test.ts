@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
+import { payloadsOf } from '@muse/core';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { call } from '../../../test/support/http.ts';
@@ -136,8 +137,9 @@ describe('resources: references and conversation messages', () => {
   it('publishes conversation:<id> when a message is added', async () => {
     const conversation = await create('conversations', alice, { title: 'Live' });
     const received: unknown[] = [];
+    // A process's announcements of one turn arrive as one array.
     const unsubscribe = await stack.events.subscribe(`conversation:${conversation.id}`, (payload) =>
-      received.push(payload),
+      received.push(...payloadsOf(payload)),
     );
     try {
       const message = await api('POST', `/api/v1/conversations/${conversation.id}/messages`, alice, {
@@ -154,6 +156,8 @@ describe('resources: references and conversation messages', () => {
             role: 'user',
             seq: 1,
             message: message.body,
+            // Its visibility and owner when stored (a listener re-checks readers when they change).
+            access: `private:${alice.id}`,
           },
         ]);
     } finally {

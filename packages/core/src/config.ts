@@ -71,7 +71,7 @@ export interface Config {
   MUSE_CHAT_WEBHOOK_SWEEP_MS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
-  /** Messaging API: the bus of event wake-ups between processes: `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
+  /** The bus processes announce events on after commit (chat wake-ups, conversation messages, file statuses): `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
   MUSE_EVENT_BUS: 'postgres' | 'redis';
   /** Redis, when MUSE_EVENT_BUS is `redis`: e.g. redis://redis:6379. */
   MUSE_REDIS_URL?: string;

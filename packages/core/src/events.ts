@@ -120,8 +120,107 @@ function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** Postgres caps a notification at 8000 bytes; a batch is cut into messages below this. */
+const MAX_BATCH_BYTES = 7500;
+
 /**
- * The bus of the chat wake-ups for this configuration: the given Postgres bus, or Redis Streams
+ * Publishing after commit, batched per process: what the process announces within one turn of
+ * the event loop goes out as one message per channel (a JSON array of the payloads, in the order
+ * they were announced), through the bus and outside any transaction, so no writer's commit waits
+ * on the bus (with Postgres: the instance-wide lock every commit with a pending NOTIFY takes).
+ * A failed publish is logged and dropped: every consumer has a catch-up read of the tables.
+ */
+export class Announcer {
+  private readonly bus: Pick<MessageBus, 'publish'>;
+  private readonly logger: Logger | undefined;
+  private outgoing = new Map<string, unknown[]>();
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(bus: Pick<MessageBus, 'publish'>, logger?: Logger) {
+    this.bus = bus;
+    this.logger = logger;
+  }
+
+  /** Queues `payload` for the next batch of `channel`; call it only once the change committed. */
+  announce(channel: string, payload: unknown): void {
+    if (this.outgoing.size === 0) setImmediate(() => void this.flush());
+    let batch = this.outgoing.get(channel);
+    if (!batch) this.outgoing.set(channel, (batch = []));
+    batch.push(payload);
+  }
+
+  /** Resolves once everything announced so far has been handed to the bus. */
+  flush(): Promise<void> {
+    const batches = this.outgoing;
+    this.outgoing = new Map();
+    // Batches go out one after another, so a channel's payloads keep the order they were announced in.
+    this.flushing = this.flushing.then(async () => {
+      for (const [channel, payloads] of batches) {
+        for (const chunk of chunks(payloads)) {
+          await this.bus
+            .publish(channel, chunk)
+            .catch((error: unknown) =>
+              this.logger?.warn(
+                { err: error, channel },
+                'an announcement was not published; readers catch up',
+              ),
+            );
+        }
+      }
+    });
+    return this.flushing;
+  }
+}
+
+/** Payloads in arrays of at most MAX_BATCH_BYTES of JSON (one larger payload travels alone). */
+function chunks(payloads: unknown[]): unknown[][] {
+  const out: unknown[][] = [];
+  let current: unknown[] = [];
+  let bytes = 2;
+  for (const payload of payloads) {
+    const size = Buffer.byteLength(JSON.stringify(payload)) + 1;
+    if (current.length > 0 && bytes + size > MAX_BATCH_BYTES) {
+      out.push(current);
+      current = [];
+      bytes = 2;
+    }
+    current.push(payload);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** The payloads of one message: a batch from an Announcer, or a single payload (a database trigger's). */
+export function payloadsOf(message: unknown): unknown[] {
+  return Array.isArray(message) ? message : [message];
+}
+
+/** Per database handle, the process's announcer (one owner of the batch, whoever writes through `db`). */
+const announcers = new WeakMap<Sequelize, Announcer>();
+
+/** Makes `bus` the one the process announces through, for every writer using `db`. */
+export function announceThrough(db: Sequelize, bus: MessageBus, logger?: Logger): Announcer {
+  const announcer = new Announcer(bus, logger);
+  announcers.set(db, announcer);
+  return announcer;
+}
+
+/**
+ * The process's announcer for writers using `db`: the one `announceThrough` set, else one that
+ * sends through the database's pool (Postgres NOTIFY, after commit, outside any transaction).
+ */
+export function announcerOf(db: Sequelize): Announcer {
+  let announcer = announcers.get(db);
+  if (!announcer) {
+    announcer = new Announcer({ publish: (channel, payload) => EventBus.publish(db, channel, payload) });
+    announcers.set(db, announcer);
+  }
+  return announcer;
+}
+
+/**
+ * The bus of events between processes for this configuration: the given Postgres bus, or Redis Streams
  * when MUSE_EVENT_BUS is `redis` (MUSE_REDIS_URL). Loaded lazily: Postgres-only processes never
  * load the Redis client.
  */

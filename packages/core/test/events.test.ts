@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventBus, createLogger, createDatabase, type Sequelize } from '@muse/core';
+import { Announcer, EventBus, createLogger, createDatabase, payloadsOf, type Sequelize } from '@muse/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 
 const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
@@ -82,5 +82,37 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     await marker;
     expect(seen).toEqual([]);
     await bus.close();
+  });
+});
+
+describe('Announcer (after commit, batched per process)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it("sends one turn's announcements of a channel as one array, in order, each message under the NOTIFY cap", async () => {
+    const listener = new EventBus(database.url, logger);
+    const publisher = new EventBus(database.url, logger);
+    const messages: unknown[][] = [];
+    await listener.subscribe('batched', (message) => messages.push(message as unknown[]));
+    const announcer = new Announcer(publisher, logger);
+    for (let n = 0; n < 3; n++) announcer.announce('batched', { n });
+    await announcer.flush();
+    await expect.poll(() => messages).toEqual([[{ n: 0 }, { n: 1 }, { n: 2 }]]);
+
+    // 30 payloads of ~1 KB in one turn: several messages (Postgres refuses one over 8000 bytes), nothing lost or reordered.
+    messages.length = 0;
+    for (let n = 0; n < 30; n++) announcer.announce('batched', { n, text: 'x'.repeat(1000) });
+    await announcer.flush();
+    await expect.poll(() => messages.flat().length).toBe(30);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages.flat().map((payload) => (payload as { n: number }).n)).toEqual([...Array(30).keys()]);
+    expect(payloadsOf({ single: true })).toEqual([{ single: true }]);
+    await listener.close();
+    await publisher.close();
   });
 });

@@ -1,6 +1,9 @@
 import {
   EventBus,
+  announceThrough,
+  announcerOf,
   createDatabase,
+  createMessageBus,
   createLogger,
   type Config,
   type Logger,
@@ -19,7 +22,7 @@ export interface Runtime {
   db: Sequelize;
   temporal: Client;
   events: EventBus;
-  /** The chat wake-ups' bus when it is not `events` (MUSE_EVENT_BUS=redis); set by the chat API's prepare. */
+  /** The bus of events between processes when it is not `events` (MUSE_EVENT_BUS=redis); set by `connectBus`. */
   bus?: MessageBus;
   close(): Promise<void>;
 }
@@ -65,10 +68,22 @@ export function createRuntime(
     temporal,
     events,
     async close() {
+      await announcerOf(db).flush();
       await this.bus?.close();
       await events.close();
       await temporal.connection.close().catch(() => {});
       await db.close();
     },
   };
+}
+
+/**
+ * Connects the process's bus of events (MUSE_EVENT_BUS) and makes it the one every writer on the
+ * runtime's database announces through, after commit (see @muse/core's Announcer).
+ */
+export async function connectBus(runtime: Runtime): Promise<MessageBus> {
+  const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
+  if (bus !== runtime.events) runtime.bus = bus;
+  announceThrough(runtime.db, bus, runtime.logger);
+  return bus;
 }

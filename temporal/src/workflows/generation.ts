@@ -12,6 +12,7 @@ import {
   type FailureKind,
   type GenerationOutcome,
   type StepResult,
+  type TaskPlan,
 } from '@muse/content-api/generation-contract';
 import type { GenerationActivities } from '../activities/generation.ts';
 
@@ -44,7 +45,15 @@ const LOCAL_STEPS = 'generation-local-steps';
  */
 export async function generationWorkflow(taskId: string): Promise<GenerationOutcome> {
   const local = patched(LOCAL_STEPS);
-  const plan = await (local ? localBookkeeping : bookkeeping).beginGeneration(taskId);
+  let plan: TaskPlan;
+  try {
+    plan = await (local ? localBookkeeping : bookkeeping).beginGeneration(taskId);
+  } catch (error) {
+    // Cancelled before its first step (a cancel that came while the start was on its way): the
+    // task still ends failed and refunded, so nothing starts it again.
+    if (!isCancellation(error)) throw error;
+    return compensate(taskId, undefined, { message: 'cancelled', kind: 'cancelled' });
+  }
   if (plan.finished) return { status: plan.status };
 
   // Upstream calls: a request may take requestTimeoutSeconds; transient errors back off and retry.
@@ -83,18 +92,30 @@ export async function generationWorkflow(taskId: string): Promise<GenerationOutc
     await upstream.completeGeneration(taskId, step.outputs);
     return { status: 'completed' };
   } catch (error) {
-    // The compensation of the charge made at submission: failed + refunded, atomically. It runs
-    // outside the workflow's scope, so cancelling the workflow cannot cancel the refund too.
     const cancelled = isCancellation(error);
-    const { message, kind } = cancelled
-      ? { message: 'cancelled', kind: 'cancelled' as const }
-      : failureOf(error);
-    await CancellationScope.nonCancellable(async () => {
-      if (cancelled && upstreamId) await bookkeeping.cancelUpstream(taskId, upstreamId);
-      await bookkeeping.failAndRefundGeneration(taskId, message, kind);
-    });
-    return { status: 'failed', error_message: message };
+    return compensate(
+      taskId,
+      cancelled ? upstreamId : undefined,
+      cancelled ? { message: 'cancelled', kind: 'cancelled' } : failureOf(error),
+    );
   }
+}
+
+/**
+ * The compensation of the charge made at submission: failed + refunded, atomically (once: it
+ * finds a task that already ended and moves nothing). It runs outside the workflow's scope, so
+ * cancelling the workflow cannot cancel the refund too; a cancelled task's upstream is asked to stop.
+ */
+async function compensate(
+  taskId: string,
+  cancelUpstreamId: string | undefined,
+  failure: { message: string; kind: FailureKind },
+): Promise<GenerationOutcome> {
+  await CancellationScope.nonCancellable(async () => {
+    if (cancelUpstreamId) await bookkeeping.cancelUpstream(taskId, cancelUpstreamId);
+    await bookkeeping.failAndRefundGeneration(taskId, failure.message, failure.kind);
+  });
+  return { status: 'failed', error_message: failure.message };
 }
 
 /**

@@ -1,10 +1,11 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { EventBus, type Sequelize } from '@muse/core';
+import { announcerOf, type Sequelize } from '@muse/core';
 
 /**
  * The one owner of conversation messages: storing them (numbered in storage order under the
  * conversation's row lock, once per client id or replied-to message) and announcing them on
- * the conversation's event-bus channel when the transaction commits. The REST route, the
+ * the conversation's bus channel after the transaction commits (batched per process; listeners
+ * read what an announcement lost by seq, see sockets/hub.ts). The REST route, the
  * sockets and the reply workflow all store through here.
  */
 export interface ConversationMessage {
@@ -20,10 +21,13 @@ export interface ConversationMessage {
   updated_at: Date | string;
 }
 
-/** The EventBus channel of a conversation; its sockets relay what is published here. */
+/** The bus channel of a conversation; its sockets relay what is announced here. */
 export const conversationChannel = (conversationId: string) => `conversation:${conversationId}`;
 
-/** What travels on `conversation:<id>`: a stored message, a reply's chunk, or a reply's failure. */
+/**
+ * What travels on `conversation:<id>` (in arrays, a process's batch): a stored message, a reply's
+ * chunk, or a reply's failure.
+ */
 export type ConversationEvent =
   | {
       type: 'message.created';
@@ -33,9 +37,18 @@ export type ConversationEvent =
       seq: number;
       /** Present when it fits a notification; otherwise listeners read it by id. */
       message?: ConversationMessage;
+      /**
+       * The conversation's CONVERSATION_ACCESS when the message was stored: a listener that last
+       * saw another value re-checks its readers before delivering (an access change's own
+       * announcement may come later, on another bus).
+       */
+      access?: string;
     }
   | { type: 'reply.delta'; conversation_id: string; reply_to_id: string; index: number; text: string }
   | { type: 'reply.failed'; conversation_id: string; reply_to_id: string; code: string; message: string };
+
+/** Who may read a conversation (its visibility and owner), as one comparable value. */
+export const CONVERSATION_ACCESS = `visibility::text || ':' || coalesce(owner_id::text, '')`;
 
 export const MESSAGE_COLUMNS =
   'id, conversation_id, author_id, role, content, seq, client_id, reply_to_id, created_at, updated_at';
@@ -62,10 +75,10 @@ export async function appendMessage(
   message: NewMessage,
 ): Promise<{ message: ConversationMessage; created: boolean }> {
   // The lock orders concurrent writers of one conversation: seq and commit order agree.
-  await db.query('SELECT id FROM content.conversations WHERE id = :conversationId FOR UPDATE', {
-    replacements: { conversationId },
-    transaction,
-  });
+  const [conversation] = await db.query<{ access: string }>(
+    `SELECT ${CONVERSATION_ACCESS} AS access FROM content.conversations WHERE id = :conversationId FOR UPDATE`,
+    { replacements: { conversationId }, type: QueryTypes.SELECT, transaction },
+  );
   const earlier = await findRepeat(db, transaction, conversationId, message);
   if (earlier) return { message: normalise(earlier), created: false };
   const [row] = await db.query<ConversationMessage>(
@@ -90,25 +103,29 @@ export async function appendMessage(
     },
   );
   const stored = normalise(row!);
-  await publishConversationEvent(db, messageCreated(stored), transaction);
+  publishConversationEvent(db, messageCreated(stored, conversation?.access), transaction);
   return { message: stored, created: true };
 }
 
-export async function publishConversationEvent(
+/** Announces `event` now, or after `transaction` commits (never when it rolls back). */
+export function publishConversationEvent(
   db: Sequelize,
   event: ConversationEvent,
   transaction?: Transaction,
-): Promise<void> {
-  await EventBus.publish(db, conversationChannel(event.conversation_id), event, transaction);
+): void {
+  const announce = () => announcerOf(db).announce(conversationChannel(event.conversation_id), event);
+  if (transaction) transaction.afterCommit(announce);
+  else announce();
 }
 
-function messageCreated(message: ConversationMessage): ConversationEvent {
+function messageCreated(message: ConversationMessage, access: string | undefined): ConversationEvent {
   const event = {
     type: 'message.created' as const,
     conversation_id: message.conversation_id,
     message_id: message.id,
     role: message.role,
     seq: message.seq,
+    ...(access === undefined ? {} : { access }),
   };
   const inline = { ...event, message };
   return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_EVENT_BYTES ? inline : event;

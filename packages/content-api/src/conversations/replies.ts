@@ -89,14 +89,7 @@ export async function startReply(deps: ReplyStarter, message: ConversationMessag
   } catch (error) {
     if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
     deps.logger.error({ err: error, messageId: message.id }, 'could not start the reply workflow');
-    await announceFailure(
-      deps.db,
-      message,
-      'reply_unavailable',
-      'The character cannot answer now; try again',
-    ).catch((announceError: unknown) =>
-      deps.logger.error({ err: announceError }, 'could not announce reply_unavailable'),
-    );
+    announceFailure(deps.db, message, 'reply_unavailable', 'The character cannot answer now; try again');
   }
 }
 
@@ -138,7 +131,7 @@ export async function chargeReply(
     return 'charged';
   } catch (error) {
     if (!(error instanceof PaymentRequiredError)) throw error;
-    await announceFailure(db, await requireMessage(db, messageId), 'insufficient_balance', error.message);
+    announceFailure(db, await requireMessage(db, messageId), 'insufficient_balance', error.message);
     return 'insufficient_balance';
   }
 }
@@ -170,7 +163,7 @@ export async function streamReply(
   let index = 0;
   return adapterFor(source.generator_type).streamChat!(chat, context, async (text) => {
     for (let start = 0; start < text.length; start += MAX_DELTA_CHARS) {
-      await publishConversationEvent(db, {
+      publishConversationEvent(db, {
         type: 'reply.delta',
         conversation_id: source.conversation_id,
         reply_to_id: messageId,
@@ -208,18 +201,18 @@ export async function refundReply(db: Sequelize, messageId: string, reason: stri
     );
     if (charge?.refunded) return;
     if (charge) await refundCharge(db, transaction, charge.id, 'Refund: the character reply failed');
-    await announceFailure(db, message, 'reply_failed', reason, transaction);
+    announceFailure(db, message, 'reply_failed', reason, transaction);
   });
 }
 
-async function announceFailure(
+function announceFailure(
   db: Sequelize,
   message: ConversationMessage,
   code: string,
   text: string,
   transaction?: Parameters<typeof publishConversationEvent>[2],
-): Promise<void> {
-  await publishConversationEvent(
+): void {
+  publishConversationEvent(
     db,
     {
       type: 'reply.failed',

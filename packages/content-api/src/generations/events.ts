@@ -1,7 +1,10 @@
+import { announcerOf, type Sequelize } from '@muse/core';
+
 /**
- * Every status change of a generated file is sent on this event-bus channel by the statement
- * that makes the change (so an event is only seen for a committed state). Conversation sockets
- * and SDK helpers subscribe to it and filter by `owner_id`.
+ * Every status change of a generated file is announced on this bus channel after the change
+ * committed (batched per process: a message is an array of FileStatusEvents). Conversation
+ * sockets and waiting submits subscribe to it and filter by `owner_id`; both also read the
+ * tables again, so a lost announcement only delays them.
  */
 export const FILE_STATUS_CHANNEL = 'muse_file_status';
 
@@ -16,14 +19,23 @@ export interface FileStatusEvent {
 }
 
 /**
- * The one way a file-status event is sent: the tail of a statement (a SELECT) that sends a
- * FileStatusEvent for each file of the task rows `tasks` names (columns id, owner_id, file_ids),
- * delivered at the statement's commit. `errorMessage` is an SQL expression (a parameter) for
- * failed files.
+ * The events of a status change, as the tail of the statement that makes it: a SELECT with one
+ * row (column `event`) per file of the task rows `tasks` names (columns id, owner_id, file_ids).
+ * The caller announces them with `announceFileStatus` once the statement's transaction committed.
+ * `errorMessage` is an SQL expression (a parameter) for failed files.
  */
 export function fileStatusEvents(tasks: string, status: FileStatus, errorMessage?: string): string {
   const error = errorMessage ? `, 'error_message', ${errorMessage}` : '';
-  return `SELECT pg_notify('${FILE_STATUS_CHANNEL}', json_build_object(
-            'file_id', file_id, 'generation_id', ${tasks}.id, 'owner_id', ${tasks}.owner_id, 'status', '${status}'${error})::text)
+  return `SELECT json_build_object(
+            'file_id', file_id, 'generation_id', ${tasks}.id, 'owner_id', ${tasks}.owner_id, 'status', '${status}'${error}) AS event
             FROM ${tasks}, unnest(${tasks}.file_ids) AS file_id`;
+}
+
+/** Announces committed status changes (the `event` values of `fileStatusEvents`). */
+export function announceFileStatus(
+  db: Sequelize,
+  events: readonly FileStatusEvent[] | null | undefined,
+): void {
+  const announcer = announcerOf(db);
+  for (const event of events ?? []) announcer.announce(FILE_STATUS_CHANNEL, event);
 }

@@ -25,7 +25,7 @@ import type { GenerationKind } from '../generators/parameters.ts';
 import { createLinkSigner } from '../files/signed-links.ts';
 import { noteRateLimited } from '../generators/health.ts';
 import type { FailureKind, StepResult, StoredOutput, TaskPlan } from './contract.ts';
-import { fileStatusEvents, type FileStatus } from './events.ts';
+import { announceFileStatus, fileStatusEvents, type FileStatus, type FileStatusEvent } from './events.ts';
 import { failGeneration } from './fail.ts';
 
 export interface GenerationStepDeps {
@@ -59,6 +59,8 @@ interface PlanRow {
   type: string;
   config: Record<string, unknown>;
   moved: boolean;
+  /** The files moved to processing, to announce (null when none moved). */
+  events: FileStatusEvent[] | null;
 }
 
 /**
@@ -177,8 +179,8 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
         return { fileId, contentType: output.contentType ?? download.contentType, size };
       }),
     );
-    // One statement: the task (if still running), its files and their events, in one commit.
-    await db.query(
+    // One statement: the task (if still running) and its files, in one commit; then their events.
+    const sent = await db.query<{ event: FileStatusEvent }>(
       `WITH done AS (
          UPDATE content.generations SET status = 'completed', error_message = NULL, updated_at = now()
           WHERE id = $taskId AND status IN ('pending', 'processing')
@@ -202,13 +204,17 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
         type: QueryTypes.SELECT,
       },
     );
+    announceFileStatus(
+      db,
+      sent.map((row) => row.event),
+    );
     platformMetrics.generationTasks.inc({ kind: task.kind, status: 'completed' });
   }
 
   return {
     /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
     async beginGeneration(taskId: string): Promise<TaskPlan> {
-      // One statement: read the task, move it (and its files) from pending, send their events.
+      // One statement: read the task, move it (and its files) from pending; then their events.
       const [task] = await db.query<PlanRow>(
         `WITH task AS (
            SELECT g.kind, g.status, g.file_ids, r.type, r.config
@@ -222,10 +228,11 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
            UPDATE content.files SET status = 'processing', updated_at = now()
             WHERE generation_id IN (SELECT id FROM moved) AND status <> 'completed'
          ), sent AS (${fileStatusEvents('moved', 'processing')})
-         SELECT task.*, EXISTS (SELECT 1 FROM moved) AS moved, (SELECT count(*) FROM sent) AS sent FROM task`,
+         SELECT task.*, EXISTS (SELECT 1 FROM moved) AS moved, (SELECT json_agg(event) FROM sent) AS events FROM task`,
         { bind: { taskId }, type: QueryTypes.SELECT },
       );
       if (!task) throw new NotFoundError(`No generation task ${taskId}`);
+      announceFileStatus(db, task.events);
       // Pending in the snapshot but not moved: it ended concurrently (a cancel); a retry looks again.
       if (task.status === 'pending' && !task.moved) throw new ConflictError('the task changed concurrently');
       if (task.moved) platformMetrics.generationTasks.inc({ kind: task.kind, status: 'processing' });

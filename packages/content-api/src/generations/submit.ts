@@ -17,7 +17,7 @@ import { resultCount, validateParameters, type GenerationKind } from '../generat
 import { generationCost, pricingOf } from '../generators/pricing.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
-import { fileStatusEvents } from './events.ts';
+import { announceFileStatus, fileStatusEvents, type FileStatusEvent } from './events.ts';
 import { workflowIdOf } from './contract.ts';
 import { startGenerationWorkflow, type WorkflowStarter } from './starter.ts';
 import type { Schema } from '../http/contract.ts';
@@ -158,7 +158,7 @@ async function checkReferences(db: Sequelize, user: CurrentUser, ids: unknown): 
  * The charge, its ledger entry, the task, its pending result files and their `pending` events,
  * in one statement: one round trip, one implicit transaction, and the account's balance row
  * locked inside Postgres only (by the time a busy API process would send a COMMIT, dozens of
- * submits of the same account could have waited on that lock). The events are sent at commit.
+ * submits of the same account could have waited on that lock). The events are announced after it.
  */
 async function insertTask(
   db: Sequelize,
@@ -186,7 +186,7 @@ async function insertTask(
           description: task.chargeDescription,
         })
       : undefined;
-  const sent = await db.query(
+  const sent = await db.query<{ event: FileStatusEvent }>(
     `WITH ${charge ? `${charge.sql},` : ''} task AS (
        INSERT INTO content.generations
          (id, owner_id, generator_id, kind, params, cost, charge_id, idempotency_key, request_hash, file_ids, workflow_id)
@@ -221,6 +221,10 @@ async function insertTask(
   );
   // Nothing written: the balance did not cover the cost (402), or the account is gone (404).
   if (sent.length === 0) await refuseDebit(db, undefined, task.user.id, -task.cost);
+  announceFileStatus(
+    db,
+    sent.map((row) => row.event),
+  );
 }
 
 /** `<prompt>.txt`, or `<prompt> (2).png` when a task makes several files. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
-import { AppError, type MessageBus, type Sequelize } from '@muse/core';
+import { AppError, payloadsOf, type MessageBus, type Sequelize } from '@muse/core';
 import type { FileRow } from '../files/files.ts';
 import { rateLimitedFor, UpstreamRateLimitedError } from '../generators/health.ts';
 import type { FailureKind } from './contract.ts';
@@ -33,25 +33,28 @@ export interface TaskEnd {
   files: FileRow[];
 }
 
+/** How often a waiting submit reads its task again, should the bus have lost an announcement. */
+const CATCH_UP_MS = 2000;
+
 /**
  * Submits (through `submit`) and waits up to `seconds` for the task to end, on the file-status
- * events its statements send (subscribed before the submit, so none is missed; the task's state
- * is read once more after the submit for a repeated submit whose task already ended). Answers
- * the end, or undefined when the wait ran out first (the task goes on; the client follows it
- * like any other).
+ * announcements (subscribed before the submit, so none is missed) and on a read of the task every
+ * CATCH_UP_MS (so a lost announcement only delays the answer). Answers the end, or undefined when
+ * the wait ran out first (the task goes on; the client follows it like any other).
  */
 export async function submitAndWait(
-  deps: { db: Sequelize; events: MessageBus },
+  deps: { db: Sequelize; events: MessageBus; bus?: MessageBus | undefined },
   ownerId: string,
   seconds: number,
   submit: () => Promise<Submitted>,
 ): Promise<{ submitted: Submitted; end: TaskEnd | undefined }> {
   const ended = new Set<string>();
   let check = () => {};
-  const unsubscribe = await deps.events.subscribe(FILE_STATUS_CHANNEL, (payload) => {
-    const event = payload as FileStatusEvent;
-    if (event.owner_id !== ownerId || (event.status !== 'completed' && event.status !== 'failed')) return;
-    ended.add(event.file_id);
+  const unsubscribe = await (deps.bus ?? deps.events).subscribe(FILE_STATUS_CHANNEL, (message) => {
+    for (const event of payloadsOf(message) as FileStatusEvent[]) {
+      if (event.owner_id !== ownerId || (event.status !== 'completed' && event.status !== 'failed')) continue;
+      ended.add(event.file_id);
+    }
     check();
   });
   const timer = new AbortController();
@@ -63,13 +66,16 @@ export async function submitAndWait(
       };
     });
     check();
-    const first = await taskEnd(deps.db, submitted.taskId);
-    if (first) return { submitted, end: first };
-    await Promise.race([
-      allEnded,
-      sleep(seconds * 1000, undefined, { signal: timer.signal }).catch(() => {}),
-    ]);
-    return { submitted, end: await taskEnd(deps.db, submitted.taskId) };
+    const deadline = Date.now() + seconds * 1000;
+    // The announcements wake the wait once; after that only the clock does.
+    let woken: Promise<unknown> = allEnded;
+    for (;;) {
+      const end = await taskEnd(deps.db, submitted.taskId);
+      const left = deadline - Date.now();
+      if (end || left <= 0) return { submitted, end };
+      const tick = sleep(Math.min(left, CATCH_UP_MS), 'tick', { signal: timer.signal }).catch(() => 'tick');
+      if ((await Promise.race([woken.then(() => 'event'), tick])) === 'event') woken = new Promise(() => {});
+    }
   } finally {
     timer.abort();
     await unsubscribe();

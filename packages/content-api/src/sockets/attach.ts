@@ -21,7 +21,12 @@ export interface ConversationSockets {
  */
 export function attachConversationSockets(server: HttpServer, app: Express): ConversationSockets {
   const ctx = contentContextOf(app);
-  const hub = new SocketHub(ctx);
+  const hub = new SocketHub({
+    db: ctx.db,
+    bus: ctx.bus ?? ctx.events,
+    triggers: ctx.events,
+    logger: ctx.logger,
+  });
   const sessions = new SocketSessions({ ctx, hub, access: new SocketAccess(ctx) });
   const { config } = ctx;
   const gate = new ConnectionGate(

@@ -1,5 +1,12 @@
-import type { EventBus, Logger, Sequelize } from '@muse/core';
-import { conversationChannel, findMessage, type ConversationEvent } from '../conversations/messages.ts';
+import { QueryTypes } from 'sequelize';
+import { payloadsOf, type EventBus, type Logger, type MessageBus, type Sequelize } from '@muse/core';
+import {
+  CONVERSATION_ACCESS,
+  conversationChannel,
+  findMessage,
+  messagesBetween,
+  type ConversationEvent,
+} from '../conversations/messages.ts';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from '../generations/events.ts';
 import type { ServerFrame } from './protocol.ts';
 
@@ -24,109 +31,233 @@ interface AccessChanged {
   conversation_id: string;
 }
 
+/** How often the rooms of this process read their conversations again, for what the bus lost. */
+const CATCH_UP_MS = 2000;
+/** Most messages one catch-up read delivers; the next read goes on from there. */
+const CATCH_UP_BATCH = 500;
+
 interface Room {
+  id: string;
   members: Set<Member>;
-  /** Resolves once this process listens to the conversation's channel. */
-  listening: Promise<() => Promise<void>>;
+  /** This process's subscriptions to the conversation's channel (the bus, and the triggers' bus). */
+  listening: Promise<(() => Promise<void>)[]>;
+  /** Resolves once the room listens and knows the conversation's latest seq. */
+  ready: Promise<void>;
   /** Events are turned into frames one after another, so storage order is kept. */
   queue: Promise<void>;
+  /** The latest message delivered here: every later one is delivered in seq order, none twice. */
+  lastSeq: number;
+  /** The conversation's visibility and owner as last seen (a change re-checks every member first). */
+  access: string | undefined;
+}
+
+export interface HubDeps {
+  db: Sequelize;
+  /** The bus the content API announces on (MUSE_EVENT_BUS). */
+  bus: MessageBus;
+  /** Postgres LISTEN/NOTIFY, where the access triggers of migration 0800 announce. */
+  triggers: EventBus;
+  logger: Logger;
+  catchUpMs?: number;
 }
 
 /**
- * This process's side of the fan-out. Every process listens (LISTEN/NOTIFY) to the channels of
- * the conversations its sockets are on, and to the file-status channel; whatever is stored or
- * published on any process reaches every socket here. It owns the sockets' membership.
+ * This process's side of the fan-out. Every process subscribes to the channels of the
+ * conversations its sockets are on, and to the file-status channel; whatever is stored or
+ * announced on any process reaches every socket here. It owns the sockets' membership.
+ *
+ * Announcements come after commit, batched per process, so they can arrive out of storage order
+ * (two processes) or not at all (a publish lost with its process or connection). The database is
+ * the truth: a room delivers messages strictly by seq, reading a gap from the table when a later
+ * message arrives first, and every CATCH_UP_MS one query reads the latest seq (and access) of
+ * all this process's rooms, so a lost announcement delays its message by that much at most.
  */
 export class SocketHub {
   private readonly rooms = new Map<string, Room>();
   private readonly byUser = new Map<string, Set<Member>>();
   private stopFileStatus: Promise<() => Promise<void>> | undefined;
   private stopAccountAccess: Promise<() => Promise<void>> | undefined;
+  private catchUpTimer: NodeJS.Timeout | undefined;
 
-  private readonly deps: { db: Sequelize; events: EventBus; logger: Logger };
+  private readonly deps: HubDeps;
 
-  constructor(deps: { db: Sequelize; events: EventBus; logger: Logger }) {
+  constructor(deps: HubDeps) {
     this.deps = deps;
   }
 
   /** Adds a member; resolves once events of its conversation are being received. */
   async join(member: Member): Promise<void> {
-    this.stopFileStatus ??= this.deps.events.subscribe(FILE_STATUS_CHANNEL, (event) =>
-      this.onFileStatus(event as FileStatusEvent),
-    );
-    this.stopAccountAccess ??= this.deps.events.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
+    this.stopFileStatus ??= this.deps.bus.subscribe(FILE_STATUS_CHANNEL, (message) => {
+      for (const event of payloadsOf(message)) this.onFileStatus(event as FileStatusEvent);
+    });
+    this.stopAccountAccess ??= this.deps.triggers.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
       this.onAccountAccess(event as { user_id: string }),
     );
-    let room = this.rooms.get(member.conversationId);
-    if (!room) {
-      const created: Room = {
-        members: new Set(),
-        queue: Promise.resolve(),
-        listening: Promise.resolve(async () => {}),
-      };
-      created.listening = this.deps.events.subscribe(conversationChannel(member.conversationId), (event) =>
-        this.onConversationEvent(created, event as ConversationEvent | AccessChanged),
-      );
-      room = created;
-      this.rooms.set(member.conversationId, room);
-    }
+    const room = this.rooms.get(member.conversationId) ?? this.openRoom(member.conversationId);
     room.members.add(member);
     const mine = this.byUser.get(member.user.id) ?? new Set();
     mine.add(member);
     this.byUser.set(member.user.id, mine);
-    await Promise.all([room.listening, this.stopFileStatus, this.stopAccountAccess]);
+    this.catchUpTimer ??= setInterval(
+      () => void this.catchUpAll(),
+      this.deps.catchUpMs ?? CATCH_UP_MS,
+    ).unref();
+    await Promise.all([room.ready, this.stopFileStatus, this.stopAccountAccess]);
   }
 
   leave(member: Member): void {
     const room = this.rooms.get(member.conversationId);
-    if (room?.members.delete(member) && room.members.size === 0) {
-      this.rooms.delete(member.conversationId);
-      void room.listening.then((stop) => stop()).catch(() => {});
-    }
+    if (room?.members.delete(member) && room.members.size === 0) this.closeRoom(room);
     const mine = this.byUser.get(member.user.id);
     if (mine?.delete(member) && mine.size === 0) this.byUser.delete(member.user.id);
+    if (this.rooms.size === 0) {
+      clearInterval(this.catchUpTimer);
+      this.catchUpTimer = undefined;
+    }
   }
 
   socketsOf(userId: string): number {
     return this.byUser.get(userId)?.size ?? 0;
   }
 
-  /**
-   * Events of a conversation are handled in order: after a change of its access, every member is
-   * checked again before the next event reaches any of them.
-   */
-  private onConversationEvent(room: Room, event: ConversationEvent | AccessChanged): void {
+  private openRoom(id: string): Room {
+    const room: Room = {
+      id,
+      members: new Set(),
+      listening: Promise.resolve([]),
+      ready: Promise.resolve(),
+      queue: Promise.resolve(),
+      lastSeq: 0,
+      access: undefined,
+    };
+    const handler = (message: unknown) => {
+      for (const event of payloadsOf(message)) this.onConversationEvent(room, event as RoomEvent);
+    };
+    const { bus, triggers } = this.deps;
+    const buses = bus === (triggers as MessageBus) ? [bus] : [bus, triggers];
+    room.listening = Promise.all(buses.map((each) => each.subscribe(conversationChannel(id), handler)));
+    // Listening first, then reading the latest seq: a message is either read or announced after.
+    room.ready = room.listening.then(async () => {
+      const [state] = await this.readStates([id]);
+      room.lastSeq = state?.seq ?? 0;
+      room.access = state?.access;
+    });
+    room.queue = room.ready.catch(() => {
+      if (this.rooms.get(id) === room) this.closeRoom(room); // the next join tries again
+    });
+    this.rooms.set(id, room);
+    return room;
+  }
+
+  private closeRoom(room: Room): void {
+    if (this.rooms.get(room.id) === room) this.rooms.delete(room.id);
+    void room.listening.then((stops) => Promise.all(stops.map((stop) => stop()))).catch(() => {});
+  }
+
+  /** Events of a room are handled in order, each after the one before. */
+  private onConversationEvent(room: Room, event: RoomEvent): void {
+    this.enqueue(room, async () => {
+      switch (event.type) {
+        case 'access.changed':
+          room.access = (await this.readStates([room.id]))[0]?.access;
+          return this.recheckAll(room);
+        case 'message.created':
+          return this.onMessage(room, event);
+        case 'reply.delta':
+          return this.deliver(room, {
+            type: 'delta',
+            reply_to_id: event.reply_to_id,
+            index: event.index,
+            text: event.text,
+          });
+        case 'reply.failed':
+          return this.deliver(room, {
+            type: 'error',
+            code: event.code as 'reply_failed',
+            message: event.message,
+            reply_to_id: event.reply_to_id,
+          });
+      }
+    });
+  }
+
+  private enqueue(room: Room, step: () => Promise<void>): void {
     room.queue = room.queue
-      .then(async () => {
-        if (event.type === 'access.changed') {
-          await Promise.all([...room.members].map((member) => member.recheck()));
-          return;
-        }
-        const frame = await this.frameOf(event);
-        if (frame) for (const member of room.members) member.deliver(frame);
-      })
+      .then(step)
       .catch((error: unknown) => this.deps.logger.error({ err: error }, 'conversation event not delivered'));
   }
 
-  private async frameOf(event: ConversationEvent): Promise<ServerFrame | undefined> {
-    switch (event.type) {
-      case 'message.created': {
-        // A message too large for a notification is announced by id and read here, once per process.
-        const message = event.message ?? (await findMessage(this.deps.db, event.message_id));
-        return message && { type: 'message', message };
-      }
-      case 'reply.delta':
-        return { type: 'delta', reply_to_id: event.reply_to_id, index: event.index, text: event.text };
-      case 'reply.failed':
-        return {
-          type: 'error',
-          code: event.code as 'reply_failed',
-          message: event.message,
-          reply_to_id: event.reply_to_id,
-        };
-      default:
-        return undefined;
+  /**
+   * A stored message: delivered after every earlier one (read from the table when the bus has not
+   * brought them yet), and after a re-check of every member when the conversation's access
+   * changed since the last message (whichever of the two announcements arrives first).
+   */
+  private async onMessage(room: Room, event: Extract<ConversationEvent, { type: 'message.created' }>) {
+    if (event.seq <= room.lastSeq) return;
+    if (event.access !== undefined && event.access !== room.access) {
+      room.access = event.access;
+      await this.recheckAll(room);
     }
+    if (event.seq > room.lastSeq + 1) return this.catchUp(room, event.seq);
+    const message = event.message ?? (await findMessage(this.deps.db, event.message_id));
+    if (!message) return;
+    room.lastSeq = event.seq;
+    this.deliver(room, { type: 'message', message });
+  }
+
+  /** Delivers the stored messages after the room's last one, up to `upTo`, in seq order. */
+  private async catchUp(room: Room, upTo: number): Promise<void> {
+    while (room.lastSeq < upTo) {
+      const missed = await messagesBetween(
+        this.deps.db,
+        room.id,
+        { after: room.lastSeq, upTo },
+        CATCH_UP_BATCH,
+      );
+      if (missed.length === 0) return;
+      for (const message of missed) {
+        room.lastSeq = message.seq;
+        this.deliver(room, { type: 'message', message });
+      }
+    }
+  }
+
+  /** One read of every room's conversation; rooms behind it catch up (and re-check on an access change). */
+  private async catchUpAll(): Promise<void> {
+    const rooms = [...this.rooms.values()];
+    if (rooms.length === 0) return;
+    try {
+      const states = new Map((await this.readStates(rooms.map((room) => room.id))).map((s) => [s.id, s]));
+      for (const room of rooms) {
+        const state = states.get(room.id);
+        if (state && state.seq <= room.lastSeq && state.access === room.access) continue;
+        this.enqueue(room, async () => {
+          if (state?.access !== room.access) {
+            room.access = state?.access;
+            await this.recheckAll(room);
+          }
+          if (state) await this.catchUp(room, state.seq);
+        });
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'the conversation sockets could not catch up; retrying');
+    }
+  }
+
+  private async readStates(ids: string[]): Promise<{ id: string; seq: number; access: string }[]> {
+    const rows = await this.deps.db.query<{ id: string; message_seq: string; access: string }>(
+      `SELECT id, message_seq, ${CONVERSATION_ACCESS} AS access FROM content.conversations WHERE id IN (:ids)`,
+      { replacements: { ids }, type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => ({ id: row.id, seq: Number(row.message_seq), access: row.access }));
+  }
+
+  private async recheckAll(room: Room): Promise<void> {
+    await Promise.all([...room.members].map((member) => member.recheck()));
+  }
+
+  private deliver(room: Room, frame: ServerFrame): void {
+    for (const member of room.members) member.deliver(frame);
   }
 
   /**
@@ -149,3 +280,5 @@ export class SocketHub {
     for (const member of this.byUser.get(event.owner_id) ?? []) member.deliver(frame);
   }
 }
+
+type RoomEvent = ConversationEvent | AccessChanged;

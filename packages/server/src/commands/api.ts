@@ -1,6 +1,5 @@
 import {
   closeApp,
-  createMessageBus,
   createSecretBox,
   listen,
   metricsHandler,
@@ -9,7 +8,7 @@ import {
   startTracing,
   type Config,
 } from '@muse/core';
-import { createRuntime, type Runtime } from '../runtime.ts';
+import { connectBus, createRuntime, type Runtime } from '../runtime.ts';
 
 // Each API's package is imported by its own process only: either one is a large module graph
 // (the messaging API's emoji table, the content API's sockets and validator) the other never runs.
@@ -36,14 +35,7 @@ const services = {
     metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
     load: async () => {
       const chat = await import('@muse/chat-api');
-      return {
-        create: chat.createChatApp,
-        prepare: async (runtime: Runtime) => {
-          const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
-          if (bus !== runtime.events) runtime.bus = bus;
-        },
-        attach: undefined,
-      };
+      return { create: chat.createChatApp, prepare: undefined, attach: undefined };
     },
   },
 } as const;
@@ -56,7 +48,11 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
   const service = { ...services[name], ...(await services[name].load()) };
   const runtime = createRuntime(config, name, { servesRequests: true });
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
-  await service.prepare(runtime).catch(async (error: unknown) => {
+  const prepare = async () => {
+    await connectBus(runtime);
+    await service.prepare?.(runtime);
+  };
+  await prepare().catch(async (error: unknown) => {
     await runtime.close();
     throw error;
   });

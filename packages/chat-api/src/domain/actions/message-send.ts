@@ -2,11 +2,11 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
-import { exec, one, type Transaction } from '../sql.ts';
-import { mentionFlags, renderMessage } from '../lib/mentions.ts';
+import { one, rows, type Transaction } from '../sql.ts';
+import { mentionFlagsSql, renderMessage } from '../lib/mentions.ts';
 import type { RenderedMentions } from '../lib/markdown.ts';
 import { resolveStream, type Destination, type MessageRow } from '../lib/messages.ts';
-import { subscriberIds, type Stream } from '../lib/streams.ts';
+import { isSubscribed, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
@@ -17,6 +17,10 @@ import { recordServiceTriggers } from '../lib/service-triggers.ts';
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {
   stream: Stream | undefined;
+  /**
+   * A direct message's recipients, the sender included. A channel message's are its active
+   * subscribers and the sender, read by the statement that stores the message (never in a list).
+   */
   recipients: number[];
   topic: string;
   content: string;
@@ -42,16 +46,14 @@ function checkTopic(actor: Actor, stream: Stream, raw: string): string {
   return topic;
 }
 
-async function channelRecipients(actor: Actor, stream: Stream): Promise<number[]> {
+async function checkChannel(actor: Actor, stream: Stream): Promise<void> {
   const { db, user } = actor;
   if (stream.is_archived) throw new JsonableError(`Channel '${stream.name}' is archived.`);
-  const subs = (await subscriberIds(db, [stream.id])).get(stream.id) ?? [];
-  if (stream.invite_only && !subs.includes(user.id))
+  if (stream.invite_only && !(await isSubscribed(db, user.id, stream.id)))
     throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
   if (!(await userHasGroupSetting(db, user, stream.can_send_message_group))) {
     throw new JsonableError('You do not have permission to post in this channel.');
   }
-  return [...new Set([...subs, user.id])];
 }
 
 async function directRecipients(actor: Actor, to: (string | number)[]): Promise<number[]> {
@@ -89,11 +91,55 @@ export async function prepareMessage(
   if (destination.kind === 'stream') {
     const stream = await resolveStream(actor, destination.to);
     const topic = checkTopic(actor, stream, destination.topic);
-    const recipients = await channelRecipients(actor, stream);
-    return { stream, recipients, topic, content, ...(await renderMessage(actor, content)) };
+    await checkChannel(actor, stream);
+    return { stream, recipients: [], topic, content, ...(await renderMessage(actor, content)) };
   }
   const recipients = await directRecipients(actor, destination.to);
   return { stream: undefined, recipients, topic: '', content, ...(await renderMessage(actor, content)) };
+}
+
+/**
+ * Each recipient's flags row (the sender's read flag, what the content mentions), written by one
+ * statement from the channel's subscriptions or the direct recipients; answers the recipients
+ * grouped by their flags, one group per distinct set.
+ */
+async function storeFlags(
+  actor: Actor,
+  messageId: number,
+  prepared: PreparedMessage,
+  senderRead: boolean,
+  t: Transaction,
+): Promise<{ flags: string[]; users: number[] }[]> {
+  const { stream } = prepared;
+  const mentions = mentionFlagsSql(prepared.mentions, { streamId: stream?.id, topic: prepared.topic });
+  const recipients = stream
+    ? `SELECT s.user_id FROM chat.subscriptions s JOIN chat.users u ON u.id = s.user_id
+       WHERE s.stream_id = :streamId AND s.active AND u.is_active
+       UNION SELECT CAST(:senderId AS int)`
+    : 'SELECT unnest(CAST(:recipientIds AS int[]))';
+  return rows<{ flags: string[]; users: number[] }>(
+    actor.db,
+    `WITH RECURSIVE recipients(user_id) AS (${recipients}),
+     ${mentions.ctes},
+     stored AS (
+       INSERT INTO chat.user_messages (user_id, message_id, flags)
+       SELECT r.user_id, :messageId, array_remove(ARRAY[
+         CASE WHEN r.user_id = :senderId AND :senderRead THEN 'read' END,
+         CASE WHEN ${mentions.mentioned('r.user_id')} THEN 'mentioned' END,
+         CASE WHEN ${mentions.wildcard('r.user_id')} THEN 'wildcard_mentioned' END], NULL)
+       FROM recipients r
+       RETURNING user_id, flags)
+     SELECT flags, array_agg(user_id ORDER BY user_id) AS users FROM stored GROUP BY flags`,
+    {
+      ...mentions.replacements,
+      messageId,
+      senderId: actor.user.id,
+      senderRead,
+      streamId: stream?.id ?? null,
+      recipientIds: `{${prepared.recipients.join(',')}}`,
+    },
+    t,
+  );
 }
 
 /**
@@ -108,7 +154,6 @@ export async function insertMessage(
 ): Promise<number> {
   const { db, user, realm } = actor;
   const { stream, recipients } = prepared;
-  const senderFlags = options.readBySender === false ? [] : ['read'];
   const row = await one<MessageRow>(
     db,
     `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content)
@@ -125,41 +170,18 @@ export async function insertMessage(
     t,
   );
   if (!row) throw new Error('message insert returned nothing');
-  // Each recipient's flags: the sender's read flag, and what the content mentions.
-  const mentioned = await mentionFlags(
-    actor,
-    prepared.mentions,
-    { recipients, streamId: stream?.id, topic: prepared.topic },
-    t,
-  );
-  const flagsOf = (id: number) => [...(id === user.id ? senderFlags : []), ...(mentioned.get(id) ?? [])];
-  await exec(
-    db,
-    `INSERT INTO chat.user_messages (user_id, message_id, flags)
-     SELECT u, :id, string_to_array(f, ',') FROM unnest(CAST(:users AS int[]), CAST(:flags AS text[])) AS x(u, f)`,
-    {
-      id: row.id,
-      users: `{${recipients.join(',')}}`,
-      flags: `{${recipients.map((r) => `"${flagsOf(r).join(',')}"`).join(',')}}`,
-    },
-    t,
-  );
+  const groups = await storeFlags(actor, Number(row.id), prepared, options.readBySender !== false, t);
   await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
   await recordServiceTriggers(actor, Number(row.id), prepared, t);
   const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw
   // Markdown rides along for queues registered without apply_markdown (views/events.ts).
-  const byFlags = new Map<string, number[]>();
-  for (const id of recipients) {
-    const key = flagsOf(id).join(',');
-    byFlags.set(key, [...(byFlags.get(key) ?? []), id]);
-  }
-  for (const [key, ids] of byFlags)
-    await sendEvent(db, t, ids, {
+  for (const group of groups)
+    await sendEvent(db, t, group.users, {
       type: 'message',
       message,
-      flags: key === '' ? [] : key.split(','),
+      flags: group.flags,
       raw_content: row.content,
     });
   return Number(row.id);

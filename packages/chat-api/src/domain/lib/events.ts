@@ -127,18 +127,18 @@ async function appendToLog(
     db,
     `INSERT INTO chat.event_log (realm_id, position, event_type, user_ids, queue_id, event)
      SELECT :realmId, :first + b.ord - 1, b.item->>'type',
-            CASE WHEN b.item->'users' = 'null' THEN NULL
-                 ELSE ARRAY(SELECT CAST(jsonb_array_elements_text(b.item->'users') AS int)) END,
+            CAST(b.item->>'users' AS int[]),
             b.item->>'queue', b.item->'event'
      FROM jsonb_array_elements(CAST(:batch AS jsonb)) WITH ORDINALITY AS b(item, ord)`,
     {
       realmId,
       first,
-      // The event's own JSON is spliced in as it is: no parse and re-serialize per entry.
+      // The event's own JSON is spliced in as it is: no parse and re-serialize per entry. The
+      // recipients go as one array literal (a string), not as thousands of JSON numbers.
       batch: `[${entries
         .map(
           (e) =>
-            `{"type":${JSON.stringify(e.type)},"users":${JSON.stringify(e.users)},"queue":${JSON.stringify(e.queue)},"event":${e.json}}`,
+            `{"type":${JSON.stringify(e.type)},"users":${e.users ? `"{${e.users.join(',')}}"` : 'null'},"queue":${JSON.stringify(e.queue)},"event":${e.json}}`,
         )
         .join(',')}]`,
     },

@@ -75,44 +75,67 @@ export async function renderMessage(
 }
 
 /**
- * The `mentioned` / `wildcard_mentioned` flags of each recipient: mentioned by name or through a
- * group (subgroups included); a channel wildcard reaches everyone, `@**topic**` those who have
- * posted in the topic, as in Zulip. The sender's own mentions flag them too.
+ * SQL for the `mentioned` / `wildcard_mentioned` flags of each recipient, so that a message to a
+ * large channel gets its flags in the statement that stores them, not in a loop over recipients.
+ * Mentioned by name or through a group (subgroups included); a channel wildcard reaches every
+ * recipient, `@**topic**` those who have posted in the topic, as in Zulip. The sender's own
+ * mentions flag them too. `ctes` go into a `WITH RECURSIVE` list; `mentioned(u)` and
+ * `wildcard(u)` are boolean expressions of a recipient's id column `u`.
  */
+export function mentionFlagsSql(
+  mentions: RenderedMentions,
+  where: { streamId: number | undefined; topic: string },
+): {
+  ctes: string;
+  mentioned: (u: string) => string;
+  wildcard: (u: string) => string;
+  replacements: Record<string, unknown>;
+} {
+  const anyMentioned = mentions.userIds.size > 0 || mentions.groupIds.size > 0;
+  const everyone =
+    mentions.wildcard === 'channel' || (mentions.wildcard === 'topic' && where.streamId === undefined);
+  return {
+    ctes: `mention_groups(id) AS (
+        SELECT unnest(CAST(:mentionGroupIds AS int[]))
+        UNION SELECT s.subgroup_id FROM chat.user_group_subgroups s JOIN mention_groups g ON s.group_id = g.id),
+      mentioned(user_id) AS (
+        SELECT unnest(CAST(:mentionUserIds AS int[]))
+        UNION SELECT m.user_id FROM chat.user_group_members m JOIN mention_groups g ON m.group_id = g.id),
+      topic_posters(user_id) AS (
+        SELECT DISTINCT sender_id FROM chat.messages
+        WHERE stream_id = :mentionStreamId AND lower(topic) = lower(:mentionTopic))`,
+    mentioned: (u) => (anyMentioned ? `${u} IN (SELECT user_id FROM mentioned)` : 'false'),
+    wildcard: (u) =>
+      everyone
+        ? 'true'
+        : mentions.wildcard === 'topic'
+          ? `${u} IN (SELECT user_id FROM topic_posters)`
+          : 'false',
+    replacements: {
+      mentionGroupIds: `{${[...mentions.groupIds].join(',')}}`,
+      mentionUserIds: `{${[...mentions.userIds].join(',')}}`,
+      mentionStreamId: where.streamId ?? null,
+      mentionTopic: where.topic,
+    },
+  };
+}
+
+/** The mention flags of each of `recipients` who has any (`mentionFlagsSql`, for a message edited). */
 export async function mentionFlags(
   actor: Actor,
   mentions: RenderedMentions,
   where: { recipients: number[]; streamId: number | undefined; topic: string },
   t?: Transaction,
 ): Promise<Map<number, string[]>> {
-  const flags = new Map<number, string[]>();
-  const add = (userId: number, flag: string) => {
-    if (!where.recipients.includes(userId)) return;
-    const current = flags.get(userId) ?? [];
-    if (!current.includes(flag)) flags.set(userId, [...current, flag]);
-  };
-  for (const id of mentions.userIds) add(id, 'mentioned');
-  if (mentions.groupIds.size > 0) {
-    const members = await rows<{ user_id: number }>(
-      actor.db,
-      `WITH RECURSIVE g(id) AS (SELECT unnest(ARRAY[:groupIds]::int[])
-         UNION SELECT s.subgroup_id FROM chat.user_group_subgroups s JOIN g ON s.group_id = g.id)
-       SELECT DISTINCT m.user_id FROM chat.user_group_members m JOIN g ON m.group_id = g.id`,
-      { groupIds: [...mentions.groupIds] },
-      t,
-    );
-    for (const m of members) add(m.user_id, 'mentioned');
-  }
-  if (mentions.wildcard === 'channel' || (mentions.wildcard === 'topic' && where.streamId === undefined)) {
-    for (const id of where.recipients) add(id, 'wildcard_mentioned');
-  } else if (mentions.wildcard === 'topic') {
-    const posters = await rows<{ sender_id: number }>(
-      actor.db,
-      `SELECT DISTINCT sender_id FROM chat.messages WHERE stream_id = :streamId AND lower(topic) = lower(:topic)`,
-      { streamId: where.streamId, topic: where.topic },
-      t,
-    );
-    for (const p of posters) add(p.sender_id, 'wildcard_mentioned');
-  }
-  return flags;
+  const sql = mentionFlagsSql(mentions, where);
+  const found = await rows<{ user_id: number; flags: string[] }>(
+    actor.db,
+    `WITH RECURSIVE ${sql.ctes}
+     SELECT r.u AS user_id, array_remove(ARRAY[CASE WHEN ${sql.mentioned('r.u')} THEN 'mentioned' END,
+       CASE WHEN ${sql.wildcard('r.u')} THEN 'wildcard_mentioned' END], NULL) AS flags
+     FROM unnest(CAST(:recipients AS int[])) AS r(u)`,
+    { ...sql.replacements, recipients: `{${where.recipients.join(',')}}` },
+    t,
+  );
+  return new Map(found.filter((row) => row.flags.length > 0).map((row) => [row.user_id, row.flags]));
 }
