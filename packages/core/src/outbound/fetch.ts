@@ -1,4 +1,4 @@
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import type { Logger } from '../logger.ts';
 import { traceOutbound } from '../tracing.ts';
 import { createAddressPolicy } from './address-policy.ts';
@@ -31,9 +31,12 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export function createOutboundFetch(options: OutboundOptions = {}): OutboundFetch {
   const policy = createAddressPolicy(options.allow);
   const { timeoutMs = 30_000, maxBytes = 64 * 1024 * 1024, maxRedirects = 5 } = options;
-  const agent = new Agent({ connect: { lookup: guardedLookup(policy) as never } });
+  // undici (several MB of heap) is loaded by the first call: an API process may make none for hours.
+  let agent: Agent | undefined;
 
   const call = async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const undici = await import('undici');
+    agent ??= new undici.Agent({ connect: { lookup: guardedLookup(policy) as never } });
     let url = new URL(input);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
@@ -43,7 +46,7 @@ export function createOutboundFetch(options: OutboundOptions = {}): OutboundFetc
       checkTarget(url, policy);
       let response: Response;
       try {
-        response = (await undiciFetch(url, {
+        response = (await undici.fetch(url, {
           method,
           headers: [...headers],
           body: body as never,

@@ -8,29 +8,35 @@ import {
   startTracing,
   type Config,
 } from '@muse/core';
-import { attachConversationSockets, createContentApp, prepareContentService } from '@muse/content-api';
-import { createChatApp } from '@muse/chat-api';
 import { connectBus, createRuntime, type Runtime } from '../runtime.ts';
 
+// Each API's package is imported by its own process only: either one is a large module graph
+// (the messaging API's emoji table, the content API's sockets and validator) the other never runs.
 const services = {
   'content-api': {
-    create: createContentApp,
     port: (config: Config) => config.MUSE_CONTENT_PORT,
     metricsPort: (config: Config) => config.MUSE_CONTENT_METRICS_PORT,
-    prepare: (runtime: Runtime) =>
-      prepareContentService(
-        { ...runtime, secrets: createSecretBox(runtime.config.MUSE_SECRETS_KEY) },
-        runtime.config,
-      ),
-    /** The conversation sockets share the API's port and its context. */
-    attach: attachConversationSockets,
+    load: async () => {
+      const content = await import('@muse/content-api');
+      return {
+        create: content.createContentApp,
+        prepare: (runtime: Runtime) =>
+          content.prepareContentService(
+            { ...runtime, secrets: createSecretBox(runtime.config.MUSE_SECRETS_KEY) },
+            runtime.config,
+          ),
+        /** The conversation sockets share the API's port and its context. */
+        attach: content.attachConversationSockets,
+      };
+    },
   },
   'chat-api': {
-    create: createChatApp,
     port: (config: Config) => config.MUSE_CHAT_PORT,
     metricsPort: (config: Config) => config.MUSE_CHAT_METRICS_PORT,
-    prepare: undefined,
-    attach: undefined,
+    load: async () => {
+      const chat = await import('@muse/chat-api');
+      return { create: chat.createChatApp, prepare: undefined, attach: undefined };
+    },
   },
 } as const;
 
@@ -39,8 +45,8 @@ export type ApiName = keyof typeof services;
 /** Serves one API until SIGTERM, then drains in-flight requests and exits. */
 export async function runApi(name: ApiName, config: Config): Promise<void> {
   const tracing = await startTracing(name);
+  const service = { ...services[name], ...(await services[name].load()) };
   const runtime = createRuntime(config, name, { servesRequests: true });
-  const service = services[name];
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
   const prepare = async () => {
     await connectBus(runtime);

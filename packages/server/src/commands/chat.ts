@@ -1,13 +1,10 @@
 import type { Command } from 'commander';
 import { createDatabase, createLogger, type Config } from '@muse/core';
-import {
-  createChatUser,
-  createOrganization,
-  ROLE_NAMES,
-  VIDEO_CHAT_PROVIDER,
-  welcomeChatUser,
-} from '@muse/chat-api';
 import { requireSetting } from '../runtime.ts';
+
+// Registered on every start of muse-server: the messaging API's package is imported when a
+// command runs, so that other processes (the content API above all) do not hold it.
+const chatApi = () => import('@muse/chat-api');
 
 async function withDatabase<T>(
   config: Config,
@@ -34,6 +31,7 @@ export async function runCreateOrganization(
   config: Config,
   options: CreateOrganizationOptions,
 ): Promise<void> {
+  const { VIDEO_CHAT_PROVIDER, createOrganization } = await chatApi();
   const { videoChatProvider: providerName, ...rest } = options;
   const videoChatProvider = VIDEO_CHAT_PROVIDER[providerName as keyof typeof VIDEO_CHAT_PROVIDER];
   if (videoChatProvider === undefined)
@@ -55,6 +53,7 @@ export interface CreateUserOptions {
 
 /** Prints the new user's id and API key as JSON, so scripts can bootstrap an owner. */
 export async function runCreateUser(config: Config, options: CreateUserOptions): Promise<void> {
+  const { ROLE_NAMES, createChatUser, welcomeChatUser } = await chatApi();
   const role = ROLE_NAMES[options.role];
   if (role === undefined)
     throw new Error(`Unknown role '${options.role}': one of ${Object.keys(ROLE_NAMES).join(', ')}`);
@@ -96,7 +95,7 @@ export function registerChatCommands(
     .requiredOption('--full-name <name>', 'full name')
     .option('--organization <subdomain>', "the organization's subdomain", '')
     .option('--password <password>', 'password for POST /fetch_api_key')
-    .option('--role <role>', `one of ${Object.keys(ROLE_NAMES).join(', ')}`, 'member')
+    .option('--role <role>', 'owner, administrator, moderator, member or guest', 'member')
     .option('--can-create-users', 'may create users over the API (POST /users; administrators only)')
     .action(withConfig(runCreateUser));
 }
