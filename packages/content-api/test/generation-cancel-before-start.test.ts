@@ -52,6 +52,31 @@ async function startHeldRelay(target: string) {
   };
 }
 
+/** A submitted task and its workflow's handle, once Temporal has the run (no worker runs it yet). */
+async function submittedTask(
+  stack: TestStack,
+  user: TestUser,
+  kind: 'images' | 'videos',
+  body: { generator_id: string; prompt: string },
+) {
+  const answer = await submit(stack, user, kind, body);
+  expect(answer.status).toBe(202);
+  const [task] = await stack.database.db.query<{ id: string; workflow_id: string }>(
+    'SELECT id, workflow_id FROM content.generations WHERE $1 = ANY(file_ids)',
+    { bind: [answer.body.file_ids[0]], type: QueryTypes.SELECT },
+  );
+  const handle = stack.temporal.workflow.getHandle(task!.workflow_id);
+  await vi.waitUntil(
+    () =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    { timeout: 30_000, interval: 50 },
+  );
+  return { task: task!, handle };
+}
+
 /**
  * Issue 22 item 5: a cancel that arrives before a generation's workflow has started must never be
  * followed by the reconciler starting it, and no money moves twice. Over real HTTP and a real
@@ -86,23 +111,12 @@ describe('a cancel that races the reconciler starting the workflow', () => {
 
   /** A charged task whose workflow was lost before any worker ran it (what the reconciler is for). */
   async function strandedTask(prompt: string) {
-    const answer = await submit(stack, user, 'videos', { generator_id: generatorId, prompt });
-    expect(answer.status).toBe(202);
-    const [task] = await stack.database.db.query<{ id: string; workflow_id: string }>(
-      'SELECT id, workflow_id FROM content.generations WHERE $1 = ANY(file_ids)',
-      { bind: [answer.body.file_ids[0]], type: QueryTypes.SELECT },
-    );
-    const handle = stack.temporal.workflow.getHandle(task!.workflow_id);
-    await vi.waitUntil(
-      () =>
-        handle.describe().then(
-          () => true,
-          () => false,
-        ),
-      { timeout: 30_000, interval: 50 },
-    );
+    const { task, handle } = await submittedTask(stack, user, 'videos', {
+      generator_id: generatorId,
+      prompt,
+    });
     await handle.terminate('the start is lost, as with an API process killed after its commit');
-    return task!;
+    return task;
   }
 
   /** The task's ledger entries: its charge and the entries reversing it. */
@@ -212,27 +226,16 @@ describe('a generation workflow cancelled before its first step', () => {
 
   it('fails its task as cancelled and refunds the charge once', async () => {
     const user = await createTestUser(stack, { balance: 3 });
-    const answer = await submit(stack, user, 'images', { generator_id: BUILTIN.image, prompt: 'never run' });
-    expect(answer.status).toBe(202);
-    const [task] = await stack.database.db.query<{ id: string; workflow_id: string }>(
-      'SELECT id, workflow_id FROM content.generations WHERE $1 = ANY(file_ids)',
-      { bind: [answer.body.file_ids[0]], type: QueryTypes.SELECT },
-    );
-    const handle = stack.temporal.workflow.getHandle(task!.workflow_id);
-    await vi.waitUntil(
-      () =>
-        handle.describe().then(
-          () => true,
-          () => false,
-        ),
-      { timeout: 30_000, interval: 50 },
-    );
+    const { task, handle } = await submittedTask(stack, user, 'images', {
+      generator_id: BUILTIN.image,
+      prompt: 'never run',
+    });
     await handle.cancel(); // no worker runs yet: the run has taken no step
     await stack.startWorker();
     expect(await handle.result()).toEqual({ status: 'failed', error_message: 'cancelled' });
     const [row] = await stack.database.db.query<{ status: string; error_message: string }>(
       'SELECT status, error_message FROM content.generations WHERE id = :id',
-      { replacements: { id: task!.id }, type: QueryTypes.SELECT },
+      { replacements: { id: task.id }, type: QueryTypes.SELECT },
     );
     expect(row).toEqual({ status: 'failed', error_message: 'cancelled' });
     expect(await balanceOf(stack, user.id)).toBe(3);
