@@ -15,9 +15,9 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
-import { FILE_STATUS_CHANNEL, createTokenSigner, type FileStatusEvent } from '@muse/content-api';
+import { FILE_STATUS_CHANNEL, type FileStatusEvent } from '@muse/content-api';
 import { payloadsOf } from '@muse/core';
-import { freePort, processCpuMs, startBenchStack, startProcess } from './lib.ts';
+import { benchAccount, freePort, processCpuMs, startBenchStack, startProcess } from './lib.ts';
 
 const SUBMITS = Number(process.argv[2] ?? 1000);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
@@ -41,16 +41,7 @@ const api = await startProcess(
 );
 const apiUrl = `http://127.0.0.1:${apiPort}`;
 
-const [user] = await db.query<{ id: string }>(
-  `INSERT INTO content.users (phone, balance) VALUES ('13800000000', 1000000000) RETURNING id`,
-  { type: QueryTypes.SELECT },
-);
-const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign({
-  id: user!.id,
-  isActive: true,
-  isAdmin: false,
-});
-const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const headers = await benchAccount(stack);
 
 async function submitOnce(kind: 'texts' | 'images', generatorId: string, prompt: string): Promise<string> {
   const response = await fetch(`${apiUrl}/api/v1/generations/${kind}`, {

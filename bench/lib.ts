@@ -26,7 +26,8 @@ import {
   type RunningServer,
   type Sequelize,
 } from '@muse/core';
-import { contentMigrations } from '@muse/content-api';
+import { QueryTypes } from 'sequelize';
+import { contentMigrations, createTokenSigner } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
 import { createTemporalClient } from '@muse/temporal';
 import type { BareKind } from './bare.ts';
@@ -118,6 +119,20 @@ export interface BenchStack {
   /** CPU time (ms) the stack's Postgres has used so far: postmaster, backends, and backends that ended. */
   postgresCpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** A content-API account with credits to spare, and the JSON request headers that act as it. */
+export async function benchAccount(stack: BenchStack): Promise<Record<string, string>> {
+  const [user] = await stack.db.query<{ id: string }>(
+    `INSERT INTO content.users (phone, balance) VALUES ('13800000000', 1000000000) RETURNING id`,
+    { type: QueryTypes.SELECT },
+  );
+  const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign({
+    id: user!.id,
+    isActive: true,
+    isAdmin: false,
+  });
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 }
 
 /**

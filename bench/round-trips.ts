@@ -11,9 +11,8 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { createTokenSigner } from '@muse/content-api';
 import { basic, form } from './chat-client.ts';
-import { freePort, startBenchStack, startProcess } from './lib.ts';
+import { benchAccount, freePort, startBenchStack, startProcess } from './lib.ts';
 
 const REQUESTS = Number(process.argv[2] ?? 20);
 const BUILTIN_TEXT = '00000000-0000-4000-8000-000000000003';
@@ -136,16 +135,7 @@ const pendingTasks = async () => {
 
 // The content API: GET /users/me, a public list, a generation submit.
 const content = await serve('content-api');
-const [user] = await db.query<{ id: string }>(
-  `INSERT INTO content.users (phone, balance) VALUES ('13800000000', 1000000000) RETURNING id`,
-  { type: QueryTypes.SELECT },
-);
-const token = await createTokenSigner(stack.config.MUSE_JWT_SECRET!, 3600).sign({
-  id: user!.id,
-  isActive: true,
-  isAdmin: false,
-});
-const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const bearer = await benchAccount(stack);
 report(
   'GET /api/v1/users/me',
   await measure(content.relay.count, async () =>
