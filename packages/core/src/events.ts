@@ -27,6 +27,8 @@ export class EventBus implements MessageBus {
   private readonly handlers = new Map<string, Set<EventHandler>>();
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
+  /** The last query sent on the connection: the next one waits for it (see `inTurn`). */
+  private lastQuery: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(url: string, logger: Logger) {
@@ -52,16 +54,14 @@ export class EventBus implements MessageBus {
    * writer's commit waits on the instance-wide NOTIFY lock), over the listening connection.
    */
   async publish(channel: string, payload: unknown): Promise<void> {
-    const client = await this.connect();
-    await client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]);
+    await this.inTurn((client) => client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]));
   }
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
   async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
     if (!this.handlers.has(channel)) {
       // The channel counts as listened to only once LISTEN succeeded, so a failure here is retried next time.
-      const client = await this.connect();
-      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      await this.inTurn((client) => client.query(`LISTEN ${quoteIdentifier(channel)}`));
       if (!this.handlers.has(channel)) this.handlers.set(channel, new Set());
     }
     this.handlers.get(channel)!.add(handler);
@@ -69,7 +69,7 @@ export class EventBus implements MessageBus {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
       this.handlers.delete(channel);
-      if (this.client) await this.client.query(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+      if (this.client) await this.inTurn((client) => client.query(`UNLISTEN ${quoteIdentifier(channel)}`)).catch(() => {});
     };
   }
 
@@ -78,6 +78,17 @@ export class EventBus implements MessageBus {
     this.handlers.clear();
     await this.client?.end().catch(() => {});
     this.client = undefined;
+  }
+
+  /**
+   * Runs a query on the connection once the previous one has finished: publishes, LISTENs and
+   * UNLISTENs come from independent callers, and pg (from version 9) refuses a query sent while
+   * another runs on the same client.
+   */
+  private inTurn<T>(query: (client: pg.Client) => Promise<T>): Promise<T> {
+    const turn = this.lastQuery.then(async () => query(await this.connect()));
+    this.lastQuery = turn.catch(() => {});
+    return turn;
   }
 
   private connect(): Promise<pg.Client> {
@@ -105,8 +116,9 @@ export class EventBus implements MessageBus {
   private async reconnect(): Promise<void> {
     for (let attempt = 1; !this.closed; attempt++) {
       try {
-        const client = await this.connect();
-        for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+        for (const channel of this.handlers.keys()) {
+          await this.inTurn((client) => client.query(`LISTEN ${quoteIdentifier(channel)}`));
+        }
         return;
       } catch (error) {
         this.logger.warn({ err: error, attempt }, 'event bus reconnect failed');

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Announcer, EventBus, createLogger, createDatabase, payloadsOf, type Sequelize } from '@muse/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
@@ -67,6 +68,33 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     } finally {
       await bus.close();
       proxy.close();
+    }
+  });
+
+  it('sends one query at a time on its connection while publishes and subscribes overlap', async () => {
+    // pg 9 refuses a query sent while another runs on the same client (pg 8 warns).
+    let inFlight = 0;
+    let overlapped = 0;
+    const query = pg.Client.prototype.query;
+    const counted = function (this: pg.Client, ...args: unknown[]) {
+      if (inFlight++ > 0) overlapped++;
+      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      return result.finally(() => inFlight--);
+    };
+    pg.Client.prototype.query = counted as typeof query;
+    const bus = new EventBus(database.url, logger);
+    try {
+      const seen: unknown[] = [];
+      await Promise.all([
+        ...['one', 'two', 'three'].map((channel) => bus.subscribe(channel, (payload) => seen.push(payload))),
+        ...Array.from({ length: 10 }, (_, n) => bus.publish('elsewhere', { n })),
+      ]);
+      await Promise.all(Array.from({ length: 10 }, (_, n) => bus.publish('two', { n })));
+      await expect.poll(() => seen.length).toBe(10);
+      expect(overlapped).toBe(0);
+    } finally {
+      pg.Client.prototype.query = query;
+      await bus.close();
     }
   });
 
