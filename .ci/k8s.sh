@@ -41,6 +41,14 @@ echo "(waited $((SECONDS - started)) s for them)"
 export PATH="$(bash tools/k8s/build-node.sh --dir):$(bash tools/k8s/build.sh --dir):$PATH"
 export DOCKER_HOST=unix:///run/muse-k8s-docker.sock
 
+# One node per machine: a second run (another checkout, another user's cache) waits for the first
+# instead of tearing its node down below.
+exec 8>/run/muse-k8s.lock
+if ! flock -n 8; then
+  step "another run has the node; waiting for it"
+  flock 8
+fi
+
 # A node left by a run that was killed outright (no trap ran) would stop `node.sh up`.
 if [[ -d /run/muse-k8s ]]; then
   step "tearing down a node a previous run left"
