@@ -53,6 +53,15 @@ describe('operational endpoints of both APIs', () => {
 
   it('content: /readyz answers 503 with a reason when Temporal is unreachable', async () => {
     const temporal = createTemporalClient('127.0.0.1:1', 'default');
+    // The connection closes once every probe has ended: a gRPC retry timer that fires after
+    // close() throws from the timer ("Channel has been shut down").
+    const probes: Promise<unknown>[] = [];
+    const withDeadline = temporal.connection.withDeadline.bind(temporal.connection);
+    temporal.connection.withDeadline = (deadline, call) => {
+      const probe = withDeadline(deadline, call);
+      probes.push(probe.catch(() => {}));
+      return probe;
+    };
     const app = createContentApp({ ...stack, db: stack.database.db, temporal });
     const server = await listen(app, {
       host: '127.0.0.1',
@@ -73,7 +82,8 @@ describe('operational endpoints of both APIs', () => {
       expect(body.checks.temporal?.reason).toBeTruthy();
     } finally {
       await server.close();
-      await temporal.connection.close().catch(() => {});
+      await Promise.all(probes);
+      await temporal.connection.close();
     }
   });
 
