@@ -6,19 +6,20 @@ import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
 import { operationPerRequest } from './http/operation.ts';
 import { validateRequests } from './http/request-validation.ts';
+import { dispatchOperations } from './http/routes.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices } from './services.ts';
-import { resourcesRouter } from './resources/index.ts';
-import { loginRouter } from './login/router.ts';
-import { codeProvidersRouter } from './code-providers/router.ts';
-import { usersRouter } from './users/router.ts';
-import { adminRouter } from './admin/router.ts';
-import { generatorsRouter } from './generators/router.ts';
-import { generationsRouter } from './generations/router.ts';
+import { resourcesRoutes } from './resources/index.ts';
+import { loginRoutes } from './login/router.ts';
+import { codeProvidersRoutes } from './code-providers/router.ts';
+import { usersRoutes } from './users/router.ts';
+import { adminRoutes } from './admin/router.ts';
+import { generatorsRoutes } from './generators/router.ts';
+import { generationsRoutes } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
-import { filesRouter } from './files/router.ts';
-import { socketsRouter } from './sockets/router.ts';
-import { paymentNotificationsRouter, paymentsRouter } from './payments/router.ts';
+import { filesRoutes } from './files/router.ts';
+import { socketsRoutes } from './sockets/router.ts';
+import { PAYMENT_NOTIFICATIONS, paymentNotificationsRouter, paymentsRoutes } from './payments/router.ts';
 
 const contexts = new WeakMap<Express, ContentContext>();
 
@@ -45,21 +46,32 @@ export function createContentApp(deps: ContentDeps): Express {
   const operationOf = operationPerRequest(createOperationResolver(openapiDocument));
   app.use(authenticate(context.db, context.tokens, (req) => accessOf(operationOf(req)) === 'secured'));
   // Payment notifications read their signed body raw, so they are served before the JSON parser.
-  app.use(paymentNotificationsRouter(context));
+  app.use(PAYMENT_NOTIFICATIONS, paymentNotificationsRouter(context));
   app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
   app.use(authorizeOperation(operationOf, openapiDocument));
   app.use(
     validateRequests({ apiSpec: openapiDocument, validateRequests: { allowUnknownQueryParameters: false } }),
   );
 
-  // Feature routers are mounted here; each operation's `security` in the document decides whether it needs a token.
-  app.use(loginRouter(context), codeProvidersRouter(context), usersRouter(context), adminRouter(context));
-  app.use(paymentsRouter(context), resourcesRouter(context));
   // Workflow starts queued by submits are made before the process exits (see starter.ts).
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
-  app.use(generatorsRouter(context), generationsRouter(context, starter), filesRouter(context));
-  app.use(socketsRouter());
+  // Each area's handlers, called for the operation validation matched (its `security` in the
+  // document decided above whether it needs a token).
+  app.use(
+    dispatchOperations(openapiDocument, [
+      loginRoutes(context),
+      codeProvidersRoutes(context),
+      usersRoutes(context),
+      adminRoutes(context),
+      paymentsRoutes(context),
+      resourcesRoutes(context),
+      generatorsRoutes(context),
+      generationsRoutes(context, starter),
+      filesRoutes(context),
+      socketsRoutes(),
+    ]),
+  );
 
   app.use(errorHandler(deps.logger));
   contexts.set(app, context);

@@ -1,8 +1,9 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { QueryTypes } from 'sequelize';
 import { ConflictError, ForbiddenError, NotFoundError, type Sequelize } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { currentUser, requirePermission, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import { can } from '../permissions/permissions.ts';
@@ -29,8 +30,8 @@ export function linkOrigin(publicUrl: string | undefined, req: Pick<Request, 'pr
  * Files: uploads and generation results. Reading follows the scope rules (own, public, any
  * for administrators); a completed file carries a signed `download_url` that needs no token.
  */
-export function filesRouter(context: ContentContext): Router {
-  const router = Router();
+export function filesRoutes(context: ContentContext): Routes {
+  const routes = new Routes();
   const { db, storage, config } = context;
   const links = createLinkSigner(config.MUSE_JWT_SECRET!, config.MUSE_DOWNLOAD_URL_TTL_SECONDS);
   const present = (req: Pick<Request, 'protocol' | 'get'>, row: FileRow) => {
@@ -38,14 +39,14 @@ export function filesRouter(context: ContentContext): Router {
     return presentFile(row, (id) => `${origin}${links.sign(id)}`);
   };
 
-  route(router, 'get', '/api/v1/files', async (req, res) => {
+  route(routes, 'get', '/api/v1/files', async (req, res) => {
     const query = parseListQuery(req.query);
     const user = authorizeListScope(req, 'file', query.scope);
     const rows = await listRows<FileRow>(db, { from: 'content.files' }, query, user);
     res.json(rows.map((row) => present(req, row)));
   });
 
-  route(router, 'post', '/api/v1/files', async (req, res) => {
+  route(routes, 'post', '/api/v1/files', async (req, res) => {
     const user = requirePermission(req, 'file', 'create', 'own');
     const { max_upload_bytes } = await readServerSettings(db);
     const upload = await receiveUpload(req, storage, max_upload_bytes);
@@ -62,11 +63,11 @@ export function filesRouter(context: ContentContext): Router {
     res.status(201).json(present(req, row!));
   });
 
-  route(router, 'get', '/api/v1/files/{file_id}', async (req, res) => {
+  route(routes, 'get', '/api/v1/files/{file_id}', async (req, res) => {
     res.json(present(req, await readableFile(db, currentUser(req), req.params.file_id)));
   });
 
-  route(router, 'patch', '/api/v1/files/{file_id}', async (req, res) => {
+  route(routes, 'patch', '/api/v1/files/{file_id}', async (req, res) => {
     const file = await modifiableFile(db, currentUser(req), req.params.file_id, 'update');
     const body = req.body;
     const [row] = await db.query<FileRow>(
@@ -81,7 +82,7 @@ export function filesRouter(context: ContentContext): Router {
     res.json(present(req, row));
   });
 
-  route(router, 'delete', '/api/v1/files/{file_id}', async (req, res) => {
+  route(routes, 'delete', '/api/v1/files/{file_id}', async (req, res) => {
     const file = await modifiableFile(db, currentUser(req), req.params.file_id, 'delete');
     if (file.status === 'pending' || file.status === 'processing') {
       throw new ConflictError('The file is still being generated; delete it once it is completed or failed');
@@ -93,7 +94,7 @@ export function filesRouter(context: ContentContext): Router {
 
   // Public: the signature is the authorisation. A bad or expired one answers 403; a genuine
   // link to a file deleted since answers 404.
-  route(router, 'get', '/api/v1/files/{file_id}/content', async (req, res) => {
+  route(routes, 'get', '/api/v1/files/{file_id}/content', async (req, res) => {
     const { expires, signature } = req.query;
     if (!links.verify(req.params.file_id, String(expires), String(signature))) {
       throw new ForbiddenError(
@@ -116,7 +117,7 @@ export function filesRouter(context: ContentContext): Router {
     stream.pipe(res);
   });
 
-  return router;
+  return routes;
 }
 
 /**

@@ -1,7 +1,7 @@
-import { Router } from 'express';
 import { requestLog } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { requirePermission } from '../auth/authenticate.ts';
 import type { GenerationKind } from '../generators/parameters.ts';
 import { cancelGeneration } from './cancel.ts';
@@ -17,8 +17,8 @@ import { createLinkSigner } from '../files/signed-links.ts';
  * `Prefer: wait[=N]` the finished records (200), 504 or 529 when the task ends within the wait;
  * `POST /api/v1/generations/{id}/cancel`: failed, refunded, upstream stopped.
  */
-export function generationsRouter(context: ContentContext, starter: WorkflowStarter): Router {
-  const router = Router();
+export function generationsRoutes(context: ContentContext, starter: WorkflowStarter): Routes {
+  const routes = new Routes();
   const links = createLinkSigner(
     context.config.MUSE_JWT_SECRET!,
     context.config.MUSE_DOWNLOAD_URL_TTL_SECONDS,
@@ -27,7 +27,7 @@ export function generationsRouter(context: ContentContext, starter: WorkflowStar
     path: '/api/v1/generations/images' | '/api/v1/generations/videos' | '/api/v1/generations/texts',
     kind: GenerationKind,
   ) =>
-    route(router, 'post', path, async (req, res) => {
+    route(routes, 'post', path, async (req, res) => {
       const user = requirePermission(req, 'generation', 'create', 'own');
       const key = req.get('Idempotency-Key') || undefined;
       // Its log lines (a workflow that could not start) name the request.
@@ -50,9 +50,9 @@ export function generationsRouter(context: ContentContext, starter: WorkflowStar
   submitRoute('/api/v1/generations/images', 'image');
   submitRoute('/api/v1/generations/videos', 'video');
   submitRoute('/api/v1/generations/texts', 'text');
-  route(router, 'post', '/api/v1/generations/{generation_id}/cancel', async (req, res) => {
+  route(routes, 'post', '/api/v1/generations/{generation_id}/cancel', async (req, res) => {
     const user = requirePermission(req, 'generation', 'create', 'own');
     res.json(await cancelGeneration(context, user, String(req.params.generation_id)));
   });
-  return router;
+  return routes;
 }

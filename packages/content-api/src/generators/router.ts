@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Router } from 'express';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { NotFoundError } from '@muse/core';
 import {
@@ -20,15 +20,15 @@ import { parseListQuery } from '../listing/listing.ts';
  * administrators create, change and deactivate them (DELETE deactivates: past generations
  * keep pointing at their generator).
  */
-export function generatorsRouter(context: ContentContext): Router {
-  const router = Router();
+export function generatorsRoutes(context: ContentContext): Routes {
+  const routes = new Routes();
   const { db } = context;
 
   const listRoute = (
     path: '/api/v1/generators/images' | '/api/v1/generators/videos' | '/api/v1/generators/texts',
     kind: GenerationKind,
   ) =>
-    route(router, 'get', path, async (req, res) => {
+    route(routes, 'get', path, async (req, res) => {
       const user = requirePermission(req, 'generator', 'read', 'public');
       const query = parseListQuery(req.query as Record<string, unknown>);
       res.json((await listActiveGenerators(db, kind, query, user)).map(publicGenerator));
@@ -37,7 +37,7 @@ export function generatorsRouter(context: ContentContext): Router {
   listRoute('/api/v1/generators/videos', 'video');
   listRoute('/api/v1/generators/texts', 'text');
 
-  route(router, 'get', '/api/v1/generations/schemas', async (req, res) => {
+  route(routes, 'get', '/api/v1/generations/schemas', async (req, res) => {
     requirePermission(req, 'generator', 'read', 'public');
     const generator = await findGenerator(db, req.query.generator_id);
     if (!generator || (!generator.is_active && !req.user!.isAdmin))
@@ -45,13 +45,13 @@ export function generatorsRouter(context: ContentContext): Router {
     res.json(generator.parameters_schema);
   });
 
-  route(router, 'post', '/api/v1/generators', async (req, res) => {
+  route(routes, 'post', '/api/v1/generators', async (req, res) => {
     requireAdmin(req);
     const row = await upsertGenerator(db, context.secrets, { ...req.body, id: randomUUID() });
     res.status(201).json(adminGenerator(row));
   });
 
-  route(router, 'get', '/api/v1/generators/{generator_id}', async (req, res) => {
+  route(routes, 'get', '/api/v1/generators/{generator_id}', async (req, res) => {
     const generator = await findGenerator(db, req.params.generator_id);
     if (req.user!.isAdmin && generator) return void res.json(adminGenerator(generator));
     requirePermission(req, 'generator', 'read', 'public');
@@ -59,16 +59,16 @@ export function generatorsRouter(context: ContentContext): Router {
     res.json(publicGenerator(generator));
   });
 
-  route(router, 'patch', '/api/v1/generators/{generator_id}', async (req, res) => {
+  route(routes, 'patch', '/api/v1/generators/{generator_id}', async (req, res) => {
     requireAdmin(req);
     res.json(adminGenerator(await updateGenerator(db, context.secrets, req.params.generator_id, req.body)));
   });
 
-  route(router, 'delete', '/api/v1/generators/{generator_id}', async (req, res) => {
+  route(routes, 'delete', '/api/v1/generators/{generator_id}', async (req, res) => {
     requireAdmin(req);
     await updateGenerator(db, context.secrets, req.params.generator_id, { is_active: false });
     res.status(204).end();
   });
 
-  return router;
+  return routes;
 }

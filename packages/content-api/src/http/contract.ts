@@ -1,5 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import type { components, paths } from '@muse/sdk/generated/content';
+import type { Routes } from './routes.ts';
 
 /**
  * Handlers typed from the contract: the types openapi-typescript generates from the served
@@ -40,9 +41,9 @@ export type Wire<T> = T extends string
 export type ContractRequest<O> = Request<PathParams<O>, Wire<Answer<O>>, RequestBody<O>, Query<O>>;
 export type ContractResponse<O> = Response<Wire<Answer<O>>>;
 
-/** Mounts a handler for the documented operation `method path` (OpenAPI path syntax: `{id}`). */
+/** Declares the handler of the documented operation `method path` (OpenAPI path syntax: `{id}`). */
 export function route<P extends Path, M extends MethodOf<P>>(
-  router: Router,
+  routes: Routes,
   method: M,
   path: P,
   handler: (
@@ -50,5 +51,5 @@ export function route<P extends Path, M extends MethodOf<P>>(
     res: ContractResponse<Operation<P, M>>,
   ) => Promise<void> | void,
 ): void {
-  router[method](path.replace(/\{([^}]+)\}/g, ':$1'), handler as never);
+  routes.add(method, path, handler as never);
 }

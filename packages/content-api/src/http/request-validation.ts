@@ -28,7 +28,10 @@ interface SpecRoute {
   method: string;
 }
 interface Spec {
-  apiDoc: { paths: Record<string, Record<string, Schema> & { parameters?: unknown[] }> };
+  apiDoc: {
+    paths: Record<string, Record<string, Schema> & { parameters?: unknown[] }>;
+    components?: { parameters?: Record<string, unknown> };
+  };
   basePaths: string[];
   routes: SpecRoute[];
   serial: number;
@@ -63,8 +66,31 @@ interface Route {
   openApiRoute: string;
   regexp: RegExp;
   keys: string[];
-  /** By upper-case method: the operation's schema and whether it takes any input. */
-  methods: Map<string, { schema: Schema; hasInput: boolean }>;
+  /** By upper-case method: the operation's schema, whether it takes any input, and how it is named. */
+  methods: Map<string, { schema: Schema; hasInput: boolean; queryOnly: boolean; operation: OperationName }>;
+}
+
+/** A documented operation as validatedOperation names it. */
+export interface OperationName {
+  /** Its method and the document's path (operationKey). */
+  key: string;
+  /** The path as a router pattern, `/api/v1/users/:id`. */
+  expressRoute: string;
+}
+
+/** The documented operation a request was validated for, with its decoded path values. */
+export interface ValidatedOperation extends OperationName {
+  params: Record<string, string>;
+}
+
+/** How an operation is named in validatedOperation and routes.ts: `GET /api/v1/users/{id}`. */
+export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+const validated = new WeakMap<Request, ValidatedOperation>();
+
+/** The operation validateRequests matched for the request (and let through), if any. */
+export function validatedOperation(req: Request): ValidatedOperation | undefined {
+  return validated.get(req);
 }
 
 /** The request validator's options, as express-openapi-validator's `middleware()` takes them. */
@@ -107,6 +133,7 @@ export function validateRequests(options: RequestValidationOptions): RequestHand
 
 function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: boolean): Handler {
   const lookup = routeTable(spec, sensitive, strict);
+  const validQueries = new ValidQueries();
   return (req, res, next) => {
     const path = req.originalUrl.split('?')[0]!;
     if (!spec.basePaths.some((basePath) => path.startsWith(basePath))) return next();
@@ -133,7 +160,10 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
         },
       });
       req.params = pathParams;
+      validated.set(req, { ...operation.operation, params: pathParams });
       if (!operation.hasInput && isEmpty(req.query)) return next();
+      if (operation.queryOnly && req.body === undefined)
+        return validQueries.validate(operation.operation.key, validate, req, res, next);
       validate(req, res, next);
     } catch (error) {
       next(error);
@@ -152,11 +182,21 @@ function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: str
       route = { expressRoute, openApiRoute, regexp, keys: names, methods: new Map() };
       routes.set(expressRoute, route);
     }
-    const item = spec.apiDoc.paths[openApiRoute.substring(basePath.length)]!;
+    const path = openApiRoute.substring(basePath.length);
+    const item = spec.apiDoc.paths[path]!;
     const schema = item[method.toLowerCase()] as Schema;
-    const hasInput =
-      Boolean(schema.requestBody) || Boolean(schema.parameters?.length || item.parameters?.length);
-    route.methods.set(method, { schema, hasInput });
+    const parameters = [...(item.parameters ?? []), ...(schema.parameters ?? [])];
+    const hasInput = Boolean(schema.requestBody) || parameters.length > 0;
+    const queryOnly =
+      !schema.requestBody &&
+      parameters.length > 0 &&
+      parameters.every((parameter) => resolve(spec, parameter)?.in === 'query');
+    route.methods.set(method, {
+      schema,
+      hasInput,
+      queryOnly,
+      operation: { key: operationKey(method, path), expressRoute },
+    });
   }
   const buckets = new Map<number, Route[]>();
   for (const route of routes.values()) {
@@ -198,4 +238,48 @@ function paramsOf(route: Route, path: string, requestPath: string): Record<strin
 function isEmpty(query: object): boolean {
   for (const _ in query) return false;
   return true;
+}
+
+/** A parameter as declared, or the component its `$ref` names (undefined when it names none). */
+function resolve(spec: Spec, parameter: unknown): { in?: string } | undefined {
+  const ref = (parameter as { $ref?: string }).$ref;
+  if (ref === undefined) return parameter as { in?: string };
+  const name = /^#\/components\/parameters\/([^/]+)$/.exec(ref)?.[1];
+  return name === undefined ? undefined : (spec.apiDoc.components?.parameters?.[name] as { in?: string });
+}
+
+/**
+ * The query strings each operation whose only input is its query (a list) accepted, with the
+ * query the validator made of each (values coerced to their types). Its answer depends on
+ * nothing else, and clients repeat the same few (a list's pages), so an accepted one is not
+ * validated again; a refused one always is, for the validator's own error.
+ */
+class ValidQueries {
+  static readonly LIMIT = 1000;
+  readonly #accepted = new Map<string, Record<string, unknown>>();
+
+  validate(operation: string, validator: Handler, req: Request, res: Response, next: NextFunction): void {
+    const key = `${operation}?${req.originalUrl.slice(req.originalUrl.indexOf('?') + 1)}`;
+    const accepted = this.#accepted.get(key);
+    if (accepted) {
+      // As the validator leaves it: an own, writable `query` (Express 5's is a getter).
+      Object.defineProperty(req, 'query', { value: copyQuery(accepted), writable: true });
+      return next();
+    }
+    validator(req, res, (error?: unknown) => {
+      if (error === undefined) {
+        if (this.#accepted.size >= ValidQueries.LIMIT) this.#accepted.clear();
+        this.#accepted.set(key, copyQuery(req.query));
+      }
+      next(error);
+    });
+  }
+}
+
+/** A query object's copy, nested values included, with its prototype (Express's has none). */
+function copyQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const copy = Object.create(Object.getPrototypeOf(query) as object | null) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query))
+    copy[name] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+  return copy;
 }

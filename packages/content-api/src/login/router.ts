@@ -1,4 +1,3 @@
-import express, { type Router } from 'express';
 import {
   BadRequestError,
   ForbiddenError,
@@ -9,6 +8,7 @@ import {
 } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { readServerSettings, type ServerSettings } from '../server-config/server-config.ts';
 import { deliverCode, requireProviders } from '../code-providers/dispatch.ts';
 import { enabledProvidersFor } from '../code-providers/store.ts';
@@ -23,12 +23,12 @@ const HOUR = 3600;
  * exchanges it for a bearer token, registering the number on first login. Shapes are checked
  * by the OpenAPI validator (422) before these handlers run.
  */
-export function loginRouter(context: ContentContext): Router {
-  const router = express.Router();
+export function loginRoutes(context: ContentContext): Routes {
+  const routes = new Routes();
   const hasher = createCodeHasher(context.config.MUSE_JWT_SECRET ?? '');
   const { db, logger } = context;
 
-  route(router, 'get', '/api/v1/auth/verification-code', async (req, res) => {
+  route(routes, 'get', '/api/v1/auth/verification-code', async (req, res) => {
     const phone = req.query.phone_number;
     const codeType = req.query.code_type ?? 'sms';
     const providers = requireProviders(
@@ -55,7 +55,7 @@ export function loginRouter(context: ContentContext): Router {
     res.status(204).end();
   });
 
-  route(router, 'post', '/api/v1/auth/token', async (req, res) => {
+  route(routes, 'post', '/api/v1/auth/token', async (req, res) => {
     const { phone, verification_code: code, source } = req.body;
     const settings = await readServerSettings(db);
     await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
@@ -82,7 +82,7 @@ export function loginRouter(context: ContentContext): Router {
     res.json({ token: await context.tokens.sign(outcome.account) });
   });
 
-  return router;
+  return routes;
 }
 
 /**

@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { requestLog } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { createResourceKit } from '../resources/router.ts';
 import { payment } from '../resources/declarations/payment.ts';
@@ -17,10 +18,10 @@ import type { NotificationAnswer, ProviderName } from './providers/types.ts';
  * `POST /api/v1/payments`: opens an order (201; 200 for a repeated Idempotency-Key);
  * administrators refund (`POST /api/v1/payments/{id}/refunds`) and read statistics.
  */
-export function paymentsRouter(context: ContentContext): Router {
-  const router = Router();
+export function paymentsRoutes(context: ContentContext): Routes {
+  const routes = new Routes();
   const kit = createResourceKit(context, payment);
-  route(router, 'post', '/api/v1/payments', async (req, res) => {
+  route(routes, 'post', '/api/v1/payments', async (req, res) => {
     const user = requirePermission(req, 'payment', 'create', 'own');
     const logger = requestLog(res, context.logger);
     const deps = {
@@ -37,7 +38,7 @@ export function paymentsRouter(context: ContentContext): Router {
     const { payment: row, created } = await openOrder(deps, user, req.body as OrderBody, key);
     res.status(created ? 201 : 200).json(kit.present(row as never) as never);
   });
-  route(router, 'post', '/api/v1/payments/{id}/refunds', async (req, res) => {
+  route(routes, 'post', '/api/v1/payments/{id}/refunds', async (req, res) => {
     const admin = requireAdmin(req);
     const logger = requestLog(res, context.logger);
     const deps = {
@@ -52,15 +53,18 @@ export function paymentsRouter(context: ContentContext): Router {
     const row = await refundPayment(deps, admin, String(req.params.id), req.body as RefundBody);
     res.json(kit.present(row as never) as never);
   });
-  route(router, 'get', '/api/v1/payments/stats', async (req, res) => {
+  route(routes, 'get', '/api/v1/payments/stats', async (req, res) => {
     requireAdmin(req);
     res.json(await paymentStatistics(context.db, req.query));
   });
-  return router;
+  return routes;
 }
 
+/** Where the providers' notifications arrive: stable public paths below it. */
+export const PAYMENT_NOTIFICATIONS = '/api/v1/payment-notifications';
+
 /**
- * The providers' notifications, at stable public paths. Mounted before the JSON parser: a
+ * The providers' notifications, mounted at PAYMENT_NOTIFICATIONS before the JSON parser: a
  * signature covers the body's exact bytes, so the body is read raw and each adapter parses it.
  */
 export function paymentNotificationsRouter(context: ContentContext): Router {
@@ -78,9 +82,9 @@ export function paymentNotificationsRouter(context: ContentContext): Router {
     );
     send(res, answer);
   };
-  router.get('/api/v1/payment-notifications/development', receive('development'));
-  router.post('/api/v1/payment-notifications/wechat_pay', raw, receive('wechat_pay'));
-  router.post('/api/v1/payment-notifications/alipay', raw, receive('alipay'));
+  router.get('/development', receive('development'));
+  router.post('/wechat_pay', raw, receive('wechat_pay'));
+  router.post('/alipay', raw, receive('alipay'));
   return router;
 }
 

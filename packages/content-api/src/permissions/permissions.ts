@@ -69,7 +69,11 @@ export interface PermissionHolder {
   revoked: readonly string[];
 }
 
-export function effectivePermissions({ granted, revoked }: PermissionHolder): Set<string> {
+const DEFAULTS: ReadonlySet<string> = new Set(DEFAULT_PERMISSIONS);
+
+/** Most accounts hold exactly the defaults; their set is built once, not on every check. */
+export function effectivePermissions({ granted, revoked }: PermissionHolder): ReadonlySet<string> {
+  if (!granted.length && !revoked.length) return DEFAULTS;
   const set = new Set<string>([...DEFAULT_PERMISSIONS, ...granted]);
   for (const triple of revoked) set.delete(triple);
   return set;

@@ -1,8 +1,8 @@
-import type { Router } from 'express';
 import { currentUser } from '../auth/authenticate.ts';
 import { listRows, parseListQuery } from '../listing/listing.ts';
 import { appendMessage, MESSAGE_COLUMNS, type ConversationMessage } from '../conversations/messages.ts';
 import { startReply } from '../conversations/replies.ts';
+import type { Routes } from '../http/routes.ts';
 import type { ResourceKit } from './define.ts';
 import { LIST_PARAMETER_REFS } from './openapi.ts';
 
@@ -12,11 +12,11 @@ import { LIST_PARAMETER_REFS } from './openapi.ts';
  * it on `conversation:<id>` (its sockets relay it) and, for a user message in a conversation
  * whose character has a text generator, starts the character's reply.
  */
-export function conversationMessageRoutes(router: Router, kit: ResourceKit): void {
+export function conversationMessageRoutes(routes: Routes, kit: ResourceKit): void {
   const { ctx } = kit;
-  const path = '/api/v1/conversations/:id/messages';
+  const path = '/api/v1/conversations/{id}/messages';
 
-  router.get(path, async (req, res) => {
+  routes.add('get', path, async (req, res) => {
     const user = currentUser(req);
     const conversation = await kit.findReadable(user, String(req.params.id));
     const query = parseListQuery(req.query as Record<string, unknown>);
@@ -36,7 +36,7 @@ export function conversationMessageRoutes(router: Router, kit: ResourceKit): voi
     res.json(rows.map((row) => ({ ...row, seq: Number(row.seq) })));
   });
 
-  router.post(path, async (req, res) => {
+  routes.add('post', path, async (req, res) => {
     const user = currentUser(req);
     const body = req.body as { role: 'user' | 'assistant' | 'system'; content: string; client_id?: string };
     const { message, created } = await ctx.db.transaction(async (transaction) => {

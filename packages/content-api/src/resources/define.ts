@@ -1,8 +1,9 @@
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import type { Transaction } from 'sequelize';
 import type { Scope } from '../permissions/permissions.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import type { ContentContext } from '../context.ts';
+import type { Routes } from '../http/routes.ts';
 
 /** A JSON Schema (OpenAPI 3.1 dialect) as written in a declaration. */
 export type JsonSchema = Record<string, unknown>;
@@ -48,8 +49,8 @@ export interface ResourceHooks {
   beforeDelete?(row: Row, hook: HookContext): Promise<void>;
   /** Adds computed output fields (e.g. a download link) to the presented row. */
   present?(output: Record<string, unknown>, row: Row, ctx: ContentContext): Record<string, unknown>;
-  /** Mounts extra routes (e.g. `/{id}/messages`) before the generic ones. */
-  routes?(router: Router, kit: ResourceKit): void;
+  /** Declares the handlers of extra documented operations (e.g. `/{id}/messages`). */
+  routes?(routes: Routes, kit: ResourceKit): void;
 }
 
 /** The generic mechanism's helpers, handed to a declaration's extra routes. */

@@ -1,14 +1,14 @@
-import express, { type Router } from 'express';
 import type { ContentContext } from '../context.ts';
+import { Routes } from '../http/routes.ts';
 import { RESOURCE_DECLARATIONS } from './declarations/index.ts';
 import { resourcesOpenApiFragment } from './openapi.ts';
-import { createResourceRouter } from './router.ts';
+import { addResourceRoutes } from './router.ts';
 
-/** The routes of every declared resource, mounted at the app's root (paths carry /api/v1). */
-export function resourcesRouter(ctx: ContentContext): Router {
-  const router = express.Router();
-  for (const declaration of RESOURCE_DECLARATIONS) router.use(createResourceRouter(ctx, declaration));
-  return router;
+/** The handlers of every declared resource's operations. */
+export function resourcesRoutes(ctx: ContentContext): Routes {
+  const routes = new Routes();
+  for (const declaration of RESOURCE_DECLARATIONS) addResourceRoutes(routes, ctx, declaration);
+  return routes;
 }
 
 /** The generated OpenAPI fragment of every declared resource. */

@@ -1,8 +1,8 @@
-import type { Router } from 'express';
 import { QueryTypes } from 'sequelize';
 import { ConflictError, hitRateLimit, NotFoundError } from '@muse/core';
 import { requirePermission } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
+import type { Routes } from '../http/routes.ts';
 import type { ResourceKit } from './define.ts';
 
 interface InviteRow {
@@ -23,8 +23,8 @@ const HOUR = 3600;
 /** Attempts per account and hour: plenty for codes one was given, too few to guess one. */
 const REDEEM_ATTEMPTS_PER_HOUR = 20;
 
-export function inviteRedeemRoutes(router: Router, { ctx }: ResourceKit): void {
-  router.post('/api/v1/invite-codes/redeem', async (req, res) => {
+export function inviteRedeemRoutes(routes: Routes, { ctx }: ResourceKit): void {
+  routes.add('post', '/api/v1/invite-codes/redeem', async (req, res) => {
     const user = requirePermission(req, 'invite_redemption', 'create', 'own');
     const code = String((req.body as { code: string }).code);
     // Counted before the code is looked up, so codes cannot be guessed by trying many quickly.

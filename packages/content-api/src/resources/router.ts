@@ -1,9 +1,10 @@
-import express, { type Request, type Router } from 'express';
+import type { Request } from 'express';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { ConflictError, ForbiddenError, NotFoundError } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { currentUser, requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
+import type { Routes } from '../http/routes.ts';
 import { assertReferenceReadable, authorizeRead, authorizeWrite, loadRow, notFound } from './access.ts';
 import {
   isIntegerField,
@@ -17,17 +18,23 @@ import {
 } from './define.ts';
 
 /**
- * Turns one declaration into its routes: list, create, get, patch, delete under
- * `/api/v1<path>`. Bodies and query parameters were already validated against the generated
+ * Turns one declaration into the handlers of its operations: list, create, get, patch, delete
+ * under `/api/v1<path>`. Bodies and query parameters were already validated against the generated
  * OpenAPI document; this layer applies the permission model and writes the row.
  */
-export function createResourceRouter(ctx: ContentContext, declaration: ResourceDeclaration): Router {
-  const router = express.Router();
+export function addResourceRoutes(
+  routes: Routes,
+  ctx: ContentContext,
+  declaration: ResourceDeclaration,
+): void {
   const kit = createResourceKit(ctx, declaration);
   const base = `/api/v1${declaration.path}`;
-  declaration.hooks?.routes?.(router, kit);
+  const listedAsStored =
+    !declaration.hooks?.present &&
+    !Object.values(declaration.fields).some((field) => field.stored !== false && isIntegerField(field));
+  declaration.hooks?.routes?.(routes, kit);
 
-  router.get(base, async (req, res) => {
+  routes.add('get', base, async (req, res) => {
     const query = parseListQuery(req.query as Record<string, unknown>, declaration.defaultListScope);
     const user = authorizeListScope(req, declaration.name, query.scope);
     const { where, replacements } = listFilters(declaration, req.query as Record<string, unknown>);
@@ -37,16 +44,18 @@ export function createResourceRouter(ctx: ContentContext, declaration: ResourceD
       query,
       user,
     );
-    res.json(rows.map(kit.present));
+    // The rows hold exactly the selected columns, in order: with nothing to convert or add, they
+    // are answered as they are, not copied.
+    res.json(listedAsStored ? rows : rows.map(kit.present));
   });
 
-  router.get(`${base}/:id`, async (req, res) => {
+  routes.add('get', `${base}/{id}`, async (req, res) => {
     res.json(kit.present(await kit.findReadable(currentUser(req), idOf(req))));
   });
 
-  if (declaration.readOnly) return router;
+  if (declaration.readOnly) return;
 
-  router.post(base, async (req, res) => {
+  routes.add('post', base, async (req, res) => {
     const user = declaration.adminOnlyWrite
       ? requireAdmin(req)
       : requirePermission(req, declaration.name, 'create', 'own');
@@ -62,7 +71,7 @@ export function createResourceRouter(ctx: ContentContext, declaration: ResourceD
     res.status(201).json(kit.present(row));
   });
 
-  router.patch(`${base}/:id`, async (req, res) => {
+  routes.add('patch', `${base}/{id}`, async (req, res) => {
     const user = currentUser(req);
     const row = await inTransaction(ctx, declaration, async (transaction) => {
       const existing = await kit.findWritable(user, idOf(req), 'update', transaction);
@@ -76,7 +85,7 @@ export function createResourceRouter(ctx: ContentContext, declaration: ResourceD
     res.json(kit.present(row));
   });
 
-  router.delete(`${base}/:id`, async (req, res) => {
+  routes.add('delete', `${base}/{id}`, async (req, res) => {
     const user = currentUser(req);
     await inTransaction(ctx, declaration, async (transaction) => {
       const existing = await kit.findWritable(user, idOf(req), 'delete', transaction);
@@ -88,8 +97,6 @@ export function createResourceRouter(ctx: ContentContext, declaration: ResourceD
     });
     res.status(204).end();
   });
-
-  return router;
 }
 
 export function createResourceKit(ctx: ContentContext, declaration: ResourceDeclaration): ResourceKit {

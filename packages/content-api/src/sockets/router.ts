@@ -1,14 +1,14 @@
-import express, { type Router } from 'express';
 import { AppError } from '@muse/core';
+import { Routes } from '../http/routes.ts';
 import { asyncapiDocument } from './protocol.ts';
 
 /** The channel's plain-HTTP side: its AsyncAPI document, and 426 for a GET that is not an upgrade. */
-export function socketsRouter(): Router {
-  const router = express.Router();
-  router.get('/asyncapi.json', (_req, res) => {
+export function socketsRoutes(): Routes {
+  const routes = new Routes();
+  routes.add('get', '/asyncapi.json', (_req, res) => {
     res.json(asyncapiDocument);
   });
-  router.get('/api/v1/conversations/:conversation_id/ws', () => {
+  routes.add('get', '/api/v1/conversations/{conversation_id}/ws', () => {
     throw new AppError(
       426,
       'upgrade_required',
@@ -18,5 +18,5 @@ export function socketsRouter(): Router {
       },
     );
   });
-  return router;
+  return routes;
 }

@@ -1,9 +1,9 @@
-import express, { type Router } from 'express';
 import type { ContentContext } from '../context.ts';
 import type { Sequelize } from '@muse/core';
 import { currentAccount, currentUser, requireAdmin, type CurrentUser } from '../auth/authenticate.ts';
 import { assertReferenceReadable } from '../resources/access.ts';
 import { route } from '../http/contract.ts';
+import { Routes } from '../http/routes.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import {
   changePermissions,
@@ -19,10 +19,10 @@ import {
  * Accounts: everyone reads and edits their own profile at `/users/me`; administrators list,
  * count, change, ban, promote and delete any account. A user's "own" row is the account itself.
  */
-export function usersRouter({ db }: ContentContext): Router {
-  const router = express.Router();
+export function usersRoutes({ db }: ContentContext): Routes {
+  const routes = new Routes();
 
-  route(router, 'get', '/api/v1/users', async (req, res) => {
+  route(routes, 'get', '/api/v1/users', async (req, res) => {
     const query = parseListQuery(req.query);
     const user = authorizeListScope(req, 'user', query.scope);
     const rows = await listRows<UserRow>(
@@ -33,39 +33,39 @@ export function usersRouter({ db }: ContentContext): Router {
     );
     res.json(rows.map(toUserView));
   });
-  route(router, 'get', '/api/v1/users/stats', async (req, res) => {
+  route(routes, 'get', '/api/v1/users/stats', async (req, res) => {
     requireAdmin(req);
     res.json(await userStats(db));
   });
-  route(router, 'get', '/api/v1/users/me', async (req, res) => {
+  route(routes, 'get', '/api/v1/users/me', async (req, res) => {
     // The account was read by `authenticate` in this very request.
     res.json(toUserView(currentAccount(req)));
   });
-  route(router, 'patch', '/api/v1/users/me', async (req, res) => {
+  route(routes, 'patch', '/api/v1/users/me', async (req, res) => {
     const { nickname, bio, avatar_file_id } = req.body;
     await assertAvatarReadable(db, currentUser(req), avatar_file_id);
     res.json(toUserView(await updateUser(db, currentUser(req).id, { nickname, bio, avatar_file_id })));
   });
-  route(router, 'get', '/api/v1/users/{id}', async (req, res) => {
+  route(routes, 'get', '/api/v1/users/{id}', async (req, res) => {
     const caller = currentUser(req);
     if (caller.id !== req.params.id) requireAdmin(req);
     res.json(toUserView(await findUser(db, req.params.id)));
   });
-  route(router, 'patch', '/api/v1/users/{id}', async (req, res) => {
+  route(routes, 'patch', '/api/v1/users/{id}', async (req, res) => {
     const changes = req.body;
     await assertAvatarReadable(db, requireAdmin(req), changes.avatar_file_id);
     res.json(toUserView(await updateUser(db, req.params.id, changes)));
   });
-  route(router, 'patch', '/api/v1/users/{id}/permission', async (req, res) => {
+  route(routes, 'patch', '/api/v1/users/{id}/permission', async (req, res) => {
     requireAdmin(req);
     res.json(toUserView(await changePermissions(db, req.params.id, req.body)));
   });
-  route(router, 'delete', '/api/v1/users/{id}', async (req, res) => {
+  route(routes, 'delete', '/api/v1/users/{id}', async (req, res) => {
     requireAdmin(req);
     await deleteUser(db, req.params.id);
     res.status(204).end();
   });
-  return router;
+  return routes;
 }
 
 /** An avatar is a file the caller may read; otherwise 404, as for any reference (hides private files). */

@@ -26,6 +26,15 @@ export interface UserRow {
 export const USER_COLUMNS = `id, phone, nickname, avatar_file_id, bio, is_active, is_admin, permissions_granted,
   permissions_revoked, balance, last_login_at, last_login_source, created_at, updated_at`;
 
+const effectiveOf = (granted: readonly string[], revoked: readonly string[]) =>
+  [...effectivePermissions({ isAdmin: false, granted, revoked })].sort();
+const DEFAULT_EFFECTIVE: readonly string[] = effectiveOf([], []);
+
+/** A non-administrator's effective permissions in order (most accounts': the defaults, sorted once). */
+function sortedPermissions(granted: readonly string[], revoked: readonly string[]): readonly string[] {
+  return !granted.length && !revoked.length ? DEFAULT_EFFECTIVE : effectiveOf(granted, revoked);
+}
+
 /** The account as the API shows it, with its effective permissions spelled out. */
 export function toUserView(row: UserRow) {
   return {
@@ -40,15 +49,7 @@ export function toUserView(row: UserRow) {
     permissions: {
       granted: row.permissions_granted,
       revoked: row.permissions_revoked,
-      effective: row.is_admin
-        ? ['*']
-        : [
-            ...effectivePermissions({
-              isAdmin: false,
-              granted: row.permissions_granted,
-              revoked: row.permissions_revoked,
-            }),
-          ].sort(),
+      effective: row.is_admin ? ['*'] : sortedPermissions(row.permissions_granted, row.permissions_revoked),
     },
     last_login_at: row.last_login_at,
     last_login_source: row.last_login_source,

@@ -5,6 +5,9 @@ import type { Logger } from '../logger.ts';
 /** A caller's id is kept only when it is short, printable and safe to put in a log line or header. */
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The service logger a request's child logger is made from (see requestLog). */
+const SERVICE_LOGGER = Symbol('service logger');
+
 /**
  * Names every request: the caller's well-formed `X-Request-Id`, else a new UUID. It is sent back in
  * the `X-Request-Id` header and carried by the request's child logger (`requestLog(res)`), so
@@ -12,18 +15,26 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestId(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const given = req.get('x-request-id');
-    const id = given && WELL_FORMED.test(given) ? given : randomUUID();
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && WELL_FORMED.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     res.locals.requestId = id;
-    res.locals.log = logger.child({ requestId: id });
+    (res.locals as Record<symbol, unknown>)[SERVICE_LOGGER] = logger;
     next();
   };
 }
 
-/** The logger of the request `res` answers (the service logger's child naming its request id). */
+/**
+ * The logger of the request `res` answers: the service logger's child naming its request id, made
+ * when the request first logs (most never do, and a child logger costs more than the rest of this
+ * middleware).
+ */
 export function requestLog(res: Pick<Response, 'locals'>, fallback: Logger): Logger {
-  return (res.locals.log as Logger | undefined) ?? fallback;
+  const locals = res.locals as Record<string | symbol, unknown>;
+  if (locals.log) return locals.log as Logger;
+  if (typeof locals.requestId !== 'string') return fallback;
+  const logger = (locals[SERVICE_LOGGER] as Logger | undefined) ?? fallback;
+  return (locals.log = logger.child({ requestId: locals.requestId }));
 }
 
 type OpenApiResponse = { $ref?: string; headers?: Record<string, unknown> };

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import { Histogram, type Registry } from 'prom-client';
@@ -23,6 +24,8 @@ export interface ServiceAppOptions {
 }
 
 const READINESS_TIMEOUT_MS = 2000;
+/** The paths of the reference pages (referenceDocs), in any letter case as the router matches them. */
+const DOCS = /^\/docs(\/|$)/i;
 
 /** The two stateful dependencies every Muse process needs: Postgres and Temporal. */
 export function platformReadiness(deps: {
@@ -96,6 +99,7 @@ export function createServiceApp({
 }: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('etag', weakEtag);
   // Trusting every peer would let any client pick its own address and escape per-address limits.
   app.set('trust proxy', trustProxySetting(trustProxy));
 
@@ -115,13 +119,15 @@ export function createServiceApp({
     const end = duration.startTimer();
     res.on('finish', () => {
       const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
+      const failed = res.statusCode >= 500;
+      if (!failed && !logger.isLevelEnabled('debug')) return;
       const line = {
         method: req.method,
         url: req.originalUrl,
         status: res.statusCode,
         ms: Math.round(seconds * 1000),
       };
-      if (res.statusCode >= 500) requestLog(res, logger).error(line, 'request failed');
+      if (failed) requestLog(res, logger).error(line, 'request failed');
       else requestLog(res, logger).debug(line, 'request completed');
     });
     next();
@@ -155,9 +161,22 @@ export function createServiceApp({
     res.json(openapi);
   });
   const info = (openapi as { info?: { title?: string } }).info;
-  app.use(referenceDocs(`${info?.title ?? name} — API reference`, asyncapi ? { asyncapi } : {}));
+  const docs = referenceDocs(`${info?.title ?? name} — API reference`, asyncapi ? { asyncapi } : {});
+  // Its pages are all below /docs: other requests skip its router, which would pass them on only
+  // at the event loop's next turn.
+  app.use((req, res, next) => (DOCS.test(req.path) ? docs(req, res, next) : next()));
 
   return app;
+}
+
+/**
+ * Express's default ETag, the same value (`W/"<length in hex>-<SHA-1, base64, 27 characters>"`,
+ * as the `etag` package makes it), from one hashing call instead of a Hash object per answer.
+ */
+function weakEtag(body: Buffer | string, encoding?: BufferEncoding): string {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+  if (bytes.length === 0) return 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
+  return `W/"${bytes.length.toString(16)}-${hash('sha1', bytes, 'base64').substring(0, 27)}"`;
 }
 
 /** Express reads `true`/`false` and hop counts only as such, not as strings. */
