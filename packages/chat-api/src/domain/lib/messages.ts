@@ -5,7 +5,7 @@ import { one, rows } from '../sql.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { userByEmailVisibleTo, userById, usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
-import { receivedMessages } from './user-messages.ts';
+import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 
 export interface MessageRow {
   id: string;
@@ -155,8 +155,8 @@ export async function getMessages(
     // the user never received carry Zulip's flags for such history.
     return historyOf
       ? `SELECT m.*, ${REACTIONS_SQL},
-           COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical']) AS flags
-         FROM chat.messages m WHERE ${['m.stream_id = :historyOf', condition, ...where].join(' AND ')}
+           COALESCE(${USER_FLAGS}, ARRAY['read', 'historical']) AS flags
+         FROM chat.messages m ${USER_FLAGS_JOINS} WHERE ${['m.stream_id = :historyOf', condition, ...where].join(' AND ')}
          ORDER BY m.id ${order} LIMIT :n`
       : `SELECT m.*, ${REACTIONS_SQL}
          FROM (${receivedMessages({ where: [condition, ...where], order, limit: 'n' })}) m ORDER BY m.id ${order}`;

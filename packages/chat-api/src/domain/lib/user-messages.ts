@@ -43,3 +43,14 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
     WHERE sp.user_id = :userId`;
   return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
+
+/**
+ * For reading a channel's history: joins that find the user's flags on each message `m` (their
+ * row, else the default inside a span), and the expression, NULL where they never received it.
+ * A join per row rather than `chat.message_flags`, so a page of a channel is one nested loop.
+ */
+export const USER_FLAGS_JOINS = `LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
+  LEFT JOIN chat.subscription_spans sp ON sp.user_id = :userId AND sp.stream_id = m.stream_id
+    AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)`;
+export const USER_FLAGS = `COALESCE(um.flags, CASE WHEN sp.user_id IS NOT NULL
+  THEN chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) END)`;
