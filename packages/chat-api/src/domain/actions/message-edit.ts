@@ -55,6 +55,14 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
     if (topic !== undefined && topic !== row.topic) Object.assign(entry, { prev_topic: row.topic, topic });
     if (newStream) Object.assign(entry, { prev_stream: stream?.id, stream: newStream.id });
     const ids = moved ? await topicMessageIds(actor, row, edit.propagateMode, t) : [messageId];
+    const holdersBefore = newStream
+      ? await rows<{ user_id: number; flags: string[] }>(
+          db,
+          'SELECT user_id, flags FROM chat.message_holders(:messageId)',
+          { messageId },
+          t,
+        )
+      : [];
     await exec(
       db,
       `UPDATE chat.messages SET
@@ -89,6 +97,7 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
       content,
       rendered: rendered?.rendered,
       propagateMode: edit.propagateMode,
+      holdersBefore,
     });
   });
 }
@@ -167,7 +176,11 @@ async function topicMessageIds(
   return found.map((f) => Number(f.id));
 }
 
-/** Replaces the recipients' mention flags with those of the new content. */
+/**
+ * Replaces the recipients' mention flags with those of the new content: a wildcard for everyone
+ * goes on the message; rows are changed where they exist and written for those whose flags now
+ * differ from the default (lib/user-messages.ts).
+ */
 async function updateMentionFlags(
   actor: Actor,
   messageId: number,
@@ -175,9 +188,15 @@ async function updateMentionFlags(
   row: { stream_id: number | null; topic: string },
   t: Transaction,
 ): Promise<void> {
+  await exec(
+    actor.db,
+    'UPDATE chat.messages SET wildcard_mentioned = :wildcard WHERE id = :messageId',
+    { messageId, wildcard: row.stream_id !== null && mentions.wildcard === 'channel' },
+    t,
+  );
   const holders = await rows<{ user_id: number }>(
     actor.db,
-    'SELECT user_id FROM chat.user_messages WHERE message_id = :messageId',
+    'SELECT user_id FROM chat.message_holders(:messageId)',
     { messageId },
     t,
   );
@@ -189,15 +208,20 @@ async function updateMentionFlags(
   );
   await exec(
     actor.db,
-    `UPDATE chat.user_messages um SET flags = ARRAY(
-       SELECT f FROM unnest(um.flags) f WHERE f NOT IN ('mentioned', 'wildcard_mentioned')
-       UNION ALL SELECT unnest(string_to_array(x.f, ',')))
-     FROM unnest(CAST(:users AS int[]), CAST(:flags AS text[])) AS x(u, f)
-     WHERE um.message_id = :messageId AND um.user_id = x.u`,
+    `INSERT INTO chat.user_messages AS um (user_id, message_id, flags)
+     SELECT h.user_id, :messageId, n.flags
+     FROM chat.message_holders(:messageId) h
+     LEFT JOIN unnest(CAST(:users AS int[]), CAST(:flags AS text[])) AS x(u, f) ON x.u = h.user_id
+     CROSS JOIN LATERAL (SELECT ARRAY(
+       SELECT f FROM unnest(h.flags) f WHERE f NOT IN ('mentioned', 'wildcard_mentioned')
+       UNION ALL SELECT unnest(string_to_array(x.f, ','))) AS flags) n
+     WHERE n.flags <> h.flags
+       OR EXISTS (SELECT 1 FROM chat.user_messages e WHERE e.user_id = h.user_id AND e.message_id = :messageId)
+     ON CONFLICT (user_id, message_id) DO UPDATE SET flags = EXCLUDED.flags`,
     {
       messageId,
-      users: `{${holders.map((h) => h.user_id).join(',')}}`,
-      flags: `{${holders.map((h) => `"${(flags.get(h.user_id) ?? []).join(',')}"`).join(',')}}`,
+      users: `{${[...flags.keys()].join(',')}}`,
+      flags: `{${[...flags.values()].map((f) => `"${f.join(',')}"`).join(',')}}`,
     },
     t,
   );
@@ -217,15 +241,19 @@ async function announceEdit(
     content: string | undefined;
     rendered: string | undefined;
     propagateMode: PropagateMode;
+    holdersBefore: { user_id: number; flags: string[] }[];
   },
 ): Promise<void> {
   const { db, user } = actor;
   const holders = await rows<{ user_id: number; flags: string[] }>(
     db,
-    'SELECT user_id, flags FROM chat.user_messages WHERE message_id = :messageId',
+    'SELECT user_id, flags FROM chat.message_holders(:messageId)',
     { messageId: edit.messageId },
     t,
   );
+  // A move to another channel: those who had it through the old channel's spans hear of it too.
+  const after = new Set(holders.map((h) => h.user_id));
+  for (const h of edit.holdersBefore) if (!after.has(h.user_id)) holders.push(h);
   const event: Record<string, unknown> = {
     type: 'update_message',
     user_id: user.id,
@@ -253,8 +281,12 @@ async function announceEdit(
     });
   }
   const byFlags = new Map<string, number[]>();
-  for (const h of holders)
-    byFlags.set(h.flags.join(','), [...(byFlags.get(h.flags.join(',')) ?? []), h.user_id]);
+  for (const h of holders) {
+    const key = h.flags.join(',');
+    const group = byFlags.get(key);
+    if (group) group.push(h.user_id);
+    else byFlags.set(key, [h.user_id]);
+  }
   if (!holders.some((h) => h.user_id === user.id)) byFlags.set('\u0000', [user.id]);
   for (const [key, ids] of byFlags)
     await sendEvent(db, t, ids, {
@@ -286,10 +318,11 @@ export async function deleteMessage(actor: Actor, messageId: number): Promise<vo
     }
     const holders = await rows<{ user_id: number }>(
       db,
-      'DELETE FROM chat.user_messages WHERE message_id = :messageId RETURNING user_id',
+      'SELECT user_id FROM chat.message_holders(:messageId)',
       { messageId },
       t,
     );
+    // Its flags rows go with it (the trigger of migration 1060).
     await exec(db, 'DELETE FROM chat.messages WHERE id = :messageId', { messageId }, t);
     await sendEvent(db, t, [user.id, ...holders.map((h) => h.user_id)], {
       type: 'delete_message',

@@ -3,6 +3,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events.ts';
 import { rows, type Transaction } from '../sql.ts';
 import { transact } from '../lib/transact.ts';
+import { receivedMessages } from '../lib/user-messages.ts';
 
 /** The flags a user may set on their own messages (Zulip's `POST /messages/flags`). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
@@ -21,30 +22,52 @@ interface Changed {
  * Adds or removes a flag on the user's copies of the given messages (or of every message matched
  * by `where`), and tells the user's queues which ones changed with `update_message_flags`.
  * Messages the user never received are left alone, as in Zulip. Returns the changed ids.
+ *
+ * A message whose flags were the default (lib/user-messages.ts) gets a row with its new flags;
+ * a row that exists is changed in place, so two changes at once both apply. `readThrough` (for
+ * marking a whole channel or everything read) moves the spans' watermarks instead of writing a
+ * row per message: only messages that already had a row are written.
  */
 export async function changeFlags(
   actor: Actor,
   change: { op: 'add' | 'remove'; flag: EditableFlag },
-  target: { messageIds: number[] } | { where: string; params: Record<string, unknown> },
+  target:
+    { messageIds: number[] } | { where: string; params: Record<string, unknown>; readThrough?: boolean },
   t: Transaction,
 ): Promise<number[]> {
   const { db, user } = actor;
   const { op, flag } = change;
-  const selected =
+  const has = `(:flag = ANY (m.flags))`;
+  const candidates =
     'messageIds' in target
-      ? {
-          sql: 'um.message_id IN (:ids)',
-          params: { ids: target.messageIds.length ? target.messageIds : [-1] },
-        }
-      : { sql: target.where, params: target.params };
+      ? `SELECT m.*, chat.message_flags(:userId, m.id) AS flags, true AS explicit
+         FROM chat.messages m WHERE m.id IN (:ids)`
+      : receivedMessages({ where: [target.where], unread: op === 'add' && flag === 'read' });
+  const params =
+    'messageIds' in target ? { ids: target.messageIds.length ? target.messageIds : [-1] } : target.params;
+  const watermark = !('messageIds' in target) && target.readThrough === true;
   const changed = await rows<Changed>(
     db,
-    `UPDATE chat.user_messages um SET flags = ${op === 'add' ? 'array_append(um.flags, :flag)' : 'array_remove(um.flags, :flag)'}
-     FROM chat.messages m
-     WHERE m.id = um.message_id AND um.user_id = :userId AND (${selected.sql})
-       AND ${op === 'add' ? 'NOT' : ''} (:flag = ANY (um.flags))
-     RETURNING um.message_id, m.stream_id, m.topic, m.recipient_ids, m.sender_id, um.flags`,
-    { ...selected.params, userId: user.id, flag },
+    `WITH changed AS (
+       SELECT m.id AS message_id, m.stream_id, m.topic, m.recipient_ids, m.sender_id, m.explicit,
+         ${op === 'add' ? 'array_append(m.flags, CAST(:flag AS text))' : 'array_remove(m.flags, CAST(:flag AS text))'} AS flags
+       FROM (${candidates}) m
+       WHERE m.flags IS NOT NULL AND ${op === 'add' ? 'NOT' : ''} ${has}),
+     stored AS (
+       INSERT INTO chat.user_messages AS um (user_id, message_id, flags)
+       SELECT :userId, c.message_id, c.flags FROM changed c ${watermark ? 'WHERE c.explicit' : ''}
+       ON CONFLICT (user_id, message_id) DO UPDATE SET flags = ${
+         op === 'add'
+           ? `CASE WHEN :flag = ANY (um.flags) THEN um.flags ELSE array_append(um.flags, CAST(:flag AS text)) END`
+           : 'array_remove(um.flags, CAST(:flag AS text))'
+       }),
+     moved AS (
+       UPDATE chat.subscription_spans sp SET read_through = GREATEST(sp.read_through, c.last)
+       FROM (SELECT stream_id, max(message_id) AS last FROM changed
+             WHERE ${watermark ? 'NOT explicit' : 'false'} GROUP BY stream_id) c
+       WHERE sp.user_id = :userId AND sp.stream_id = c.stream_id)
+     SELECT message_id, stream_id, topic, recipient_ids, sender_id, flags FROM changed`,
+    { ...params, userId: user.id, flag },
     t,
   );
   const ids = changed.map((c) => Number(c.message_id)).sort((a, b) => a - b);
@@ -104,7 +127,12 @@ export async function markAsRead(
     changeFlags(
       actor,
       { op: 'add', flag: 'read' },
-      { where: conditions.join(' AND '), params: { streamId: scope.streamId, topic: scope.topic } },
+      {
+        where: conditions.join(' AND '),
+        params: { streamId: scope.streamId, topic: scope.topic },
+        // A whole channel (or everything) read: each span's watermark moves, no row per message.
+        readThrough: scope.topic === undefined,
+      },
       t,
     ),
   );

@@ -99,9 +99,13 @@ export async function prepareMessage(
 }
 
 /**
- * Each recipient's flags row (the sender's read flag, what the content mentions), written by one
- * statement from the channel's subscriptions or the direct recipients; answers the recipients
- * grouped by their flags, one group per distinct set.
+ * Each recipient's flags, computed by one statement from the channel's subscriptions or the
+ * direct recipients (the sender's read flag, what the content mentions); answers the recipients
+ * grouped by their flags, one group per distinct set. Only flags that differ from the default
+ * are stored (migration 1070): a direct message's recipients each get a row; a channel message's
+ * subscribers have it through their subscription spans, so rows go only to the mentioned (by
+ * name, group or `@**topic**`), to a sender who has no open span or did not read it, never to
+ * the thousands a plain message reaches.
  */
 async function storeFlags(
   actor: Actor,
@@ -117,29 +121,43 @@ async function storeFlags(
        WHERE s.stream_id = :streamId AND s.active AND u.is_active
        UNION SELECT CAST(:senderId AS int)`
     : 'SELECT unnest(CAST(:recipientIds AS int[]))';
+  // For a channel message: the flags its span gives each recipient (read for the sender, the
+  // message's wildcard), and whether the sender has a span covering it at all.
+  const explicit = stream
+    ? `f.flags <> chat.default_flags(f.user_id, 0, :messageId, :senderId, :wildcard)
+       OR (f.user_id = :senderId AND NOT EXISTS (SELECT 1 FROM chat.subscription_spans sp
+         WHERE sp.user_id = :senderId AND sp.stream_id = :streamId AND sp.to_id IS NULL AND sp.from_id <= :messageId))`
+    : 'true';
   return rows<{ flags: string[]; users: number[] }>(
     actor.db,
     `WITH RECURSIVE recipients(user_id) AS (${recipients}),
      ${mentions.ctes},
-     stored AS (
-       INSERT INTO chat.user_messages (user_id, message_id, flags)
-       SELECT r.user_id, :messageId, array_remove(ARRAY[
+     flagged AS (
+       SELECT r.user_id, array_remove(ARRAY[
          CASE WHEN r.user_id = :senderId AND :senderRead THEN 'read' END,
          CASE WHEN ${mentions.mentioned('r.user_id')} THEN 'mentioned' END,
-         CASE WHEN ${mentions.wildcard('r.user_id')} THEN 'wildcard_mentioned' END], NULL)
-       FROM recipients r
-       RETURNING user_id, flags)
-     SELECT flags, array_agg(user_id ORDER BY user_id) AS users FROM stored GROUP BY flags`,
+         CASE WHEN ${mentions.wildcard('r.user_id')} THEN 'wildcard_mentioned' END], NULL) AS flags
+       FROM recipients r),
+     stored AS (
+       INSERT INTO chat.user_messages (user_id, message_id, flags)
+       SELECT f.user_id, :messageId, f.flags FROM flagged f WHERE ${explicit})
+     SELECT flags, array_agg(user_id ORDER BY user_id) AS users FROM flagged GROUP BY flags`,
     {
       ...mentions.replacements,
       messageId,
       senderId: actor.user.id,
       senderRead,
       streamId: stream?.id ?? null,
+      wildcard: wildcardMentionsAll(prepared),
       recipientIds: `{${prepared.recipients.join(',')}}`,
     },
     t,
   );
+}
+
+/** A channel message that mentions everyone carries it on the message, not on 10,000 rows. */
+function wildcardMentionsAll(prepared: PreparedMessage): boolean {
+  return prepared.stream !== undefined && prepared.mentions.wildcard === 'channel';
 }
 
 /**
@@ -156,8 +174,9 @@ export async function insertMessage(
   const { stream, recipients } = prepared;
   const row = await one<MessageRow>(
     db,
-    `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content)
-     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered) RETURNING *`,
+    `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content,
+       wildcard_mentioned)
+     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered, :wildcard) RETURNING *`,
     {
       realmId: realm.id,
       senderId: user.id,
@@ -166,6 +185,7 @@ export async function insertMessage(
       topic: prepared.topic,
       content: prepared.content,
       rendered: prepared.rendered,
+      wildcard: wildcardMentionsAll(prepared),
     },
     t,
   );

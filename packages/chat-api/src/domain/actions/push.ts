@@ -176,8 +176,8 @@ export async function pushForMessage(
   if (!message || (message.stream_name !== null && message.content.search(MENTION) < 0)) return;
   const others = await rows<User>(
     actor.db,
-    `SELECT u.* FROM chat.user_messages um JOIN chat.users u ON u.id = um.user_id
-     WHERE um.message_id = :messageId AND u.id <> :senderId AND u.is_active AND NOT u.is_bot`,
+    `SELECT u.* FROM chat.message_holders(:messageId) h JOIN chat.users u ON u.id = h.user_id
+     WHERE u.id <> :senderId AND u.is_active AND NOT u.is_bot`,
     { messageId, senderId: actor.user.id },
   );
   const targets =

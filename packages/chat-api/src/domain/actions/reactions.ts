@@ -72,7 +72,7 @@ export async function changeReaction(
       throw new JsonableError(op === 'add' ? 'Reaction already exists.' : "Reaction doesn't exist.");
     const audience = await rows<{ user_id: number }>(
       db,
-      'SELECT user_id FROM chat.user_messages WHERE message_id = :messageId',
+      'SELECT user_id FROM chat.message_holders(:messageId)',
       { messageId },
       t,
     );

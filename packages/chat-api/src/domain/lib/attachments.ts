@@ -38,7 +38,7 @@ export async function canAccessAttachment(
     db,
     `SELECT 1 FROM chat.attachment_messages am
      WHERE am.attachment_id = :id AND (
-       EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.message_id = am.message_id AND um.user_id = :userId)
+       chat.message_flags(:userId, am.message_id) IS NOT NULL
        OR EXISTS (SELECT 1 FROM chat.messages m
                   JOIN chat.streams s ON s.id = m.stream_id AND s.history_public_to_subscribers
                   JOIN chat.subscriptions sub ON sub.stream_id = s.id AND sub.user_id = :userId AND sub.active

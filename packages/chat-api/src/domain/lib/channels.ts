@@ -4,6 +4,7 @@ import { rows } from '../sql.ts';
 import { firstMessageIds, streamById, type Stream } from './streams.ts';
 import { formatBasicStream } from '../presenters/streams.ts';
 import { isAdmin, isGuest } from './users.ts';
+import { receivedMessages } from './user-messages.ts';
 
 export interface StreamFilters {
   includePublic?: boolean;
@@ -86,8 +87,8 @@ export async function channelTopics(
       ? `SELECT DISTINCT ON (lower(m.topic)) m.topic AS name, max(m.id) OVER (PARTITION BY lower(m.topic)) AS max_id
          FROM chat.messages m WHERE m.stream_id = :streamId ORDER BY lower(m.topic), m.id DESC`
       : `SELECT DISTINCT ON (lower(m.topic)) m.topic AS name, max(m.id) OVER (PARTITION BY lower(m.topic)) AS max_id
-         FROM chat.messages m JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
-         WHERE m.stream_id = :streamId ORDER BY lower(m.topic), m.id DESC`,
+         FROM (${receivedMessages({ where: ['m.stream_id = :streamId'] })}) m
+         ORDER BY lower(m.topic), m.id DESC`,
     { streamId: stream.id, userId: actor.user.id },
   );
   return found.map((t) => ({ name: t.name, max_id: Number(t.max_id) })).sort((a, b) => b.max_id - a.max_id);

@@ -28,8 +28,7 @@ export async function accessibleMessage(
   const { db, realm, user } = actor;
   const found = await one<MessageRow & { user_flags: string[] | null }>(
     db,
-    `SELECT m.*, ${REACTIONS_SQL}, um.flags AS user_flags FROM chat.messages m
-     LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
+    `SELECT m.*, ${REACTIONS_SQL}, chat.message_flags(:userId, m.id) AS user_flags FROM chat.messages m
      WHERE m.id = :messageId AND m.realm_id = :realmId ${forUpdate ? 'FOR UPDATE OF m' : ''}`,
     { messageId, userId: user.id, realmId: realm.id },
     t,

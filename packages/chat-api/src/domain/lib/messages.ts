@@ -5,6 +5,7 @@ import { one, rows } from '../sql.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { userByEmailVisibleTo, userById, usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
+import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 
 export interface MessageRow {
   id: string;
@@ -55,8 +56,8 @@ export async function resolveStream(actor: Actor, to: string | number): Promise<
 export async function maxMessageId(db: Sequelize, userId: number): Promise<number> {
   const max = await one<{ id: string | null }>(
     db,
-    'SELECT max(message_id) AS id FROM chat.user_messages WHERE user_id = :userId',
-    { userId },
+    `SELECT max(id) AS id FROM (${receivedMessages({ order: 'DESC', limit: 'one' })}) m`,
+    { userId, one: 1 },
   );
   return max?.id ? Number(max.id) : -1;
 }
@@ -132,21 +133,14 @@ export async function getMessages(
         throw new JsonableError(`Invalid narrow operator: unknown operator`);
     }
   }
-  // A channel whose history the user may read is read from the messages themselves; messages the
-  // user never received carry Zulip's flags for such history.
-  const base = historyOf
-    ? `FROM chat.messages m LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
-       WHERE ${['m.stream_id = :historyOf', ...where].join(' AND ')}`
-    : `FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
-       WHERE ${['um.user_id = :userId', ...where].join(' AND ')}`;
   if (historyOf) repl.historyOf = historyOf.id;
   // `first_unread`: the oldest unread message of the narrow, else as `newest` (Zulip's rule).
   let anchor = query.anchor;
   if (anchor === 'first_unread') {
     const unread = await one<{ id: string }>(
       db,
-      `SELECT m.id ${base} AND um.user_id IS NOT NULL AND NOT ('read' = ANY (um.flags)) ORDER BY m.id LIMIT 1`,
-      repl,
+      `SELECT id FROM (${receivedMessages({ where, unread: true, order: 'ASC', limit: 'one' })}) m`,
+      { ...repl, one: 1 },
     );
     anchor = unread ? unread.id : 'newest';
   }
@@ -154,17 +148,29 @@ export async function getMessages(
   const anchorId = newest ? Number.MAX_SAFE_INTEGER : anchor === 'oldest' ? 0 : Number(anchor);
   if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId))
     throw new JsonableError('Invalid anchor');
-  const flags = `${REACTIONS_SQL}, COALESCE(um.flags, ARRAY['read', 'historical']) AS flags`;
-  const before = await rows<MessageRow & { flags: string[] }>(
-    db,
-    `SELECT m.*, ${flags} ${base} AND m.id < :anchor ORDER BY m.id DESC LIMIT :n`,
-    { ...repl, anchor: anchorId, n: query.numBefore + 1 },
-  );
-  const after = await rows<MessageRow & { flags: string[] }>(
-    db,
-    `SELECT m.*, ${flags} ${base} AND m.id >= :anchor ORDER BY m.id ASC LIMIT :n`,
-    { ...repl, anchor: anchorId, n: query.numAfter + 2 },
-  );
+  const page = (side: 'before' | 'after') => {
+    const condition = side === 'before' ? 'm.id < :anchor' : 'm.id >= :anchor';
+    const order = side === 'before' ? 'DESC' : 'ASC';
+    // A channel whose history the user may read is read from the messages themselves; messages
+    // the user never received carry Zulip's flags for such history.
+    return historyOf
+      ? `SELECT m.*, ${REACTIONS_SQL},
+           COALESCE(${USER_FLAGS}, ARRAY['read', 'historical']) AS flags
+         FROM chat.messages m ${USER_FLAGS_JOINS} WHERE ${['m.stream_id = :historyOf', condition, ...where].join(' AND ')}
+         ORDER BY m.id ${order} LIMIT :n`
+      : `SELECT m.*, ${REACTIONS_SQL}
+         FROM (${receivedMessages({ where: [condition, ...where], order, limit: 'n' })}) m ORDER BY m.id ${order}`;
+  };
+  const before = await rows<MessageRow & { flags: string[] }>(db, page('before'), {
+    ...repl,
+    anchor: anchorId,
+    n: query.numBefore + 1,
+  });
+  const after = await rows<MessageRow & { flags: string[] }>(db, page('after'), {
+    ...repl,
+    anchor: anchorId,
+    n: query.numAfter + 2,
+  });
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();

@@ -1,6 +1,7 @@
 import type { Sequelize } from '@muse/core';
 import { rows } from '../sql.ts';
 import { VISIBILITY } from './user-topics.ts';
+import { receivedMessages } from './user-messages.ts';
 
 /** Zulip sends at most this many unread messages in `unread_msgs` (and says when it left some out). */
 const MAX_UNREAD = 50000;
@@ -22,16 +23,15 @@ interface UnreadRow {
 export async function unreadMessages(db: Sequelize, userId: number): Promise<Record<string, unknown>> {
   const found = await rows<UnreadRow>(
     db,
-    `SELECT m.id, m.sender_id, m.stream_id, m.topic, m.recipient_ids, um.flags,
+    `SELECT m.id, m.sender_id, m.stream_id, m.topic, m.recipient_ids, m.flags,
        COALESCE(ut.visibility_policy = :mutedTopic, false)
          OR (COALESCE(s.is_muted, false) AND COALESCE(ut.visibility_policy NOT IN (:unmuted, :followed), true))
          AS muted
-     FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
-     LEFT JOIN chat.subscriptions s ON s.user_id = um.user_id AND s.stream_id = m.stream_id
-     LEFT JOIN chat.user_topics ut ON ut.user_id = um.user_id AND ut.stream_id = m.stream_id
+     FROM (${receivedMessages({ unread: true, order: 'DESC', limit: 'limit' })}) m
+     LEFT JOIN chat.subscriptions s ON s.user_id = :userId AND s.stream_id = m.stream_id
+     LEFT JOIN chat.user_topics ut ON ut.user_id = :userId AND ut.stream_id = m.stream_id
        AND lower(ut.topic) = lower(m.topic)
-     WHERE um.user_id = :userId AND NOT ('read' = ANY (um.flags))
-     ORDER BY m.id DESC LIMIT :limit`,
+     ORDER BY m.id DESC`,
     {
       userId,
       limit: MAX_UNREAD + 1,
@@ -87,7 +87,7 @@ export async function unreadMessages(db: Sequelize, userId: number): Promise<Rec
   };
 }
 
-/** Ids of the user's starred messages, oldest first. */
+/** Ids of the user's starred messages, oldest first (a flag no default carries: always a row). */
 export async function starredMessageIds(db: Sequelize, userId: number): Promise<number[]> {
   const found = await rows<{ message_id: string }>(
     db,

@@ -1,0 +1,56 @@
+/*
+ * The one place that knows how "a user's messages with their flags" are stored (migration 1070):
+ * a row in `chat.user_messages` where the flags differ from the default (every direct message,
+ * a channel message's exceptions), and the channel messages inside the user's subscription
+ * spans, whose flags are the default (`chat.default_flags`: read for the sender and at or below
+ * the span's watermark, `wildcard_mentioned` when the message mentions everyone). Readers select
+ * from `receivedMessages(...)` as they selected from `user_messages` joined to `messages`.
+ */
+
+export interface ReceivedQuery {
+  /** Conditions on the message `m` (narrow terms, an anchor), ANDed; the user is `:userId`. */
+  where?: string[];
+  /** Only messages the user has not read. */
+  unread?: boolean;
+  /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
+  order?: 'ASC' | 'DESC';
+  limit?: string;
+}
+
+/**
+ * A subquery (use it as `FROM (…) m`) of the user's messages: every column of `chat.messages`,
+ * `flags` (text[]), and `explicit` (whether a flags row holds them). Each branch is index-driven:
+ * the user's rows by primary key (or the unread index), and per span the channel's messages by
+ * `(stream_id, id)` from the span's start or watermark, each limited before the union.
+ */
+export function receivedMessages(query: ReceivedQuery = {}): string {
+  const where = query.where?.length ? query.where.join(' AND ') : 'true';
+  const order = query.order ?? 'DESC';
+  const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
+  const explicit = `SELECT m.*, um.flags, true AS explicit
+    FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
+    WHERE um.user_id = :userId AND (${where}) ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
+    ${query.limit ? `ORDER BY um.message_id ${order} LIMIT :${query.limit}` : ''}`;
+  const spans = `SELECT m.*,
+      chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) AS flags,
+      false AS explicit
+    FROM chat.subscription_spans sp CROSS JOIN LATERAL (
+      SELECT m.* FROM chat.messages m
+      WHERE m.stream_id = sp.stream_id AND m.id >= sp.from_id AND (sp.to_id IS NULL OR m.id <= sp.to_id)
+        AND (${where}) ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
+        AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
+      ${tail}) m
+    WHERE sp.user_id = :userId`;
+  return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+}
+
+/**
+ * For reading a channel's history: joins that find the user's flags on each message `m` (their
+ * row, else the default inside a span), and the expression, NULL where they never received it.
+ * A join per row rather than `chat.message_flags`, so a page of a channel is one nested loop.
+ */
+export const USER_FLAGS_JOINS = `LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
+  LEFT JOIN chat.subscription_spans sp ON sp.user_id = :userId AND sp.stream_id = m.stream_id
+    AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)`;
+export const USER_FLAGS = `COALESCE(um.flags, CASE WHEN sp.user_id IS NOT NULL
+  THEN chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) END)`;
