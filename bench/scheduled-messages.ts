@@ -161,6 +161,7 @@ const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | und
 async function handOver(second: number) {
   const timerFired: number[] = [];
   const activityStarted: number[] = [];
+  const attempts: number[] = [];
   await pool(scheduledIds.length, 8, async (i) => {
     const history = await stack.temporal.workflow
       .getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, scheduledIds[i]!))
@@ -170,10 +171,17 @@ async function handOver(second: number) {
     const started = events.filter((event) => event.activityTaskStartedEventAttributes).at(-1);
     if (fired) timerFired.push(eventMs(fired.eventTime) - second * 1000);
     if (started) activityStarted.push(eventMs(started.eventTime) - second * 1000);
+    if (started) attempts.push(started.activityTaskStartedEventAttributes!.attempt ?? 1);
   });
   return {
     timer_fired_after_due: summary(timerFired),
-    ...(activityStarted.length ? { delivery_activity_started_after_due: summary(activityStarted) } : {}),
+    // The last attempt's start: an attempt that timed out (no heartbeat in time) was retried.
+    ...(activityStarted.length
+      ? {
+          delivery_activity_started_after_due: summary(activityStarted),
+          delivery_attempts: { max: Math.max(...attempts), retried: attempts.filter((n) => n > 1).length },
+        }
+      : {}),
   };
 }
 
