@@ -1,7 +1,7 @@
 /**
  * Scheduled delivery during a generation burst (issue 22 item 5):
  *   node bench/burst-delivery.ts [--generations 2000] [--messages 20] [--upstream-seconds 120]
- *                                [--delivery-pool]
+ *                                [--delivery-pool] [--wake-early <seconds>]
  *
  * One `muse-server worker` process serves every workload (MUSE_WORKER_WORKLOADS=all: one
  * Temporal worker per workload's task queue, each with its own slots; with `--delivery-pool`, a
@@ -9,7 +9,7 @@
  * `muse-server content-api` process takes the submits; the messaging API, the load and a slow
  * fake upstream (a Replicate-style predictions API answering after `upstream-seconds`, polled
  * every second) run here. First, with nothing else running, `messages` direct messages are
- * scheduled one due per second (from 10 s on) and each one's lateness is measured: from its
+ * scheduled one due per second (from 10 s plus the wake-early window on) and each one's lateness is measured: from its
  * `scheduled_delivery_timestamp` to the `message` event reaching the recipient's waiting
  * `GET /events`. Then the same number of messages is scheduled the same way, `generations` tasks
  * are submitted at once right after, and the messages fall due while the tasks are being
@@ -25,6 +25,7 @@ import { QueryTypes } from 'sequelize';
 import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
 import { createTokenSigner } from '@muse/content-api';
 import { startFakeReplicate } from '../test/support/fakes/replicate.ts';
+import { chatClient, type ChatUser } from './chat-client.ts';
 import { freePort, ratio, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
@@ -33,8 +34,13 @@ const { values } = parseArgs({
     messages: { type: 'string', default: '20' },
     'upstream-seconds': { type: 'string', default: '120' },
     'delivery-pool': { type: 'boolean', default: false },
+    'wake-early': { type: 'string' },
   },
 });
+/** MUSE_DELIVERY_WAKE_EARLY_SECONDS of the messaging API (which starts the workflows); default the configuration's. */
+const wakeEarly: Record<string, string> = values['wake-early']
+  ? { MUSE_DELIVERY_WAKE_EARLY_SECONDS: values['wake-early'] }
+  : {};
 const GENERATIONS = Number(values.generations);
 const MESSAGES = Number(values.messages);
 const UPSTREAM_SECONDS = Number(values['upstream-seconds']);
@@ -44,7 +50,12 @@ const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', impor
 const subdomain = `burst${Date.now()}`;
 const stack = await startBenchStack({
   temporal: true,
-  env: { TEMPORAL_TASK_QUEUE: 'bench', MUSE_CHAT_DEFAULT_REALM: subdomain, MUSE_CHAT_HEARTBEAT_MS: '1000' },
+  env: {
+    TEMPORAL_TASK_QUEUE: 'bench',
+    MUSE_CHAT_DEFAULT_REALM: subdomain,
+    MUSE_CHAT_HEARTBEAT_MS: '1000',
+    ...wakeEarly,
+  },
 });
 const { db } = stack;
 const env = {
@@ -114,34 +125,25 @@ const generatorId = ((await created.json()) as { id: string }).id;
 // The messaging side, served here.
 await createOrganization(db, { subdomain, name: 'Bench' });
 const [sender, recipient] = await Promise.all(
-  ['sender', 'recipient'].map((name) =>
-    createChatUser(db, { subdomain, email: `${name}-${subdomain}@example.com`, fullName: name, role: 400 }),
-  ),
-);
+  ['sender', 'recipient'].map(async (name) => {
+    const user = await createChatUser(db, {
+      subdomain,
+      email: `${name}-${subdomain}@example.com`,
+      fullName: name,
+      role: 400,
+    });
+    return { id: user.id, delivery_email: user.delivery_email, api_key: user.api_key };
+  }),
+).then((users) => users as [ChatUser & { id: number }, ChatUser & { id: number }]);
 const chat = await stack.serve(createChatApp(stack));
-async function chatApi(
-  user: typeof sender,
-  method: string,
-  path: string,
-  params: Record<string, string>,
-): Promise<Record<string, unknown>> {
-  const body = new URLSearchParams(params).toString();
-  const inQuery = method === 'GET';
-  const response = await fetch(`${chat.url}/api/v1${path}${inQuery ? `?${body}` : ''}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${user!.delivery_email}:${user!.api_key}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    ...(inQuery ? {} : { body }),
-  });
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (answer.result !== 'success') throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer;
-}
+const chatApi = chatClient(chat.url);
 
-/** How far ahead the first message of a phase is due: its messages are all created before then. */
-const LEAD_SECONDS = 10;
+/**
+ * How far ahead the first message of a phase is due: its messages are all created before then,
+ * and each one's workflow wakes (MUSE_DELIVERY_WAKE_EARLY_SECONDS before its time) after that,
+ * so during the burst the wake-ups too meet the generation backlog.
+ */
+const LEAD_SECONDS = 10 + stack.config.MUSE_DELIVERY_WAKE_EARLY_SECONDS;
 
 /**
  * Schedules MESSAGES direct messages named `<label> <i>`, one due per second from LEAD_SECONDS
@@ -157,7 +159,7 @@ async function schedule(label: string): Promise<{ label: string; queueId: string
     dueAt.map((due, i) =>
       chatApi(sender, 'POST', '/scheduled_messages', {
         type: 'direct',
-        to: JSON.stringify([recipient!.id]),
+        to: JSON.stringify([recipient.id]),
         content: `${label} ${i}`,
         scheduled_delivery_timestamp: String(due / 1000),
       }),
@@ -251,7 +253,7 @@ if (stillInFlight === 0)
 
 const [delivered] = await db.query<{ total: string; distinct: string }>(
   `SELECT count(*) AS total, count(DISTINCT content) AS distinct FROM chat.messages WHERE sender_id = :sender`,
-  { replacements: { sender: sender!.id }, type: QueryTypes.SELECT },
+  { replacements: { sender: sender.id }, type: QueryTypes.SELECT },
 );
 if (Number(delivered!.total) !== 2 * MESSAGES || Number(delivered!.distinct) !== 2 * MESSAGES)
   throw new Error(
@@ -264,6 +266,7 @@ console.log(
       generations: GENERATIONS,
       worker_processes: pools,
       upstream_seconds: UPSTREAM_SECONDS,
+      wake_early_seconds: stack.config.MUSE_DELIVERY_WAKE_EARLY_SECONDS,
       submit_seconds: +submitSeconds.toFixed(1),
       generations_in_flight_after_last_due: stillInFlight,
       upstream_predictions_created: upstream.predictionsCreated(),

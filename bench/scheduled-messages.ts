@@ -1,84 +1,81 @@
 /**
- * Scheduled-delivery benchmark: `node bench/scheduled-messages.ts [count] [concurrency]`
- * (or `npm run bench -- scheduled-messages`). Starts an embedded Postgres, a Temporal dev server,
- * a worker and the messaging API, schedules `count` direct messages (default 1,000) for the
- * same second through POST /scheduled_messages, and measures, for each, the delay from that
- * second to the `message` event reaching the recipient's waiting GET /events. Baseline from the
- * same run: the same number of plain POST /messages fired at one instant, measured from that
- * instant to their events. The API, the worker and the load generator share one process; the
- * CPU time per message of it, of Temporal's dev server and of Postgres is printed for both. Every
- * scheduled message must be delivered exactly once (the bench fails otherwise).
+ * Scheduled-delivery benchmark: `node bench/scheduled-messages.ts [count] [concurrency]
+ * [--wake-early <seconds>]` (or `npm run bench -- scheduled-messages`). Starts an embedded
+ * Postgres, a Temporal dev server, a `muse-server worker` serving the delivery queue (its own
+ * process, as in production) and the messaging API (in this process, beside the load),
+ * schedules `count` direct messages (default 1,000) for the same second through
+ * POST /scheduled_messages, and measures, for each, the delay from that second to the `message`
+ * event reaching the recipient's waiting GET /events. Baseline from the same run: the same
+ * number of plain POST /messages fired at one instant, measured from that instant to their
+ * events. The CPU time per message of this process, the worker, Temporal's dev server and
+ * Postgres is printed for both, and for the scheduled ones how long before their second Temporal
+ * had handed them to the worker (`--wake-early`: MUSE_DELIVERY_WAKE_EARLY_SECONDS, default the
+ * configuration's). Every scheduled message must be delivered exactly once (the bench fails
+ * otherwise).
  */
-import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
-import { taskQueueOf } from '@muse/core';
-import { createWorker } from '@muse/temporal';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  createChatApp,
+  createChatUser,
+  createOrganization,
+  scheduledMessageWorkflowId,
+} from '@muse/chat-api';
 import { QueryTypes } from 'sequelize';
-import { cpuMeter, ownChildNamed, startBenchStack } from './lib.ts';
+import { chatClient, type ChatUser } from './chat-client.ts';
+import { cpuMeter, freePort, ownChildNamed, startBenchStack, startProcess } from './lib.ts';
 
-const COUNT = Number(process.argv[2] ?? 1000);
-const CONCURRENCY = Number(process.argv[3] ?? 16);
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { 'wake-early': { type: 'string' } },
+});
+const COUNT = Number(positionals[0] ?? 1000);
+const CONCURRENCY = Number(positionals[1] ?? 16);
 const WARM_UP = 40;
+const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+const wakeEarly: Record<string, string> = values['wake-early']
+  ? { MUSE_DELIVERY_WAKE_EARLY_SECONDS: values['wake-early'] }
+  : {};
 
 const subdomain = `sched${Date.now()}`;
 const stack = await startBenchStack({
   temporal: true,
-  env: { TEMPORAL_TASK_QUEUE: 'bench', MUSE_CHAT_DEFAULT_REALM: subdomain, MUSE_CHAT_HEARTBEAT_MS: '1000' },
+  env: {
+    TEMPORAL_TASK_QUEUE: 'bench',
+    MUSE_CHAT_DEFAULT_REALM: subdomain,
+    MUSE_CHAT_HEARTBEAT_MS: '1000',
+    ...wakeEarly,
+  },
 });
 const { db, config } = stack;
 await createOrganization(db, { subdomain, name: 'Bench' });
 const [sender, recipient] = await Promise.all(
-  ['sender', 'recipient'].map((name) =>
-    createChatUser(db, { subdomain, email: `${name}-${subdomain}@example.com`, fullName: name, role: 400 }),
-  ),
-);
+  ['sender', 'recipient'].map(async (name) => {
+    const user = await createChatUser(db, {
+      subdomain,
+      email: `${name}-${subdomain}@example.com`,
+      fullName: name,
+      role: 400,
+    });
+    return { id: user.id, delivery_email: user.delivery_email, api_key: user.api_key };
+  }),
+).then((users) => users as [ChatUser & { id: number }, ChatUser & { id: number }]);
 const server = await stack.serve(createChatApp(stack));
-const worker = await createWorker({
-  address: config.TEMPORAL_ADDRESS!,
-  namespace: config.TEMPORAL_NAMESPACE,
-  taskQueues: [taskQueueOf(config, 'delivery')],
-  deps: stack,
-});
-const running = worker.run();
-
-const authOf = (user: { delivery_email: string; api_key: string }) =>
-  `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString('base64')}`;
-async function api(
-  user: typeof sender,
-  method: string,
-  path: string,
-  params: Record<string, string>,
-): Promise<Record<string, unknown>> {
-  const body = new URLSearchParams(params).toString();
-  const inQuery = method === 'GET';
-  const response = await withRetry(() =>
-    fetch(`${server.url}/api/v1${path}${inQuery ? `?${body}` : ''}`, {
-      method,
-      headers: { authorization: authOf(user!), 'content-type': 'application/x-www-form-urlencoded' },
-      ...(inQuery ? {} : { body }),
-    }),
-  );
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (answer.result !== 'success') throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/**
- * A connection reset by the server as it is reused is tried again (a repeated create only adds a
- * sample), and so is a 503 "try again" (the scheduler did not answer in time on a busy machine:
- * the API removed that scheduled message, so nothing is delivered twice).
- */
-async function withRetry(send: () => Promise<Response>, attempts = 5): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const response = await send();
-      if (response.status !== 503 || attempt >= attempts) return response;
-      await response.arrayBuffer();
-    } catch (error) {
-      const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
-      if (code !== 'ECONNRESET' || attempt >= attempts) throw error;
-    }
-  }
-}
+const api = chatClient(server.url);
+const workerPort = await freePort();
+const worker = await startProcess(
+  [serverMain, 'worker'],
+  {
+    ...stack.serverEnv,
+    TEMPORAL_TASK_QUEUE: 'bench',
+    MUSE_DATA_DIR: stack.workDir,
+    MUSE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    MUSE_WORKER_WORKLOADS: 'delivery',
+    MUSE_WORKER_METRICS_PORT: String(workerPort),
+  },
+  workerPort,
+);
 
 /** Runs `task(i)` for i < count with `concurrency` in flight. */
 async function pool(
@@ -131,7 +128,7 @@ async function deliveredOnce(): Promise<void> {
   const [row] = await db.query<{ distinct: string; total: string }>(
     `SELECT count(DISTINCT content) AS distinct, count(*) AS total FROM chat.messages
       WHERE content LIKE 'scheduled %' AND sender_id = :sender`,
-    { replacements: { sender: sender!.id }, type: QueryTypes.SELECT },
+    { replacements: { sender: sender.id }, type: QueryTypes.SELECT },
   );
   if (Number(row!.distinct) !== COUNT || Number(row!.total) !== COUNT)
     throw new Error(
@@ -142,26 +139,65 @@ async function deliveredOnce(): Promise<void> {
 const register = async () =>
   String((await api(recipient, 'POST', '/register', { event_types: JSON.stringify(['message']) })).queue_id);
 
-const create = (i: number, second: number) =>
-  api(sender, 'POST', '/scheduled_messages', {
+const scheduledIds: number[] = [];
+const create = async (content: string, second: number) => {
+  const answer = await api(sender, 'POST', '/scheduled_messages', {
     type: 'direct',
-    to: JSON.stringify([recipient!.id]),
-    content: `scheduled ${i}`,
+    to: JSON.stringify([recipient.id]),
+    content,
     scheduled_delivery_timestamp: String(second),
   });
+  return Number(answer.scheduled_message_id);
+};
+
+/** Milliseconds of a history event's time. */
+const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
+
+/**
+ * From each delivered workflow's history, after the run: when its last timer fired and (woken
+ * early) when its delivery activity started, in ms after the due second (negative: before).
+ */
+async function handOver(second: number) {
+  const timerFired: number[] = [];
+  const activityStarted: number[] = [];
+  const attempts: number[] = [];
+  await pool(scheduledIds.length, 8, async (i) => {
+    const history = await stack.temporal.workflow
+      .getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, scheduledIds[i]!))
+      .fetchHistory();
+    const events = history.events ?? [];
+    const fired = events.filter((event) => event.timerFiredEventAttributes).at(-1);
+    const started = events.filter((event) => event.activityTaskStartedEventAttributes).at(-1);
+    if (fired) timerFired.push(eventMs(fired.eventTime) - second * 1000);
+    if (started) activityStarted.push(eventMs(started.eventTime) - second * 1000);
+    if (started) attempts.push(started.activityTaskStartedEventAttributes!.attempt ?? 1);
+  });
+  return {
+    timer_fired_after_due: summary(timerFired),
+    // The last attempt's start: an attempt that timed out (no heartbeat in time) was retried.
+    ...(activityStarted.length
+      ? {
+          delivery_activity_started_after_due: summary(activityStarted),
+          delivery_attempts: { max: Math.max(...attempts), retried: attempts.filter((n) => n > 1).length },
+        }
+      : {}),
+  };
+}
 
 // 0. Warm-up, scheduled a day ahead: measures how fast this machine creates them now, so the
 // chosen second leaves time to create all COUNT (with a wide margin: the machine may get busier).
 const warmUpStarted = performance.now();
 const tomorrow = Math.ceil(Date.now() / 1000) + 86_400;
-await pool(WARM_UP, CONCURRENCY, (i) => create(-i, tomorrow));
+await pool(WARM_UP, CONCURRENCY, (i) => create(`warm-up ${i}`, tomorrow));
 const warmUpRate = WARM_UP / ((performance.now() - warmUpStarted) / 1000);
-const leadSeconds = Math.ceil((COUNT / warmUpRate) * 3) + 15;
+// The workflows wake MUSE_DELIVERY_WAKE_EARLY_SECONDS before the second: after the creates.
+const leadSeconds = Math.ceil((COUNT / warmUpRate) * 3) + 15 + config.MUSE_DELIVERY_WAKE_EARLY_SECONDS;
 
 // 1. COUNT messages for one second, far enough ahead that creating them ends before it.
 const second = Math.ceil(Date.now() / 1000) + leadSeconds;
 const createStarted = performance.now();
-await pool(COUNT, CONCURRENCY, (i) => create(i, second));
+await pool(COUNT, CONCURRENCY, async (i) => scheduledIds.push(await create(`scheduled ${i}`, second)));
 const createSeconds = (performance.now() - createStarted) / 1000;
 if (Date.now() > second * 1000 - 1000) {
   console.error(
@@ -171,7 +207,8 @@ if (Date.now() > second * 1000 - 1000) {
 }
 const scheduledQueue = await register();
 const cpuSources = {
-  'API + worker + load': process.pid,
+  'API + load': process.pid,
+  worker: worker.child.pid ?? 0,
   Temporal: ownChildNamed('start-dev') ?? 0,
   Postgres: stack.postgresCpuMs,
 };
@@ -188,7 +225,7 @@ const fired = Date.now();
 const sending = pool(COUNT, COUNT, (i) =>
   api(sender, 'POST', '/messages', {
     type: 'direct',
-    to: JSON.stringify([recipient!.id]),
+    to: JSON.stringify([recipient.id]),
     content: `direct ${i}`,
   }),
 );
@@ -197,6 +234,7 @@ await sending;
 const baselineCpu = perMessage(meter());
 const baseline = summary(baselineArrivals.map((t) => t - fired));
 await deliveredOnce();
+const handedOver = await handOver(second);
 
 console.log(
   JSON.stringify(
@@ -204,18 +242,19 @@ console.log(
       scheduled_for_one_second: COUNT,
       create_requests_per_second: Math.round(COUNT / createSeconds),
       scheduled_seconds_ahead: leadSeconds,
+      wake_early_seconds: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS,
       delivery_delay_from_timestamp: scheduled,
+      temporal_hand_over_ms: handedOver,
       baseline_plain_sends_at_one_instant: baseline,
       p99_ratio_to_baseline: +(scheduled.p99_ms / baseline.p99_ms).toFixed(2),
       target: `p99 ≤ 1.5× the plain sends': ${scheduled.p99_ms <= 1.5 * baseline.p99_ms ? 'met' : 'not met'}`,
       cpu_ms_per_message: { scheduled: scheduledCpu, plain_sends: baselineCpu },
       delivered_once: true,
-      note: 'API, worker, Temporal dev server, Postgres and load generator share this machine',
+      note: 'API + load, worker, Temporal dev server and Postgres share this machine',
     },
     null,
     2,
   ),
 );
-worker.shutdown();
-await running;
+await worker.stop();
 await stack.stop();

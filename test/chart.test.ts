@@ -185,7 +185,11 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
       valueFrom: { secretKeyRef: { name: 'muse-auth', key: 'jwt-secret' } },
     });
     const config = find(manifests, 'ConfigMap', 'muse')!;
-    expect(config.data).toMatchObject({ MUSE_TRUST_PROXY: 'false', MUSE_CONTENT_METRICS_PORT: '9464' });
+    expect(config.data).toMatchObject({
+      MUSE_TRUST_PROXY: 'false',
+      MUSE_CONTENT_METRICS_PORT: '9464',
+      MUSE_DELIVERY_WAKE_EARLY_SECONDS: '30',
+    });
     const job = manifests.find((m) => m.kind === 'Job')!;
     expect(job.metadata!.name).toMatch(/^muse-migrate-[0-9a-f]{10}$/);
     expect(job.metadata!.annotations?.['helm.sh/hook']).toBeUndefined();
@@ -205,6 +209,7 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
           'worker.pools[0].workloads=delivery\\,payments',
         ],
         ...['--set', 'worker.pools[0].activitySlots=50', '--set', 'worker.pools[0].replicaCount=2'],
+        ...['--set', 'worker.pools[0].deliverySlots=3000'],
       ],
     );
     const envOf = (name: string) =>
@@ -222,6 +227,7 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(envOf('muse-worker-delivery')).toEqual({
       MUSE_WORKER_WORKLOADS: 'delivery,payments',
       MUSE_WORKER_ACTIVITY_SLOTS: '50',
+      MUSE_WORKER_DELIVERY_SLOTS: '3000',
     });
     const pool = find(manifests, 'Deployment', 'muse-worker-delivery')!;
     expect(pool.spec.replicas).toBe(2);

@@ -79,7 +79,14 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   workflowBundle?: WorkflowBundleOption;
   /** Workflow and activity tasks each queue's worker runs at once (unset: Temporal's defaults). */
-  slots?: { workflowTasks?: number; activities?: number };
+  slots?: Slots;
+  /** A queue's own slots, over `slots` (the delivery queue's waiting deliveries each hold an activity slot). */
+  queueSlots?: Record<string, Slots>;
+}
+
+export interface Slots {
+  workflowTasks?: number;
+  activities?: number;
 }
 
 let runtimeInstalled = false;
@@ -129,6 +136,7 @@ export async function createWorker({
   deps,
   workflowBundle,
   slots = {},
+  queueSlots = {},
 }: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
   const bundle = workflowBundle ?? (await bundleWorkflows());
@@ -136,8 +144,9 @@ export async function createWorker({
   const activities = createActivities(deps);
   const tracing = Boolean(activeTracing());
   const workers = await Promise.all(
-    [...new Set(taskQueues)].map((taskQueue) =>
-      Worker.create({
+    [...new Set(taskQueues)].map((taskQueue) => {
+      const own = { ...slots, ...queueSlots[taskQueue] };
+      return Worker.create({
         connection,
         namespace,
         taskQueue,
@@ -148,10 +157,10 @@ export async function createWorker({
           activity: tracing ? [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] : [],
         },
         sinks: workflowSinks(),
-        ...(slots.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: slots.workflowTasks } : {}),
-        ...(slots.activities ? { maxConcurrentActivityTaskExecutions: slots.activities } : {}),
-      }),
-    ),
+        ...(own.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: own.workflowTasks } : {}),
+        ...(own.activities ? { maxConcurrentActivityTaskExecutions: own.activities } : {}),
+      });
+    }),
   );
   const shutdown = () => {
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -15,8 +15,12 @@ import {
 
 /**
  * Exactly one delivery of a scheduled message, whatever happens around it: the worker holding
- * its timer is killed (SIGKILL) and replaced, or two API processes edit it at the same time.
+ * its timer, or its delivery waiting for the time, is killed (SIGKILL) and replaced, or two API
+ * processes edit it at the same time.
  */
+/** Temporal's `PendingActivityState` of an activity a worker is running. */
+const PENDING_ACTIVITY_STATE_STARTED = 2;
+
 describe('scheduled message delivery survives crashes and concurrent edits', () => {
   let stack: TestStack;
   let alice: TestUser;
@@ -56,7 +60,8 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
 
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
+    // Messages due in more than 5 s wait for a timer first, then in the worker.
+    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000', MUSE_DELIVERY_WAKE_EARLY_SECONDS: '5' });
     await makeOrganization(stack);
     alice = await makeUser(stack);
     bob = await makeUser(stack);
@@ -100,6 +105,41 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
     ]);
     expect(await handle.result()).toBe('delivered');
     expect(await deliveredCount('crash-proof')).toBe(1);
+  }, 240_000);
+
+  it('a worker killed while a delivery waits in it for the time is replaced; sent once, not early', async () => {
+    const bobQueue = (
+      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
+    ).body.queue_id as string;
+    const { server: first } = await start('worker');
+    const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content: 'waited through a crash',
+      scheduled_delivery_timestamp: secondsFromNow(12),
+    });
+    const id = created.body.scheduled_message_id as number;
+    const handle = workflowOf(id);
+    // Woken 5 s early, the delivery activity now sleeps in the only worker.
+    for (;;) {
+      const { raw } = await handle.describe();
+      if (raw.pendingActivities?.[0]?.state === PENDING_ACTIVITY_STATE_STARTED) break;
+      await sleep(100);
+    }
+    await kill(first);
+    expect(await deliveredCount('waited through a crash')).toBe(0);
+
+    // Its heartbeats stop: Temporal retries the attempt on the new worker.
+    await start('worker');
+    await waitForEvents(stack.chatUrl, bob, bobQueue, (seen) => seen.length > 0, 90_000);
+    expect(await handle.result()).toBe('delivered');
+    expect(await deliveredCount('waited through a crash')).toBe(1);
+    const [row] = await stack.database.db.query<{ late_ms: number }>(
+      `SELECT (extract(epoch FROM delivered_at - deliver_at) * 1000)::float8 AS late_ms
+         FROM chat.scheduled_messages WHERE id = :id`,
+      { replacements: { id }, type: QueryTypes.SELECT },
+    );
+    expect(row!.late_ms).toBeGreaterThanOrEqual(0);
   }, 240_000);
 
   it('two API processes editing the same scheduled message concurrently: one delivery, of the last edit', async () => {

@@ -2,8 +2,20 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverScheduledMessage, scheduledMessageWorkflowId } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, secondsFromNow, waitForEvents, type TestUser } from './support.ts';
+import {
+  call,
+  makeOrganization,
+  makeUser,
+  secondsFromNow,
+  waitForEvents,
+  waitUntil,
+  type TestUser,
+} from './support.ts';
 import { expectZulipComponent, expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
+
+const WAKE_EARLY_SECONDS = 10;
+/** Temporal's `PendingActivityState` of an activity a worker is running. */
+const PENDING_ACTIVITY_STATE_STARTED = 2;
 
 describe('scheduled messages over HTTP, delivered by a real Temporal worker', () => {
   let stack: TestStack;
@@ -36,7 +48,11 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
 
   beforeAll(async () => {
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
+    // Workflows hand each message to the worker WAKE_EARLY_SECONDS before its time.
+    stack = await startTestStack({
+      MUSE_CHAT_HEARTBEAT_MS: '1000',
+      MUSE_DELIVERY_WAKE_EARLY_SECONDS: String(WAKE_EARLY_SECONDS),
+    });
     await makeOrganization(stack);
     admin = await makeUser(stack, { role: 200 });
     alice = await makeUser(stack);
@@ -477,6 +493,173 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     expect(await deliverScheduledMessage(stack.database.db, stack.config, id)).toEqual(once);
     await workflowOf(id).cancel();
   });
+
+  /** How long after its time each message with this content prefix was sent (ms; negative: early). */
+  const sendTimes = (prefix: string) =>
+    stack.database.db.query<{ content: string; late_ms: number }>(
+      `SELECT m.content, (extract(epoch FROM s.delivered_at - s.deliver_at) * 1000)::float8 AS late_ms
+         FROM chat.messages m JOIN chat.scheduled_messages s ON s.delivered_message_id = m.id
+        WHERE m.content LIKE :prefix`,
+      { replacements: { prefix: `${prefix}%` }, type: QueryTypes.SELECT },
+    );
+  /** A scheduled message whose workflow waits an hour, then made due `ms` from now in the database only. */
+  const dueIn = async (content: string, ms: number) => {
+    const created = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content,
+      scheduled_delivery_timestamp: secondsFromNow(3600),
+    });
+    const id = created.body.scheduled_message_id as number;
+    await moveInDatabase(id, ms);
+    return id;
+  };
+  /** An edit made behind the API's back (its workflow is not told): a new time and version. */
+  const moveInDatabase = (id: number, ms: number) =>
+    stack.database.db.query(
+      `UPDATE chat.scheduled_messages SET deliver_at = now() + make_interval(secs => :seconds), version = version + 1
+        WHERE id = :id`,
+      { replacements: { id, seconds: ms / 1000 } },
+    );
+  const attempt = (id: number, untilMs: number) =>
+    deliverScheduledMessage(stack.database.db, stack.config, id, undefined, { untilMs });
+
+  it('attempts started before the time wait for it: five, 2 s early, send once and none before the time', async () => {
+    const id = await dueIn('waited for', 2000);
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => attempt(id, Date.now() + 10_000)));
+    const sent = await sendTimes('waited for');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.late_ms).toBeGreaterThanOrEqual(0);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(outcomes.map(() => 'delivered'));
+    await workflowOf(id).cancel();
+  });
+
+  it('an attempt does not wait past its limit: a message due after it is answered pending, unsent', async () => {
+    const id = await dueIn('beyond the limit', 3000);
+    const outcome = await attempt(id, Date.now() + 1000);
+    expect(outcome).toMatchObject({ status: 'pending', plan: { version: 2 } });
+    expect(await sendTimes('beyond the limit')).toEqual([]);
+    await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
+  });
+
+  it('a waiting attempt honours the row at the time: moved later it waits on or answers pending; deleted, gone', async () => {
+    const later = await dueIn('moved later', 1000);
+    const farther = await dueIn('moved beyond', 1000);
+    const deleted = await dueIn('deleted while waiting', 1000);
+    const attempts = [
+      attempt(later, Date.now() + 10_000),
+      attempt(farther, Date.now() + 10_000),
+      attempt(deleted, Date.now() + 10_000),
+    ];
+    // While they wait: one moves within the attempt's limit, one beyond it, one is deleted.
+    await moveInDatabase(later, 3000);
+    await moveInDatabase(farther, 3_600_000);
+    expect((await call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice)).status).toBe(200);
+    const [laterOutcome, fartherOutcome, deletedOutcome] = await Promise.all(attempts);
+    expect(laterOutcome!.status).toBe('delivered');
+    const [sent] = await sendTimes('moved later');
+    expect(sent!.late_ms).toBeGreaterThanOrEqual(0);
+    expect(fartherOutcome).toMatchObject({ status: 'pending', plan: { version: 3 } });
+    expect(await sendTimes('moved beyond')).toEqual([]);
+    expect(deletedOutcome).toEqual({ status: 'gone' });
+    expect(await messagesWith('deleted while waiting')).toEqual([]);
+    for (const id of [later, farther]) await workflowOf(id).cancel();
+  });
+
+  /** When the workflow handed the message to its delivery activity (the activity's scheduled event), in ms. */
+  const handedOverAt = async (id: number) => {
+    const history = await workflowOf(id).fetchHistory();
+    const scheduled = history.events?.find((event) => event.activityTaskScheduledEventAttributes);
+    if (!scheduled) return undefined;
+    return Number(scheduled.eventTime!.seconds) * 1000 + (scheduled.eventTime!.nanos ?? 0) / 1e6;
+  };
+  const deliverAtOf = async (id: number) => {
+    const [row] = await stack.database.db.query<{ ms: number }>(
+      'SELECT (extract(epoch FROM deliver_at) * 1000)::float8 AS ms FROM chat.scheduled_messages WHERE id = :id',
+      { replacements: { id }, type: QueryTypes.SELECT },
+    );
+    return row!.ms;
+  };
+
+  it('at the edges of the wake-early window: handed to the worker before the time, sent once, never early', async () => {
+    const bobQueue = await register(bob, ['message']);
+    // Inside the window when created, at its edge, and beyond it (the timer wakes the workflow first).
+    const ids = await Promise.all(
+      [2, WAKE_EARLY_SECONDS, WAKE_EARLY_SECONDS + 3].map(async (seconds, i) => {
+        const created = await schedule(alice, {
+          type: 'direct',
+          to: [bob.id],
+          content: `edge ${i}`,
+          scheduled_delivery_timestamp: secondsFromNow(seconds),
+        });
+        return created.body.scheduled_message_id as number;
+      }),
+    );
+    await waitForEvents(url(), bob, bobQueue, (seen) => seen.length >= ids.length, 90_000);
+    for (const id of ids) {
+      expect(await workflowOf(id).result()).toBe('delivered');
+      expect(await handedOverAt(id)).toBeLessThan(await deliverAtOf(id));
+    }
+    const sent = await sendTimes('edge ');
+    expect(sent.map((row) => row.content).sort()).toEqual(['edge 0', 'edge 1', 'edge 2']);
+    expect(sent.filter((row) => row.late_ms < 0)).toEqual([]);
+  }, 120_000);
+
+  /** A message due in `seconds`, once its delivery activity waits in the worker. */
+  const waitingInWorker = async (content: string, seconds: number) => {
+    const created = await schedule(alice, {
+      type: 'direct',
+      to: [bob.id],
+      content,
+      scheduled_delivery_timestamp: secondsFromNow(seconds),
+    });
+    const id = created.body.scheduled_message_id as number;
+    await waitUntil(
+      async () => {
+        const { raw } = await workflowOf(id).describe();
+        return raw.pendingActivities?.[0]?.state === PENDING_ACTIVITY_STATE_STARTED;
+      },
+      'the delivery activity to start',
+      60_000,
+    );
+    return id;
+  };
+
+  it('edits while the delivery waits in the worker: a later or an earlier time is kept, a deletion sends nothing', async () => {
+    const bobQueue = await register(bob, ['message']);
+    const [later, earlier, deleted] = await Promise.all([
+      waitingInWorker('wait later', WAKE_EARLY_SECONDS + 15),
+      waitingInWorker('wait earlier', WAKE_EARLY_SECONDS + 15),
+      waitingInWorker('wait deleted', WAKE_EARLY_SECONDS + 15),
+    ]);
+    // Each waits in the worker for a time 5-15 s away: one moves 20 s on, one to 3 s from now.
+    const [laterAt, earlierAt] = [secondsFromNow(20), secondsFromNow(3)];
+    const edits = await Promise.all([
+      call(url(), 'PATCH', `/scheduled_messages/${later}`, alice, {
+        content: 'waited later',
+        scheduled_delivery_timestamp: laterAt,
+      }),
+      call(url(), 'PATCH', `/scheduled_messages/${earlier}`, alice, {
+        content: 'waited less',
+        scheduled_delivery_timestamp: earlierAt,
+      }),
+      call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice),
+    ]);
+    expect(edits.map((edit) => edit.status)).toEqual([200, 200, 200]);
+    const events = await waitForEvents(url(), bob, bobQueue, (seen) => seen.length >= 2, 90_000);
+    expect(events.map((event) => (event.message as { content: string }).content)).toEqual([
+      '<p>waited less</p>',
+      '<p>waited later</p>',
+    ]);
+    expect(await workflowOf(deleted).result()).toBe('cancelled');
+    for (const id of [later, earlier]) expect(await workflowOf(id).result()).toBe('delivered');
+    const sent = Object.fromEntries((await sendTimes('waited ')).map((row) => [row.content, row.late_ms]));
+    // Each at or after its new time; the earlier one well before its old one.
+    expect(sent['waited later']).toBeGreaterThanOrEqual(0);
+    expect(sent['waited less']).toBeGreaterThanOrEqual(0);
+    expect(sent['waited less']).toBeLessThan(5000);
+    expect(await messagesWith('wait deleted')).toEqual([]);
+  }, 120_000);
 
   it('GET /scheduled_messages needs authentication', async () => {
     const reply = await call(url(), 'GET', '/scheduled_messages', null);

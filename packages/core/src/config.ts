@@ -34,6 +34,14 @@ export interface Config {
   /** Worker processes: workflow and activity tasks run at once, per workload (unset: Temporal's defaults). */
   MUSE_WORKER_WORKFLOW_SLOTS?: number;
   MUSE_WORKER_ACTIVITY_SLOTS?: number;
+  /**
+   * Worker processes: activities the delivery queue's worker runs at once (not
+   * MUSE_WORKER_ACTIVITY_SLOTS). Each scheduled message due within MUSE_DELIVERY_WAKE_EARLY_SECONDS
+   * holds one while it waits for its time.
+   */
+  MUSE_WORKER_DELIVERY_SLOTS: number;
+  /** Scheduled messages: how long before its time a delivery is handed to the worker, which waits for the instant. */
+  MUSE_DELIVERY_WAKE_EARLY_SECONDS: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -182,6 +190,8 @@ const schema: JSONSchemaType<Config> = {
     },
     MUSE_WORKER_WORKFLOW_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
+    MUSE_WORKER_DELIVERY_SLOTS: { type: 'integer', minimum: 1, default: 2000 },
+    MUSE_DELIVERY_WAKE_EARLY_SECONDS: { type: 'integer', minimum: 0, maximum: 3600, default: 30 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },

@@ -1,6 +1,17 @@
+import { Context } from '@temporalio/activity';
 import type { Config, Logger, Sequelize } from '@muse/core';
 import type { DeliveryOutcome } from '@muse/chat-api/delivery-contract';
-import { createPushSender, deliverScheduledMessage, pushForMessage } from '@muse/chat-api/workflow-steps';
+import {
+  createPushSender,
+  deliverScheduledMessage,
+  pushForMessage,
+  type DeliveryWait,
+} from '@muse/chat-api/workflow-steps';
+
+/** How often a waiting delivery heartbeats (Temporal throttles what it sends to 80% of the timeout). */
+const HEARTBEAT_EVERY_MS = 3_000;
+/** A local activity started by a timer that fired a moment before the worker's clock says so waits that moment. */
+const TIMER_SKEW_MS = 1_000;
 
 /**
  * Thin: the rules and the once-only guard live in the messaging API's domain code. A message
@@ -8,14 +19,43 @@ import { createPushSender, deliverScheduledMessage, pushForMessage } from '@muse
  */
 export function createScheduledMessageActivities(deps: { db: Sequelize; config: Config; logger: Logger }) {
   const push = createPushSender(deps.config, deps.logger);
-  return {
-    deliverScheduledMessage(scheduledMessageId: number): Promise<DeliveryOutcome> {
-      return deliverScheduledMessage(deps.db, deps.config, scheduledMessageId, async (sender, messageId) => {
+  const deliver = (scheduledMessageId: number, wait: DeliveryWait) =>
+    deliverScheduledMessage(
+      deps.db,
+      deps.config,
+      scheduledMessageId,
+      async (sender, messageId) => {
         if (!push) return;
         await pushForMessage(sender, push, messageId, deps.logger).catch((error: unknown) =>
           deps.logger.warn({ err: error, messageId }, 'push notifications failed'),
         );
-      });
+      },
+      wait,
+    );
+  return {
+    /** The local activity of workflows started before they woke early: run at the time. */
+    deliverScheduledMessage(scheduledMessageId: number): Promise<DeliveryOutcome> {
+      return deliver(scheduledMessageId, { untilMs: Date.now() + TIMER_SKEW_MS });
+    },
+    /**
+     * Started up to `waitMs` before the time: waits for it here, holding an activity slot (not a
+     * workflow task), heartbeating so that a dead worker's attempts are retried elsewhere, and
+     * stopping when the attempt is cancelled (a new time, a deletion) or the worker shuts down.
+     */
+    async deliverScheduledMessageWhenDue(
+      scheduledMessageId: number,
+      waitMs: number,
+    ): Promise<DeliveryOutcome> {
+      const context = Context.current();
+      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        return await deliver(scheduledMessageId, {
+          untilMs: Date.now() + waitMs,
+          signal: context.cancellationSignal,
+        });
+      } finally {
+        clearInterval(heartbeat);
+      }
     },
   };
 }

@@ -14,6 +14,17 @@ export const RESCHEDULE_SIGNAL = 'reschedule';
 export const scheduledMessageWorkflowId = (taskQueue: string, scheduledMessageId: number) =>
   `${taskQueue}/scheduled-message-${scheduledMessageId}`;
 
+/** How the workflow runs, fixed when it starts (the messaging API's configuration). */
+export interface DeliveryOptions {
+  /**
+   * How long before its time the workflow wakes and hands the message to a delivery attempt,
+   * which waits for the instant in the worker: Temporal's work for a message (timer, workflow
+   * task, activity start) is then done before it is due, not queued behind every other message
+   * due at the same instant. 0: the attempt starts at the time.
+   */
+  wakeEarlyMs: number;
+}
+
 /** When to deliver, as of the edit numbered `version` (edits of one message are numbered in commit order). */
 export interface DeliveryPlan {
   version: number;

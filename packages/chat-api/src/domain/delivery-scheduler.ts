@@ -5,6 +5,7 @@ import {
   RESCHEDULE_SIGNAL,
   SCHEDULED_MESSAGE_WORKFLOW,
   scheduledMessageWorkflowId,
+  type DeliveryOptions,
   type DeliveryPlan,
 } from './delivery-contract.ts';
 import type { DeliveryScheduler } from './actions/scheduled-messages.ts';
@@ -22,6 +23,7 @@ export function temporalScheduler(
   config: Config,
   logger: Logger,
 ): DeliveryScheduler {
+  const options: DeliveryOptions = { wakeEarlyMs: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS * 1000 };
   return {
     async schedule(id: number, plan: DeliveryPlan) {
       try {
@@ -29,7 +31,7 @@ export function temporalScheduler(
           temporal.workflow.signalWithStart(SCHEDULED_MESSAGE_WORKFLOW, {
             taskQueue: taskQueueOf(config, 'delivery'),
             workflowId: scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id),
-            args: [id, plan],
+            args: [id, plan, options],
             signal: RESCHEDULE_SIGNAL,
             signalArgs: [plan],
           }),

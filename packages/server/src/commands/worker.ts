@@ -29,6 +29,8 @@ export async function runWorker(config: Config): Promise<void> {
       workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
       activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
     },
+    // Scheduled messages due within the wake-early window each wait in an activity slot.
+    queueSlots: { [taskQueueOf(config, 'delivery')]: { activities: config.MUSE_WORKER_DELIVERY_SLOTS } },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
   const reconcile = () =>

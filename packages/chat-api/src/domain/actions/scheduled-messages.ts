@@ -1,6 +1,7 @@
 // One file on purpose (about 360 lines): a scheduled message's whole life (create, edit, delete,
 // deliver) turns on one row and its version, and the once-only delivery reads best beside the
 // edits it races with.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { platformMetrics, type Config, type Sequelize } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
@@ -32,9 +33,6 @@ export interface ScheduledDestination {
 /** `direct`/`private` and `channel`/`stream` are the same kinds; the stored and answered names are the legacy ones. */
 export const scheduledType = (type: 'direct' | 'channel' | 'stream' | 'private'): 'stream' | 'private' =>
   type === 'channel' || type === 'stream' ? 'stream' : 'private';
-
-/** Sending a message is checked again at the time; "too early" is allowed within this margin of timer skew. */
-const DUE_MARGIN_MS = 250;
 
 const planOf = (row: ScheduledRow): DeliveryPlan => ({
   version: row.version,
@@ -250,6 +248,14 @@ export async function deleteScheduledMessage(
   await scheduler.cancel(id);
 }
 
+/** How long a delivery attempt may wait for its message's time (see `readWhenDue`). */
+export interface DeliveryWait {
+  /** The latest time (epoch ms) worth waiting for; a message due later is answered `pending`. */
+  untilMs: number;
+  /** Stops the wait (the attempt was cancelled, or the worker is stopping). */
+  signal?: AbortSignal;
+}
+
 /**
  * Delivers a due scheduled message, at most once: the message is sent, and the scheduled one
  * marked delivered, in one transaction that first re-reads the row locked and checks it is the
@@ -263,8 +269,9 @@ export async function deliverScheduledMessage(
   id: number,
   /** Runs once the message this call sent is committed (push notifications); never for a repeat. */
   afterSend?: (sender: Actor, messageId: number) => Promise<void>,
+  wait?: DeliveryWait,
 ): Promise<DeliveryOutcome> {
-  const row = await one<ScheduledRow>(db, 'SELECT * FROM chat.scheduled_messages WHERE id = :id', { id });
+  const row = await readWhenDue(db, id, wait);
   const early = unsendable(row);
   if (early) return early;
   const checked = row!;
@@ -315,13 +322,32 @@ export async function deliverScheduledMessage(
   return outcome;
 }
 
+/**
+ * The row as it is at its time: a message still to send that falls due by `wait.untilMs` is
+ * waited for (in this process), then read again, so an edit or a deletion made meanwhile counts;
+ * an edit to a later time still within `untilMs` is waited for in turn. The wait never ends
+ * before the time, so nothing is sent early.
+ */
+async function readWhenDue(
+  db: Sequelize,
+  id: number,
+  wait?: DeliveryWait,
+): Promise<ScheduledRow | undefined> {
+  for (;;) {
+    const row = await one<ScheduledRow>(db, 'SELECT * FROM chat.scheduled_messages WHERE id = :id', { id });
+    const dueAt = row && !row.delivered_at && !row.failed ? new Date(row.deliver_at).getTime() : 0;
+    if (!wait || dueAt <= Date.now() || dueAt > wait.untilMs) return row;
+    // A timer can end a millisecond before the wall clock reaches the time.
+    while (Date.now() < dueAt) await sleep(dueAt - Date.now(), undefined, { signal: wait.signal });
+  }
+}
+
 /** Why a row cannot be sent now: deleted, delivered already, failed (awaiting a new time), or not due yet. */
 function unsendable(row: ScheduledRow | undefined): DeliveryOutcome | undefined {
   if (!row) return { status: 'gone' };
   if (row.delivered_at) return { status: 'delivered', messageId: Number(row.delivered_message_id) };
   if (row.failed) return { status: 'failed', reason: row.failure_message ?? '' };
-  if (new Date(row.deliver_at).getTime() > Date.now() + DUE_MARGIN_MS)
-    return { status: 'pending', plan: planOf(row) };
+  if (new Date(row.deliver_at).getTime() > Date.now()) return { status: 'pending', plan: planOf(row) };
   return undefined;
 }
 
