@@ -75,8 +75,10 @@ ENV NODE_ENV=production \
     # Every workspace package exports its compiled output under the `compiled` condition and its
     # sources otherwise, so development needs no flag and no build; every `node` here names it.
     # A young generation of 2 MB semi-spaces instead of V8's default (up to 64 MB on a large
-    # host) and two malloc arenas: bench/memory.ts and the README's "Memory" for the figures.
-    NODE_OPTIONS="--conditions=compiled --max-semi-space-size=2" \
+    # host) and two malloc arenas; --expose-gc lets an API process collect its start's garbage
+    # once, before it listens (packages/server/src/commands/api.ts). bench/memory.ts and the
+    # README's "Memory" for the figures.
+    NODE_OPTIONS="--conditions=compiled --max-semi-space-size=2 --expose-gc" \
     MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=production /app ./

@@ -18,10 +18,10 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
 import { startFakeS3, type FakeS3 } from '../support/fakes/s3.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../support/fakes/code-receivers.ts';
 import { FrameChecker, wsClient, type Frame } from '../support/sockets.ts';
+import { startLocalServices } from '../../tools/k8s/local-services.ts';
 import { eventually } from '../../tools/k8s/poll.ts';
 
 const run = promisify(execFile);
@@ -193,7 +193,6 @@ function randomPhone(): string {
 }
 
 describe('the chart on a real Kubernetes node', () => {
-  const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'k8s-e2e');
   const stops: (() => Promise<unknown>)[] = [];
   let workDir: string;
   let database: pg.Pool;
@@ -225,19 +224,8 @@ describe('the chart on a real Kubernetes node', () => {
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-k8s-e2e-'));
-    const postgres = await startEmbeddedPostgres({
-      dataDir: path.join(workDir, 'postgres'),
-      port: await freePort(),
-      logger,
-      persistent: false,
-    });
-    stops.push(postgres.stop);
-    const temporal = await startDevTemporal({
-      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-      port: await freePort(),
-      logger,
-    });
-    stops.push(temporal.stop);
+    const services = await startLocalServices(workDir, 'k8s-e2e');
+    stops.push(services.stop);
     const s3Credentials = {
       bucket: 'muse',
       accessKeyId: 'muse-e2e',
@@ -248,12 +236,12 @@ describe('the chart on a real Kubernetes node', () => {
     stops.push(() => s3.close());
     receiver = await startWebhookReceiver(codeSecret);
     stops.push(() => receiver.close());
-    database = new pg.Pool({ connectionString: postgres.databaseUrl });
+    database = new pg.Pool({ connectionString: services.databaseUrl });
     stops.push(() => database.end());
 
     const portOf = (url: string) => Number(new URL(url.includes('://') ? url : `tcp://${url}`).port);
     const relays = await Promise.all([
-      ...[postgres.databaseUrl, temporal.address, s3.url].map((url) => relay(portOf(url))),
+      ...[services.databaseUrl, services.temporalAddress, s3.url].map((url) => relay(portOf(url))),
       relay(portOf(receiver.url), await nodeCertificate(workDir)),
     ]);
     for (const r of relays) stops.push(r.close);
@@ -271,7 +259,7 @@ describe('the chart on a real Kubernetes node', () => {
       valuesFile,
       JSON.stringify({
         image: { repository, tag, pullPolicy: 'Never' },
-        database: { url: postgres.databaseUrl.replace(/@127\.0\.0\.1:\d+/, `@${pgRelay.address}`) },
+        database: { url: services.databaseUrl.replace(/@127\.0\.0\.1:\d+/, `@${pgRelay.address}`) },
         temporal: { address: temporalRelay.address, taskQueue: 'muse-e2e' },
         auth: { generateJwtSecret: true, secretsKey: randomBytes(32).toString('base64') },
         s3: {

@@ -2,8 +2,10 @@
  * Runs the image as the chart runs it (read-only root, uid 1000, /tmp world-writable as an
  * emptyDir) against a real Postgres and Temporal dev server on this machine: `migrate`, then the
  * content API, the messaging API and the worker, each its own container on the host network.
- * Passes when both APIs answer /readyz 200 and the worker serves its metrics port (it opens it only
- * after its workflow bundle is built and it has connected to Temporal). Prints the time from `docker run` to each of those.
+ * Passes when both APIs answer /readyz 200, the worker serves its metrics port (it opens it only
+ * after its workflow bundle is built and it has connected to Temporal), and the API reference
+ * pages (/docs of both, /docs/asyncapi of the content API) load every file they name with 200.
+ * Prints the time from `docker run` to each of the first three.
  *
  *   node tools/k8s/image-check.ts muse:e2e        (DOCKER_HOST as for the build; .ci/k8s.sh runs it)
  */
@@ -13,13 +15,13 @@ import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
+import { freePort } from '@muse/core';
+import { startLocalServices } from './local-services.ts';
 import { answers200, eventually } from './poll.ts';
 
 const run = promisify(execFile);
 const image = process.argv[2];
 if (!image) throw new Error('usage: node tools/k8s/image-check.ts IMAGE');
-const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'image-check');
 const prefix = `muse-image-check-${randomBytes(3).toString('hex')}`;
 const containers: string[] = [];
 
@@ -57,22 +59,37 @@ async function secondsUntil(
   throw new Error(`${name}: ${url} did not answer 200 (${state})\n${logs.stdout ?? ''}${logs.stderr ?? ''}`);
 }
 
+/**
+ * A reference page and everything it loads answer 200 from the container: the page's own
+ * scripts, styles and icon (the renderers' files, served from their packages: the Dockerfile
+ * prunes around them), and the documents its init script fetches. Returns how many answered.
+ */
+async function pageLoads(base: string, page: string): Promise<number> {
+  const get = async (target: string) => {
+    const answer = await fetch(new URL(target, base));
+    if (answer.status !== 200) throw new Error(`${page}: ${target} answered ${answer.status}`);
+    return answer.text();
+  };
+  const html = await get(page);
+  const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1]!);
+  if (!assets.some((asset) => asset.endsWith('.js'))) throw new Error(`${page} loads no script`);
+  const documents = new Set<string>();
+  for (const asset of assets) {
+    const body = await get(asset);
+    // The page's init script fetches the document it renders (`fetch('/openapi.json')`).
+    if (asset.endsWith('init.js'))
+      for (const match of body.matchAll(/fetch\((['"])(\/[^'"]+)\1\)/g)) documents.add(match[2]!);
+  }
+  if (!documents.size) throw new Error(`${page}: its init script fetches no document`);
+  for (const document of documents) JSON.parse(await get(document));
+  return 1 + assets.length + documents.size;
+}
+
 const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-image-check-'));
 const stops: (() => Promise<unknown>)[] = [() => rm(workDir, { recursive: true, force: true })];
 try {
-  const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(workDir, 'postgres'),
-    port: await freePort(),
-    logger,
-    persistent: false,
-  });
-  stops.push(postgres.stop);
-  const temporal = await startDevTemporal({
-    cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-    port: await freePort(),
-    logger,
-  });
-  stops.push(temporal.stop);
+  const services = await startLocalServices(workDir, 'image-check');
+  stops.push(services.stop);
   const [content, chat, contentMetrics, chatMetrics, workerMetrics] = await Promise.all(
     [1, 2, 3, 4, 5].map(() => freePort()),
   );
@@ -80,8 +97,8 @@ try {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     MUSE_HOST: '127.0.0.1',
-    DATABASE_URL: postgres.databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
+    DATABASE_URL: services.databaseUrl,
+    TEMPORAL_ADDRESS: services.temporalAddress,
     TEMPORAL_TASK_QUEUE: prefix,
     MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
     MUSE_SECRETS_KEY: randomBytes(32).toString('base64'),
@@ -119,6 +136,18 @@ try {
     secondsUntil('chat-api', `http://127.0.0.1:${chat}/readyz`, started),
     secondsUntil('worker', `http://127.0.0.1:${workerMetrics}/metrics`, started),
   ]);
+  // The reference pages: both APIs' /docs, and the content API's AsyncAPI page.
+  const pages = [
+    [content, '/docs'],
+    [content, '/docs/asyncapi'],
+    [chat, '/docs'],
+  ] as const;
+  for (const [port, page] of pages) {
+    const answered = await pageLoads(`http://127.0.0.1:${port}`, page);
+    console.log(
+      `image-check: ${page} on port ${port}: the page and its ${answered - 1} files and documents answer 200`,
+    );
+  }
   console.log(
     `image-check: docker run → content-api /readyz ${contentReady.toFixed(1)} s, chat-api /readyz ${chatReady.toFixed(1)} s, worker serving ${workerReady.toFixed(1)} s`,
   );

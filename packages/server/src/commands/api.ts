@@ -57,6 +57,7 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     throw error;
   });
   const app = service.create(runtime);
+  releaseStartGarbage();
   const server = await listen(app, {
     host: config.MUSE_HOST,
     port: service.port(config),
@@ -80,4 +81,15 @@ export async function runApi(name: ApiName, config: Config): Promise<void> {
     await runtime.close();
     await tracing?.shutdown();
   });
+}
+
+/**
+ * Loading the modules and building the app leave 20–40 MB of garbage in V8's old generation. V8
+ * collects it when that generation grows again, which an idle process never makes it do (and its
+ * memory reducer counts the start's allocations as a busy process's), so the pages stay resident.
+ * Where the process may call the collector (the image runs node with --expose-gc), one full,
+ * memory-reducing collection before listening returns them: no request waits on it.
+ */
+function releaseStartGarbage(): void {
+  globalThis.gc?.({ type: 'major', flavor: 'last-resort' });
 }
