@@ -22,11 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
+import { createChatApp } from '@muse/chat-api';
 import { createTokenSigner } from '@muse/content-api';
 import { startFakeReplicate } from '../test/support/fakes/replicate.ts';
-import { chatClient, type ChatUser } from './chat-client.ts';
-import { freePort, ratio, startBenchStack, startProcess } from './lib.ts';
+import { chatClient } from './chat-client.ts';
+import { freePort, ratio, senderAndRecipient, startBenchStack, startProcess } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -123,18 +123,7 @@ if (created.status !== 201)
 const generatorId = ((await created.json()) as { id: string }).id;
 
 // The messaging side, served here.
-await createOrganization(db, { subdomain, name: 'Bench' });
-const [sender, recipient] = await Promise.all(
-  ['sender', 'recipient'].map(async (name) => {
-    const user = await createChatUser(db, {
-      subdomain,
-      email: `${name}-${subdomain}@example.com`,
-      fullName: name,
-      role: 400,
-    });
-    return { id: user.id, delivery_email: user.delivery_email, api_key: user.api_key };
-  }),
-).then((users) => users as [ChatUser & { id: number }, ChatUser & { id: number }]);
+const [sender, recipient] = await senderAndRecipient(db, subdomain);
 const chat = await stack.serve(createChatApp(stack));
 const chatApi = chatClient(chat.url);
 

@@ -28,9 +28,10 @@ import {
 } from '@muse/core';
 import { QueryTypes } from 'sequelize';
 import { contentMigrations, createTokenSigner } from '@muse/content-api';
-import { chatMigrations } from '@muse/chat-api';
+import { chatMigrations, createChatUser, createOrganization } from '@muse/chat-api';
 import { createTemporalClient } from '@muse/temporal';
 import type { BareKind } from './bare.ts';
+import type { ChatUser } from './chat-client.ts';
 
 export interface LoadResult {
   name: string;
@@ -398,4 +399,22 @@ export async function collectGarbage(inspectPort: number): Promise<void> {
     socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
   });
   socket.close();
+}
+
+/** A messaging organization `subdomain` with two members, a sender and a recipient, for the delivery benches. */
+export async function senderAndRecipient(
+  db: Sequelize,
+  subdomain: string,
+): Promise<[ChatUser & { id: number }, ChatUser & { id: number }]> {
+  await createOrganization(db, { subdomain, name: 'Bench' });
+  const member = async (name: string) => {
+    const user = await createChatUser(db, {
+      subdomain,
+      email: `${name}-${subdomain}@example.com`,
+      fullName: name,
+      role: 400,
+    });
+    return { id: user.id, delivery_email: user.delivery_email, api_key: user.api_key };
+  };
+  return Promise.all([member('sender'), member('recipient')]);
 }

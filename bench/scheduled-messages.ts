@@ -16,15 +16,17 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  createChatApp,
-  createChatUser,
-  createOrganization,
-  scheduledMessageWorkflowId,
-} from '@muse/chat-api';
+import { createChatApp, scheduledMessageWorkflowId } from '@muse/chat-api';
 import { QueryTypes } from 'sequelize';
-import { chatClient, type ChatUser } from './chat-client.ts';
-import { cpuMeter, freePort, ownChildNamed, startBenchStack, startProcess } from './lib.ts';
+import { chatClient } from './chat-client.ts';
+import {
+  cpuMeter,
+  freePort,
+  ownChildNamed,
+  senderAndRecipient,
+  startBenchStack,
+  startProcess,
+} from './lib.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -49,18 +51,7 @@ const stack = await startBenchStack({
   },
 });
 const { db, config } = stack;
-await createOrganization(db, { subdomain, name: 'Bench' });
-const [sender, recipient] = await Promise.all(
-  ['sender', 'recipient'].map(async (name) => {
-    const user = await createChatUser(db, {
-      subdomain,
-      email: `${name}-${subdomain}@example.com`,
-      fullName: name,
-      role: 400,
-    });
-    return { id: user.id, delivery_email: user.delivery_email, api_key: user.api_key };
-  }),
-).then((users) => users as [ChatUser & { id: number }, ChatUser & { id: number }]);
+const [sender, recipient] = await senderAndRecipient(db, subdomain);
 const server = await stack.serve(createChatApp(stack));
 const api = chatClient(server.url);
 const workerPort = await freePort();
