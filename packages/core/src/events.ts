@@ -54,7 +54,9 @@ export class EventBus implements MessageBus {
    * writer's commit waits on the instance-wide NOTIFY lock), over the listening connection.
    */
   async publish(channel: string, payload: unknown): Promise<void> {
-    await this.inTurn((client) => client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]));
+    await this.inTurn((client) =>
+      client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]),
+    );
   }
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
@@ -69,7 +71,8 @@ export class EventBus implements MessageBus {
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
       this.handlers.delete(channel);
-      if (this.client) await this.inTurn((client) => client.query(`UNLISTEN ${quoteIdentifier(channel)}`)).catch(() => {});
+      if (this.client)
+        await this.inTurn((client) => client.query(`UNLISTEN ${quoteIdentifier(channel)}`)).catch(() => {});
     };
   }
 
