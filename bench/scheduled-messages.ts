@@ -5,7 +5,8 @@
  * process, as in production) and the messaging API (in this process, beside the load),
  * schedules `count` direct messages (default 1,000) for the same second through
  * POST /scheduled_messages, and measures, for each, the delay from that second to the `message`
- * event reaching the recipient's waiting GET /events. Baseline from the same run: the same
+ * event reaching the recipient's waiting GET /events. Baseline from the same run, first (on the
+ * idle stack, so nothing of the scheduled phase runs beside it): the same
  * number of plain POST /messages fired at one instant, measured from that instant to their
  * events. The CPU time per message of this process, the worker, Temporal's dev server and
  * Postgres is printed for both, and for the scheduled ones how long before their second Temporal
@@ -176,42 +177,16 @@ async function handOver(second: number) {
   };
 }
 
-// 0. Warm-up, scheduled a day ahead: measures how fast this machine creates them now, so the
-// chosen second leaves time to create all COUNT (with a wide margin: the machine may get busier).
-const warmUpStarted = performance.now();
-const tomorrow = Math.ceil(Date.now() / 1000) + 86_400;
-await pool(WARM_UP, CONCURRENCY, (i) => create(`warm-up ${i}`, tomorrow));
-const warmUpRate = WARM_UP / ((performance.now() - warmUpStarted) / 1000);
-// The workflows wake MUSE_DELIVERY_WAKE_EARLY_SECONDS before the second: after the creates.
-const leadSeconds = Math.ceil((COUNT / warmUpRate) * 3) + 15 + config.MUSE_DELIVERY_WAKE_EARLY_SECONDS;
-
-// 1. COUNT messages for one second, far enough ahead that creating them ends before it.
-const second = Math.ceil(Date.now() / 1000) + leadSeconds;
-const createStarted = performance.now();
-await pool(COUNT, CONCURRENCY, async (i) => scheduledIds.push(await create(`scheduled ${i}`, second)));
-const createSeconds = (performance.now() - createStarted) / 1000;
-if (Date.now() > second * 1000 - 1000) {
-  console.error(
-    `creating ${COUNT} took ${createSeconds.toFixed(1)} s, past the chosen second: raise lead-seconds`,
-  );
-  process.exit(1);
-}
-const scheduledQueue = await register();
 const cpuSources = {
   'API + load': process.pid,
   worker: worker.child.pid ?? 0,
   Temporal: ownChildNamed('start-dev') ?? 0,
   Postgres: stack.postgresCpuMs,
 };
-let meter = cpuMeter(cpuSources);
-const scheduledArrivals = await collect(scheduledQueue, COUNT);
-const scheduledCpu = perMessage(meter());
-const scheduled = summary(scheduledArrivals.map((t) => t - second * 1000));
-console.log(JSON.stringify({ scheduled_for_one_second: COUNT, delivery_delay_from_timestamp: scheduled }));
 
-// 2. Baseline: the same number of plain sends fired at one instant.
+// 0. Baseline first, on an idle stack: the same number of plain sends fired at one instant.
 const baselineQueue = await register();
-meter = cpuMeter(cpuSources);
+let meter = cpuMeter(cpuSources);
 const fired = Date.now();
 const sending = pool(COUNT, COUNT, (i) =>
   api(sender, 'POST', '/messages', {
@@ -224,6 +199,34 @@ const baselineArrivals = await collect(baselineQueue, COUNT);
 await sending;
 const baselineCpu = perMessage(meter());
 const baseline = summary(baselineArrivals.map((t) => t - fired));
+
+// 1. Warm-up, scheduled a day ahead: measures how fast this machine creates them now, so the
+// chosen second leaves time to create all COUNT (with a wide margin: the machine may get busier).
+const warmUpStarted = performance.now();
+const tomorrow = Math.ceil(Date.now() / 1000) + 86_400;
+await pool(WARM_UP, CONCURRENCY, (i) => create(`warm-up ${i}`, tomorrow));
+const warmUpRate = WARM_UP / ((performance.now() - warmUpStarted) / 1000);
+// The workflows wake MUSE_DELIVERY_WAKE_EARLY_SECONDS before the second: after the creates.
+const leadSeconds = Math.ceil((COUNT / warmUpRate) * 3) + 15 + config.MUSE_DELIVERY_WAKE_EARLY_SECONDS;
+
+// 2. COUNT messages for one second, far enough ahead that creating them ends before it.
+const second = Math.ceil(Date.now() / 1000) + leadSeconds;
+const createStarted = performance.now();
+await pool(COUNT, CONCURRENCY, async (i) => scheduledIds.push(await create(`scheduled ${i}`, second)));
+const createSeconds = (performance.now() - createStarted) / 1000;
+if (Date.now() > second * 1000 - 1000) {
+  console.error(
+    `creating ${COUNT} took ${createSeconds.toFixed(1)} s, past the chosen second: raise lead-seconds`,
+  );
+  process.exit(1);
+}
+const scheduledQueue = await register();
+meter = cpuMeter(cpuSources);
+const scheduledArrivals = await collect(scheduledQueue, COUNT);
+const scheduledCpu = perMessage(meter());
+const scheduled = summary(scheduledArrivals.map((t) => t - second * 1000));
+console.log(JSON.stringify({ scheduled_for_one_second: COUNT, delivery_delay_from_timestamp: scheduled }));
+
 await deliveredOnce();
 const handedOver = await handOver(second);
 

@@ -58,6 +58,25 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   };
   const workflowOf = (id: number) =>
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
+  /**
+   * Bob's event queue, the only worker on the task queue, and Alice's direct message to Bob
+   * scheduled `seconds` ahead: the set-up of each worker-kill test.
+   */
+  const scheduleForBob = async (content: string, seconds: number) => {
+    const bobQueue = (
+      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
+    ).body.queue_id as string;
+    const { server: worker } = await start('worker');
+    const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
+      type: 'direct',
+      to: [bob.id],
+      content,
+      scheduled_delivery_timestamp: secondsFromNow(seconds),
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.scheduled_message_id as number;
+    return { bobQueue, worker, id, handle: workflowOf(id) };
+  };
 
   beforeAll(async () => {
     // Messages due in more than 5 s wait for a timer first, then in the worker.
@@ -73,19 +92,8 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   afterAll(() => stack.stop());
 
   it('a worker killed while the timer runs is replaced; the message is delivered exactly once', async () => {
-    const bobQueue = (
-      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
-    ).body.queue_id as string;
-    const { server: first } = await start('worker');
-    const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
-      type: 'direct',
-      to: [bob.id],
-      content: 'crash-proof',
-      // Far enough ahead for a busy machine: the timer must still be running when the worker dies.
-      scheduled_delivery_timestamp: secondsFromNow(15),
-    });
-    expect(created.status).toBe(200);
-    const handle = workflowOf(created.body.scheduled_message_id as number);
+    // Far enough ahead for a busy machine: the timer must still be running when the worker dies.
+    const { bobQueue, worker: first, handle } = await scheduleForBob('crash-proof', 15);
     // The only worker on this task queue has run the workflow up to its durable timer.
     for (;;) {
       const history = await handle.fetchHistory();
@@ -108,18 +116,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   }, 240_000);
 
   it('a worker killed while a delivery waits in it for the time is replaced; sent once, not early', async () => {
-    const bobQueue = (
-      await call(stack.chatUrl, 'POST', '/register', bob, { event_types: ['message'], apply_markdown: true })
-    ).body.queue_id as string;
-    const { server: first } = await start('worker');
-    const created = await call(stack.chatUrl, 'POST', '/scheduled_messages', alice, {
-      type: 'direct',
-      to: [bob.id],
-      content: 'waited through a crash',
-      scheduled_delivery_timestamp: secondsFromNow(12),
-    });
-    const id = created.body.scheduled_message_id as number;
-    const handle = workflowOf(id);
+    const { bobQueue, worker: first, id, handle } = await scheduleForBob('waited through a crash', 12);
     // Woken 5 s early, the delivery activity now sleeps in the only worker.
     for (;;) {
       const { raw } = await handle.describe();
