@@ -33,12 +33,14 @@ export async function runWorker(config: Config): Promise<void> {
     queueSlots: { [taskQueueOf(config, 'delivery')]: { activities: config.MUSE_WORKER_DELIVERY_SLOTS } },
   });
   // Rescues tasks charged by an API process that died before starting their workflow.
-  const reconcile = () =>
-    startStrandedGenerations(runtime).catch((error: unknown) =>
+  let reconciling: Promise<unknown> = Promise.resolve();
+  const reconcile = () => {
+    reconciling = startStrandedGenerations(runtime).catch((error: unknown) =>
       runtime.logger.warn({ err: error }, 'could not check for stranded generation tasks'),
     );
+  };
   // Once at start too, so the backlog gauge has a value from the first scrape.
-  if (workloads.includes('generation')) void reconcile();
+  if (workloads.includes('generation')) reconcile();
   const reconciler = workloads.includes('generation') ? setInterval(reconcile, 60_000) : undefined;
   const metrics = await listen(metricsHandler(createMetricsRegistry('worker')), {
     host: config.MUSE_HOST,
@@ -53,6 +55,8 @@ export async function runWorker(config: Config): Promise<void> {
   });
   runtime.logger.info({ workloads, taskQueues }, 'worker running');
   await run();
+  // A round still running at shutdown ends before its database pool closes under it.
+  await reconciling;
   await runtime.close();
   await tracing?.shutdown();
 }
