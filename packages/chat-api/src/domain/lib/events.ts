@@ -6,13 +6,15 @@ import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { beforeCommit, retrying, transact } from './transact.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
+import { receivedThroughSpan } from './user-messages.ts';
 
 /*
  * The event system. An event is stored once, in its organization's event log, with the ids of
- * the users it is for (4 bytes each); nobody's queue is written when it is produced. A queue is
- * a cursor over the log: the last event its client acknowledged, both as a log position and as
- * the queue's own event id (Zulip's per-queue ids, 0, 1, 2, …), filtered by user and event type
- * when read. Positions are given out per organization under the head row's lock, taken as the
+ * the users it is for (4 bytes each), or, for a large channel's message, the message itself
+ * (its receivers follow from their subscription spans when the log is read); nobody's queue is
+ * written when it is produced. A queue is a cursor over the log: the last event its client
+ * acknowledged, both as a log position and as the queue's own event id (Zulip's per-queue ids,
+ * 0, 1, 2, …), filtered by user and event type when read. Positions are given out per organization under the head row's lock, taken as the
  * transaction's last statement and held to commit, so the committed log is always a prefix:
  * a reader never skips an event that commits later. Waiting polls are woken after commit,
  * through the event bus, batched per process; a poll always reads the log itself, so a lost
@@ -43,10 +45,20 @@ export interface EventQueue {
   last_polled_at: Date;
 }
 
+/** A channel message's receivers (whose subscription span covers it), but `excluded`. */
+export interface ChannelAudience {
+  streamId: number;
+  messageId: number;
+  /** Receivers who get an entry of their own (the sender, the mentioned). */
+  excluded: number[];
+}
+
+/** For `users`, for one queue (heartbeats), or for a channel message's receivers. */
 interface LogEntry {
   type: string;
   users: number[] | null;
   queue: string | null;
+  channel: ChannelAudience | null;
   json: string;
 }
 
@@ -69,7 +81,48 @@ export async function sendEvent(
   event: ChatEvent,
 ): Promise<void> {
   const users = [...new Set(userIds)];
-  if (users.length === 0) return;
+  if (users.length > 0) pend(db, transaction, event, { users, channel: null });
+}
+
+/**
+ * Stores `event` for everyone who received a channel message but `audience.excluded`. Up to
+ * MAX_IDS_PER_WAKE receivers are named as any event's users are (and woken one by one); beyond,
+ * the entry names the message and readers find its receivers in the subscription spans, so a
+ * send to 10,000 members neither reads nor writes their ids (the organization is woken, as it
+ * would be for that many ids anyway).
+ */
+export async function sendChannelEvent(
+  db: Sequelize,
+  transaction: Transaction,
+  audience: ChannelAudience,
+  event: ChatEvent,
+): Promise<void> {
+  const few = await rows<{ user_id: number }>(
+    db,
+    `SELECT sp.user_id FROM chat.subscription_spans sp
+     WHERE sp.stream_id = :streamId AND sp.from_id <= :messageId AND (sp.to_id IS NULL OR sp.to_id >= :messageId)
+       AND sp.user_id <> ALL (CAST(:excluded AS int[]))
+     LIMIT :limit`,
+    { ...audience, excluded: `{${audience.excluded.join(',')}}`, limit: MAX_IDS_PER_WAKE + 1 },
+    transaction,
+  );
+  if (few.length <= MAX_IDS_PER_WAKE)
+    return sendEvent(
+      db,
+      transaction,
+      few.map((row) => row.user_id),
+      event,
+    );
+  pend(db, transaction, event, { users: null, channel: audience });
+}
+
+/** Adds an entry to the transaction's, appended to the log by its before-commit hook. */
+function pend(
+  db: Sequelize,
+  transaction: Transaction,
+  event: ChatEvent,
+  to: Pick<LogEntry, 'users' | 'channel'>,
+): void {
   let pending = pendingEvents.get(transaction);
   if (!pending) {
     const list: LogEntry[] = [];
@@ -77,7 +130,7 @@ export async function sendEvent(
     pendingEvents.set(transaction, (pending = list));
   }
   // Serialized now: the caller may change its object before the transaction commits.
-  pending.push({ type: event.type, users, queue: null, json: JSON.stringify(event) });
+  pending.push({ type: event.type, queue: null, ...to, json: JSON.stringify(event) });
 }
 
 /** Variant for events whose payload differs per recipient (e.g. what each may see). */
@@ -90,55 +143,58 @@ export async function sendEventsPerUser(
 }
 
 async function appendEvents(db: Sequelize, t: Transaction, entries: LogEntry[]): Promise<void> {
-  // Events never cross organizations: the first recipient's is everyone's.
-  const firstUser = entries[0]?.users?.[0];
-  const realm = await one<{ realm_id: number }>(
+  // Events never cross organizations: the first recipient's (or channel's) is everyone's.
+  const realm = await one<{ realm_id: number | null }>(
     db,
-    'SELECT realm_id FROM chat.users WHERE id = :id',
-    { id: firstUser },
+    `SELECT COALESCE((SELECT realm_id FROM chat.users WHERE id = :userId),
+                     (SELECT realm_id FROM chat.streams WHERE id = :streamId)) AS realm_id`,
+    {
+      userId: entries.find((e) => e.users)?.users?.[0] ?? null,
+      streamId: entries.find((e) => e.channel)?.channel?.streamId ?? null,
+    },
     t,
   );
-  if (!realm) return;
-  await appendToLog(db, t, realm.realm_id, entries);
+  const realmId = realm?.realm_id;
+  if (!realmId) return;
+  await appendToLog(db, t, realmId, entries);
   const users = [...new Set(entries.flatMap((e) => e.users ?? []))];
-  t.afterCommit(() =>
-    wake(db, {
-      realms: [{ id: realm.realm_id, ...(users.length <= MAX_IDS_PER_WAKE ? { users } : {}) }],
-    }),
-  );
+  const named = users.length <= MAX_IDS_PER_WAKE && !entries.some((e) => e.channel);
+  t.afterCommit(() => wake(db, { realms: [{ id: realmId, ...(named ? { users } : {}) }] }));
 }
 
-/** Takes the organization's next positions (locking its head row until commit) and writes the entries. */
+/**
+ * Takes the organization's next positions and writes the entries, in one statement: the head
+ * row stays locked until commit, so this is the transaction's last statement.
+ */
 async function appendToLog(
   db: Sequelize,
   t: Transaction,
   realmId: number,
   entries: LogEntry[],
 ): Promise<void> {
-  const head = await one<{ position: string }>(
-    db,
-    `INSERT INTO chat.event_log_heads AS h (realm_id, position) VALUES (:realmId, :n)
-     ON CONFLICT (realm_id) DO UPDATE SET position = h.position + :n RETURNING position`,
-    { realmId, n: entries.length },
-    t,
-  );
-  const first = Number(head!.position) - entries.length + 1;
+  const array = (ids: number[] | null | undefined) => (ids ? `"{${ids.join(',')}}"` : 'null');
   await exec(
     db,
-    `INSERT INTO chat.event_log (realm_id, position, event_type, user_ids, queue_id, event)
-     SELECT :realmId, :first + b.ord - 1, b.item->>'type',
-            CAST(b.item->>'users' AS int[]),
-            b.item->>'queue', b.item->'event'
-     FROM jsonb_array_elements(CAST(:batch AS jsonb)) WITH ORDINALITY AS b(item, ord)`,
+    `WITH head AS (
+       INSERT INTO chat.event_log_heads AS h (realm_id, position) VALUES (:realmId, :n)
+       ON CONFLICT (realm_id) DO UPDATE SET position = h.position + :n RETURNING position)
+     INSERT INTO chat.event_log
+       (realm_id, position, event_type, user_ids, queue_id, stream_id, message_id, excluded_ids, event)
+     SELECT :realmId, head.position - :n + b.ord, b.item->>'type', CAST(b.item->>'users' AS int[]),
+            b.item->>'queue', CAST(b.item->>'stream' AS int), CAST(b.item->>'message' AS bigint),
+            CAST(b.item->>'excluded' AS int[]), b.item->'event'
+     FROM head, jsonb_array_elements(CAST(:batch AS jsonb)) WITH ORDINALITY AS b(item, ord)`,
     {
       realmId,
-      first,
+      n: entries.length,
       // The event's own JSON is spliced in as it is: no parse and re-serialize per entry. The
       // recipients go as one array literal (a string), not as thousands of JSON numbers.
       batch: `[${entries
         .map(
           (e) =>
-            `{"type":${JSON.stringify(e.type)},"users":${e.users ? `"{${e.users.join(',')}}"` : 'null'},"queue":${JSON.stringify(e.queue)},"event":${e.json}}`,
+            `{"type":${JSON.stringify(e.type)},"users":${array(e.users)},"queue":${JSON.stringify(e.queue)},` +
+            `"stream":${e.channel?.streamId ?? null},"message":${e.channel?.messageId ?? null},` +
+            `"excluded":${array(e.channel?.excluded)},"event":${e.json}}`,
         )
         .join(',')}]`,
     },
@@ -450,14 +506,21 @@ class EventReader {
          FROM chat.event_queues WHERE id IN (:queueIds)),
        lo AS (SELECT realm_id, min(acked_position) AS after FROM q GROUP BY realm_id),
        e AS MATERIALIZED (
-         SELECT l.realm_id, l.position, l.event_type, l.user_ids, l.queue_id
+         SELECT l.realm_id, l.position, l.event_type, l.user_ids, l.queue_id, l.stream_id, l.message_id,
+                l.excluded_ids
          FROM chat.event_log l JOIN lo ON l.realm_id = lo.realm_id AND l.position > lo.after),
        m AS (
          SELECT e.queue_id, e.position FROM e WHERE e.queue_id IS NOT NULL
          UNION ALL
          SELECT q.id, e.position FROM e CROSS JOIN LATERAL unnest(e.user_ids) AS u(user_id)
          JOIN q ON q.user_id = u.user_id AND q.realm_id = e.realm_id
-         WHERE q.event_types IS NULL OR q.event_types ? e.event_type)
+         WHERE q.event_types IS NULL OR q.event_types ? e.event_type
+         UNION ALL
+         -- A channel message named by reference: each queue's user is looked up in the spans.
+         SELECT q.id, e.position FROM e JOIN q ON q.realm_id = e.realm_id AND e.position > q.acked_position
+         WHERE e.stream_id IS NOT NULL AND (q.event_types IS NULL OR q.event_types ? e.event_type)
+           AND q.user_id <> ALL (e.excluded_ids)
+           AND ${receivedThroughSpan('q.user_id', 'e.stream_id', 'e.message_id')})
        SELECT q.id AS queue_id, q.realm_id, q.last_event_id, q.acked_position, m.position
        FROM q LEFT JOIN m ON m.queue_id = q.id AND m.position > q.acked_position
        ORDER BY q.id, m.position`,
@@ -579,6 +642,7 @@ const heartbeat = (queueId: string): LogEntry => ({
   type: 'heartbeat',
   users: null,
   queue: queueId,
+  channel: null,
   json: '{"type":"heartbeat"}',
 });
 
