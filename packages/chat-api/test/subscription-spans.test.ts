@@ -258,8 +258,10 @@ describe('migration 1070 on data written a row per recipient', () => {
     const database = await createTestDatabase({ migrated: false });
     const before = await mkdtemp(path.join(tmpdir(), 'chat-migrations-'));
     try {
+      // Every migration but 1070: the later ones (the event log's) are what today's code, which
+      // builds the organization below, writes to.
       for (const file of await readdir(chatMigrations.directory))
-        if (/^\d+/.test(file) && file < '1070')
+        if (/^\d+/.test(file) && !file.startsWith('1070'))
           await symlink(path.join(chatMigrations.directory, file), path.join(before, file));
       await migrate(database.db, [{ ...chatMigrations, directory: before }]);
       const db = database.db;
@@ -334,7 +336,7 @@ describe('migration 1070 on data written a row per recipient', () => {
         'SELECT user_id, message_id, flags FROM chat.user_messages',
       );
 
-      expect(await migrate(db, [chatMigrations])).toContain('chat/1070-subscription-spans');
+      expect(await migrate(db, [chatMigrations])).toEqual(['chat/1070-subscription-spans']);
       const now = await q<{ user_id: number; message_id: string; flags: string[] | null }>(
         `SELECT u.id AS user_id, m.id AS message_id, chat.message_flags(u.id, m.id) AS flags
          FROM chat.users u CROSS JOIN chat.messages m WHERE u.id IN (:ids)`,
