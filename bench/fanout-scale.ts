@@ -3,9 +3,10 @@
  * member sending channel messages alone and then 8 members sending at once. Per size: send
  * latency (p50/max), messages/s, errors, rows and WAL bytes per message, and the time from a
  * send's answer until a waiting poll of another member is answered with it. Beside it, the same
- * work by a bare `pg` script (the message row, and one event row with the recipients read from
- * the subscriptions; no flags rows, as a channel send writes none), as a ratio. Last, the commit rate of 8 writers with a listener, with the wake-up
- * (pg_notify) inside the transaction against after the commit, batched.
+ * writes by a bare `pg` script (the message row, and its two log entries: the sender's, and the
+ * one naming the message for everyone else; no flags rows, as a channel send writes none), as a
+ * ratio. Last, the commit rate of 8 writers with a listener, with the wake-up (pg_notify) inside
+ * the transaction against after the commit, batched.
  *
  *   node bench/fanout-scale.ts [--sizes 10,100,1000,10000] [--messages 20]
  *
@@ -185,40 +186,57 @@ async function timeToPoll(port: number, sender: Member, poller: Member): Promise
 }
 
 /**
- * The same work in bare SQL as a channel send (migration 1070): the message row, and one event
- * row whose recipients are read from the channel's subscriptions into an `int[]`. No flags row:
- * a plain channel message writes none (its recipients have it through their subscription spans).
+ * The same writes in bare SQL as a channel send without mentions (migrations 1070 and 1071): the
+ * message row, then its two log entries in one statement, the sender's (one id) and the one
+ * naming the message for everyone else. Nothing is read or written per recipient.
  */
-async function bare(client: pg.Client, size: number, count: number): Promise<{ ms: number; wal: number }> {
+async function bareSend(client: pg.Client, body: string): Promise<void> {
+  await client.query('BEGIN');
+  const { rows } = await client.query<{ id: string }>(
+    'INSERT INTO bench_messages (body) VALUES ($1) RETURNING id',
+    [body],
+  );
+  await client.query(
+    `INSERT INTO bench_events (user_ids, message_id, event)
+     VALUES ('{1}', NULL, jsonb_build_object('body', $1::text)), (NULL, $2, jsonb_build_object('body', $1::text))`,
+    [body, rows[0]!.id],
+  );
+  await client.query('COMMIT');
+}
+
+const BARE_BODY = 'x'.repeat(840);
+
+/** `count` bare sends by one client: ms and WAL bytes per message. */
+async function bare(client: pg.Client, count: number): Promise<{ ms: number; wal: number }> {
   await client.query(`CREATE TABLE IF NOT EXISTS bench_messages (id bigserial PRIMARY KEY, body text)`);
   await client.query(
-    `CREATE TABLE IF NOT EXISTS bench_subscriptions (user_id int, stream_id int, PRIMARY KEY (user_id, stream_id))`,
+    `CREATE TABLE IF NOT EXISTS bench_events (id bigserial PRIMARY KEY, user_ids int[], message_id bigint, event jsonb)`,
   );
-  await client.query(
-    `CREATE INDEX IF NOT EXISTS bench_subscriptions_stream ON bench_subscriptions (stream_id)`,
-  );
-  await client.query(
-    `CREATE TABLE IF NOT EXISTS bench_events (id bigserial PRIMARY KEY, user_ids int[], event jsonb)`,
-  );
-  await client.query('DELETE FROM bench_subscriptions');
-  await client.query('INSERT INTO bench_subscriptions SELECT u, $1 FROM generate_series(1, $1) AS u', [size]);
-  await client.query('ANALYZE bench_subscriptions');
-  const body = 'x'.repeat(840);
   const before = await walBytes(client);
   const started = performance.now();
-  for (let n = 0; n < count; n++) {
-    await client.query('BEGIN');
-    await client.query('INSERT INTO bench_messages (body) VALUES ($1) RETURNING id', [body]);
-    await client.query(
-      `INSERT INTO bench_events (user_ids, event)
-       SELECT array_agg(user_id ORDER BY user_id), jsonb_build_object('body', $1::text)
-       FROM bench_subscriptions WHERE stream_id = $2`,
-      [body, size],
-    );
-    await client.query('COMMIT');
-  }
+  for (let n = 0; n < count; n++) await bareSend(client, BARE_BODY);
   const ms = (performance.now() - started) / count;
   return { ms, wal: Number((await walBytes(client)) - before) / count };
+}
+
+/** Messages/s of `count` bare sends by each of 8 clients at once (the machine's ceiling for 8 senders). */
+async function bareEight(url: string, count: number): Promise<number> {
+  const clients = await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (c) => {
+      for (let n = 0; n < count; n++) await bareSend(c, BARE_BODY);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  for (const c of clients) await c.end();
+  return (SENDERS * count) / seconds;
 }
 
 /** Commits/s of 8 writers, one listener, for `ms`: wake-up inside the transaction, after, or none. */
@@ -286,7 +304,7 @@ async function main(): Promise<void> {
   await client.connect();
   try {
     console.log(
-      'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio) | bare WAL KiB/msg',
+      'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio) | bare WAL KiB/msg | bare 8 writers msgs/s (x of 1)',
     );
     for (const size of sizes) {
       const { realmId, members } = await organization(stack, port, size);
@@ -299,7 +317,8 @@ async function main(): Promise<void> {
       const eight = await sendAll(port, members.slice(0, Math.min(SENDERS, members.length)), perSize);
       const sent8 = perSize * Math.min(SENDERS, members.length);
       const poll = await timeToPoll(port, members[0]!, members.at(-1)!);
-      const base = await bare(client, size, perSize);
+      const base = await bare(client, perSize);
+      const base8 = await bareEight(stack.databaseUrl, perSize);
       const rate1 = perSize / one.seconds;
       const rate8 = sent8 / eight.seconds;
       console.log(
@@ -314,6 +333,7 @@ async function main(): Promise<void> {
           poll.toFixed(1),
           `${base.ms.toFixed(1)} (${(quantile(one.latencies, 0.5) / base.ms).toFixed(1)}x)`,
           (base.wal / 1024).toFixed(1),
+          `${base8.toFixed(1)} (${((base8 * base.ms) / 1000).toFixed(2)}x)`,
         ].join(' | '),
       );
     }

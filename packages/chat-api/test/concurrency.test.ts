@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { sendEvent } from '../src/domain/lib/events.ts';
+import { beforeCommit, transact } from '../src/domain/lib/transact.ts';
 import {
   call,
   makeOrganization,
@@ -90,6 +92,39 @@ describe('event producers under concurrency', () => {
         expect(got).toEqual(expected);
       }),
     );
+  });
+
+  it('a transaction committing late holds up no other producer; queues get its event in position order', async () => {
+    const [ann, ben] = await Promise.all([makeUser(stack), makeUser(stack)]);
+    const queue = await register(ann, ['alert_words', 'message']);
+    const { db } = stack.database;
+    let commit = () => {};
+    const released = new Promise<void>((resolve) => (commit = resolve));
+    let appended = () => {};
+    const eventAppended = new Promise<void>((resolve) => (appended = resolve));
+    // Its events are in the log (the before-commit hooks run in order), its commit waits.
+    const late = transact(db, async (t) => {
+      await sendEvent(db, t, [ann.id], { type: 'alert_words', alert_words: ['late'] });
+      beforeCommit(t, async () => {
+        appended();
+        await released;
+      });
+    });
+    await eventAppended;
+    // A message to the same user commits meanwhile (when positions were taken under a row locked
+    // until commit, this waited for the late one).
+    const sent = await call(url(), 'POST', '/messages', ben, {
+      type: 'direct',
+      to: [ann.id],
+      content: 'on time',
+    });
+    expect(sent.status).toBe(200);
+    const polled = waitForEvents(url(), ann, queue, (seen) => seen.length >= 2);
+    commit();
+    await late;
+    const events = await polled;
+    expect(events.map((e) => e.type)).toEqual(['alert_words', 'message']);
+    expectIncreasingIds(events);
   });
 
   it('two members join and leave channels at the same moment', async () => {

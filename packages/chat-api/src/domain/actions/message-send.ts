@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendChannelEvent, sendEvent } from '../lib/events.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { one, rows, type Transaction } from '../sql.ts';
 import { mentionFlagsSql, renderMessage } from '../lib/mentions.ts';
@@ -10,6 +10,7 @@ import { isSubscribed, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
+import { receivedThroughSpan } from '../lib/user-messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
 import { recordServiceTriggers } from '../lib/service-triggers.ts';
@@ -99,13 +100,13 @@ export async function prepareMessage(
 }
 
 /**
- * Each recipient's flags, computed by one statement from the channel's subscriptions or the
- * direct recipients (the sender's read flag, what the content mentions); answers the recipients
- * grouped by their flags, one group per distinct set. Only flags that differ from the default
- * are stored (migration 1070): a direct message's recipients each get a row; a channel message's
- * subscribers have it through their subscription spans, so rows go only to the mentioned (by
- * name, group or `@**topic**`), to a sender who has no open span or did not read it, never to
- * the thousands a plain message reaches.
+ * The flags of a direct message's recipients, or of a channel message's sender and those its
+ * content may flag (mentioned by name or group, `@**topic**`) who received it, computed by one
+ * statement (the sender's read flag, what the content mentions); answers them grouped by their
+ * flags, one group per distinct set. A channel message's other receivers have the default flags
+ * through their subscription spans (migration 1070): nothing is read or written for them. Only
+ * flags that differ from the default are stored: a direct message's recipients each get a row,
+ * a channel message's mentioned and a sender who has no span or did not read it.
  */
 async function storeFlags(
   actor: Actor,
@@ -117,21 +118,19 @@ async function storeFlags(
   const { stream } = prepared;
   const mentions = mentionFlagsSql(prepared.mentions, { streamId: stream?.id, topic: prepared.topic });
   const recipients = stream
-    ? `SELECT s.user_id FROM chat.subscriptions s JOIN chat.users u ON u.id = s.user_id
-       WHERE s.stream_id = :streamId AND s.active AND u.is_active
-       UNION SELECT CAST(:senderId AS int)`
+    ? `SELECT c.user_id FROM (SELECT CAST(:senderId AS int) AS user_id UNION ${mentions.candidates}) c
+       WHERE c.user_id = :senderId OR ${receivedThroughSpan('c.user_id', ':streamId', ':messageId')}`
     : 'SELECT unnest(CAST(:recipientIds AS int[]))';
   // For a channel message: the flags its span gives each recipient (read for the sender, the
   // message's wildcard), and whether the sender has a span covering it at all.
   const explicit = stream
     ? `f.flags <> chat.default_flags(f.user_id, 0, :messageId, :senderId, :wildcard)
-       OR (f.user_id = :senderId AND NOT EXISTS (SELECT 1 FROM chat.subscription_spans sp
-         WHERE sp.user_id = :senderId AND sp.stream_id = :streamId AND sp.to_id IS NULL AND sp.from_id <= :messageId))`
+       OR (f.user_id = :senderId AND NOT ${receivedThroughSpan(':senderId', ':streamId', ':messageId')})`
     : 'true';
   return rows<{ flags: string[]; users: number[] }>(
     actor.db,
-    `WITH RECURSIVE recipients(user_id) AS (${recipients}),
-     ${mentions.ctes},
+    `WITH RECURSIVE ${mentions.ctes},
+     recipients(user_id) AS (${recipients}),
      flagged AS (
        SELECT r.user_id, array_remove(ARRAY[
          CASE WHEN r.user_id = :senderId AND :senderRead THEN 'read' END,
@@ -161,8 +160,8 @@ function wildcardMentionsAll(prepared: PreparedMessage): boolean {
 }
 
 /**
- * Stores a prepared message in the caller's transaction: the message, each recipient's
- * unread state, and a `message` event to every recipient's queues.
+ * Stores a prepared message in the caller's transaction: the message, the flags that differ
+ * from the default, and a `message` event to every recipient's queues.
  */
 export async function insertMessage(
   actor: Actor,
@@ -193,17 +192,21 @@ export async function insertMessage(
   const groups = await storeFlags(actor, Number(row.id), prepared, options.readBySender !== false, t);
   await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
   await recordServiceTriggers(actor, Number(row.id), prepared, t);
-  const users = await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
+  // A channel message names only its sender, the actor.
+  const users = stream ? [user] : await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
   // One event per distinct set of flags, not one per recipient (set-based fan-out). The raw
   // Markdown rides along for queues registered without apply_markdown (views/events.ts).
-  for (const group of groups)
-    await sendEvent(db, t, group.users, {
-      type: 'message',
-      message,
-      flags: group.flags,
-      raw_content: row.content,
-    });
+  const event = (flags: string[]) => ({ type: 'message', message, flags, raw_content: row.content });
+  for (const group of groups) await sendEvent(db, t, group.users, event(group.flags));
+  // A channel's other receivers: the default flags of anyone but the sender (chat.default_flags).
+  if (stream)
+    await sendChannelEvent(
+      db,
+      t,
+      { streamId: stream.id, messageId: Number(row.id), excluded: groups.flatMap((g) => g.users) },
+      event(wildcardMentionsAll(prepared) ? ['wildcard_mentioned'] : []),
+    );
   return Number(row.id);
 }
 

@@ -1,20 +1,24 @@
-// One file on purpose (about 630 lines): the log, the queues that are cursors over it and the
-// wake-ups keep one invariant together (positions given out under the head lock, so a reader never
+// One file on purpose (about 700 lines): the log, the queues that are cursors over it and the
+// wake-ups keep one invariant together (readers deliver only settled positions, so a reader never
 // skips an event that commits later); each part is read against the others.
 import { randomUUID } from 'node:crypto';
 import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { beforeCommit, retrying, transact } from './transact.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
+import { receivedThroughSpan } from './user-messages.ts';
 
 /*
  * The event system. An event is stored once, in its organization's event log, with the ids of
- * the users it is for (4 bytes each); nobody's queue is written when it is produced. A queue is
- * a cursor over the log: the last event its client acknowledged, both as a log position and as
- * the queue's own event id (Zulip's per-queue ids, 0, 1, 2, …), filtered by user and event type
- * when read. Positions are given out per organization under the head row's lock, taken as the
- * transaction's last statement and held to commit, so the committed log is always a prefix:
- * a reader never skips an event that commits later. Waiting polls are woken after commit,
+ * the users it is for (4 bytes each), or, for a large channel's message, the message itself
+ * (its receivers follow from their subscription spans when the log is read); nobody's queue is
+ * written when it is produced. A queue is a cursor over the log: the last event its client
+ * acknowledged, both as a log position and as the queue's own event id (Zulip's per-queue ids,
+ * 0, 1, 2, …), filtered by user and event type when read. Positions come from one sequence,
+ * taken by the transaction's last statement, so producers commit side by side; since a later
+ * position may commit first, readers deliver only up to the settled position (every position
+ * below it committed or void): a reader never skips an event that commits later, and a queue's
+ * events keep the order their transactions took positions in. Waiting polls are woken after commit,
  * through the event bus, batched per process; a poll always reads the log itself, so a lost
  * wake-up only delays it to its heartbeat.
  */
@@ -25,6 +29,8 @@ const CHANNEL = 'chat_queue_events';
 const MAX_IDS_PER_WAKE = 150;
 /** Advisory-lock namespace serializing one user's registrations (the queue cap). */
 const REGISTER_LOCK = 0x63686174;
+/** Advisory lock (this namespace, key 0) pruning takes alone and registrations share. */
+const PRUNE_LOCK = 0x7072756e;
 
 export type ChatEvent = { type: string } & Record<string, unknown>;
 
@@ -38,15 +44,25 @@ export interface EventQueue {
   all_public_streams: boolean;
   /** The last event id the client acknowledged (-1 before the first). */
   last_event_id: number;
-  /** The log position of that event (the head of the log when the queue was made, before any). */
+  /** The log position of that event (the settled position when the queue was made, before any). */
   acked_position: string;
   last_polled_at: Date;
 }
 
+/** A channel message's receivers (whose subscription span covers it), but `excluded`. */
+export interface ChannelAudience {
+  streamId: number;
+  messageId: number;
+  /** Receivers who get an entry of their own (the sender, the mentioned). */
+  excluded: number[];
+}
+
+/** For `users`, for one queue (heartbeats), or for a channel message's receivers. */
 interface LogEntry {
   type: string;
   users: number[] | null;
   queue: string | null;
+  channel: ChannelAudience | null;
   json: string;
 }
 
@@ -69,7 +85,48 @@ export async function sendEvent(
   event: ChatEvent,
 ): Promise<void> {
   const users = [...new Set(userIds)];
-  if (users.length === 0) return;
+  if (users.length > 0) pend(db, transaction, event, { users, channel: null });
+}
+
+/**
+ * Stores `event` for everyone who received a channel message but `audience.excluded`. Up to
+ * MAX_IDS_PER_WAKE receivers are named as any event's users are (and woken one by one); beyond,
+ * the entry names the message and readers find its receivers in the subscription spans, so a
+ * send to 10,000 members neither reads nor writes their ids (the organization is woken, as it
+ * would be for that many ids anyway).
+ */
+export async function sendChannelEvent(
+  db: Sequelize,
+  transaction: Transaction,
+  audience: ChannelAudience,
+  event: ChatEvent,
+): Promise<void> {
+  const few = await rows<{ user_id: number }>(
+    db,
+    `SELECT sp.user_id FROM chat.subscription_spans sp
+     WHERE sp.stream_id = :streamId AND sp.from_id <= :messageId AND (sp.to_id IS NULL OR sp.to_id >= :messageId)
+       AND sp.user_id <> ALL (CAST(:excluded AS int[]))
+     LIMIT :limit`,
+    { ...audience, excluded: `{${audience.excluded.join(',')}}`, limit: MAX_IDS_PER_WAKE + 1 },
+    transaction,
+  );
+  if (few.length <= MAX_IDS_PER_WAKE)
+    return sendEvent(
+      db,
+      transaction,
+      few.map((row) => row.user_id),
+      event,
+    );
+  pend(db, transaction, event, { users: null, channel: audience });
+}
+
+/** Adds an entry to the transaction's, appended to the log by its before-commit hook. */
+function pend(
+  db: Sequelize,
+  transaction: Transaction,
+  event: ChatEvent,
+  to: Pick<LogEntry, 'users' | 'channel'>,
+): void {
   let pending = pendingEvents.get(transaction);
   if (!pending) {
     const list: LogEntry[] = [];
@@ -77,7 +134,7 @@ export async function sendEvent(
     pendingEvents.set(transaction, (pending = list));
   }
   // Serialized now: the caller may change its object before the transaction commits.
-  pending.push({ type: event.type, users, queue: null, json: JSON.stringify(event) });
+  pending.push({ type: event.type, queue: null, ...to, json: JSON.stringify(event) });
 }
 
 /** Variant for events whose payload differs per recipient (e.g. what each may see). */
@@ -90,60 +147,113 @@ export async function sendEventsPerUser(
 }
 
 async function appendEvents(db: Sequelize, t: Transaction, entries: LogEntry[]): Promise<void> {
-  // Events never cross organizations: the first recipient's is everyone's.
-  const firstUser = entries[0]?.users?.[0];
-  const realm = await one<{ realm_id: number }>(
+  // Events never cross organizations: the first recipient's (or channel's) is everyone's.
+  const realm = await one<{ realm_id: number | null }>(
     db,
-    'SELECT realm_id FROM chat.users WHERE id = :id',
-    { id: firstUser },
+    `SELECT COALESCE((SELECT realm_id FROM chat.users WHERE id = :userId),
+                     (SELECT realm_id FROM chat.streams WHERE id = :streamId)) AS realm_id`,
+    {
+      userId: entries.find((e) => e.users)?.users?.[0] ?? null,
+      streamId: entries.find((e) => e.channel)?.channel?.streamId ?? null,
+    },
     t,
   );
-  if (!realm) return;
-  await appendToLog(db, t, realm.realm_id, entries);
+  const realmId = realm?.realm_id;
+  if (!realmId) return;
+  await appendToLog(db, t, realmId, entries);
   const users = [...new Set(entries.flatMap((e) => e.users ?? []))];
-  t.afterCommit(() =>
-    wake(db, {
-      realms: [{ id: realm.realm_id, ...(users.length <= MAX_IDS_PER_WAKE ? { users } : {}) }],
-    }),
-  );
+  const named = users.length <= MAX_IDS_PER_WAKE && !entries.some((e) => e.channel);
+  t.afterCommit(() => wake(db, { realms: [{ id: realmId, ...(named ? { users } : {}) }] }));
 }
 
-/** Takes the organization's next positions (locking its head row until commit) and writes the entries. */
+/**
+ * Writes the entries at the sequence's next positions, in order, as the transaction's last
+ * statement (nothing stays locked until commit). A reader that meant to void one of these
+ * positions got there first (settledPosition): the whole transaction runs again.
+ */
 async function appendToLog(
   db: Sequelize,
   t: Transaction,
   realmId: number,
   entries: LogEntry[],
 ): Promise<void> {
-  const head = await one<{ position: string }>(
+  const array = (ids: number[] | null | undefined) => (ids ? `"{${ids.join(',')}}"` : 'null');
+  const written = await rows(
     db,
-    `INSERT INTO chat.event_log_heads AS h (realm_id, position) VALUES (:realmId, :n)
-     ON CONFLICT (realm_id) DO UPDATE SET position = h.position + :n RETURNING position`,
-    { realmId, n: entries.length },
-    t,
-  );
-  const first = Number(head!.position) - entries.length + 1;
-  await exec(
-    db,
-    `INSERT INTO chat.event_log (realm_id, position, event_type, user_ids, queue_id, event)
-     SELECT :realmId, :first + b.ord - 1, b.item->>'type',
-            CAST(b.item->>'users' AS int[]),
-            b.item->>'queue', b.item->'event'
-     FROM jsonb_array_elements(CAST(:batch AS jsonb)) WITH ORDINALITY AS b(item, ord)`,
+    `INSERT INTO chat.event_log
+       (realm_id, position, event_type, user_ids, queue_id, stream_id, message_id, excluded_ids, event)
+     SELECT :realmId, nextval('chat.event_log_positions'), b.item->>'type', CAST(b.item->>'users' AS int[]),
+            b.item->>'queue', CAST(b.item->>'stream' AS int), CAST(b.item->>'message' AS bigint),
+            CAST(b.item->>'excluded' AS int[]), b.item->'event'
+     FROM jsonb_array_elements(CAST(:batch AS jsonb)) AS b(item)
+     ON CONFLICT (position) DO NOTHING RETURNING 1`,
     {
       realmId,
-      first,
       // The event's own JSON is spliced in as it is: no parse and re-serialize per entry. The
       // recipients go as one array literal (a string), not as thousands of JSON numbers.
       batch: `[${entries
         .map(
           (e) =>
-            `{"type":${JSON.stringify(e.type)},"users":${e.users ? `"{${e.users.join(',')}}"` : 'null'},"queue":${JSON.stringify(e.queue)},"event":${e.json}}`,
+            `{"type":${JSON.stringify(e.type)},"users":${array(e.users)},"queue":${JSON.stringify(e.queue)},` +
+            `"stream":${e.channel?.streamId ?? null},"message":${e.channel?.messageId ?? null},` +
+            `"excluded":${array(e.channel?.excluded)},"event":${e.json}}`,
         )
         .join(',')}]`,
     },
     t,
   );
+  if (written.length < entries.length)
+    throw Object.assign(new Error('a reader voided a position of this transaction'), { code: '40001' });
+}
+
+/** Per database handle: a position known settled (see settledPosition). */
+const knownSettled = new WeakMap<Sequelize, number>();
+/** Positions read per step while looking for the settled position. */
+const SETTLE_STEP = 500;
+
+/**
+ * The log's settled position: every position up to it is committed or void for good, so readers
+ * may deliver entries up to it and nothing can appear below it later. A gap below a committed
+ * entry belongs to a transaction still committing, or to one that rolled back (or a sequence
+ * value lost in a crash): a void entry is inserted there, which waits for the transaction
+ * writing that position and lands only if there is none. The search starts at what this process
+ * already knows (at first, the last position any queue acknowledged, settled when delivered),
+ * or where pruning stopped (`chat.event_log_pruned`, settled too), whichever is higher.
+ */
+async function settledPosition(db: Sequelize): Promise<number> {
+  let settled =
+    knownSettled.get(db) ??
+    Number(
+      (await one<{ p: string }>(db, 'SELECT COALESCE(max(acked_position), 0) AS p FROM chat.event_queues'))!
+        .p,
+    );
+  for (;;) {
+    const found = await rows<{ start: string; position: string | null }>(
+      db,
+      `WITH s AS (SELECT GREATEST(CAST(:settled AS bigint), (SELECT position FROM chat.event_log_pruned)) AS p)
+       SELECT s.p AS start, l.position FROM s LEFT JOIN LATERAL (
+         SELECT position FROM chat.event_log WHERE position > s.p ORDER BY position LIMIT :step) l ON true
+       ORDER BY l.position`,
+      { settled, step: SETTLE_STEP },
+    );
+    settled = Number(found[0]!.start);
+    const positions = found.flatMap((row) => (row.position === null ? [] : [Number(row.position)]));
+    let next = 0;
+    while (next < positions.length && positions[next] === settled + 1) settled = positions[next++]!;
+    if (next === positions.length) {
+      if (positions.length < SETTLE_STEP) break;
+      continue;
+    }
+    // A gap below a committed entry: wait for whoever writes it, or void it.
+    await exec(
+      db,
+      `INSERT INTO chat.event_log (realm_id, position, event_type, event) VALUES (0, :gap, 'void', '{}')
+       ON CONFLICT (position) DO NOTHING`,
+      { gap: settled + 1 },
+    );
+  }
+  knownSettled.set(db, Math.max(knownSettled.get(db) ?? 0, settled));
+  return settled;
 }
 
 export interface RegisterOptions {
@@ -156,8 +266,8 @@ export interface RegisterOptions {
 }
 
 /**
- * A queue starting at the head of the organization's log. Reading the head waits for producers
- * holding it to commit, so each change is either in the state read after this or in the queue.
+ * A queue starting at the log's settled position: every change before it has committed (so the
+ * state read after this has it), every later one is in the queue.
  */
 export async function createQueue(
   db: Sequelize,
@@ -165,25 +275,23 @@ export async function createQueue(
   options: RegisterOptions,
 ): Promise<EventQueue> {
   const evicted: string[] = [];
+  const settled = await settledPosition(db);
   const queue = await transact(db, async (t) => {
-    await exec(
-      db,
-      'INSERT INTO chat.event_log_heads (realm_id) VALUES (:realmId) ON CONFLICT DO NOTHING',
-      { realmId: user.realm_id },
-      t,
-    );
+    // Pruning either sees this queue or has finished: then the queue starts above what it deleted.
+    await exec(db, 'SELECT pg_advisory_xact_lock_shared(:ns, 0)', { ns: PRUNE_LOCK }, t);
     const created = await one<EventQueue>(
       db,
       `INSERT INTO chat.event_queues
          (id, user_id, realm_id, acked_position, event_types, client_gravatar, apply_markdown, all_public_streams)
-       SELECT :id, :userId, :realmId, h.position, CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown,
-              :allPublicStreams
-       FROM (SELECT position FROM chat.event_log_heads WHERE realm_id = :realmId FOR SHARE) h
+       VALUES (:id, :userId, :realmId,
+               GREATEST(CAST(:settled AS bigint), (SELECT position FROM chat.event_log_pruned)),
+               CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams)
        RETURNING *`,
       {
         id: randomUUID(),
         userId: user.id,
         realmId: user.realm_id,
+        settled,
         eventTypes: options.eventTypes === null ? null : JSON.stringify(options.eventTypes),
         clientGravatar: options.clientGravatar,
         applyMarkdown: options.applyMarkdown,
@@ -414,7 +522,8 @@ class EventReader {
     const batch = this.pending;
     this.pending = [];
     try {
-      const matches = await this.matches([...new Set(batch.map((r) => r.queueId))]);
+      const settled = await settledPosition(this.db);
+      const matches = await this.matches([...new Set(batch.map((r) => r.queueId))], settled);
       const bodies = await this.bodies(matches);
       const acks: { id: string; from: number; to: number; position: string }[] = [];
       for (const request of batch) {
@@ -441,8 +550,8 @@ class EventReader {
     }
   }
 
-  /** Per live queue, the positions of its events after its acknowledged one, in order. */
-  private async matches(queueIds: string[]): Promise<Map<string, Match[]>> {
+  /** Per live queue, the positions of its events after its acknowledged one, up to `settled`, in order. */
+  private async matches(queueIds: string[], settled: number): Promise<Map<string, Match[]>> {
     const found = await rows<Match>(
       this.db,
       `WITH q AS (
@@ -450,18 +559,26 @@ class EventReader {
          FROM chat.event_queues WHERE id IN (:queueIds)),
        lo AS (SELECT realm_id, min(acked_position) AS after FROM q GROUP BY realm_id),
        e AS MATERIALIZED (
-         SELECT l.realm_id, l.position, l.event_type, l.user_ids, l.queue_id
-         FROM chat.event_log l JOIN lo ON l.realm_id = lo.realm_id AND l.position > lo.after),
+         SELECT l.realm_id, l.position, l.event_type, l.user_ids, l.queue_id, l.stream_id, l.message_id,
+                l.excluded_ids
+         FROM chat.event_log l JOIN lo ON l.realm_id = lo.realm_id AND l.position > lo.after
+         WHERE l.position <= :settled),
        m AS (
          SELECT e.queue_id, e.position FROM e WHERE e.queue_id IS NOT NULL
          UNION ALL
          SELECT q.id, e.position FROM e CROSS JOIN LATERAL unnest(e.user_ids) AS u(user_id)
          JOIN q ON q.user_id = u.user_id AND q.realm_id = e.realm_id
-         WHERE q.event_types IS NULL OR q.event_types ? e.event_type)
+         WHERE q.event_types IS NULL OR q.event_types ? e.event_type
+         UNION ALL
+         -- A channel message named by reference: each queue's user is looked up in the spans.
+         SELECT q.id, e.position FROM e JOIN q ON q.realm_id = e.realm_id AND e.position > q.acked_position
+         WHERE e.stream_id IS NOT NULL AND (q.event_types IS NULL OR q.event_types ? e.event_type)
+           AND q.user_id <> ALL (e.excluded_ids)
+           AND ${receivedThroughSpan('q.user_id', 'e.stream_id', 'e.message_id')})
        SELECT q.id AS queue_id, q.realm_id, q.last_event_id, q.acked_position, m.position
        FROM q LEFT JOIN m ON m.queue_id = q.id AND m.position > q.acked_position
        ORDER BY q.id, m.position`,
-      { queueIds },
+      { queueIds, settled },
     );
     const byQueue = new Map<string, Match[]>();
     for (const row of found) {
@@ -579,6 +696,7 @@ const heartbeat = (queueId: string): LogEntry => ({
   type: 'heartbeat',
   users: null,
   queue: queueId,
+  channel: null,
   json: '{"type":"heartbeat"}',
 });
 
@@ -611,8 +729,9 @@ export async function deleteQueuesOfUser(
 }
 
 /**
- * Removes queues nobody polled within the idle time, then the log entries every remaining
- * queue of their organization has acknowledged; any process may run it.
+ * Removes queues nobody polled within the idle time, then the log entries below what every
+ * remaining queue has acknowledged (and below the settled position), recording where it
+ * stopped; any process may run it.
  */
 export async function expireIdleQueues(db: Sequelize, idleMs: number): Promise<number> {
   const deleted = await retrying(() =>
@@ -623,16 +742,18 @@ export async function expireIdleQueues(db: Sequelize, idleMs: number): Promise<n
     ),
   );
   wake(db, { queues: deleted.map((row) => row.id) });
-  await retrying(() =>
-    exec(
+  const settled = await settledPosition(db);
+  await transact(db, async (t) => {
+    await exec(db, 'SELECT pg_advisory_xact_lock(:ns, 0)', { ns: PRUNE_LOCK }, t);
+    await exec(
       db,
-      `DELETE FROM chat.event_log l USING (
-         SELECT h.realm_id,
-                COALESCE((SELECT min(q.acked_position) FROM chat.event_queues q WHERE q.realm_id = h.realm_id),
-                         h.position) AS upto
-         FROM chat.event_log_heads h) k
-       WHERE l.realm_id = k.realm_id AND l.position <= k.upto`,
-    ),
-  );
+      `WITH bound AS (
+         SELECT LEAST(CAST(:settled AS bigint), (SELECT min(acked_position) FROM chat.event_queues)) AS p),
+       pruned AS (DELETE FROM chat.event_log WHERE position < (SELECT p FROM bound))
+       UPDATE chat.event_log_pruned SET position = GREATEST(position, (SELECT p FROM bound))`,
+      { settled },
+      t,
+    );
+  });
   return deleted.length;
 }

@@ -80,13 +80,15 @@ export async function renderMessage(
  * Mentioned by name or through a group (subgroups included); a channel wildcard reaches every
  * recipient, `@**topic**` those who have posted in the topic, as in Zulip. The sender's own
  * mentions flag them too. `ctes` go into a `WITH RECURSIVE` list; `mentioned(u)` and
- * `wildcard(u)` are boolean expressions of a recipient's id column `u`.
+ * `wildcard(u)` are boolean expressions of a recipient's id column `u`; `candidates` selects
+ * (`user_id`) everyone they can be true for, but a channel wildcard's everyone.
  */
 export function mentionFlagsSql(
   mentions: RenderedMentions,
   where: { streamId: number | undefined; topic: string },
 ): {
   ctes: string;
+  candidates: string;
   mentioned: (u: string) => string;
   wildcard: (u: string) => string;
   replacements: Record<string, unknown>;
@@ -104,6 +106,10 @@ export function mentionFlagsSql(
       topic_posters(user_id) AS (
         SELECT DISTINCT sender_id FROM chat.messages
         WHERE stream_id = :mentionStreamId AND lower(topic) = lower(:mentionTopic))`,
+    candidates:
+      mentions.wildcard === 'topic' && !everyone
+        ? 'SELECT user_id FROM mentioned UNION SELECT user_id FROM topic_posters'
+        : 'SELECT user_id FROM mentioned',
     mentioned: (u) => (anyMentioned ? `${u} IN (SELECT user_id FROM mentioned)` : 'false'),
     wildcard: (u) =>
       everyone

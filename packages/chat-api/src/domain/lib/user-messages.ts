@@ -54,3 +54,11 @@ export const USER_FLAGS_JOINS = `LEFT JOIN chat.user_messages um ON um.message_i
     AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)`;
 export const USER_FLAGS = `COALESCE(um.flags, CASE WHEN sp.user_id IS NOT NULL
   THEN chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) END)`;
+
+/**
+ * SQL: whether `user` received channel message `message` of channel `stream` (one of their
+ * subscription spans of the channel covers it). Each argument is a column or parameter.
+ */
+export const receivedThroughSpan = (user: string, stream: string, message: string) =>
+  `EXISTS (SELECT 1 FROM chat.subscription_spans sp WHERE sp.user_id = ${user} AND sp.stream_id = ${stream}
+    AND sp.from_id <= ${message} AND (sp.to_id IS NULL OR sp.to_id >= ${message}))`;
