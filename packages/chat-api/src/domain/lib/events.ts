@@ -6,7 +6,7 @@ import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { beforeCommit, retrying, transact } from './transact.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
-import { receivedThroughSpan } from './user-messages.ts';
+import { receivedThroughSpan, spanCovers } from './user-messages.ts';
 
 /*
  * The event system. An event is stored once, in its organization's event log, with the ids of
@@ -104,7 +104,7 @@ export async function sendChannelEvent(
   const few = await rows<{ user_id: number }>(
     db,
     `SELECT sp.user_id FROM chat.subscription_spans sp
-     WHERE sp.stream_id = :streamId AND sp.from_id <= :messageId AND (sp.to_id IS NULL OR sp.to_id >= :messageId)
+     WHERE sp.stream_id = :streamId AND ${spanCovers(':messageId')}
        AND sp.user_id <> ALL (CAST(:excluded AS int[]))
      LIMIT :limit`,
     { ...audience, excluded: `{${audience.excluded.join(',')}}`, limit: MAX_IDS_PER_WAKE + 1 },

@@ -44,6 +44,11 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
   return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
 
+/** SQL: whether subscription span `sp` covers message id `message` (a column or parameter). */
+export function spanCovers(message: string): string {
+  return `sp.from_id <= ${message} AND (sp.to_id IS NULL OR sp.to_id >= ${message})`;
+}
+
 /**
  * For reading a channel's history: joins that find the user's flags on each message `m` (their
  * row, else the default inside a span), and the expression, NULL where they never received it.
@@ -51,7 +56,7 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
  */
 export const USER_FLAGS_JOINS = `LEFT JOIN chat.user_messages um ON um.message_id = m.id AND um.user_id = :userId
   LEFT JOIN chat.subscription_spans sp ON sp.user_id = :userId AND sp.stream_id = m.stream_id
-    AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)`;
+    AND ${spanCovers('m.id')}`;
 export const USER_FLAGS = `COALESCE(um.flags, CASE WHEN sp.user_id IS NOT NULL
   THEN chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) END)`;
 
@@ -61,4 +66,4 @@ export const USER_FLAGS = `COALESCE(um.flags, CASE WHEN sp.user_id IS NOT NULL
  */
 export const receivedThroughSpan = (user: string, stream: string, message: string) =>
   `EXISTS (SELECT 1 FROM chat.subscription_spans sp WHERE sp.user_id = ${user} AND sp.stream_id = ${stream}
-    AND sp.from_id <= ${message} AND (sp.to_id IS NULL OR sp.to_id >= ${message}))`;
+    AND ${spanCovers(message)})`;
