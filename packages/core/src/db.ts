@@ -1,17 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { Sequelize, type QueryInterface } from 'sequelize';
 import type { Umzug } from 'umzug';
 import { ServiceUnavailableError } from './errors.ts';
 import type { Logger } from './logger.ts';
-import { watchPool, watchReadPool } from './metrics.ts';
+import { watchPool } from './metrics.ts';
 
 export { Sequelize };
 
 export interface DatabaseOptions {
-  /** Connections of each of the process's two pools: Sequelize's, and the request path's reads' (selectRows). */
   poolMax?: number;
   /** How long a caller waits for a free pooled connection before failing (503 in the APIs). */
   acquireTimeoutMs?: number;
@@ -22,13 +20,7 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
 }
 
-/**
- * The process's database: Sequelize, with a pool of its own, and beside it a plain `pg` pool for
- * the request path's reads (selectRows), with the same limits and timeouts, opened by the first
- * such read (processes that make none, such as the messaging API and the worker, have only
- * Sequelize's). `pg` parses BIGINT as string by default; balances fit in a JS number. `close()`
- * ends both pools.
- */
+/** One pool per process. `pg` parses BIGINT as string by default; balances fit in a JS number. */
 export function createDatabase(url: string, logger?: Logger, options: DatabaseOptions = {}): Sequelize {
   const timeouts = options.statementTimeoutMs
     ? {
@@ -36,51 +28,35 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
         idle_in_transaction_session_timeout: options.statementTimeoutMs,
       }
     : {};
-  const max = options.poolMax ?? 10;
-  const acquire = options.acquireTimeoutMs ?? 30_000;
   const db = new Sequelize(url, {
     dialect: 'postgres',
     logging: logger ? (sql) => logger.trace({ sql }, 'sql') : false,
     dialectOptions: timeouts,
-    pool: { max, min: 0, idle: 10_000, acquire },
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: options.acquireTimeoutMs ?? 30_000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   watchPool(db);
-  let reads: pg.Pool | undefined;
-  let closed: Promise<void> | undefined;
-  readPools.set(db, () => {
-    if (closed) throw new Error('The database was closed');
-    if (reads) return reads;
-    reads = new pg.Pool({
-      connectionString: url,
-      max,
-      idleTimeoutMillis: 10_000,
-      connectionTimeoutMillis: acquire,
-      ...timeouts,
-    });
-    // An idle connection's error (the server went away) is the next query's to report; unheard, it would end the process.
-    reads.on('error', () => {});
-    watchReadPool(db, reads);
-    return reads;
-  });
-  const closeSequelize = db.close.bind(db);
-  db.close = () => (closed ??= Promise.all([reads?.end(), closeSequelize()]).then(() => {}));
   return db;
 }
 
-/** The request path's read pool of each database (see createDatabase). */
-const readPools = new WeakMap<Sequelize, () => pg.Pool>();
+interface PooledClient {
+  query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+}
+interface PoolAccess {
+  getConnection(options?: object): Promise<PooledClient>;
+  releaseConnection(client: PooledClient): Promise<void>;
+}
+
 const statementNames = new Map<string, string>();
 
 /**
- * Runs a SELECT of the request path (the account read of every request, lists) straight
- * through `pg`, on the pool createDatabase made beside Sequelize's: Sequelize's query handling,
- * its pool wrapper and its per-field type-parser lookup were most of the CPU of a short query.
- * `text` uses `$1…` placeholders and comes from code, never from input. With `prepare` (the
- * default) it is a named prepared statement, parsed and planned once per connection: name its
- * columns, since a prepared `SELECT *` fails once a migration adds a column. Rows come with
- * `pg`'s default type parsers, which give what Sequelize's give for every type but `date` (a
- * Date here, a string there) and ranges: no table read this way has either (db.test.ts compares).
+ * Runs a SELECT of the request path straight through `pg`, on a connection of Sequelize's pool
+ * (same limits, acquire timeout and statement timeout). Sequelize's replacement parsing and
+ * result handling were most of the CPU of a short query. `text` uses `$1…` placeholders and comes
+ * from code, never from input. With `prepare` (the default) it is a named prepared statement,
+ * parsed and planned once per connection: name its columns, since a prepared `SELECT *` fails
+ * once a migration adds a column. Rows are what `db.query(…, { type: SELECT })` answers: same
+ * connection, same type parsers.
  */
 export async function selectRows<T extends object>(
   db: Sequelize,
@@ -90,9 +66,13 @@ export async function selectRows<T extends object>(
 ): Promise<T[]> {
   let name = prepare ? statementNames.get(text) : undefined;
   if (prepare && !name) statementNames.set(text, (name = `muse_${statementNames.size + 1}`));
-  const pool = readPools.get(db);
-  if (!pool) throw new Error('selectRows needs a database made by createDatabase');
-  return (await pool().query<T & pg.QueryResultRow>(name ? { name, text, values } : { text, values })).rows;
+  const pool = db.connectionManager as unknown as PoolAccess;
+  const client = await pool.getConnection();
+  try {
+    return (await client.query<T>(name ? { name, text, values } : { text, values })).rows;
+  } finally {
+    await pool.releaseConnection(client);
+  }
 }
 
 /** What a migration file receives. Each service keeps its tables in a schema of its own. */
@@ -215,8 +195,6 @@ const SOCKET_CODES = new Set([
  * connection (class 08), or has no connection slot left: the request was not wrong.
  */
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-4]|53300)$/;
-/** What `pg`'s pool (selectRows) rejects with when no connection came free within the acquire timeout. */
-const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
 /** `pg` reports a socket closed under a query without a code, only with these words. */
 const CLOSED_CONNECTION = /Connection terminated|connection error and is not queryable|Client was closed/i;
 
@@ -242,7 +220,6 @@ export function databaseUnavailable(error: unknown): ServiceUnavailableError | u
   const busyCodes = ['57014', '25P03', '40P01', '40001'];
   if (
     e.name === 'SequelizeConnectionAcquireTimeoutError' ||
-    cause.message === POOL_WAIT_TIMEOUT ||
     (code !== undefined && busyCodes.includes(code))
   ) {
     return new ServiceUnavailableError(

@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Pool } from 'pg';
 import type { Sequelize } from 'sequelize';
 
 /**
@@ -80,9 +79,8 @@ function poolTotals(): PoolState {
       continue;
     }
     const pool = (db.connectionManager as unknown as { pool?: PoolState }).pool;
-    const reads = readPools.get(db);
-    for (const state of [pool, reads && readPoolState(reads)])
-      for (const key of Object.keys(totals) as (keyof PoolState)[]) totals[key] += state?.[key] ?? 0;
+    if (!pool) continue;
+    for (const key of Object.keys(totals) as (keyof PoolState)[]) totals[key] += pool[key] ?? 0;
   }
   return totals;
 }
@@ -115,29 +113,9 @@ new Gauge({
   },
 });
 
-/** The request path's `pg` pool of each database that opened one (see createDatabase). */
-const readPools = new WeakMap<Sequelize, Pool>();
-
-function readPoolState(pool: Pool): PoolState {
-  const { totalCount, idleCount, waitingCount } = pool;
-  const maxSize = pool.options.max ?? 10;
-  return {
-    size: totalCount,
-    available: idleCount,
-    using: totalCount - idleCount,
-    waiting: waitingCount,
-    maxSize,
-  };
-}
-
 /** Counts the pool of `db` in the muse_db_pool_* gauges. */
 export function watchPool(db: Sequelize): void {
   pools.add(new WeakRef(db));
-}
-
-/** Counts the request path's read pool of `db`, once opened, with its Sequelize pool. */
-export function watchReadPool(db: Sequelize, reads: Pool): void {
-  readPools.set(db, reads);
 }
 
 /** Times one upstream call into muse_upstream_* (the error's `kind`, when it has one, labels it). */
