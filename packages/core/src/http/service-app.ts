@@ -158,30 +158,18 @@ export function createServiceApp({
   return app;
 }
 
-type RequestLabels = 'method' | 'route' | 'status';
-
 /**
  * Observes each request's duration (`http_request_duration_seconds`) when its answer is sent, and
  * logs a failed one (5xx), or every one at debug level.
  */
 function requestTiming(
-  duration: Histogram<RequestLabels>,
+  duration: Histogram<'method' | 'route' | 'status'>,
   logger: Logger,
 ): (req: Request, res: Response) => void {
-  // A labelled child per label set, made once: the histogram would otherwise copy the labels and
-  // time each request through closures of its own. Routes are patterns, so the set stays small.
-  const children = new Map<string, ReturnType<Histogram<RequestLabels>['labels']>>();
-  const observe = (method: string, route: string, status: number, seconds: number) => {
-    const key = `${method} ${status} ${route}`;
-    let child = children.get(key);
-    if (!child) children.set(key, (child = duration.labels({ method, route, status })));
-    child.observe(seconds);
-  };
   return (req, res) => {
-    const start = performance.now();
+    const end = duration.startTimer();
     res.on('finish', () => {
-      const seconds = (performance.now() - start) / 1000;
-      observe(req.method, routeLabel(req), res.statusCode, seconds);
+      const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
       const failed = res.statusCode >= 500;
       if (!failed && !logger.isLevelEnabled('debug')) return;
       const line = {
