@@ -20,7 +20,7 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /** The list query of `GET /characters?scope=public` (newest first), as resources.ts checks it. */
-export const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name, avatar_file_id, description, persona, greeting, tags
+export const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name, avatar_file_id, description, persona, greeting, tags, generator_id
   FROM content.characters WHERE visibility = 'public' ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT $2`;
 
 /** The account columns authentication reads (USER_COLUMNS of content-api's users module). */
