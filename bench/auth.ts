@@ -4,8 +4,9 @@
  * The server is a `muse-server content-api` process of its own (autocannon does not share its
  * cores' event loop). Prints codes sent/s, logins/s (first login: registration + ledger grant +
  * token), and `GET /users/me` (token verify + account read) beside its same-work baseline, a bare
- * `node:http` + `pg` process verifying the same token with node:crypto and reading the same row
- * through a prepared statement (bench/bare.ts users-me), as a ratio; with the CPU time per request
+ * `node:http` + `pg` process verifying the same token with node:crypto, reading the same row
+ * through a prepared statement and answering the same body (bench/bare.ts users-me; checked
+ * equal before the runs), as a ratio; with the CPU time per request
  * of the API, the baseline and Postgres in each phase.
  * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server; `GET /users/me` is its last
  * phase (then only the baseline runs), so `profile-summary.ts --last 12` shows that phase.
@@ -15,7 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { createTokenSigner } from '@muse/content-api';
+import { DEFAULT_PERMISSIONS, createTokenSigner } from '@muse/content-api';
 import {
   freePort,
   measure,
@@ -138,6 +139,7 @@ const token = await createTokenSigner(config.MUSE_JWT_SECRET!, 3600).sign({
 const bare = await startBare('users-me', {
   DATABASE_URL: stack.databaseUrl,
   MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
+  DEFAULT_PERMISSIONS: JSON.stringify(DEFAULT_PERMISSIONS),
 });
 const authorization = { authorization: `Bearer ${token}` };
 await sameAccount(`${server.url}/api/v1/users/me`, `${bare.url}/api/v1/users/me`, authorization);
@@ -185,11 +187,15 @@ await serverProcess.stop();
 await stack.stop();
 
 /** Both answer the same account for the token: the baseline does the same work. */
+/** The baseline does the same work only if it answers the same body, byte for byte. */
 async function sameAccount(ours: string, baseline: string, headers: Record<string, string>): Promise<void> {
   const [a, b] = await Promise.all([ours, baseline].map((url) => fetch(url, { headers })));
-  const [bodyA, bodyB] = (await Promise.all([a!.json(), b!.json()])) as { id?: string }[];
-  if (a!.status !== 200 || b!.status !== 200 || !bodyA!.id || bodyA!.id !== bodyB!.id)
-    throw new Error(`users/me answered ${a!.status} and the baseline ${b!.status}, not the same account`);
+  const [bodyA, bodyB] = await Promise.all([a!.text(), b!.text()]);
+  if (a!.status !== 200 || b!.status !== 200 || bodyA !== bodyB)
+    throw new Error(
+      `users/me answered ${a!.status} and the baseline ${b!.status}, not the same body:\n${bodyA}\n${bodyB}`,
+    );
+  console.log(`users/me and its baseline answer the same ${Buffer.byteLength(bodyA)}-byte body`);
 }
 
 function mib(bytes: number): number {

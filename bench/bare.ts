@@ -7,6 +7,8 @@
  *   health     answers GET /healthz's body
  *   users-me   GET /api/v1/users/me: verifies the HS256 bearer token with node:crypto (algorithm,
  *              signature, expiry), reads the account row through a prepared statement, answers it
+ *              as the API does (the same fields, the effective permissions spelled out from
+ *              DEFAULT_PERMISSIONS, a JSON array; bench/auth.ts checks both bodies are equal)
  *   list       GET /api/v1/characters?scope=public&limit=…: the same token check and account read,
  *              then the content API's list query through a prepared statement
  *   ws-relay   WebSocket: relays every text frame to all its sockets, in memory
@@ -18,7 +20,7 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /** The list query of `GET /characters?scope=public` (newest first), as resources.ts checks it. */
-export const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name, avatar_file_id, description, persona, greeting, tags
+export const LIST_SQL = `SELECT id, owner_id, visibility, created_at, updated_at, name, avatar_file_id, description, persona, greeting, tags, generator_id
   FROM content.characters WHERE visibility = 'public' ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT $2`;
 
 /** The account columns authentication reads (USER_COLUMNS of content-api's users module). */
@@ -74,11 +76,43 @@ async function account(db: Pool, req: IncomingMessage, res: ServerResponse): Pro
   return rows[0];
 }
 
+interface AccountRow {
+  is_admin: boolean;
+  permissions_granted: string[];
+  permissions_revoked: string[];
+  balance: string;
+  [column: string]: unknown;
+}
+
+const DEFAULTS: readonly string[] = JSON.parse(process.env.DEFAULT_PERMISSIONS ?? '[]');
+
+/** The account as `GET /users/me` answers it: the same fields in the same order. */
+function accountView(row: AccountRow) {
+  const { permissions_granted: granted, permissions_revoked: revoked } = row;
+  const effective = new Set([...DEFAULTS, ...granted]);
+  for (const triple of revoked) effective.delete(triple);
+  return {
+    id: row.id,
+    phone: row.phone,
+    nickname: row.nickname,
+    avatar_file_id: row.avatar_file_id,
+    bio: row.bio,
+    is_active: row.is_active,
+    is_admin: row.is_admin,
+    balance: Number(row.balance),
+    permissions: { granted, revoked, effective: row.is_admin ? ['*'] : [...effective].sort() },
+    last_login_at: row.last_login_at,
+    last_login_source: row.last_login_source,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
 async function usersMe(): Promise<Handler> {
   const db = await pool();
   return async (req, res) => {
-    const row = await account(db, req, res);
-    if (row) json(res, 200, row);
+    const row = (await account(db, req, res)) as AccountRow | undefined;
+    if (row) json(res, 200, accountView(row));
   };
 }
 

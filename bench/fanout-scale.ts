@@ -5,8 +5,12 @@
  * send's answer until a waiting poll of another member is answered with it. Beside it, the same
  * writes by a bare `pg` script (the message row, and its two log entries: the sender's, and the
  * one naming the message for everyone else; no flags rows, as a channel send writes none), as a
- * ratio. Last, the commit rate of 8 writers with a listener, with the wake-up (pg_notify) inside
- * the transaction against after the commit, batched.
+ * ratio. Then, per size, the CPU per message of the chat API, Postgres and the senders (this
+ * process), the cores one and eight senders keep busy, the rate all cores would give at the eight
+ * senders' CPU per message (the machine's ceiling, as a multiple of one sender), and what the eight
+ * senders' database sessions wait on (a lock there would mean senders queue on each other).
+ * Last, the commit rate of 8 writers with a listener, with the wake-up (pg_notify) inside the
+ * transaction against after the commit, batched.
  *
  *   node bench/fanout-scale.ts [--sizes 10,100,1000,10000] [--messages 20]
  *
@@ -15,12 +19,20 @@
  * to 10 s late. `BENCH_CPU_PROF=<dir>` writes a CPU profile of the chat API there when it stops.
  */
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, serverNodeOptions, startBenchStack, startProcess, type BenchStack } from './lib.ts';
+import {
+  cpuMeter,
+  freePort,
+  serverNodeOptions,
+  startBenchStack,
+  startProcess,
+  type BenchStack,
+} from './lib.ts';
 import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -126,11 +138,17 @@ interface Run {
   latencies: number[];
   errors: number;
   seconds: number;
+  /** CPU ms per message of the chat API, Postgres and this process (the senders), from /proc. */
+  cpu: { api: number; postgres: number; bench: number };
 }
 
-async function sendAll(port: number, senders: Member[], perSender: number): Promise<Run> {
+/** The processes whose CPU a send costs on this machine. */
+type CpuSources = { api: number; postgres: () => number; bench: number };
+
+async function sendAll(port: number, senders: Member[], perSender: number, cpuOf: CpuSources): Promise<Run> {
   const latencies: number[] = [];
   let errors = 0;
+  const cpu = cpuMeter(cpuOf);
   const started = performance.now();
   await Promise.all(
     senders.map(async (sender, s) => {
@@ -148,11 +166,64 @@ async function sendAll(port: number, senders: Member[], perSender: number): Prom
       }
     }),
   );
+  const seconds = (performance.now() - started) / 1000;
+  const used = cpu();
+  const perMessage = (ms: number) => ms / latencies.length;
   return {
     latencies: latencies.sort((a, b) => a - b),
     errors,
-    seconds: (performance.now() - started) / 1000,
+    seconds,
+    cpu: { api: perMessage(used.api!), postgres: perMessage(used.postgres!), bench: perMessage(used.bench!) },
   };
+}
+
+/**
+ * What the senders' database sessions are doing during a run, sampled every few milliseconds from
+ * `pg_stat_activity`: a share per wait event type ("running" when none: on the CPU), over the
+ * sessions in a transaction or a statement. Lock waits here would mean senders queue on each other.
+ */
+function sampleWaits(url: string): () => Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const client = new pg.Client({ connectionString: url });
+  let sampling = true;
+  const done = (async () => {
+    await client.connect();
+    while (sampling) {
+      const { rows } = await client.query<{ wait: string }>(
+        `SELECT coalesce(wait_event_type, 'running') AS wait FROM pg_stat_activity
+          WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'`,
+      );
+      for (const { wait } of rows) counts.set(wait, (counts.get(wait) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await client.end();
+  })();
+  return async () => {
+    sampling = false;
+    await done;
+    return counts;
+  };
+}
+
+/** `Client 62%, running 21%, …`: each wait type's share of the samples, largest first. */
+function shares(counts: Map<string, number>): string {
+  const total = [...counts.values()].reduce((a, b) => a + b, 0) || 1;
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([wait, n]) => `${wait} ${((100 * n) / total).toFixed(0)}%`)
+    .join(', ');
+}
+
+const cpuPerMessage = ({ cpu }: Run) => cpu.api + cpu.postgres + cpu.bench;
+const cpuOfMessage = (run: Run) =>
+  `${run.cpu.api.toFixed(1)} + ${run.cpu.postgres.toFixed(1)} + ${run.cpu.bench.toFixed(1)}`;
+
+/** Messages/s that `cores` fully busy would give at a run's CPU per message: the machine's ceiling. */
+const ceilingRate = (run: Run, cores: number) => (cores * 1000) / cpuPerMessage(run);
+
+/** The cores a run kept busy on average: its messages' CPU over their wall time. */
+function coresBusy(run: Run): number {
+  return cpuPerMessage(run) / ((run.seconds * 1000) / run.latencies.length);
 }
 
 /** From a send's answer to the answer of a poll that was waiting for it. */
@@ -302,6 +373,9 @@ async function main(): Promise<void> {
   );
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
+  const cpuOf: CpuSources = { api: server.child.pid!, postgres: stack.postgresCpuMs, bench: process.pid };
+  const cores = availableParallelism();
+  const cpuLines: string[] = [];
   try {
     console.log(
       'members | 1 sender p50/max ms | msgs/s | 8 senders msgs/s (x of 1) | errors | rows/msg | WAL KiB/msg | poll after answer ms | bare pg ms/msg (ratio) | bare WAL KiB/msg | bare 8 writers msgs/s (x of 1)',
@@ -311,10 +385,12 @@ async function main(): Promise<void> {
       const perSize = size >= 10_000 ? Math.max(4, Math.floor(messages / 4)) : messages;
       const rows0 = await rowsOf(client, realmId);
       const wal0 = await walBytes(client);
-      const one = await sendAll(port, members.slice(0, 1), perSize);
+      const one = await sendAll(port, members.slice(0, 1), perSize, cpuOf);
       const wal = Number((await walBytes(client)) - wal0) / perSize;
       const rows = ((await rowsOf(client, realmId)) - rows0) / perSize;
-      const eight = await sendAll(port, members.slice(0, Math.min(SENDERS, members.length)), perSize);
+      const waits = sampleWaits(stack.databaseUrl);
+      const eight = await sendAll(port, members.slice(0, Math.min(SENDERS, members.length)), perSize, cpuOf);
+      const eightWaits = await waits();
       const sent8 = perSize * Math.min(SENDERS, members.length);
       const poll = await timeToPoll(port, members[0]!, members.at(-1)!);
       const base = await bare(client, perSize);
@@ -336,7 +412,15 @@ async function main(): Promise<void> {
           `${base8.toFixed(1)} (${((base8 * base.ms) / 1000).toFixed(2)}x)`,
         ].join(' | '),
       );
+      cpuLines.push(
+        `${size} members: CPU ms/msg (API + Postgres + senders): 1 sender ${cpuOfMessage(one)}, ` +
+          `keeping ${coresBusy(one).toFixed(2)} of ${cores} cores busy; 8 senders ${cpuOfMessage(eight)}, ` +
+          `keeping ${coresBusy(eight).toFixed(2)} busy. At the 8 senders' CPU per message ${cores} cores ` +
+          `allow ${(ceilingRate(eight, cores) / rate1).toFixed(2)}x one sender (reached ` +
+          `${(rate8 / rate1).toFixed(2)}x). Their database sessions, sampled: ${shares(eightWaits)}`,
+      );
     }
+    for (const line of cpuLines) console.log(line);
     const none = await commitRate(stack.databaseUrl, 'none');
     const inside = await commitRate(stack.databaseUrl, 'inside');
     const after = await commitRate(stack.databaseUrl, 'after');

@@ -64,8 +64,7 @@ async function main(): Promise<void> {
 
     const path = '/api/v1/characters?scope=public&limit=50';
     const headers = { authorization: `Bearer ${token}` };
-    await check(`${app.url}${path}`, headers);
-    await check(`${bare.url}${path}`, headers);
+    await sameList(`${app.url}${path}`, `${bare.url}${path}`, headers);
     const run = (name: string, server: Server, duration: number, overallRate?: number) =>
       measure(
         name,
@@ -130,11 +129,16 @@ async function seed(db: Sequelize): Promise<string> {
   return (rows as { id: string }[])[0]!.id;
 }
 
-async function check(url: string, headers: Record<string, string>): Promise<void> {
-  const response = await fetch(url, { headers });
-  const body = (await response.json()) as unknown[];
-  if (response.status !== 200 || body.length !== 50)
-    throw new Error(`${url} answered ${response.status} with ${body.length} rows`);
+/** The baseline does the same work only if it answers the same 50 rows, byte for byte. */
+async function sameList(ours: string, baseline: string, headers: Record<string, string>): Promise<void> {
+  const [a, b] = await Promise.all([ours, baseline].map((url) => fetch(url, { headers })));
+  const [bodyA, bodyB] = await Promise.all([a!.text(), b!.text()]);
+  const rows = (JSON.parse(bodyA) as unknown[]).length;
+  if (a!.status !== 200 || b!.status !== 200 || rows !== 50 || bodyA !== bodyB)
+    throw new Error(
+      `the list answered ${a!.status} (${rows} rows) and the baseline ${b!.status}, not the same body`,
+    );
+  console.log(`the list and its baseline answer the same ${Buffer.byteLength(bodyA)}-byte body`);
 }
 
 await main();
