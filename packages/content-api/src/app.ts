@@ -7,6 +7,7 @@ import { errorHandler } from './http/errors.ts';
 import { operationPerRequest } from './http/operation.ts';
 import { validateRequests } from './http/request-validation.ts';
 import { dispatchOperations } from './http/routes.ts';
+import { inSequence } from './http/sequence.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { createContentServices } from './services.ts';
 import { resourcesRoutes } from './resources/index.ts';
@@ -47,29 +48,31 @@ export function createContentApp(deps: ContentDeps): Express {
   app.use(authenticate(context.db, context.tokens, (req) => accessOf(operationOf(req)) === 'secured'));
   // Payment notifications read their signed body raw, so they are served before the JSON parser.
   app.use(PAYMENT_NOTIFICATIONS, paymentNotificationsRouter(context));
-  app.use(express.json({ limit: '1mb', verify: verifyJsonText }));
-  app.use(authorizeOperation(operationOf, openapiDocument));
-  app.use(
-    validateRequests({ apiSpec: openapiDocument, validateRequests: { allowUnknownQueryParameters: false } }),
-  );
-
   // Workflow starts queued by submits are made before the process exits (see starter.ts).
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
-  // Each area's handlers, called for the operation validation matched (its `security` in the
-  // document decided above whether it needs a token).
   app.use(
-    dispatchOperations(openapiDocument, [
-      loginRoutes(context),
-      codeProvidersRoutes(context),
-      usersRoutes(context),
-      adminRoutes(context),
-      paymentsRoutes(context),
-      resourcesRoutes(context),
-      generatorsRoutes(context),
-      generationsRoutes(context, starter),
-      filesRoutes(context),
-      socketsRoutes(),
+    inSequence([
+      express.json({ limit: '1mb', verify: verifyJsonText }),
+      authorizeOperation(operationOf, openapiDocument),
+      validateRequests({
+        apiSpec: openapiDocument,
+        validateRequests: { allowUnknownQueryParameters: false },
+      }),
+      // Each area's handlers, called for the operation validation matched (its `security` in the
+      // document decided above whether it needs a token).
+      dispatchOperations(openapiDocument, [
+        loginRoutes(context),
+        codeProvidersRoutes(context),
+        usersRoutes(context),
+        adminRoutes(context),
+        paymentsRoutes(context),
+        resourcesRoutes(context),
+        generatorsRoutes(context),
+        generationsRoutes(context, starter),
+        filesRoutes(context),
+        socketsRoutes(),
+      ]),
     ]),
   );
 

@@ -1,7 +1,7 @@
 import type { RequestHandler, Request } from 'express';
 import { ForbiddenError, UnauthorizedError, selectRows, type Sequelize } from '@muse/core';
 import { can, type Operation, type PermissionHolder, type Scope } from '../permissions/permissions.ts';
-import type { TokenSigner } from './tokens.ts';
+import type { TokenClaims, TokenSigner } from './tokens.ts';
 import { USER_COLUMNS, type UserRow } from '../users/users.ts';
 
 /** The caller of a request, read from the database on every request (not from the token). */
@@ -34,12 +34,7 @@ export function authenticate(
     if (!needsToken(req)) return next();
     try {
       const token = bearerToken(req.headers.authorization);
-      const claims = await tokens.verify(token).catch(() => {
-        throw new UnauthorizedError('The token is invalid or expired; log in again');
-      });
-      if (!UUID.test(claims.sub))
-        throw new UnauthorizedError('The token is invalid or expired; log in again');
-      const { user, account } = await loadAccount(db, claims.sub);
+      const { user, account } = await loadAccount(db, verifiedClaims(tokens, token).sub);
       req.user = user;
       req.account = account;
       next();
@@ -47,6 +42,18 @@ export function authenticate(
       next(error);
     }
   };
+}
+
+/** A valid token's claims, naming an account id; else 401 (the REST API's and the sockets' check). */
+export function verifiedClaims(tokens: TokenSigner, token: string): TokenClaims {
+  let claims: TokenClaims;
+  try {
+    claims = tokens.verify(token);
+  } catch {
+    throw new UnauthorizedError('The token is invalid or expired; log in again');
+  }
+  if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
+  return claims;
 }
 
 function bearerToken(header: string | undefined): string {

@@ -86,11 +86,13 @@ export interface ValidatedOperation extends OperationName {
 /** How an operation is named in validatedOperation and routes.ts: `GET /api/v1/users/{id}`. */
 export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
-const validated = new WeakMap<Request, ValidatedOperation>();
+/** Where a request keeps the operation it was validated for: a property, not a WeakMap entry per request. */
+const VALIDATED = Symbol('validated operation');
+type WithValidated = Request & { [VALIDATED]?: ValidatedOperation };
 
 /** The operation validateRequests matched for the request (and let through), if any. */
 export function validatedOperation(req: Request): ValidatedOperation | undefined {
-  return validated.get(req);
+  return (req as WithValidated)[VALIDATED];
 }
 
 /** The request validator's options, as express-openapi-validator's `middleware()` takes them. */
@@ -160,7 +162,7 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
         },
       });
       req.params = pathParams;
-      validated.set(req, { ...operation.operation, params: pathParams });
+      (req as WithValidated)[VALIDATED] = { ...operation.operation, params: pathParams };
       if (!operation.hasInput && isEmpty(req.query)) return next();
       if (operation.queryOnly && req.body === undefined)
         return validQueries.validate(operation.operation.key, validate, req, res, next);

@@ -1,7 +1,7 @@
 import { AppError, UnauthorizedError } from '@muse/core';
 import type { Transaction } from 'sequelize';
 import type { ContentContext } from '../context.ts';
-import { loadUser, type CurrentUser } from '../auth/authenticate.ts';
+import { loadUser, verifiedClaims, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeRead, authorizeWrite, loadRow, notFound } from '../resources/access.ts';
 import type { Row } from '../resources/define.ts';
 
@@ -37,10 +37,7 @@ export class SocketAccess {
   /** The account of a valid, unexpired token and when the token expires (ms since the epoch). */
   async authenticate(token: string | undefined): Promise<{ user: CurrentUser; expiresAt: number }> {
     if (!token) throw new UnauthorizedError('Send the bearer token as ?token= (socket.io: auth.token)');
-    const claims = await this.ctx.tokens.verify(token).catch(() => {
-      throw new UnauthorizedError('The token is invalid or expired; log in again');
-    });
-    if (!UUID.test(claims.sub)) throw new UnauthorizedError('The token is invalid or expired; log in again');
+    const claims = verifiedClaims(this.ctx.tokens, token);
     return { user: await loadUser(this.ctx.db, claims.sub), expiresAt: claims.exp * 1000 };
   }
 

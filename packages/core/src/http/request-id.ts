@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 
 /** A caller's id is kept only when it is short, printable and safe to put in a log line or header. */
@@ -9,19 +9,17 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 const SERVICE_LOGGER = Symbol('service logger');
 
 /**
- * Names every request: the caller's well-formed `X-Request-Id`, else a new UUID. It is sent back in
+ * Names a request: the caller's well-formed `X-Request-Id`, else a new UUID. It is sent back in
  * the `X-Request-Id` header and carried by the request's child logger (`requestLog(res)`), so
- * every log line of the request, errors included, names it.
+ * every log line of the request, errors included, names it. Called by the service app's first
+ * middleware for every request.
  */
-export function requestId(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && WELL_FORMED.test(given) ? given : randomUUID();
-    res.setHeader('X-Request-Id', id);
-    res.locals.requestId = id;
-    (res.locals as Record<symbol, unknown>)[SERVICE_LOGGER] = logger;
-    next();
-  };
+export function nameRequest(req: Request, res: Response, logger: Logger): void {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && WELL_FORMED.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  res.locals.requestId = id;
+  (res.locals as Record<symbol, unknown>)[SERVICE_LOGGER] = logger;
 }
 
 /**
@@ -52,7 +50,7 @@ const HEADER = {
 
 /**
  * Documents the X-Request-Id header on every response of a service's document (as the component
- * `headers.RequestId`), since `requestId()` sends it on every answer.
+ * `headers.RequestId`), since `nameRequest()` sends it on every answer.
  */
 export function documentRequestId<D extends OpenApiDocument>(document: D): D {
   const components = (document.components ??= {});

@@ -1,4 +1,11 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  IncomingMessage,
+  ServerResponse,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 
@@ -20,7 +27,10 @@ export async function listen(
 ): Promise<RunningServer> {
   // Idle keep-alive connections outlive those of clients and load balancers (commonly 60 s), so a
   // client never sends a request on a connection the server is closing at that moment (ECONNRESET).
-  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
+  const server = createServer(
+    { keepAliveTimeout: 65_000, headersTimeout: 66_000, ...messageClasses(handler) },
+    handler,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -47,6 +57,37 @@ export async function listen(
       server.closeIdleConnections();
     }));
   return { server, url, close };
+}
+
+/** What an Express app sets as the prototype of each request and response it handles. */
+interface ExpressPrototypes {
+  request: IncomingMessage;
+  response: ServerResponse;
+}
+
+/**
+ * For an Express app, request and response classes whose objects are born with the app's own
+ * prototypes. Express gives every request and response those prototypes as it takes them
+ * (`Object.setPrototypeOf`), which changes each object's hidden class in V8 and so slows every
+ * later access to it; an object that already has them is left as it is.
+ */
+function messageClasses(handler: RequestListener): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  const { request, response } = handler as Partial<ExpressPrototypes>;
+  if (!(request instanceof IncomingMessage) || !(response instanceof ServerResponse)) return {};
+  return {
+    IncomingMessage: bornWith<typeof IncomingMessage>(IncomingMessage, request),
+    ServerResponse: bornWith<typeof ServerResponse>(ServerResponse, response),
+  };
+}
+
+/** A subclass of `base` whose instances have `prototype` (an object inheriting from base's). */
+function bornWith<C extends new (...args: never[]) => object>(base: C, prototype: InstanceType<C>): C {
+  function Born(...args: unknown[]) {
+    return Reflect.construct(base, args, Born) as InstanceType<C>;
+  }
+  Born.prototype = prototype;
+  Object.setPrototypeOf(Born, base);
+  return Born as unknown as C;
 }
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */

@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
 import { createMetricsRegistry } from '../metrics.ts';
 import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
-import { requestId, requestLog } from './request-id.ts';
+import { nameRequest, requestLog } from './request-id.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
 export type ReadinessCheck = () => Promise<void>;
@@ -114,22 +114,11 @@ export function createServiceApp({
   });
 
   if (activeTracing()) app.use((req, res, next) => traceRequest(req, res, () => routeLabel(req), next));
-  app.use(requestId(logger));
+  const timeRequest = requestTiming(duration, logger);
+  // One layer, not one per concern: each layer is another step of Express's router per request.
   app.use((req, res, next) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
-      const failed = res.statusCode >= 500;
-      if (!failed && !logger.isLevelEnabled('debug')) return;
-      const line = {
-        method: req.method,
-        url: req.originalUrl,
-        status: res.statusCode,
-        ms: Math.round(seconds * 1000),
-      };
-      if (failed) requestLog(res, logger).error(line, 'request failed');
-      else requestLog(res, logger).debug(line, 'request completed');
-    });
+    nameRequest(req, res, logger);
+    timeRequest(req, res);
     next();
   });
 
@@ -167,6 +156,32 @@ export function createServiceApp({
   app.use((req, res, next) => (DOCS.test(req.path) ? docs(req, res, next) : next()));
 
   return app;
+}
+
+/**
+ * Observes each request's duration (`http_request_duration_seconds`) when its answer is sent, and
+ * logs a failed one (5xx), or every one at debug level.
+ */
+function requestTiming(
+  duration: Histogram<'method' | 'route' | 'status'>,
+  logger: Logger,
+): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      const seconds = end({ method: req.method, route: routeLabel(req), status: res.statusCode });
+      const failed = res.statusCode >= 500;
+      if (!failed && !logger.isLevelEnabled('debug')) return;
+      const line = {
+        method: req.method,
+        url: req.originalUrl,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1000),
+      };
+      if (failed) requestLog(res, logger).error(line, 'request failed');
+      else requestLog(res, logger).debug(line, 'request completed');
+    });
+  };
 }
 
 /**
