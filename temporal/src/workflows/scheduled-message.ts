@@ -46,9 +46,10 @@ const atTheTime = proxyLocalActivities<ScheduledMessageActivities>({
 /**
  * A waiting attempt heartbeats (the binding, every few seconds): a worker that dies while its
  * deliveries wait has them retried elsewhere after this long, not after the whole window. Each
- * heartbeat Temporal records is a write (one per attempt per 80% of this): with a thousand
- * waiting, 15 s cost the dev server ~0.4 of a core, beside the instant's sends. Not compared
- * on replay (only the activity's type and id are), so histories recorded with 15 s replay.
+ * heartbeat Temporal records is a write (one per attempt per 80% of this), and a worker busy
+ * with a thousand sends must not miss one: 15 s timed out 20 of 1,000 waiting attempts in a
+ * loaded bench run (bench/README.md). Not compared on replay (only the activity's type and id
+ * are), so histories recorded with 15 s replay.
  */
 const HEARTBEAT_TIMEOUT_MS = 30_000;
 /** Time for the checks and the transaction once the wait is over, on a busy database. */
