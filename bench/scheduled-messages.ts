@@ -9,10 +9,12 @@
  * idle stack, so nothing of the scheduled phase runs beside it): the same
  * number of plain POST /messages fired at one instant, measured from that instant to their
  * events. The CPU time per message of this process, the worker, Temporal's dev server and
- * Postgres is printed for both, and for the scheduled ones how long before their second Temporal
- * had handed them to the worker (`--wake-early`: MUSE_DELIVERY_WAKE_EARLY_SECONDS, default the
- * configuration's). Every scheduled message must be delivered exactly once (the bench fails
- * otherwise).
+ * Postgres is printed for both (the scheduled ones' also split at their second: the wake-ups
+ * before it, the instant after; `--timeline`: second by second), and for the scheduled ones how
+ * long before their second Temporal had handed them to the worker, and why any attempt was
+ * retried (`--wake-early`: MUSE_DELIVERY_WAKE_EARLY_SECONDS, default the configuration's). Every
+ * scheduled message must be delivered exactly once (the bench fails otherwise). BENCH_CPU_PROF:
+ * see lib.ts (the worker's profile).
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -25,13 +27,14 @@ import {
   freePort,
   ownChildNamed,
   senderAndRecipient,
+  serverNodeOptions,
   startBenchStack,
   startProcess,
 } from './lib.ts';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { 'wake-early': { type: 'string' } },
+  options: { 'wake-early': { type: 'string' }, timeline: { type: 'boolean' } },
 });
 const COUNT = Number(positionals[0] ?? 1000);
 const CONCURRENCY = Number(positionals[1] ?? 16);
@@ -56,8 +59,9 @@ const [sender, recipient] = await senderAndRecipient(db, subdomain);
 const server = await stack.serve(createChatApp(stack));
 const api = chatClient(server.url);
 const workerPort = await freePort();
+// BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
 const worker = await startProcess(
-  [serverMain, 'worker'],
+  [...serverNodeOptions(), serverMain, 'worker'],
   {
     ...stack.serverEnv,
     TEMPORAL_TASK_QUEUE: 'bench',
@@ -154,16 +158,24 @@ async function handOver(second: number) {
   const timerFired: number[] = [];
   const activityStarted: number[] = [];
   const attempts: number[] = [];
+  /** Why the attempts before each one's last failed (the last attempt's start records it). */
+  const retriedBecause = new Map<string, number>();
   await pool(scheduledIds.length, 8, async (i) => {
-    const history = await stack.temporal.workflow
-      .getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, scheduledIds[i]!))
-      .fetchHistory();
+    const handle = stack.temporal.workflow.getHandle(
+      scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, scheduledIds[i]!),
+    );
+    // Finished first: an activity's start is recorded with its completion, which may come after the sends.
+    await handle.result();
+    const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const fired = events.filter((event) => event.timerFiredEventAttributes).at(-1);
     const started = events.filter((event) => event.activityTaskStartedEventAttributes).at(-1);
     if (fired) timerFired.push(eventMs(fired.eventTime) - second * 1000);
     if (started) activityStarted.push(eventMs(started.eventTime) - second * 1000);
     if (started) attempts.push(started.activityTaskStartedEventAttributes!.attempt ?? 1);
+    const failure = started?.activityTaskStartedEventAttributes?.lastFailure?.message;
+    if (failure)
+      retriedBecause.set(failure.slice(0, 120), (retriedBecause.get(failure.slice(0, 120)) ?? 0) + 1);
   });
   return {
     timer_fired_after_due: summary(timerFired),
@@ -171,7 +183,11 @@ async function handOver(second: number) {
     ...(activityStarted.length
       ? {
           delivery_activity_started_after_due: summary(activityStarted),
-          delivery_attempts: { max: Math.max(...attempts), retried: attempts.filter((n) => n > 1).length },
+          delivery_attempts: {
+            max: Math.max(...attempts),
+            retried: attempts.filter((n) => n > 1).length,
+            because: Object.fromEntries(retriedBecause),
+          },
         }
       : {}),
   };
@@ -222,8 +238,27 @@ if (Date.now() > second * 1000 - 1000) {
 }
 const scheduledQueue = await register();
 meter = cpuMeter(cpuSources);
+// Split at the second: the wake-ups before it, the instant's sends (and what competes with them) after.
+let atTheSecond: Record<string, number> = {};
+const split = setTimeout(() => (atTheSecond = meter()), second * 1000 - Date.now());
+// --timeline: each source's CPU ms in each second, by second after the due one.
+let lastTick = meter();
+const tick = values.timeline
+  ? setInterval(() => {
+      const now = meter();
+      const spent = Object.entries(now).map(([name, ms]) => `${name} ${Math.round(ms - lastTick[name]!)}`);
+      console.log(`${Math.round((Date.now() - second * 1000) / 1000)} s: ${spent.join(', ')}`);
+      lastTick = now;
+    }, 1000)
+  : undefined;
 const scheduledArrivals = await collect(scheduledQueue, COUNT);
-const scheduledCpu = perMessage(meter());
+clearTimeout(split);
+clearInterval(tick);
+const scheduledUsed = meter();
+const scheduledCpu = perMessage(scheduledUsed);
+const afterTheSecond = Object.fromEntries(
+  Object.entries(scheduledUsed).map(([name, ms]) => [name, ms - (atTheSecond[name] ?? 0)]),
+);
 const scheduled = summary(scheduledArrivals.map((t) => t - second * 1000));
 console.log(JSON.stringify({ scheduled_for_one_second: COUNT, delivery_delay_from_timestamp: scheduled }));
 
@@ -242,7 +277,12 @@ console.log(
       baseline_plain_sends_at_one_instant: baseline,
       p99_ratio_to_baseline: +(scheduled.p99_ms / baseline.p99_ms).toFixed(2),
       target: `p99 ≤ 1.5× the plain sends': ${scheduled.p99_ms <= 1.5 * baseline.p99_ms ? 'met' : 'not met'}`,
-      cpu_ms_per_message: { scheduled: scheduledCpu, plain_sends: baselineCpu },
+      cpu_ms_per_message: {
+        scheduled: scheduledCpu,
+        scheduled_before_the_second: perMessage(atTheSecond),
+        scheduled_from_the_second_to_the_last_arrival: perMessage(afterTheSecond),
+        plain_sends: baselineCpu,
+      },
       delivered_once: true,
       note: 'API + load, worker, Temporal dev server and Postgres share this machine',
     },

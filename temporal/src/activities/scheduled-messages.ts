@@ -7,11 +7,23 @@ import {
   pushForMessage,
   type DeliveryWait,
 } from '@muse/chat-api/workflow-steps';
+import { createDeliveryInstants } from './delivery-instants.ts';
 
-/** How often a waiting delivery heartbeats (Temporal throttles what it sends to 80% of the timeout). */
-const HEARTBEAT_EVERY_MS = 3_000;
+/**
+ * How often a waiting delivery heartbeats: Temporal sends at most one per 80% of the workflow's
+ * 30 s heartbeat timeout, so more calls only cost this process; every 6 s still rides out an
+ * event loop held up for 20 s.
+ */
+const HEARTBEAT_EVERY_MS = 6_000;
 /** A local activity started by a timer that fired a moment before the worker's clock says so waits that moment. */
 const TIMER_SKEW_MS = 1_000;
+/**
+ * The longest an attempt that has sent holds its completion for the rest of its instant (see
+ * delivery-instants.ts): long enough for a thousand sends on two cores. A hold also ends this
+ * long before the attempt's start-to-close timeout, so that a hold never makes Temporal retry it.
+ */
+const HOLD_MAX_MS = 30_000;
+const HOLD_MARGIN_MS = 10_000;
 
 /**
  * Thin: the rules and the once-only guard live in the messaging API's domain code. A message
@@ -19,6 +31,7 @@ const TIMER_SKEW_MS = 1_000;
  */
 export function createScheduledMessageActivities(deps: { db: Sequelize; config: Config; logger: Logger }) {
   const push = createPushSender(deps.config, deps.logger);
+  const instants = createDeliveryInstants();
   const deliver = (scheduledMessageId: number, wait: DeliveryWait) =>
     deliverScheduledMessage(
       deps.db,
@@ -41,18 +54,28 @@ export function createScheduledMessageActivities(deps: { db: Sequelize; config: 
      * Started up to `waitMs` before the time: waits for it here, holding an activity slot (not a
      * workflow task), heartbeating so that a dead worker's attempts are retried elsewhere, and
      * stopping when the attempt is cancelled (a new time, a deletion) or the worker shuts down.
+     * Its outcome is then held until the rest of its instant is sent here (bounded); an attempt
+     * that throws is not held, so that its retry comes at once.
      */
     async deliverScheduledMessageWhenDue(
       scheduledMessageId: number,
       waitMs: number,
     ): Promise<DeliveryOutcome> {
       const context = Context.current();
+      const holdUntilMs = Date.now() + context.info.startToCloseTimeoutMs - HOLD_MARGIN_MS;
+      const signal = context.cancellationSignal;
       const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      const attempt = instants.begin();
       try {
-        return await deliver(scheduledMessageId, {
+        const outcome = await deliver(scheduledMessageId, {
           untilMs: Date.now() + waitMs,
-          signal: context.cancellationSignal,
-        });
+          signal,
+          onDue: (ms) => attempt.dueAt(ms),
+        }).finally(() => attempt.done());
+        const holdMs = Math.min(HOLD_MAX_MS, holdUntilMs - Date.now());
+        if (attempt.dueAtMs !== undefined && holdMs > 0)
+          await instants.settled(attempt.dueAtMs, holdMs, signal);
+        return outcome;
       } finally {
         clearInterval(heartbeat);
       }

@@ -254,6 +254,8 @@ export interface DeliveryWait {
   untilMs: number;
   /** Stops the wait (the attempt was cancelled, or the worker is stopping). */
   signal?: AbortSignal;
+  /** Told the time the attempt waits for or sends at, and again if an edit moves it. */
+  onDue?: (dueAtMs: number) => void;
 }
 
 /**
@@ -336,7 +338,9 @@ async function readWhenDue(
   for (;;) {
     const row = await one<ScheduledRow>(db, 'SELECT * FROM chat.scheduled_messages WHERE id = :id', { id });
     const dueAt = row && !row.delivered_at && !row.failed ? new Date(row.deliver_at).getTime() : 0;
-    if (!wait || dueAt <= Date.now() || dueAt > wait.untilMs) return row;
+    if (!wait || dueAt > wait.untilMs) return row;
+    if (dueAt) wait.onDue?.(dueAt);
+    if (dueAt <= Date.now()) return row;
     // A timer can end a millisecond before the wall clock reaches the time.
     while (Date.now() < dueAt) await sleep(dueAt - Date.now(), undefined, { signal: wait.signal });
   }
