@@ -290,15 +290,20 @@ async function bare(client: pg.Client, count: number): Promise<{ ms: number; wal
   return { ms, wal: Number((await walBytes(client)) - before) / count };
 }
 
-/** Messages/s of `count` bare sends by each of 8 clients at once (the machine's ceiling for 8 senders). */
-async function bareEight(url: string, count: number): Promise<number> {
-  const clients = await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      return c;
+/** `count` connected `pg` clients (the bare writers of bareEight and commitRate). */
+function connectClients(url: string, count: number): Promise<pg.Client[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
     }),
   );
+}
+
+/** Messages/s of `count` bare sends by each of 8 clients at once (the machine's ceiling for 8 senders). */
+async function bareEight(url: string, count: number): Promise<number> {
+  const clients = await connectClients(url, SENDERS);
   const started = performance.now();
   await Promise.all(
     clients.map(async (c) => {
@@ -321,13 +326,7 @@ async function commitRate(url: string, mode: 'none' | 'inside' | 'after', ms = 3
   await setup.query(
     'CREATE TABLE IF NOT EXISTS bench_commits (id bigserial PRIMARY KEY, at timestamptz DEFAULT now())',
   );
-  const writers = await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }),
-  );
+  const writers = await connectClients(url, SENDERS);
   let commits = 0;
   let pendingWake = false;
   let notifying = Promise.resolve();

@@ -173,9 +173,8 @@ async function handOver(second: number) {
     if (fired) timerFired.push(eventMs(fired.eventTime) - second * 1000);
     if (started) activityStarted.push(eventMs(started.eventTime) - second * 1000);
     if (started) attempts.push(started.activityTaskStartedEventAttributes!.attempt ?? 1);
-    const failure = started?.activityTaskStartedEventAttributes?.lastFailure?.message;
-    if (failure)
-      retriedBecause.set(failure.slice(0, 120), (retriedBecause.get(failure.slice(0, 120)) ?? 0) + 1);
+    const failure = started?.activityTaskStartedEventAttributes?.lastFailure?.message?.slice(0, 120);
+    if (failure) retriedBecause.set(failure, (retriedBecause.get(failure) ?? 0) + 1);
   });
   return {
     timer_fired_after_due: summary(timerFired),
