@@ -15,6 +15,9 @@ export default defineConfig({
     reporters: ['default', './test/summary-reporter.ts'],
     // One real Postgres and one Temporal dev server serve the whole run; files isolate by database and task queue.
     pool: 'forks',
+    // A request holds one pooled connection at a time: the suites run with a pool of one per
+    // database handle, and a second acquisition inside an open transaction throws.
+    env: { MUSE_STRICT_TRANSACTIONS: '1' },
     maxWorkers: 2,
     // Generous: tests wait on readiness, and CI machines can be busy; a stuck test still ends.
     testTimeout: 120_000,

@@ -19,7 +19,9 @@ export async function createTestDatabase(
   const name = `test_${randomBytes(6).toString('hex')}`;
   await adminQuery(adminUrl, `CREATE DATABASE "${name}"`);
   const url = withDatabase(adminUrl, name);
-  const db = createDatabase(url);
+  // One connection, as a request gets one: a query that waits for a second one inside a
+  // transaction would wait forever here, and the strict guard names it first.
+  const db = createDatabase(url, undefined, { poolMax: 1 });
   if (options.migrated ?? true) await migrate(db, [contentMigrations, chatMigrations]);
   return {
     url,
@@ -45,4 +47,9 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** The most connections a handle's pool opens (Sequelize keeps it in undeclared options). */
+export function poolSize(db: Sequelize): number {
+  return (db as unknown as { options: { pool: { max: number } } }).options.pool.max;
 }

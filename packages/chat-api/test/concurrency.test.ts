@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '@muse/core';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { sendEvent } from '../src/domain/lib/events.ts';
 import { beforeCommit, transact } from '../src/domain/lib/transact.ts';
@@ -97,7 +98,8 @@ describe('event producers under concurrency', () => {
   it('a transaction committing late holds up no other producer; queues get its event in position order', async () => {
     const [ann, ben] = await Promise.all([makeUser(stack), makeUser(stack)]);
     const queue = await register(ann, ['alert_words', 'message']);
-    const { db } = stack.database;
+    // Another process's transaction: a handle of its own (the stack's pool has one connection).
+    const db = createDatabase(stack.database.url);
     let commit = () => {};
     const released = new Promise<void>((resolve) => (commit = resolve));
     let appended = () => {};
@@ -122,6 +124,7 @@ describe('event producers under concurrency', () => {
     const polled = waitForEvents(url(), ann, queue, (seen) => seen.length >= 2);
     commit();
     await late;
+    await db.close();
     const events = await polled;
     expect(events.map((e) => e.type)).toEqual(['alert_words', 'message']);
     expectIncreasingIds(events);

@@ -6,6 +6,7 @@ import type { Umzug } from 'umzug';
 import { ServiceUnavailableError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { watchPool } from './metrics.ts';
+import { ambientTransaction, guardNestedAcquire, useAmbientTransactions } from './sql.ts';
 
 export { Sequelize };
 
@@ -18,6 +19,11 @@ export interface DatabaseOptions {
    * that long, so one slow request cannot hold a pooled connection (API processes set it).
    */
   statementTimeoutMs?: number;
+  /**
+   * Refuse (instead of report once) a second pooled connection asked for inside an open
+   * transaction. On where `MUSE_STRICT_TRANSACTIONS=1`, as in the tests.
+   */
+  strictTransactions?: boolean;
 }
 
 /** One pool per process. `pg` parses BIGINT as string by default; balances fit in a JS number. */
@@ -36,11 +42,20 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   watchPool(db);
+  useAmbientTransactions();
+  guardNestedAcquire(
+    db,
+    options.strictTransactions ?? process.env.MUSE_STRICT_TRANSACTIONS === '1',
+    (error) => logger?.warn({ err: error }, 'nested connection acquire inside a transaction'),
+  );
   return db;
 }
 
 interface PooledClient {
   query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+}
+interface TransactionConnection {
+  connection: PooledClient;
 }
 interface PoolAccess {
   getConnection(options?: object): Promise<PooledClient>;
@@ -56,7 +71,7 @@ const statementNames = new Map<string, string>();
  * from code, never from input. With `prepare` (the default) it is a named prepared statement,
  * parsed and planned once per connection: name its columns, since a prepared `SELECT *` fails
  * once a migration adds a column. Rows are what `db.query(…, { type: SELECT })` answers: same
- * connection, same type parsers.
+ * connection, same type parsers. Inside a transaction it runs on the transaction's connection.
  */
 export async function selectRows<T extends object>(
   db: Sequelize,
@@ -66,10 +81,13 @@ export async function selectRows<T extends object>(
 ): Promise<T[]> {
   let name = prepare ? statementNames.get(text) : undefined;
   if (prepare && !name) statementNames.set(text, (name = `muse_${statementNames.size + 1}`));
+  const query = name ? { name, text, values } : { text, values };
+  const open = ambientTransaction(db) as unknown as TransactionConnection | undefined;
+  if (open) return (await open.connection.query<T>(query)).rows;
   const pool = db.connectionManager as unknown as PoolAccess;
   const client = await pool.getConnection();
   try {
-    return (await client.query<T>(name ? { name, text, values } : { text, values })).rows;
+    return (await client.query<T>(query)).rows;
   } finally {
     await pool.releaseConnection(client);
   }

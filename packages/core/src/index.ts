@@ -2,6 +2,7 @@ export * from './config.ts';
 export * from './logger.ts';
 export * from './errors.ts';
 export * from './db.ts';
+export * from './sql.ts';
 export * from './events.ts';
 export * from './rate-limit.ts';
 export * from './workloads.ts';
