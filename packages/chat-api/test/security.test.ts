@@ -122,15 +122,17 @@ describe('messaging API hardening', () => {
     const user = await makeUser(stack);
     const chat = await chatOnPool({ statementTimeoutMs: 500 });
     try {
-      const locker = await stack.database.db.transaction();
-      await stack.database.db.query('LOCK TABLE chat.alert_words IN ACCESS EXCLUSIVE MODE', {
-        transaction: locker,
-      });
+      // Another process holds the lock (the stack's own handle has one connection, which the
+      // app's shared parts also use).
+      const other = createDatabase(stack.database.url);
+      const locker = await other.transaction();
+      await other.query('LOCK TABLE chat.alert_words IN ACCESS EXCLUSIVE MODE', { transaction: locker });
       const answer = await Promise.race([
         call(chat.url, 'POST', '/users/me/alert_words', user, { alert_words: ['stuck'] }),
         new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
       ]);
       await locker.rollback();
+      await other.close();
       expect(answer).not.toBe('still waiting');
       if (answer === 'still waiting') return;
       expect(answer.status).toBe(503);
