@@ -65,7 +65,7 @@ export interface paths {
     put?: never;
     /**
      * Create a bot owned by the caller: generic (1), incoming webhook (2) or outgoing webhook (3)
-     * @description Its email is `<short_name>-bot@<organization host>`. The organization policy decides who may: `can_create_bots_group` any bot, `can_create_write_only_bots_group` incoming-webhook bots (members by default; guests may not). Everyone gets a `realm_user` `add` event; the owner and the administrators a `realm_bot` `add` (with the API key and, for an outgoing webhook, its service: URL, interface and the token sent with each call). Only the generic interface (1) is offered for outgoing webhooks.
+     * @description Its email is `<short_name>-bot@<organization host>`. The organization policy decides who may: `can_create_bots_group` any bot, `can_create_write_only_bots_group` incoming-webhook bots (members by default; guests may not). Everyone gets a `realm_user` `add` event; the owner and the administrators a `realm_bot` `add` (with the API key and, for an outgoing webhook, its service: URL, interface and the token sent with each call). Only the generic interface (1) is offered for outgoing webhooks. A bot cannot create bots (`This endpoint does not accept bot requests.`).
      */
     post: operations['createBot'];
     delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
     head?: never;
     /**
      * Change a bot's name, owner or outgoing-webhook URL (its owner or an administrator)
-     * @description A new owner must be an active human of the organization. The old owner (unless an administrator) gets `realm_bot` `delete`, the new one `realm_bot` `add`, the administrators `realm_bot` `update`; everyone `realm_user` `update` with `bot_owner_id`.
+     * @description A new owner must be an active human of the organization whose role is at least the bot's (a guest cannot own a member's bot: an owner reads its key). The old owner (unless an administrator) gets `realm_bot` `delete`, the new one `realm_bot` `add`, the administrators `realm_bot` `update`; everyone `realm_user` `update` with `bot_owner_id`.
      */
     patch: operations['updateBot'];
     trace?: never;
