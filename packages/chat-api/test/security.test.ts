@@ -27,15 +27,39 @@ describe('messaging API hardening', () => {
 
   it('fetch_api_key: every spelling of an account shares one limit (user03@ is user 3)', async () => {
     const user = await makeUser(stack);
-    for (let i = 0; i < 3; i++) expect((await guess(`user${user.id}@localhost`, 'nope')).status).toBe(401);
-    const padded = await guess(`user${String(user.id).padStart(6, '0')}@localhost`, user.password);
+    const address = fromAddress();
+    for (let i = 0; i < 3; i++)
+      expect((await guess(`user${user.id}@localhost`, 'nope', address)).status).toBe(401);
+    const padded = await guess(`user${String(user.id).padStart(6, '0')}@localhost`, user.password, address);
     expect(padded.status).toBe(429);
-    expect((await guess(user.email.toUpperCase(), user.password)).status).toBe(429);
+    expect((await guess(user.email.toUpperCase(), user.password, address)).status).toBe(429);
+  });
+
+  it("fetch_api_key: a stranger's wrong passwords from another address do not lock the owner out", async () => {
+    const user = await makeUser(stack);
+    const owner = fromAddress();
+    const stranger = fromAddress();
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push((await guess(user.email, 'nope', stranger)).status);
+    expect(answers).toEqual([401, 401, 401, ...Array<number>(17).fill(429)]);
+    expect((await guess(user.email, user.password, owner)).status).toBe(200);
+    // The stranger's address stays refused, the right password included.
+    expect((await guess(user.email, user.password, stranger)).status).toBe(429);
+  });
+
+  it('fetch_api_key: guesses from many addresses are bounded per account too', async () => {
+    const user = await makeUser(stack);
+    // One wrong guess from each of 31 addresses: the account's bound over all of them is 3 × 10.
+    const statuses = [];
+    for (let i = 0; i < 31; i++) statuses.push((await guess(user.email, 'nope', fromAddress())).status);
+    expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(statuses[30]).toBe(429);
   });
 
   it('fetch_api_key: parallel guesses are counted before the password is checked', async () => {
     const user = await makeUser(stack);
-    const answers = await Promise.all(Array.from({ length: 60 }, () => guess(user.email, 'nope')));
+    const address = fromAddress();
+    const answers = await Promise.all(Array.from({ length: 60 }, () => guess(user.email, 'nope', address)));
     const checked = answers.filter((a) => a.status === 401).length;
     expect(checked).toBeLessThanOrEqual(3);
     expect(answers.filter((a) => a.status === 429).length).toBe(60 - checked);

@@ -334,7 +334,7 @@ export interface paths {
     put?: never;
     /**
      * Exchange an email and password for the user's API key
-     * @description Every attempt is counted before the password is checked, per account (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt is refused with 429 until the window ends.
+     * @description Every attempt is counted before the password is checked, per account and client address (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS, so another address's wrong guesses never lock the owner out), per account over all addresses (ten times that) and per client address over all accounts (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt it covers is refused with 429 until the window ends.
      */
     post: operations['fetchApiKey'];
     delete?: never;
