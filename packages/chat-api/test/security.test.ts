@@ -216,3 +216,66 @@ describe('messaging API hardening', () => {
     expect(good.status).toBe(200);
   });
 });
+
+/** Zulip's per-user rate limit on writes (issue 38, finding 6), with a small limit. */
+describe('messaging API: per-user write limit', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({
+      MUSE_CHAT_USER_WRITES: '5',
+      MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: '3600',
+    });
+    await makeOrganization(stack);
+  });
+  afterAll(() => stack.stop());
+
+  it('lets five writes of twelve at once through, refuses the rest as Zulip does, and counts no reads', async () => {
+    const user = await makeUser(stack);
+    const other = await makeUser(stack);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        call(stack.chatUrl, 'POST', '/users/me/presence', user, { status: 'active' }),
+      ),
+    );
+    const passed = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect([passed.length, refused.length]).toEqual([5, 7]);
+    expect(passed.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort()).toEqual([
+      0, 1, 2, 3, 4,
+    ]);
+    const now = Date.now() / 1000;
+    for (const answer of refused) {
+      expect(answer.body).toMatchObject({
+        result: 'error',
+        code: 'RATE_LIMIT_HIT',
+        msg: 'API usage exceeded rate limit',
+      });
+      const retryAfter = answer.body['retry-after'] as number;
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(answer.headers.get('retry-after')).toBe(String(retryAfter));
+      expect(answer.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(answer.headers.get('x-ratelimit-reset'))).toBeGreaterThan(now);
+    }
+
+    // A refused write is not run: the message is not sent.
+    const message = await call(stack.chatUrl, 'POST', '/messages', user, {
+      type: 'direct',
+      to: [other.id],
+      content: 'over the limit',
+    });
+    expect(message.status).toBe(429);
+    const inbox = await call(stack.chatUrl, 'GET', '/messages', other, {
+      anchor: 'newest',
+      num_before: 10,
+      num_after: 0,
+      narrow: [],
+    });
+    expect(inbox.body.messages).toEqual([]);
+    // Reads are not counted, and another user has a count of their own.
+    expect((await call(stack.chatUrl, 'GET', '/users/me', user)).status).toBe(200);
+    expect(
+      (await call(stack.chatUrl, 'POST', '/users/me/presence', other, { status: 'active' })).status,
+    ).toBe(200);
+  });
+});

@@ -878,7 +878,9 @@ export interface paths {
      * Open an order for a bundle (buy credits)
      * @description Needs payment:create:own. Price and credits are copied from the bundle now, so a later price
      *     change does not alter the order. The order is placed with the configured provider (`provider`,
-     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s).
+     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s). An account
+     *     holds at most `MUSE_PAYMENT_MAX_OPEN_ORDERS` (default 5) open orders (pending and unexpired) at
+     *     once: each keeps a provider order and its reconciliation running until it ends.
      */
     post: operations['createPaymentOrder'];
     delete?: never;
@@ -6121,7 +6123,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, or the Idempotency-Key was used for a different request. */
+      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, the Idempotency-Key was used for a different request, or the account already holds `MUSE_PAYMENT_MAX_OPEN_ORDERS` open orders (`details` then has `open_orders` and `next_expiry`, when the first of them expires; pay one or wait). Nothing is written. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
