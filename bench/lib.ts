@@ -180,6 +180,8 @@ export async function startBenchStack(
     MUSE_DATA_DIR: workDir,
     // The benches' fakes (code receivers, upstreams) listen on loopback.
     MUSE_OUTBOUND_ALLOW: '127.0.0.1',
+    // Load generators write far past a person's pace: the per-user limit is counted, never reached.
+    MUSE_CHAT_USER_WRITES: '1000000000',
     ...options.env,
   });
   const db = createDatabase(databaseUrl, undefined, { poolMax: options.poolMax ?? 20 });
@@ -212,6 +214,7 @@ export async function startBenchStack(
       TEMPORAL_ADDRESS: temporalAddress,
       MUSE_HOST: '127.0.0.1',
       MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
+      MUSE_CHAT_USER_WRITES: String(config.MUSE_CHAT_USER_WRITES),
     },
     async serve(app) {
       const server = await listen(app, { host: '127.0.0.1', port: 0, logger, shutdownTimeoutMs: 1000 });

@@ -43,6 +43,8 @@ export function startProcess(command: string[], env: Record<string, string>): Mu
       MUSE_WORKER_METRICS_PORT: '0',
       // The fakes of upstreams, code providers and push services listen on loopback.
       MUSE_OUTBOUND_ALLOW: '127.0.0.1',
+      // Tests are busy clients: the per-user write limit is far away (security.test.ts proves it).
+      MUSE_CHAT_USER_WRITES: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

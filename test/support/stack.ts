@@ -73,6 +73,8 @@ export async function startTestStack(
     // The fakes of upstreams, code providers and push services listen on loopback.
     MUSE_OUTBOUND_ALLOW: '127.0.0.1',
     MUSE_DATA_DIR: path.join(os.tmpdir(), `muse-${taskQueue}`),
+    // Tests are busy clients: the per-user write limit is far away (security.test.ts proves it).
+    MUSE_CHAT_USER_WRITES: '1000000',
     ...env,
   });
   const logger = createLogger(config, 'test');

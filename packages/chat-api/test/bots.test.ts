@@ -118,6 +118,13 @@ describe('bots', () => {
     );
     const taken = await createBot(alice);
     await refused(alice, { short_name: taken.email.split('-bot@')[0] }, 'Username already in use');
+    // A bot's key creates no bot of any type (Zulip: bots cannot create bots).
+    for (const bot_type of [1, 2, 3])
+      await refused(
+        taken,
+        { bot_type, payload_url: JSON.stringify('http://127.0.0.1:9/hook') },
+        'This endpoint does not accept bot requests.',
+      );
     await refused(alice, { full_name: `bot NUMBER ${counter}` }, 'Name is already in use!');
     // Nothing half-written: no account was created by the refusals.
     const users = (await call(url(), 'GET', '/users', alice)).body.members as { full_name: string }[];
@@ -206,6 +213,10 @@ describe('bots', () => {
         msg,
       );
     }
+    // A guest would read the key of a bot with a member's rights.
+    expect((await call(url(), 'PATCH', `/bots/${bot.id}`, alice, { bot_owner_id: guest.id })).body.msg).toBe(
+      "Failed to change owner, the new owner's role is below the bot's",
+    );
     const leaver = await makeUser(stack);
     await call(url(), 'DELETE', `/users/${leaver.id}`, admin);
     expect((await call(url(), 'PATCH', `/bots/${bot.id}`, alice, { bot_owner_id: leaver.id })).body.msg).toBe(

@@ -124,6 +124,27 @@ describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)
       emoji_code: 'zzzz',
     });
     expect(badCode.body.msg).toBe('Invalid emoji code.');
+    // A valid code carries one of its own names: never a free text stored for every reader.
+    for (const emoji_name of ['x'.repeat(1_000_000), '<img src=x onerror=alert(1)>', 'heart']) {
+      const named = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+        emoji_name,
+        emoji_code: '1f603',
+      });
+      expect([named.status, named.body.msg]).toEqual([400, 'Invalid emoji name.']);
+    }
+    const extra = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'zulip!',
+      emoji_code: 'zulip',
+      reaction_type: 'zulip_extra_emoji',
+    });
+    expect([extra.status, extra.body.msg]).toEqual([400, 'Invalid emoji name.']);
+    // An alias of the same emoji is accepted, as the name the client sent.
+    const alias = await call(url(), 'POST', `/messages/${id}/reactions`, bob, {
+      emoji_name: 'smiley',
+      emoji_code: '1f603',
+    });
+    expect(alias.status).toBe(200);
+    await call(url(), 'DELETE', `/messages/${id}/reactions`, bob, { emoji_name: 'smiley' });
     const [event] = await eventsOf(alice, queue, 'reaction');
     expect(event).toMatchObject({
       op: 'add',

@@ -27,15 +27,39 @@ describe('messaging API hardening', () => {
 
   it('fetch_api_key: every spelling of an account shares one limit (user03@ is user 3)', async () => {
     const user = await makeUser(stack);
-    for (let i = 0; i < 3; i++) expect((await guess(`user${user.id}@localhost`, 'nope')).status).toBe(401);
-    const padded = await guess(`user${String(user.id).padStart(6, '0')}@localhost`, user.password);
+    const address = fromAddress();
+    for (let i = 0; i < 3; i++)
+      expect((await guess(`user${user.id}@localhost`, 'nope', address)).status).toBe(401);
+    const padded = await guess(`user${String(user.id).padStart(6, '0')}@localhost`, user.password, address);
     expect(padded.status).toBe(429);
-    expect((await guess(user.email.toUpperCase(), user.password)).status).toBe(429);
+    expect((await guess(user.email.toUpperCase(), user.password, address)).status).toBe(429);
+  });
+
+  it("fetch_api_key: a stranger's wrong passwords from another address do not lock the owner out", async () => {
+    const user = await makeUser(stack);
+    const owner = fromAddress();
+    const stranger = fromAddress();
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push((await guess(user.email, 'nope', stranger)).status);
+    expect(answers).toEqual([401, 401, 401, ...Array<number>(17).fill(429)]);
+    expect((await guess(user.email, user.password, owner)).status).toBe(200);
+    // The stranger's address stays refused, the right password included.
+    expect((await guess(user.email, user.password, stranger)).status).toBe(429);
+  });
+
+  it('fetch_api_key: guesses from many addresses are bounded per account too', async () => {
+    const user = await makeUser(stack);
+    // One wrong guess from each of 31 addresses: the account's bound over all of them is 3 × 10.
+    const statuses = [];
+    for (let i = 0; i < 31; i++) statuses.push((await guess(user.email, 'nope', fromAddress())).status);
+    expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(statuses[30]).toBe(429);
   });
 
   it('fetch_api_key: parallel guesses are counted before the password is checked', async () => {
     const user = await makeUser(stack);
-    const answers = await Promise.all(Array.from({ length: 60 }, () => guess(user.email, 'nope')));
+    const address = fromAddress();
+    const answers = await Promise.all(Array.from({ length: 60 }, () => guess(user.email, 'nope', address)));
     const checked = answers.filter((a) => a.status === 401).length;
     expect(checked).toBeLessThanOrEqual(3);
     expect(answers.filter((a) => a.status === 429).length).toBe(60 - checked);
@@ -192,5 +216,68 @@ describe('messaging API hardening', () => {
       data: [{ id: fieldId, value: 'https://example.com/a?b=c' }],
     });
     expect(good.status).toBe(200);
+  });
+});
+
+/** Zulip's per-user rate limit on writes (issue 38, finding 6), with a small limit. */
+describe('messaging API: per-user write limit', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({
+      MUSE_CHAT_USER_WRITES: '5',
+      MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: '3600',
+    });
+    await makeOrganization(stack);
+  });
+  afterAll(() => stack.stop());
+
+  it('lets five writes of twelve at once through, refuses the rest as Zulip does, and counts no reads', async () => {
+    const user = await makeUser(stack);
+    const other = await makeUser(stack);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        call(stack.chatUrl, 'POST', '/users/me/presence', user, { status: 'active' }),
+      ),
+    );
+    const passed = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect([passed.length, refused.length]).toEqual([5, 7]);
+    expect(passed.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort()).toEqual([
+      0, 1, 2, 3, 4,
+    ]);
+    const now = Date.now() / 1000;
+    for (const answer of refused) {
+      expect(answer.body).toMatchObject({
+        result: 'error',
+        code: 'RATE_LIMIT_HIT',
+        msg: 'API usage exceeded rate limit',
+      });
+      const retryAfter = answer.body['retry-after'] as number;
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(answer.headers.get('retry-after')).toBe(String(retryAfter));
+      expect(answer.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(answer.headers.get('x-ratelimit-reset'))).toBeGreaterThan(now);
+    }
+
+    // A refused write is not run: the message is not sent.
+    const message = await call(stack.chatUrl, 'POST', '/messages', user, {
+      type: 'direct',
+      to: [other.id],
+      content: 'over the limit',
+    });
+    expect(message.status).toBe(429);
+    const inbox = await call(stack.chatUrl, 'GET', '/messages', other, {
+      anchor: 'newest',
+      num_before: 10,
+      num_after: 0,
+      narrow: [],
+    });
+    expect(inbox.body.messages).toEqual([]);
+    // Reads are not counted, and another user has a count of their own.
+    expect((await call(stack.chatUrl, 'GET', '/users/me', user)).status).toBe(200);
+    expect(
+      (await call(stack.chatUrl, 'POST', '/users/me/presence', other, { status: 'active' })).status,
+    ).toBe(200);
   });
 });

@@ -134,15 +134,25 @@ describe('bootstrap file and the black-box login journey', { timeout: 180_000 },
       ).toBe(200);
       expect((await call('/api/v1/users/me', secondToken)).status).toBe(403);
 
+      // The last administrator keeps the rights until another account holds them.
       const adminId = (await call('/api/v1/users/me', adminToken)).body.id;
-      expect(
-        (
-          await call(`/api/v1/users/${adminId}/permission`, adminToken, {
-            method: 'PATCH',
-            body: { is_admin: false },
-          })
-        ).status,
-      ).toBe(200);
+      const revoke = () =>
+        call(`/api/v1/users/${adminId}/permission`, adminToken, {
+          method: 'PATCH',
+          body: { is_admin: false },
+        });
+      expect((await revoke()).status).toBe(409);
+      const unban = await call(`/api/v1/users/${second.body.id}`, adminToken, {
+        method: 'PATCH',
+        body: { is_active: true },
+      });
+      expect(unban.status).toBe(200);
+      const promote = await call(`/api/v1/users/${second.body.id}/permission`, adminToken, {
+        method: 'PATCH',
+        body: { is_admin: true },
+      });
+      expect(promote.status).toBe(200);
+      expect((await revoke()).status).toBe(200);
       expect((await call('/api/v1/users/stats', adminToken)).status).toBe(403);
       expect((await call('/api/v1/jwt-keys', adminToken)).status).toBe(404);
     } finally {

@@ -113,6 +113,32 @@ describe('payments: orders and the development provider', () => {
     expect((await suite.kit.api('GET', '/api/v1/payments', user)).body).toHaveLength(1);
   });
 
+  it('caps the open orders of one account, also when they arrive at once (409), and frees a place once one is paid', async () => {
+    await suite.kit.configure({ provider: 'development', enabled: true });
+    const user = await createTestUser(suite.stack);
+    const bundle = await suite.kit.createBundle({ credits: 10 });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => suite.kit.order(user, { bundle_id: bundle.id }, `cap-${i}`)),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
+    const refused = answers.find((answer) => answer.status === 409)!;
+    expect(refused.body).toMatchObject({ code: 'conflict', details: { open_orders: 5 } });
+    expect(refused.body.message).toMatch(/^You have 5 open orders/);
+    // Nothing was half-written: five orders exist, the refused keys answer nothing.
+    expect((await suite.kit.api('GET', '/api/v1/payments', user)).body).toHaveLength(5);
+    // A repeat of an open order's key still answers it; another account is not limited by this one.
+    const first = answers.find((answer) => answer.status === 201)!;
+    const key = `cap-${answers.indexOf(first)}`;
+    expect((await suite.kit.order(user, { bundle_id: bundle.id }, key)).status).toBe(200);
+    expect((await suite.kit.order(await createTestUser(suite.stack), { bundle_id: bundle.id })).status).toBe(
+      201,
+    );
+
+    expect((await pay(first.body.code_url as string)).status).toBe(200);
+    expect((await suite.kit.order(user, { bundle_id: bundle.id })).status).toBe(201);
+    expect((await suite.kit.order(user, { bundle_id: bundle.id })).status).toBe(409);
+  });
+
   it('sells only public, active, priced bundles, with the configured provider', async () => {
     await suite.kit.configure({ provider: 'development', enabled: true });
     const user = await createTestUser(suite.stack);

@@ -308,4 +308,39 @@ describe('users and administrator endpoints', () => {
     expect((await as(admin, '/api/v1/payment-api', 'PATCH', { notify_url: 'not a url' })).status).toBe(422);
     expect((await as(admin, '/api/v1/payment-api', 'PATCH', { secret: 'x' })).status).toBe(422);
   });
+
+  it('keeps one active administrator: the last cannot give up the rights, be banned or be deleted (409)', async () => {
+    // This file's database: every other administrator steps down, so `admin` is the last one.
+    await stack.database.db.query('UPDATE content.users SET is_admin = false WHERE id <> :id', {
+      replacements: { id: admin.id },
+    });
+    const refusals: [string, string, unknown?][] = [
+      ['PATCH', `/api/v1/users/${admin.id}/permission`, { is_admin: false }],
+      ['PATCH', `/api/v1/users/${admin.id}`, { is_active: false, nickname: 'gone' }],
+      ['DELETE', `/api/v1/users/${admin.id}`],
+    ];
+    for (const [method, path, body] of refusals) {
+      const refused = await as(admin, path, method, body);
+      expect([refused.status, refused.body.code], `${method} ${path}`).toEqual([409, 'conflict']);
+    }
+    // Nothing was half-written.
+    expect((await as(admin, `/api/v1/users/${admin.id}`)).body).toMatchObject({
+      is_admin: true,
+      is_active: true,
+      nickname: expect.not.stringMatching(/^gone$/),
+    });
+
+    // Two administrators demoting each other at once: exactly one of them succeeds.
+    const second = await createTestUser(stack, { admin: true });
+    const statuses = await Promise.all([
+      as(admin, `/api/v1/users/${second.id}/permission`, 'PATCH', { is_admin: false }),
+      as(second, `/api/v1/users/${admin.id}/permission`, 'PATCH', { is_admin: false }),
+    ]).then((replies) => replies.map((reply) => reply.status).sort());
+    expect(statuses).toEqual([200, 409]);
+    expect((await as(admin, '/api/v1/users/stats')).body.administrators).toBe(1);
+    // Whoever is left restores the other, for the tests after this one.
+    await stack.database.db.query('UPDATE content.users SET is_admin = true WHERE id = :id', {
+      replacements: { id: admin.id },
+    });
+  });
 });

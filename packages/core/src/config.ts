@@ -88,6 +88,11 @@ export interface Config {
   MUSE_CHAT_AUTH_WINDOW_SECONDS: number;
   /** Messaging API: password attempts allowed per client address and window, over all accounts. */
   MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: number;
+  /** Messaging API: writes (POST, PATCH, PUT, DELETE) one user may make per window before 429, as Zulip's `api_by_user`; 0: unlimited. */
+  MUSE_CHAT_USER_WRITES: number;
+  MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: number;
+  /** Content API: payment orders one user may hold open (pending, unexpired) at once. */
+  MUSE_PAYMENT_MAX_OPEN_ORDERS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
   /** Messaging API: the address clients reach (`realm_url`); unset: the request's own origin. */
@@ -217,6 +222,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_AUTH_ATTEMPTS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_AUTH_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 1800 },
     MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: { type: 'integer', minimum: 1, default: 50 },
+    MUSE_CHAT_USER_WRITES: { type: 'integer', minimum: 0, default: 200 },
+    MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 60 },
+    MUSE_PAYMENT_MAX_OPEN_ORDERS: { type: 'integer', minimum: 1, default: 5 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
     MUSE_CHAT_EXTERNAL_URL: { type: 'string', pattern: '^https?://[^/?#]+/?$', nullable: true },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },

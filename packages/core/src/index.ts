@@ -13,6 +13,7 @@ export * from './http/request-id.ts';
 export * from './http/serve.ts';
 export * from './dev-stack/postgres.ts';
 export * from './dev-stack/temporal.ts';
+export * from './dev-stack/ports.ts';
 export * from './outbound/index.ts';
 export * from './secrets/secret-box.ts';
 export * from './http/json-text.ts';

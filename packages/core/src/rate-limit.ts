@@ -11,11 +11,20 @@ export interface RateLimit {
   describe: string;
 }
 
+/** Where a counter stands after a hit that was let through. */
+export interface RateLimitState {
+  /** Hits the window still allows. */
+  remaining: number;
+  /** Seconds until the window ends and the count starts again. */
+  resetSeconds: number;
+}
+
 /**
  * Counts one hit against a fixed-window counter kept in `<schema>.rate_limits`, so the limit
  * holds across any number of API processes: the upsert is atomic, and the row lock serialises
  * concurrent hits. A window opens at its first hit and lasts `windowSeconds`; beyond `max` hits
- * in it, throws 429 (RateLimitedError) with the seconds left until it ends. Each service keeps the
+ * in it, throws 429 (RateLimitedError) with the seconds left until it ends; otherwise answers
+ * where the counter stands (for headers such as `X-RateLimit-Remaining`). Each service keeps the
  * table in its own schema (both created by their migrations with the same columns).
  */
 export async function hitRateLimit(
@@ -23,7 +32,7 @@ export async function hitRateLimit(
   schema: 'content' | 'chat',
   limit: RateLimit,
   transaction?: Transaction,
-): Promise<void> {
+): Promise<RateLimitState> {
   const table = `${schema}.rate_limits`;
   const [row] = await db.query<{ count: number; retry_after: number }>(
     `INSERT INTO ${table} AS r (bucket, key, window_start, window_seconds, count)
@@ -42,6 +51,7 @@ export async function hitRateLimit(
   );
   if (row!.count > limit.max)
     throw new RateLimitedError(`${limit.describe}; try again later`, row!.retry_after);
+  return { remaining: limit.max - row!.count, resetSeconds: row!.retry_after };
 }
 
 /** Takes back one hit (an attempt that turned out legitimate, e.g. the right password). */

@@ -65,7 +65,7 @@ export interface paths {
     put?: never;
     /**
      * Create a bot owned by the caller: generic (1), incoming webhook (2) or outgoing webhook (3)
-     * @description Its email is `<short_name>-bot@<organization host>`. The organization policy decides who may: `can_create_bots_group` any bot, `can_create_write_only_bots_group` incoming-webhook bots (members by default; guests may not). Everyone gets a `realm_user` `add` event; the owner and the administrators a `realm_bot` `add` (with the API key and, for an outgoing webhook, its service: URL, interface and the token sent with each call). Only the generic interface (1) is offered for outgoing webhooks.
+     * @description Its email is `<short_name>-bot@<organization host>`. The organization policy decides who may: `can_create_bots_group` any bot, `can_create_write_only_bots_group` incoming-webhook bots (members by default; guests may not). Everyone gets a `realm_user` `add` event; the owner and the administrators a `realm_bot` `add` (with the API key and, for an outgoing webhook, its service: URL, interface and the token sent with each call). Only the generic interface (1) is offered for outgoing webhooks. A bot cannot create bots (`This endpoint does not accept bot requests.`).
      */
     post: operations['createBot'];
     delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
     head?: never;
     /**
      * Change a bot's name, owner or outgoing-webhook URL (its owner or an administrator)
-     * @description A new owner must be an active human of the organization. The old owner (unless an administrator) gets `realm_bot` `delete`, the new one `realm_bot` `add`, the administrators `realm_bot` `update`; everyone `realm_user` `update` with `bot_owner_id`.
+     * @description A new owner must be an active human of the organization whose role is at least the bot's (a guest cannot own a member's bot: an owner reads its key). The old owner (unless an administrator) gets `realm_bot` `delete`, the new one `realm_bot` `add`, the administrators `realm_bot` `update`; everyone `realm_user` `update` with `bot_owner_id`.
      */
     patch: operations['updateBot'];
     trace?: never;
@@ -334,7 +334,7 @@ export interface paths {
     put?: never;
     /**
      * Exchange an email and password for the user's API key
-     * @description Every attempt is counted before the password is checked, per account (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt is refused with 429 until the window ends.
+     * @description Every attempt is counted before the password is checked, per account and client address (every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS, so another address's wrong guesses never lock the owner out), per account over all addresses (ten times that) and per client address over all accounts (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit every attempt it covers is refused with 429 until the window ends.
      */
     post: operations['fetchApiKey'];
     delete?: never;
@@ -485,7 +485,7 @@ export interface paths {
     put?: never;
     /**
      * React to a message with an emoji
-     * @description A Unicode emoji is given by its code (checked against the emoji dataset; the name is the client's) or by a name the dataset knows. Custom emoji do not exist (no uploads).
+     * @description A Unicode emoji is given by its code (checked against the emoji dataset) with one of that emoji's names or aliases (`Invalid emoji name.` otherwise), or by a name alone. Zulip's extra emoji is `zulip`/`zulip`. Custom emoji do not exist (no uploads): every realm emoji id is refused.
      */
     post: operations['addReaction'];
     /** Remove the caller's reaction */
@@ -1663,10 +1663,13 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Too many attempts; retry after the given seconds */
+    /** @description Too many attempts (RATE_LIMIT_HIT); retry after the given seconds. Every authenticated write (POST, PATCH, PUT, DELETE) counts against its user's limit, as Zulip's: MUSE_CHAT_USER_WRITES (default 200) per MUSE_CHAT_USER_WRITES_WINDOW_SECONDS (default 60); each counted answer, this one too, says where the user stands in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (when the window ends, in Unix seconds) */
     RateLimited: {
       headers: {
         'Retry-After'?: number;
+        'X-RateLimit-Limit'?: number;
+        'X-RateLimit-Remaining'?: number;
+        'X-RateLimit-Reset'?: number;
         'X-Request-Id': components['headers']['RequestId'];
         [name: string]: unknown;
       };
@@ -1783,6 +1786,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1862,6 +1866,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1893,6 +1898,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1998,6 +2004,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2030,6 +2037,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2094,6 +2102,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2127,6 +2136,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2227,6 +2237,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2256,6 +2267,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2318,6 +2330,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2475,6 +2488,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2507,6 +2521,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2562,6 +2577,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2628,6 +2644,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2735,6 +2752,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2773,6 +2791,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2813,6 +2832,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2915,6 +2935,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2984,6 +3005,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3040,6 +3062,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3122,6 +3145,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3158,6 +3182,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3204,6 +3229,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3285,6 +3311,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3325,6 +3352,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3475,6 +3503,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3642,6 +3671,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3715,6 +3745,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3747,6 +3778,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3792,6 +3824,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3895,6 +3928,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3927,6 +3961,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3983,6 +4018,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4196,6 +4232,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4300,6 +4337,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4495,6 +4533,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4551,6 +4590,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4615,6 +4655,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4705,6 +4746,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4823,6 +4865,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4942,6 +4985,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4984,6 +5028,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5022,6 +5067,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5102,6 +5148,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5167,6 +5214,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5243,6 +5291,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5296,6 +5345,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5461,6 +5511,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5494,6 +5545,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5532,6 +5584,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5563,6 +5616,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5601,6 +5655,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5632,6 +5687,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5674,6 +5730,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5705,6 +5762,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5747,6 +5805,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5778,6 +5837,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5839,6 +5899,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5870,6 +5931,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5914,6 +5976,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6118,6 +6181,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6153,6 +6217,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6198,6 +6263,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6243,6 +6309,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6289,6 +6356,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6335,6 +6403,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };

@@ -878,7 +878,9 @@ export interface paths {
      * Open an order for a bundle (buy credits)
      * @description Needs payment:create:own. Price and credits are copied from the bundle now, so a later price
      *     change does not alter the order. The order is placed with the configured provider (`provider`,
-     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s).
+     *     when sent, must be that one) and expires after `order_ttl_seconds` (default 900 s). An account
+     *     holds at most `MUSE_PAYMENT_MAX_OPEN_ORDERS` (default 5) open orders (pending and unexpired) at
+     *     once: each keeps a provider order and its reconciliation running until it ends.
      */
     post: operations['createPaymentOrder'];
     delete?: never;
@@ -1225,7 +1227,8 @@ export interface paths {
      * Change any account (administrators only)
      * @description Bans (`is_active: false`) or unbans an account, edits its profile, and adjusts its
      *     credits. A banned account gets 403 on its next request, even with an unexpired token.
-     *     All changes of one request apply together or not at all.
+     *     All changes of one request apply together or not at all. The last active administrator
+     *     cannot be banned (409): nobody could grant the rights back through the API.
      */
     patch: operations['updateUser'];
     trace?: never;
@@ -1250,7 +1253,8 @@ export interface paths {
      * @description Permissions are triples `resource:operation:scope`. A user's effective set is the
      *     defaults plus `grant`ed minus `revoke`d triples; `reset` returns a triple to its default.
      *     Administrator rights are read from the database on every request, so revoking them
-     *     takes effect on the user's next request.
+     *     takes effect on the user's next request. The last active administrator keeps them:
+     *     `is_admin: false` for that account answers 409, so the platform always has one.
      */
     patch: operations['updateUserPermission'];
     trace?: never;
@@ -6119,7 +6123,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, or the Idempotency-Key was used for a different request. */
+      /** @description The bundle is not on sale (inactive, a draft, no price, or a currency the provider does not take), `provider` is not the configured one, the Idempotency-Key was used for a different request, or the account already holds `MUSE_PAYMENT_MAX_OPEN_ORDERS` open orders (`details` then has `open_orders` and `next_expiry`, when the first of them expires; pay one or wait). Nothing is written. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7173,6 +7177,16 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description The account is the last active administrator (code `conflict`); nothing is deleted. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       422: components['responses']['ValidationFailed'];
       503: components['responses']['Overloaded'];
     };
@@ -7215,6 +7229,16 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description `is_active: false` for the last active administrator (code `conflict`); nothing is changed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request body is not of a documented media type. */
       415: {
         headers: {
@@ -7281,6 +7305,16 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description `is_admin: false` for the last active administrator (code `conflict`); nothing is changed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description The request body is not of a documented media type. */
       415: {
         headers: {

@@ -45,5 +45,7 @@ export const rateLimited = (seconds: number) =>
   });
 
 export const insufficientPermission = () => new JsonableError('Insufficient permission');
+/** Zulip's `require_member_or_admin`: endpoints only a person may call (a bot creating bots, say). */
+export const botRequestRefused = () => new JsonableError('This endpoint does not accept bot requests.');
 export const adminRequired = () => new JsonableError('Must be an organization administrator');
 export const ownerRequired = () => new JsonableError('Must be an organization owner');

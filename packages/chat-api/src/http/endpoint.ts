@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { requestLog } from '@muse/core';
 import type { ChatRuntime, ViewContext } from '../views/context.ts';
 import { authenticate } from './auth.ts';
+import { limitUserWrites } from './user-rate-limit.ts';
 import { parseParams, type Declared, type JsonSchema, type Parsed } from './params.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -74,10 +75,13 @@ export const pathParameterNames = (path: string): Set<string> =>
 export function endpointRouter(endpoints: readonly Endpoint[], runtime: ChatRuntime): Router {
   const router = Router();
   const auth = authenticate(runtime.db, runtime.config);
+  const limit = limitUserWrites(runtime);
   const ordered = [...endpoints].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
   for (const declared of ordered) {
     const route = declared.path.replace(/\{([^}]+)\}/g, ':$1');
-    const handlers = declared.public ? [handler(declared, runtime)] : [auth, handler(declared, runtime)];
+    const handlers = declared.public
+      ? [handler(declared, runtime)]
+      : [auth, limit, handler(declared, runtime)];
     for (const method of methodsOf(declared)) router[method](route, ...handlers);
   }
   return router;

@@ -48,6 +48,8 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
     400,
     ...(declared.public ? [] : [401 as const]),
     ...(declared.errors ?? []),
+    // Every authenticated write counts against its user's limit (user-rate-limit.ts).
+    ...(declared.public || method === 'get' ? [] : [429 as const]),
     // A path id that is not a number matches no route: Zulip's 404 "Unknown endpoint".
     ...(inPath.length ? [404 as const] : []),
     // Any request may meet a saturated database (no free connection, statement timeout).

@@ -26,10 +26,12 @@ export const apiKeyEndpoints = [
     operationId: 'fetchApiKey',
     summary: "Exchange an email and password for the user's API key",
     description:
-      'Every attempt is counted before the password is checked, per account (every spelling of ' +
-      'its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per MUSE_CHAT_AUTH_WINDOW_SECONDS) and per ' +
-      'client address (MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. ' +
-      'Beyond a limit every attempt is refused with 429 until the window ends.',
+      'Every attempt is counted before the password is checked, per account and client address ' +
+      '(every spelling of its email shares one count; MUSE_CHAT_AUTH_ATTEMPTS per ' +
+      "MUSE_CHAT_AUTH_WINDOW_SECONDS, so another address's wrong guesses never lock the owner out), " +
+      'per account over all addresses (ten times that) and per client address over all accounts ' +
+      '(MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS); a right password takes its attempt back. Beyond a limit ' +
+      'every attempt it covers is refused with 429 until the window ends.',
     public: true,
     params: { username: p.string(), password: p.string() },
     response: apiKeyAnswer,
@@ -74,12 +76,17 @@ export const apiKeyEndpoints = [
   }),
 ];
 
+/** An account's attempts from all addresses together: a bound on guessing from many addresses. */
+const ALL_ADDRESSES_FACTOR = 10;
+
 /**
  * Counts a password attempt before the password is checked, so parallel guesses cannot all pass
  * a check made before any of them was counted. The account is the one the username resolves to
- * (every spelling of it shares one counter); an unknown name counts under its own text. The
- * client address has a wider limit of its own, against one address trying many accounts.
- * Returns the counters hit, so a right password can take its attempt back.
+ * (every spelling of it shares one counter); an unknown name counts under its own text. It is
+ * counted per client address, so a stranger's guesses use up the stranger's attempts, not the
+ * owner's; all addresses together have a wider bound, and one address trying many accounts a
+ * limit of its own. A refused attempt counts no further. Returns the counters hit, so a right
+ * password can take its attempt back.
  */
 async function countLoginAttempt(
   rt: ChatRuntime,
@@ -91,25 +98,31 @@ async function countLoginAttempt(
   const { MUSE_CHAT_AUTH_ATTEMPTS: perAccount, MUSE_CHAT_AUTH_ADDRESS_ATTEMPTS: perAddress } = rt.config;
   const windowSeconds = rt.config.MUSE_CHAT_AUTH_WINDOW_SECONDS;
   const describe = 'API usage exceeded rate limit';
-  const byAddress = {
-    bucket: 'fetch_api_key:address',
-    key: address ?? 'unknown',
-    max: perAddress,
-    windowSeconds,
-    describe,
-  };
-  const account =
-    userId === undefined
-      ? { bucket: 'fetch_api_key:name', key: `${realmId}:${username.toLowerCase()}` }
-      : { bucket: 'fetch_api_key:user', key: String(userId) };
-  const byAccount = { ...account, max: perAccount, windowSeconds, describe };
+  const from = address ?? 'unknown';
+  const account = userId === undefined ? `name:${realmId}:${username.toLowerCase()}` : `user:${userId}`;
+  const limits: RateLimit[] = [
+    { bucket: 'fetch_api_key:address', key: from, max: perAddress, windowSeconds, describe },
+    {
+      bucket: 'fetch_api_key:account@address',
+      key: `${account}@${from}`,
+      max: perAccount,
+      windowSeconds,
+      describe,
+    },
+    {
+      bucket: 'fetch_api_key:account',
+      key: account,
+      max: perAccount * ALL_ADDRESSES_FACTOR,
+      windowSeconds,
+      describe,
+    },
+  ];
   try {
-    await hitRateLimit(rt.db, 'chat', byAddress);
-    await hitRateLimit(rt.db, 'chat', byAccount);
+    for (const limit of limits) await hitRateLimit(rt.db, 'chat', limit);
   } catch (error) {
     // Zulip's envelope and code for the same refusal.
     if (error instanceof RateLimitedError) throw rateLimited(error.retryAfterSeconds);
     throw error;
   }
-  return [byAddress, byAccount];
+  return limits;
 }

@@ -62,7 +62,8 @@ export const botEndpoints = [
       '(members by default; guests may not). Everyone gets a `realm_user` `add` event; the owner and ' +
       'the administrators a `realm_bot` `add` (with the API key and, for an outgoing webhook, its ' +
       'service: URL, interface and the token sent with each call). Only the generic interface (1) ' +
-      'is offered for outgoing webhooks.',
+      'is offered for outgoing webhooks. A bot cannot create bots (`This endpoint does not accept ' +
+      'bot requests.`).',
     params: {
       full_name: p.string(),
       short_name: p.string().default(''),
@@ -82,7 +83,8 @@ export const botEndpoints = [
     operationId: 'updateBot',
     summary: "Change a bot's name, owner or outgoing-webhook URL (its owner or an administrator)",
     description:
-      'A new owner must be an active human of the organization. The old owner (unless an ' +
+      "A new owner must be an active human of the organization whose role is at least the bot's " +
+      "(a guest cannot own a member's bot: an owner reads its key). The old owner (unless an " +
       'administrator) gets `realm_bot` `delete`, the new one `realm_bot` `add`, the administrators ' +
       '`realm_bot` `update`; everyone `realm_user` `update` with `bot_owner_id`.',
     params: {

@@ -97,8 +97,9 @@ export const messageLifecycleEndpoints = [
     operationId: 'addReaction',
     summary: 'React to a message with an emoji',
     description:
-      'A Unicode emoji is given by its code (checked against the emoji dataset; the name is the ' +
-      "client's) or by a name the dataset knows. Custom emoji do not exist (no uploads).",
+      'A Unicode emoji is given by its code (checked against the emoji dataset) with one of that ' +
+      "emoji's names or aliases (`Invalid emoji name.` otherwise), or by a name alone. Zulip's extra " +
+      'emoji is `zulip`/`zulip`. Custom emoji do not exist (no uploads): every realm emoji id is refused.',
     params: reactionParams,
     view: async ({ message_id, ...reaction }, actor) => {
       await changeReaction(actor, message_id, 'add', reaction);

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { AppError, ConflictError, NotFoundError, NotImplementedError } from '@muse/core';
 import { readPaymentApi } from '../admin/payment-api.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
@@ -101,6 +101,29 @@ interface BundleRow {
   name: string;
 }
 
+/**
+ * Each open order holds a provider order and a reconciliation workflow until it expires, so a
+ * user may hold MUSE_PAYMENT_MAX_OPEN_ORDERS (pending, unexpired) at once; one more is 409. The
+ * account's row is locked first, so parallel orders of one user are counted one after another.
+ */
+async function refusePastOpenOrders(deps: PaymentsDeps, ownerId: string, transaction: Transaction) {
+  await deps.db.query('SELECT 1 FROM content.users WHERE id = :ownerId FOR NO KEY UPDATE', {
+    replacements: { ownerId },
+    transaction,
+  });
+  const [open] = await deps.db.query<{ count: string; next_expiry: Date | null }>(
+    `SELECT count(*) AS count, min(expires_at) AS next_expiry FROM content.payments
+      WHERE owner_id = :ownerId AND status = 'pending' AND expires_at > now()`,
+    { replacements: { ownerId }, type: QueryTypes.SELECT, transaction },
+  );
+  const max = deps.config.MUSE_PAYMENT_MAX_OPEN_ORDERS;
+  if (Number(open!.count) >= max)
+    throw new ConflictError(
+      `You have ${max} open orders, the most one account may hold: pay one or wait until one expires`,
+      { open_orders: Number(open!.count), next_expiry: open!.next_expiry },
+    );
+}
+
 /** The pending payment, with the bundle share-locked so its price cannot change under it. */
 async function insertPending(
   deps: PaymentsDeps,
@@ -128,6 +151,7 @@ async function insertPending(
       throw new ConflictError(
         `${order.provider} takes CNY only; this bundle is priced in ${bundle.currency}`,
       );
+    await refusePastOpenOrders(deps, user.id, transaction);
     await deps.db.query(
       `INSERT INTO content.payments
          (id, owner_id, visibility, bundle_id, credits, price_cents, currency, status, provider,

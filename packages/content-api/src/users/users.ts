@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { NotFoundError, ValidationError, selectRows, type Sequelize } from '@muse/core';
+import { ConflictError, NotFoundError, ValidationError, selectRows, type Sequelize } from '@muse/core';
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
@@ -70,6 +70,21 @@ export async function findUser(db: Sequelize, id: string, transaction?: Transact
   return row;
 }
 
+/**
+ * Refuses (409) a change that would leave no active administrator: nobody could grant the rights
+ * back through the API. Every administrator's row is locked first, in id order, so two
+ * administrators demoting each other at once cannot both pass; callers take this lock before
+ * any other user row.
+ */
+async function keepAnAdministrator(db: Sequelize, transaction: Transaction, id: string, change: string) {
+  const administrators = await db.query<{ id: string }>(
+    'SELECT id FROM content.users WHERE is_admin AND is_active ORDER BY id FOR UPDATE',
+    { type: QueryTypes.SELECT, transaction },
+  );
+  if (administrators.length === 1 && administrators[0]!.id === id)
+    throw new ConflictError(`The last active administrator cannot ${change}`);
+}
+
 export type AdminUserChanges = Schema<'UserAdminUpdate'>;
 
 const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as const;
@@ -80,6 +95,7 @@ const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as co
  */
 export async function updateUser(db: Sequelize, id: string, changes: AdminUserChanges): Promise<UserRow> {
   return db.transaction(async (transaction) => {
+    if (changes.is_active === false) await keepAnAdministrator(db, transaction, id, 'be banned');
     await findUser(db, id, transaction);
     const columns = PROFILE_COLUMNS.filter((column) => changes[column] !== undefined);
     if (columns.length) {
@@ -135,6 +151,8 @@ export async function changePermissions(
     );
   }
   return db.transaction(async (transaction) => {
+    if (changes.is_admin === false)
+      await keepAnAdministrator(db, transaction, id, 'give up administrator rights');
     const user = await findUser(db, id, transaction);
     const granted = new Set(user.permissions_granted);
     const revoked = new Set(user.permissions_revoked);
@@ -168,10 +186,14 @@ function toPgArray(values: string[]): string {
 }
 
 export async function deleteUser(db: Sequelize, id: string): Promise<void> {
-  const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
-    replacements: { id },
+  await db.transaction(async (transaction) => {
+    await keepAnAdministrator(db, transaction, id, 'be deleted');
+    const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
+      replacements: { id },
+      transaction,
+    });
+    if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
   });
-  if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
 }
 
 export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {

@@ -3,9 +3,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  assertPortsFree,
   createLogger,
   findTemporalCli,
   freePort,
+  portIsFree,
   startDevTemporal,
   startEmbeddedPostgres,
   type Config,
@@ -39,7 +41,10 @@ export async function runDev(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
 
   try {
-    const env: Record<string, string> = {};
+    // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
+    const devEndpoints = process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined || config.MUSE_CHAT_DEV_ENDPOINTS;
+    const env: Record<string, string> = await listening(config, devEndpoints);
+    if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
     const started: string[] = [];
     if (!config.DATABASE_URL) {
       const postgres = await startEmbeddedPostgres({
@@ -65,8 +70,6 @@ export async function runDev(config: Config): Promise<void> {
       env.MUSE_JWT_SECRET = await developmentSecret(path.join(dataDir, 'jwt-secret'));
     if (!config.MUSE_SECRETS_KEY)
       env.MUSE_SECRETS_KEY = await developmentSecret(path.join(dataDir, 'secrets-key'), 'base64');
-    // A development server answers POST /dev_fetch_api_key unless told otherwise (never in production).
-    if (process.env.MUSE_CHAT_DEV_ENDPOINTS === undefined) env.MUSE_CHAT_DEV_ENDPOINTS = 'true';
     // Local fakes and self-hosted upstreams on this machine keep working in development.
     // Push works offline: the log sender, unless a real one is configured.
     if (config.MUSE_PUSH_SENDER === 'none' && process.env.MUSE_PUSH_SENDER === undefined)
@@ -94,7 +97,8 @@ export async function runDev(config: Config): Promise<void> {
       );
       stops.push(() => service.stop(config.MUSE_SHUTDOWN_TIMEOUT_MS + 1000));
     }
-    const shownHost = config.MUSE_HOST === '0.0.0.0' ? '127.0.0.1' : config.MUSE_HOST;
+    const shownHost = ['0.0.0.0', '::'].includes(env.MUSE_HOST!) ? '127.0.0.1' : env.MUSE_HOST;
+    const metrics = (name: (typeof METRICS_PORTS)[number]) => env[name] ?? config[name];
     console.log(
       [
         '',
@@ -102,6 +106,8 @@ export async function runDev(config: Config): Promise<void> {
         `  content API   http://${shownHost}:${config.MUSE_CONTENT_PORT}  (OpenAPI: /openapi.json, readiness: /readyz)`,
         `  messaging API http://${shownHost}:${config.MUSE_CHAT_PORT}  (OpenAPI: /openapi.json)`,
         ...started,
+        `  metrics       http://${shownHost}:${metrics('MUSE_CONTENT_METRICS_PORT')}/metrics  (content API; ` +
+          `messaging API :${metrics('MUSE_CHAT_METRICS_PORT')}, worker :${metrics('MUSE_WORKER_METRICS_PORT')})`,
         `A service that exits is restarted (after ${RESTART_BASE_MS / 1000} s, doubling up to ${RESTART_MAX_MS / 1000} s).`,
         'Press Ctrl-C to stop.',
         '',
@@ -111,6 +117,50 @@ export async function runDev(config: Config): Promise<void> {
     await stopAll();
     throw error;
   }
+}
+
+const METRICS_PORTS = [
+  'MUSE_CONTENT_METRICS_PORT',
+  'MUSE_CHAT_METRICS_PORT',
+  'MUSE_WORKER_METRICS_PORT',
+] as const;
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * Where the services listen (the settings the children get). Loopback unless MUSE_HOST says
+ * otherwise, since /dev_fetch_api_key hands any account's API key to whoever asks; an explicit
+ * other host is said in a warning line while those endpoints are on. Metrics on free ports unless
+ * set, so a second stack on other API ports starts beside the first; a port set and taken stops
+ * the start at once, named, rather than a service restarted for ever.
+ */
+async function listening(config: Config, devEndpoints: boolean): Promise<Record<string, string>> {
+  const host = process.env.MUSE_HOST ?? '127.0.0.1';
+  if (devEndpoints && !LOOPBACK.test(host))
+    console.warn(
+      `Warning: MUSE_HOST=${host} with the development endpoints on: anyone who reaches this machine ` +
+        "gets any account's API key from POST /dev_fetch_api_key (MUSE_CHAT_DEV_ENDPOINTS=false turns them off).",
+    );
+  const env: Record<string, string> = { MUSE_HOST: host };
+  const taken: Record<string, number> = {
+    MUSE_CONTENT_PORT: config.MUSE_CONTENT_PORT,
+    MUSE_CHAT_PORT: config.MUSE_CHAT_PORT,
+  };
+  for (const name of METRICS_PORTS) {
+    if (process.env[name] === undefined) env[name] = String(await freePort());
+    else taken[name] = config[name];
+  }
+  await assertPortsFree(host, taken);
+  return env;
+}
+
+/** The Temporal UI's port: as set; unset, the default unless another stack holds it, then a free one. */
+async function temporalUiPort(config: Config): Promise<number | undefined> {
+  const port = config.MUSE_TEMPORAL_UI_PORT;
+  if (!port) return undefined;
+  if (process.env.MUSE_TEMPORAL_UI_PORT === undefined)
+    return (await portIsFree('127.0.0.1', port)) ? port : freePort();
+  await assertPortsFree('127.0.0.1', { MUSE_TEMPORAL_UI_PORT: port });
+  return port;
 }
 
 /** A token secret kept across restarts, so development logins survive them; delete the file to log everyone out. */
@@ -145,6 +195,6 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger): P
       );
     }
   }
-  const uiPort = config.MUSE_TEMPORAL_UI_PORT || undefined;
+  const uiPort = await temporalUiPort(config);
   return startDevTemporal({ cliPath, port: await freePort(), uiPort, dbFile, logger });
 }

@@ -1,4 +1,4 @@
-import { insufficientPermission, JsonableError } from '../errors.ts';
+import { botRequestRefused, insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { deleteQueuesOfUser, sendEvent, type ChatEvent } from '../lib/events.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
@@ -108,6 +108,8 @@ async function realmBotAdd(actor: Actor, bot: User, t: Transaction): Promise<Cha
  * An outgoing-webhook bot gets its service: the payload URL and a token the bot server checks.
  */
 export async function createBot(actor: Actor, input: NewBot) {
+  // A bot's bots would answer to nobody: its owner and the administrators never list them.
+  if (actor.user.is_bot) throw botRequestRefused();
   const short = input.short_name.trim();
   if (short.length === 0 || !/^[A-Za-z0-9._+-]+$/.test(short))
     throw new JsonableError('Bad name or username');
@@ -169,6 +171,9 @@ async function changeOwner(actor: Actor, bot: User, ownerId: number, t: Transact
   if (!owner) throw new JsonableError('Failed to change owner, no such user');
   if (!owner.is_active) throw new JsonableError('Failed to change owner, user is deactivated');
   if (owner.is_bot) throw new JsonableError("Failed to change owner, bots can't own other bots");
+  // The owner reads the bot's key, so a lower role would act with the bot's rights.
+  if (owner.role > bot.role)
+    throw new JsonableError("Failed to change owner, the new owner's role is below the bot's");
   if (owner.id === bot.bot_owner_id) return bot;
   const previous =
     bot.bot_owner_id === null ? undefined : await userById(actor.db, actor.realm.id, bot.bot_owner_id, t);

@@ -1,7 +1,7 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events.ts';
-import { emojiCodeForName, isEmojiCode } from '../lib/emoji.ts';
+import { emojiCodeForName, emojiNameMatchesCode, isEmojiCode } from '../lib/emoji.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { rows, type Transaction } from '../sql.ts';
 import { apiEmail } from '../lib/users.ts';
@@ -18,18 +18,21 @@ export interface ReactionInput {
 
 /**
  * The reaction as stored: a Unicode emoji's code (the client's when it sent one, checked against
- * the dataset; else the name's), or Zulip's one extra emoji. Custom emoji need uploads: none exist.
+ * the dataset, with a name of that emoji; else the name's), or Zulip's one extra emoji. Custom
+ * (realm) emoji need uploads: none exist, so every realm emoji id is refused.
  */
 function resolve(input: ReactionInput): { name: string; code: string; type: ReactionType } {
   const type = input.reaction_type ?? 'unicode_emoji';
   if (type === 'zulip_extra_emoji') {
-    if (input.emoji_name !== 'zulip' || (input.emoji_code ?? 'zulip') !== 'zulip')
-      throw new JsonableError('Invalid emoji code.');
+    if ((input.emoji_code ?? 'zulip') !== 'zulip') throw new JsonableError('Invalid emoji code.');
+    if (input.emoji_name !== 'zulip') throw new JsonableError('Invalid emoji name.');
     return { name: 'zulip', code: 'zulip', type };
   }
   if (type === 'realm_emoji') throw new JsonableError('Invalid custom emoji.');
   if (input.emoji_code !== undefined) {
     if (!isEmojiCode(input.emoji_code)) throw new JsonableError('Invalid emoji code.');
+    if (!emojiNameMatchesCode(input.emoji_name, input.emoji_code))
+      throw new JsonableError('Invalid emoji name.');
     return { name: input.emoji_name, code: input.emoji_code.toLowerCase(), type };
   }
   const code = emojiCodeForName(input.emoji_name);
