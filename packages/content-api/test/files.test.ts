@@ -86,23 +86,33 @@ describe('the files API', () => {
     expect(content.status).toBe(200);
     expect(await content.text()).toBe('hello muse');
     expect(content.headers.get('content-type')).toContain('text/plain');
+    expect(content.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
   });
 
-  it('serves an uploaded HTML file inert: sandboxed, never sniffed, so a shared link cannot run script on our origin', async () => {
-    const form = new FormData();
-    form.append('file', new Blob(['<script>alert(1)</script>'], { type: 'text/html' }), 'page.html');
-    const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
-      method: 'POST',
-      headers: owner.headers,
-      body: form,
-    });
-    const record = (await response.json()) as Json;
-    expect(response.status).toBe(201);
-    const content = await fetch(record.download_url);
-    expect(content.status).toBe(200);
-    expect(content.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
-    expect(content.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await content.text()).toBe('<script>alert(1)</script>');
+  it('serves uploaded HTML, SVG and script inert: opaque bytes, sandboxed, never sniffed', async () => {
+    const scriptable = [
+      ['page.html', 'text/html', '<script>alert(1)</script>'],
+      ['image.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'],
+      ['code.js', 'application/javascript', 'alert(1)'],
+      ['feed.xml', 'application/xml', '<x/>'],
+    ];
+    for (const [name, type, text] of scriptable) {
+      const form = new FormData();
+      form.append('file', new Blob([text!], { type }), name);
+      const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
+        method: 'POST',
+        headers: owner.headers,
+        body: form,
+      });
+      const record = (await response.json()) as Json;
+      expect(response.status).toBe(201);
+      const content = await fetch(record.download_url);
+      expect(content.status).toBe(200);
+      expect([name, content.headers.get('content-type')]).toEqual([name, 'application/octet-stream']);
+      expect(content.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      expect(content.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await content.text()).toBe(text);
+    }
   });
 
   it('answers 413 above max_upload_bytes and keeps neither a row nor stored content', async () => {
