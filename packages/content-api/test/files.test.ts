@@ -92,7 +92,11 @@ describe('the files API', () => {
   it('serves uploaded HTML, SVG and script inert: opaque bytes, sandboxed, never sniffed', async () => {
     const scriptable = [
       ['page.html', 'text/html', '<script>alert(1)</script>'],
-      ['image.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'],
+      [
+        'image.svg',
+        'image/svg+xml',
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      ],
       ['code.js', 'application/javascript', 'alert(1)'],
       ['feed.xml', 'application/xml', '<x/>'],
     ];

@@ -113,9 +113,7 @@ function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
       const { params, ignored } = parseParams(req, declared.params ?? {}, pathNames);
       // The view's log lines name the request.
       const requestRuntime = { ...runtime, logger: requestLog(res, runtime.logger) };
-      const ctx = declared.public
-        ? requestRuntime
-        : ({ ...actor, runtime: requestRuntime } as ViewContext);
+      const ctx = declared.public ? requestRuntime : ({ ...actor, runtime: requestRuntime } as ViewContext);
       const data = (await declared.view(params, ctx, req)) ?? {};
       if (res.headersSent) return;
       const body: Record<string, unknown> = { result: 'success', msg: '', ...data };

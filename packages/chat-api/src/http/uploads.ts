@@ -27,7 +27,11 @@ export function uploadDownloadRouter(runtime: ChatRuntime): Router {
   const router = Router();
   router.get(/^\/user_uploads\/\d+\/./, authenticate(runtime.db, runtime.config), async (req, res, next) => {
     try {
-      const { attachment, contents } = await openUpload(res.locals.actor, runtime.storage, pathIdOf(req.path));
+      const { attachment, contents } = await openUpload(
+        res.locals.actor,
+        runtime.storage,
+        pathIdOf(req.path),
+      );
       res.set({
         ...uploadedContentHeaders(attachment.content_type),
         'Content-Length': String(attachment.size),
