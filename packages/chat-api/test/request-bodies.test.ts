@@ -166,7 +166,7 @@ describe('request bodies: read after authentication, on a known route, within a 
     expect([tooLong.status, tooLong.body.msg]).toEqual([400, 'full_name is too long (limit: 1048576 bytes)']);
 
     // The same budget holds for urlencoded forms.
-    const form = new URLSearchParams(Array.from({ length: 201 }, (_, i) => [`f${i}`, 'v']));
+    const form = new URLSearchParams(Array.from({ length: 201 }, (_, i): [string, string] => [`f${i}`, 'v']));
     const urlencoded = await fetch(`${stack.chatUrl}/api/v1/settings`, {
       method: 'PATCH',
       headers: { authorization: basic(alice) },

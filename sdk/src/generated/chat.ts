@@ -945,7 +945,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one file (multipart/form-data, any part name) and get its URL
-     * @description At most the organization’s `max_file_upload_size_mib` (25 MiB). The contents are kept by the same storage as the content service’s files (local disk, or S3 when configured). At first only the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links it shares it with those who can see that message.
+     * @description At most the organization’s `max_file_upload_size_mib` (25 MiB; a larger file part is 400 "Uploaded file is larger than the allowed limit of 25 MiB"); the whole body may hold 64 KiB beside the file, and one with a larger `Content-Length` is refused with 413 before it is read. One file part (a second one is 400). The file is spooled to a temporary file past 64 KiB, never held whole in memory. The contents are kept by the same storage as the content service’s files (local disk, or S3 when configured). At first only the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links it shares it with those who can see that message.
      */
     post: operations['uploadFile'];
     delete?: never;
@@ -1663,6 +1663,16 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description The request body is past its budget, refused before it is read when its Content-Length says so, or as soon as it grows past it: 2 MiB on a route that takes no file (the organization's max_file_upload_size_mib plus 64 KiB on POST /user_uploads), or more than 200 form fields. Past 256 KiB left unread, the connection is closed after the answer rather than read to its end. */
+    PayloadTooLarge: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description Too many attempts; retry after the given seconds */
     RateLimited: {
       headers: {
@@ -1751,6 +1761,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1783,6 +1794,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1818,6 +1830,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1862,6 +1875,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1893,6 +1907,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1935,6 +1950,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1998,6 +2014,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2030,6 +2047,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2094,6 +2112,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2127,6 +2146,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2161,6 +2181,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2196,6 +2217,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2227,6 +2249,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2256,6 +2279,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2287,6 +2311,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2318,6 +2343,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2347,6 +2373,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2389,6 +2416,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2420,6 +2448,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2475,6 +2504,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2507,6 +2537,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2562,6 +2593,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2597,6 +2629,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2628,6 +2661,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2672,6 +2706,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2705,6 +2740,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2735,6 +2771,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2773,6 +2810,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2813,6 +2851,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2865,6 +2904,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2915,6 +2955,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2952,6 +2993,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2984,6 +3026,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3040,6 +3083,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3075,6 +3119,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3122,6 +3167,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3158,6 +3204,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3204,6 +3251,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3285,6 +3333,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3325,6 +3374,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3355,6 +3405,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3387,6 +3438,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3417,6 +3469,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3475,6 +3528,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3642,6 +3696,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3672,6 +3727,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3715,6 +3771,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3747,6 +3804,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3792,6 +3850,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3822,6 +3881,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3895,6 +3955,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3927,6 +3988,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3983,6 +4045,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4036,6 +4099,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4196,6 +4260,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4234,6 +4299,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4268,6 +4334,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4300,6 +4367,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4495,6 +4563,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4551,6 +4620,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4583,6 +4653,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4615,6 +4686,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4650,6 +4722,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4705,6 +4778,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4741,6 +4815,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4776,6 +4851,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4823,6 +4899,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4942,6 +5019,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4984,6 +5062,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5022,6 +5101,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5055,6 +5135,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5102,6 +5183,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5135,6 +5217,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5167,6 +5250,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5203,6 +5287,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5243,6 +5328,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5296,6 +5382,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5352,6 +5439,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5390,6 +5478,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5421,6 +5510,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5461,6 +5551,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5494,6 +5585,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5532,6 +5624,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5563,6 +5656,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5601,6 +5695,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5632,6 +5727,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5674,6 +5770,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5705,6 +5802,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5747,6 +5845,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5778,6 +5877,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5839,6 +5939,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5870,6 +5971,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5914,6 +6016,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5946,6 +6049,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6118,6 +6222,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6153,6 +6258,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6198,6 +6304,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6243,6 +6350,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6289,6 +6397,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6335,6 +6444,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
