@@ -1,69 +1,24 @@
-import { once } from 'node:events';
-import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { sendStreamed } from '../../../test/support/streamed-body.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 
 const MIB = 1024 * 1024;
 const BOUNDARY = 'muse-test-boundary';
 const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
 
-interface Sent {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown>;
-  /** Body bytes the client had written when the answer arrived. */
-  sentWhenAnswered: number;
-}
-
-/**
- * Sends `parts` as the start of a multipart body, then filler bytes inside the last part up to
- * `total`, writing only as fast as the server takes them, and stops at the answer. A server that
- * answers before reading leaves most of the body unsent; one that reads it all first answers only
- * once everything was sent.
- */
-async function sendMultipart(
+/** A multipart body starting with `head`, streamed (see sendStreamed). */
+const sendMultipart = (
   url: string,
   options: { method?: string; authorization?: string; total?: number; chunked?: boolean; head: string },
-): Promise<Sent> {
-  const { total = 0, head } = options;
-  const target = new URL(url);
-  const req = request(target, {
-    method: options.method ?? 'POST',
+) =>
+  sendStreamed(url, {
+    ...options,
     headers: {
       'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-      ...(options.chunked ? {} : { 'content-length': String(Math.max(total, head.length)) }),
       ...(options.authorization ? { authorization: options.authorization } : {}),
     },
   });
-  // Once the server answered and closed, further writes fail: that is the point.
-  req.on('error', () => {});
-  let answered = false;
-  const response = once(req, 'response').then(([res]) => {
-    answered = true;
-    return res as IncomingMessage;
-  });
-  let sent = 0;
-  const write = async (chunk: Buffer) => {
-    sent += chunk.length;
-    if (!req.write(chunk)) await Promise.race([once(req, 'drain'), response]);
-  };
-  await write(Buffer.from(head));
-  const filler = Buffer.alloc(256 * 1024, 'x');
-  while (!answered && sent < total) await write(filler.subarray(0, Math.min(filler.length, total - sent)));
-  if (!answered) req.end();
-  const res = await response;
-  const sentWhenAnswered = sent;
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  req.destroy();
-  return {
-    status: res.statusCode!,
-    headers: res.headers,
-    body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-    sentWhenAnswered,
-  };
-}
 
 const fileHead = (name = 'big.bin') =>
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +

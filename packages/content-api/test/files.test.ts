@@ -6,6 +6,7 @@ import { updateServerSettings } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { BUILTIN, submit, getFile } from '../../../test/support/generation.ts';
+import { sendStreamed } from '../../../test/support/streamed-body.ts';
 
 /** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -134,6 +135,50 @@ describe('the files API', () => {
     } finally {
       await updateServerSettings(stack.database.db, { max_upload_bytes: 20 * 1024 * 1024 });
     }
+  });
+
+  it('reads no body before the token: a stranger’s 40 MiB upload is 401 unread, the connection closed', async () => {
+    const total = 40 * 2 ** 20;
+    const reply = await sendStreamed(`${stack.contentUrl}/api/v1/files`, {
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      head: '--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n',
+      total,
+    });
+    expect(reply.status).toBe(401);
+    expect(reply.headers.connection).toBe('close');
+    expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
+  });
+
+  it('cuts a chunked upload off at its budget (413) and keeps nothing', async () => {
+    await updateServerSettings(stack.database.db, { max_upload_bytes: 1024 * 1024 });
+    try {
+      const user = await createTestUser(stack);
+      const total = 40 * 2 ** 20;
+      const reply = await sendStreamed(`${stack.contentUrl}/api/v1/files`, {
+        headers: { ...user.headers, 'content-type': 'multipart/form-data; boundary=b' },
+        head: '--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n',
+        total,
+        chunked: true,
+      });
+      expect([reply.status, reply.body.code]).toEqual([413, 'payload_too_large']);
+      expect(reply.sentWhenAnswered).toBeLessThan(total);
+      expect(await rowCount(user.id)).toBe(0);
+      expect((await storedFiles()).some((name) => name.endsWith('.partial'))).toBe(false);
+    } finally {
+      await updateServerSettings(stack.database.db, { max_upload_bytes: 20 * 1024 * 1024 });
+    }
+  });
+
+  it('refuses a JSON body declared past 1 MiB with 413 before reading it', async () => {
+    const total = 40 * 2 ** 20;
+    const reply = await sendStreamed(`${stack.contentUrl}/api/v1/users/me`, {
+      method: 'PATCH',
+      headers: { ...owner.headers, 'content-type': 'application/json' },
+      head: '{"nickname":"',
+      total,
+    });
+    expect([reply.status, reply.body.code]).toEqual([413, 'payload_too_large']);
+    expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
   });
 
   it('answers 422 without a file part, 400 for a malformed body, 401 without a token', async () => {
