@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { readdir } from 'node:fs/promises';
+import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDocumentedAnswer, servedContract } from '../../../test/support/contract.ts';
@@ -98,18 +100,44 @@ describe('uploads and attachments', () => {
     );
   });
 
-  it('takes a file larger than memory holds through a temporary file, removed after the answer', async () => {
+  it('spools a file past 64 KiB to a temporary file while it arrives, removed after the answer', async () => {
     const spooled = async () =>
-      (await readdir(tmpdir())).filter((name) => name.startsWith('muse-chat-upload-')).length;
-    const before = await spooled();
+      (await readdir(tmpdir())).filter((name) => name.startsWith('muse-chat-upload-'));
+    const before = new Set(await spooled());
     const contents = Buffer.alloc(5 * 1024 * 1024, 'muse');
-    const reply = await upload(alice, [
-      { name: 'large.bin', body: contents, type: 'application/octet-stream' },
-    ]);
-    expect(reply.status).toBe(200);
-    const served = await download(reply.body.url as string, alice);
+    const boundary = 'spool-boundary';
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const req = request(`${url()}/api/v1/user_uploads`, {
+      method: 'POST',
+      headers: {
+        authorization: basic(alice),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + contents.length + tail.length),
+      },
+    });
+    const answer = once(req, 'response').then(([res]) => res as IncomingMessage);
+    // Half the file, then wait: it is on disk, not in the process's memory.
+    req.write(Buffer.concat([head, contents.subarray(0, contents.length / 2)]));
+    await waitUntil(
+      async () => (await spooled()).some((name) => !before.has(name)),
+      'the upload to be spooled to a temporary file',
+    );
+    req.end(Buffer.concat([contents.subarray(contents.length / 2), tail]));
+    const res = await answer;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    expect(res.statusCode).toBe(200);
+    const { url: link } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { url: string };
+    const served = await download(link, alice);
     expect(Buffer.from(await served.arrayBuffer()).equals(contents)).toBe(true);
-    await waitUntil(async () => (await spooled()) <= before, 'the temporary file to be removed');
+    await waitUntil(
+      async () => (await spooled()).every((name) => before.has(name)),
+      'the temporary file to be removed',
+    );
   });
 
   it('serves scriptable types as opaque bytes, every file sandboxed', async () => {
