@@ -1,12 +1,13 @@
 /**
  * The multipart part of CI's fuzz step (.ci/fuzz.sh): hostile request bodies against a running
- * messaging API — many parts, huge fields and files, bad boundaries and encodings, cut-off and
- * endless chunked bodies — unauthenticated and as its owner, `--rounds` times over, 20 at a time.
- * Fails when any answer is a 5xx, when the process (its pid, found by its port) restarts or stops
- * answering /healthz, or when its RSS grows past the documented cap (packages/chat-api/README.md,
- * "Request bodies").
+ * API — many parts, huge fields and files, bad boundaries and encodings, cut-off and endless
+ * chunked bodies — unauthenticated and with the given credentials, `--rounds` times over, 20 at a
+ * time. Fails when any answer is a 5xx, when the process (its pid, found by its port) restarts or
+ * stops answering /healthz, or when its RSS grows past the documented cap (96 MB: the messaging
+ * API's README and the content service's, "Request bodies").
  *
- *   node .ci/fuzz-bodies.ts --url http://127.0.0.1:18081 --auth owner@example.com:KEY --pid 1234
+ *   node .ci/fuzz-bodies.ts --api chat --url http://127.0.0.1:18081 --auth 'Basic …' --pid 1234
+ *   node .ci/fuzz-bodies.ts --api content --url http://127.0.0.1:18080 --auth 'Bearer …' --pid 1233
  */
 import { readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
   options: {
+    api: { type: 'string' },
     url: { type: 'string' },
     auth: { type: 'string' },
     pid: { type: 'string' },
@@ -23,7 +25,7 @@ const { values } = parseArgs({
 });
 const base = values.url!;
 const pid = Number(values.pid);
-const owner = `Basic ${Buffer.from(values.auth!).toString('base64')}`;
+const owner = values.auth!;
 /** The documented cap on what hostile bodies may add to the messaging API's RSS. */
 const CAP_MB = 96;
 const MIB = 2 ** 20;
@@ -51,7 +53,7 @@ interface Case {
 const part = (name: string, value: string, filename?: string) =>
   `--${B}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n\r\n${value}\r\n`;
 const multipart = `multipart/form-data; boundary=${B}`;
-const cases: Case[] = [
+const chatCases: Case[] = [
   {
     name: '10,000 tiny fields',
     path: '/api/v1/messages',
@@ -164,6 +166,112 @@ const cases: Case[] = [
   { name: 'download, bad escapes', method: 'GET', path: '/user_uploads/1/%/%25/%ZZ%E0', head: '' },
 ];
 
+const contentCases: Case[] = [
+  {
+    name: '40 MiB file',
+    path: '/api/v1/files',
+    head: part('file', '', 'big.bin').slice(0, -2),
+    total: 40 * MIB,
+  },
+  {
+    name: 'chunked endless file',
+    path: '/api/v1/files',
+    head: part('file', '', 'x.bin').slice(0, -2),
+    total: 64 * MIB,
+    chunked: true,
+  },
+  {
+    name: '10,000 tiny fields',
+    path: '/api/v1/files',
+    head:
+      Array.from({ length: 10_000 }, (_, i) => part(`f${i}`, 'v')).join('') +
+      part('file', 'x', 'x.txt') +
+      `--${B}--\r\n`,
+  },
+  {
+    name: 'huge field',
+    path: '/api/v1/files',
+    head: `--${B}\r\nContent-Disposition: form-data; name="name"\r\n\r\n`,
+    total: 30 * MIB,
+    chunked: true,
+  },
+  {
+    name: 'many file parts',
+    path: '/api/v1/files',
+    head:
+      Array.from({ length: 500 }, (_, i) => part('file', 'x'.repeat(1000), `f${i}.txt`)).join('') +
+      `--${B}--\r\n`,
+  },
+  { name: 'no boundary', path: '/api/v1/files', type: 'multipart/form-data', head: 'garbage' },
+  {
+    name: 'unterminated part',
+    path: '/api/v1/files',
+    head: `--${B}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nb`,
+  },
+  {
+    name: 'invalid UTF-8 filename',
+    path: '/api/v1/files',
+    head: Buffer.concat([
+      Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="`),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from(`"\r\n\r\nx\r\n--${B}--\r\n`),
+    ]),
+  },
+  {
+    name: 'cut off',
+    path: '/api/v1/files',
+    head: part('file', '', 'c.bin').slice(0, -2),
+    total: 8 * MIB,
+    cut: true,
+  },
+  {
+    name: 'JSON 40 MiB',
+    method: 'PATCH',
+    path: '/api/v1/users/me',
+    type: 'application/json',
+    head: '{"nickname":"',
+    total: 40 * MIB,
+  },
+  {
+    name: 'JSON chunked 40 MiB',
+    method: 'PATCH',
+    path: '/api/v1/users/me',
+    type: 'application/json',
+    head: '{"nickname":"',
+    total: 40 * MIB,
+    chunked: true,
+  },
+  {
+    name: 'JSON invalid UTF-8',
+    method: 'PATCH',
+    path: '/api/v1/users/me',
+    type: 'application/json',
+    head: Buffer.concat([Buffer.from('{"nickname":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]),
+  },
+  {
+    name: 'JSON deep nesting',
+    method: 'PATCH',
+    path: '/api/v1/users/me',
+    type: 'application/json',
+    head: '['.repeat(100_000),
+  },
+  {
+    name: 'multipart to a JSON route',
+    method: 'PATCH',
+    path: '/api/v1/users/me',
+    head: part('nickname', 'x'),
+    total: 40 * MIB,
+  },
+  {
+    name: 'unknown path, 40 MiB',
+    path: '/api/v1/nothing/here',
+    type: 'application/json',
+    head: '{"a":"',
+    total: 40 * MIB,
+  },
+];
+const cases = values.api === 'content' ? contentCases : chatCases;
+
 /** Sends one case; its status, or the error that ended it when the server cut the body off. */
 async function send(c: Case, authorization?: string): Promise<string> {
   const head = Buffer.isBuffer(c.head) ? c.head : Buffer.from(c.head);
@@ -236,7 +344,7 @@ const alive = (() => {
 for (const [key, count] of [...outcomes].sort()) console.log(`  ${key} ×${count}`);
 const growth = peak - idle;
 console.log(
-  `hostile bodies, messaging API: ${jobs.length} requests; the same process ${alive ? 'still up' : 'GONE'}, /healthz ${health}; ` +
+  `hostile bodies, ${values.api} API: ${jobs.length} requests; the same process ${alive ? 'still up' : 'GONE'}, /healthz ${health}; ` +
     `RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, growth ${growth.toFixed(0)} MB (cap ${CAP_MB} MB)`,
 );
 if (failures.length) console.log(`FAILED: ${[...new Set(failures)].join('; ')}`);

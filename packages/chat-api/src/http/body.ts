@@ -34,8 +34,6 @@ export const BODY_LIMITS = {
 export interface FilePart {
   filename: string;
   mimeType: string;
-  /** Bytes kept: at most the route's file limit, plus one when `truncated`. */
-  size: number;
   /** Longer than the route's file limit: the rest was discarded. */
   truncated: boolean;
   /** The contents, from memory or the temporary file (removed when the response closes). */
@@ -132,7 +130,6 @@ function parse(
       const part: FilePart = {
         filename: info.filename ?? '',
         mimeType: info.mimeType,
-        size: 0,
         truncated: false,
         open: () => spool.open(),
       };
@@ -142,7 +139,7 @@ function parse(
         new Promise<void>((done, broken) => {
           stream.pipe(spool).once('finish', done).once('error', broken);
           stream.once('error', broken);
-        }).then(() => void (part.size = spool.size)),
+        }),
       );
     });
     const tooMany = () =>
@@ -177,7 +174,7 @@ function parse(
  * (only its owner may read it), so a large upload costs disk, not the process's memory.
  */
 class Spool extends Writable {
-  size = 0;
+  private size = 0;
   private memory: Buffer[] = [];
   private disk?: WriteStream;
   private readonly file = path.join(tmpdir(), `muse-chat-upload-${randomUUID()}`);
