@@ -3,7 +3,8 @@
 # Postgres, a Temporal dev server, both APIs and a worker), authenticated: a bearer token of an
 # administrator for the content API, HTTP Basic with an owner's API key for the messaging API.
 # Fails on any 5xx and any answer that does not match the document. Bounded: FUZZ_EXAMPLES
-# examples per operation and FUZZ_SECONDS per API.
+# examples per operation and FUZZ_SECONDS per API. Then .ci/fuzz-bodies.ts sends both APIs hostile
+# request bodies (see there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,4 +93,11 @@ status=0
 # which the not_a_server_error check counts as a failure. Its own tests cover it.
 fuzz "content API" "$CONTENT" --header "Authorization: Bearer $TOKEN" --exclude-operation-id updatePaymentApi || status=$?
 fuzz "messaging API" "$CHAT" --auth "owner@example.com:$KEY" || status=$?
+# Hostile bodies (multipart, urlencoded and JSON: many parts, huge fields and files, bad encodings,
+# cut off), unauthenticated and as the owner/administrator: no 5xx, the same process still up,
+# RSS within its cap (see the script).
+pid_on() { ss -ltnpH "sport = :$1" | grep -Eo 'pid=[0-9]+' | head -n 1 | cut -d= -f2; }
+BASIC="Basic $(printf '%s' "owner@example.com:$KEY" | base64 -w0)"
+node .ci/fuzz-bodies.ts --api chat --url "$CHAT" --auth "$BASIC" --pid "$(pid_on "$MUSE_CHAT_PORT")" || status=$?
+node .ci/fuzz-bodies.ts --api content --url "$CONTENT" --auth "Bearer $TOKEN" --pid "$(pid_on "$MUSE_CONTENT_PORT")" || status=$?
 exit "$status"

@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from 'express';
+import type { Express, Router } from 'express';
 import {
   createFileStorage,
   createServiceApp,
@@ -15,7 +15,6 @@ import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 import { QueueNotifier } from './domain/lib/events.ts';
 import { endpointRouter } from './http/endpoint.ts';
-import { multipartFields } from './http/body.ts';
 import { uploadDownloadRouter } from './http/uploads.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
 import { openapiDocument } from './openapi.ts';
@@ -65,8 +64,7 @@ export function createChatApp(deps: ChatDeps): Express {
   };
   const stopSweeping = sweepStaleTriggers(runtime.webhooks, deps.db, deps.config, deps.logger);
   onAppClose(app, async () => stopSweeping());
-  app.use(express.urlencoded({ extended: false, limit: '2mb' }));
-  app.use(multipartFields(new Set(['/api/v1/user_uploads'])));
+  // No body parser here: a body is read by its route, after authentication (http/body.ts).
   app.use('/api/v1', apiRouter(runtime));
   app.use(uploadDownloadRouter(runtime));
   app.use(errorHandler(deps.logger));

@@ -1,7 +1,11 @@
+import { once } from 'node:events';
+import { readdir } from 'node:fs/promises';
+import { request, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDocumentedAnswer, servedContract } from '../../../test/support/contract.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, waitForEvents, waitUntil, type TestUser } from './support.ts';
 import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 
 const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;
@@ -83,6 +87,100 @@ describe('uploads and attachments', () => {
     expect(((await others.json()) as { msg: string }).msg).toBe('You are not authorized to view this file.');
     expect((await download(link, null)).status).toBe(401);
     expect((await download(`${link}x`, alice)).status).toBe(404);
+  });
+
+  it('keeps a non-ASCII filename as UTF-8', async () => {
+    const reply = await upload(alice, [{ name: 'résumé 文件 😀.txt', body: 'cv' }]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.filename).toBe('résumé-文件-.txt');
+    expect(reply.body.url).toMatch(/\/r%C3%A9sum%C3%A9-%E6%96%87%E4%BB%B6-\.txt$/);
+    const served = await download(reply.body.url as string, alice);
+    expect(served.headers.get('content-disposition')).toBe(
+      "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9-%E6%96%87%E4%BB%B6-.txt",
+    );
+  });
+
+  it('spools a file past 64 KiB to a temporary file while it arrives, removed after the answer', async () => {
+    const spooled = async () =>
+      (await readdir(tmpdir())).filter((name) => name.startsWith('muse-chat-upload-'));
+    const before = new Set(await spooled());
+    const contents = Buffer.alloc(5 * 1024 * 1024, 'muse');
+    const boundary = 'spool-boundary';
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const req = request(`${url()}/api/v1/user_uploads`, {
+      method: 'POST',
+      headers: {
+        authorization: basic(alice),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + contents.length + tail.length),
+      },
+    });
+    const answer = once(req, 'response').then(([res]) => res as IncomingMessage);
+    // Half the file, then wait: it is on disk, not in the process's memory.
+    req.write(Buffer.concat([head, contents.subarray(0, contents.length / 2)]));
+    await waitUntil(
+      async () => (await spooled()).some((name) => !before.has(name)),
+      'the upload to be spooled to a temporary file',
+    );
+    req.end(Buffer.concat([contents.subarray(contents.length / 2), tail]));
+    const res = await answer;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    expect(res.statusCode).toBe(200);
+    const { url: link } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { url: string };
+    const served = await download(link, alice);
+    expect(Buffer.from(await served.arrayBuffer()).equals(contents)).toBe(true);
+    await waitUntil(
+      async () => (await spooled()).every((name) => before.has(name)),
+      'the temporary file to be removed',
+    );
+  });
+
+  it('serves scriptable types as opaque bytes, every file sandboxed', async () => {
+    const files = [
+      { name: 'page.html', type: 'text/html', body: '<script>alert(1)</script>' },
+      {
+        name: 'image.svg',
+        type: 'image/svg+xml',
+        body: '<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>',
+      },
+      { name: 'code.js', type: 'text/javascript', body: 'alert(1)' },
+      { name: 'data.xml', type: 'application/xml', body: '<x/>' },
+      { name: 'notes.txt', type: 'text/plain', body: 'plain' },
+    ];
+    for (const file of files) {
+      const link = (await upload(alice, [file])).body.url as string;
+      const served = await download(link, alice);
+      expect([file.name, served.status]).toEqual([file.name, 200]);
+      const servedType = served.headers.get('content-type')!.split(';')[0];
+      expect([file.name, servedType]).toEqual([
+        file.name,
+        file.type === 'text/plain' ? 'text/plain' : 'application/octet-stream',
+      ]);
+      expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await served.text()).toBe(file.body);
+    }
+  });
+
+  it('decodes a file’s path once: a bad escape is 404, a doubly encoded name names another file', async () => {
+    const link = (await upload(alice, [{ name: 'x.html', body: 'x' }])).body.url as string;
+    const folder = link.slice(0, link.lastIndexOf('/') + 1);
+    expect((await download(`${folder}x%2Ehtml`, alice)).status).toBe(200);
+    for (const path of [
+      `${folder}x%252Ehtml`,
+      `${folder}%25`,
+      `${folder}%E0%A4%A`,
+      '/user_uploads/1/x/%25',
+    ]) {
+      const served = await download(path, alice);
+      expect([path, served.status]).toEqual([path, 404]);
+      expect(((await served.json()) as { msg: string }).msg).toBe('File not found');
+    }
   });
 
   it('a message linking the file shares it with those who can see the message', async () => {

@@ -1,5 +1,11 @@
-import express, { type Express } from 'express';
-import { createServiceApp, platformReadiness, onAppClose, verifyJsonText } from '@muse/core';
+import express, { type Express, type RequestHandler } from 'express';
+import {
+  createServiceApp,
+  platformReadiness,
+  onAppClose,
+  PayloadTooLargeError,
+  verifyJsonText,
+} from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
 import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
@@ -23,6 +29,22 @@ import { socketsRoutes } from './sockets/router.ts';
 import { PAYMENT_NOTIFICATIONS, paymentNotificationsRouter, paymentsRoutes } from './payments/router.ts';
 
 const contexts = new WeakMap<Express, ContentContext>();
+
+const JSON_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * JSON bodies up to JSON_LIMIT_BYTES. A declared length past it is refused unread: the parser
+ * would first read the whole body off the wire to throw it away (the error handler closes the
+ * connection instead).
+ */
+function jsonBodies(): RequestHandler {
+  const parse = express.json({ limit: JSON_LIMIT_BYTES, verify: verifyJsonText });
+  return (req, res, next) => {
+    if (Number(req.headers['content-length']) > JSON_LIMIT_BYTES && req.is('application/json'))
+      return next(new PayloadTooLargeError('The request body is too large'));
+    parse(req, res, next);
+  };
+}
 
 /** The context an app was built with, for what serves beside it on its server (the conversation sockets). */
 export function contentContextOf(app: Express): ContentContext {
@@ -53,7 +75,7 @@ export function createContentApp(deps: ContentDeps): Express {
   onAppClose(app, () => starter.drain());
   app.use(
     inSequence([
-      express.json({ limit: '1mb', verify: verifyJsonText }),
+      jsonBodies(),
       authorizeOperation(operationOf, openapiDocument),
       validateRequests({
         apiSpec: openapiDocument,

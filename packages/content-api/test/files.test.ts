@@ -6,6 +6,7 @@ import { updateServerSettings } from '@muse/content-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
 import { BUILTIN, submit, getFile } from '../../../test/support/generation.ts';
+import { sendStreamed } from '../../../test/support/streamed-body.ts';
 
 /** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -86,23 +87,37 @@ describe('the files API', () => {
     expect(content.status).toBe(200);
     expect(await content.text()).toBe('hello muse');
     expect(content.headers.get('content-type')).toContain('text/plain');
+    expect(content.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
   });
 
-  it('serves an uploaded HTML file inert: sandboxed, never sniffed, so a shared link cannot run script on our origin', async () => {
-    const form = new FormData();
-    form.append('file', new Blob(['<script>alert(1)</script>'], { type: 'text/html' }), 'page.html');
-    const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
-      method: 'POST',
-      headers: owner.headers,
-      body: form,
-    });
-    const record = (await response.json()) as Json;
-    expect(response.status).toBe(201);
-    const content = await fetch(record.download_url);
-    expect(content.status).toBe(200);
-    expect(content.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
-    expect(content.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await content.text()).toBe('<script>alert(1)</script>');
+  it('serves uploaded HTML, SVG and script inert: opaque bytes, sandboxed, never sniffed', async () => {
+    const scriptable = [
+      ['page.html', 'text/html', '<script>alert(1)</script>'],
+      [
+        'image.svg',
+        'image/svg+xml',
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      ],
+      ['code.js', 'application/javascript', 'alert(1)'],
+      ['feed.xml', 'application/xml', '<x/>'],
+    ];
+    for (const [name, type, text] of scriptable) {
+      const form = new FormData();
+      form.append('file', new Blob([text!], { type }), name);
+      const response = await fetch(`${stack.contentUrl}/api/v1/files`, {
+        method: 'POST',
+        headers: owner.headers,
+        body: form,
+      });
+      const record = (await response.json()) as Json;
+      expect(response.status).toBe(201);
+      const content = await fetch(record.download_url);
+      expect(content.status).toBe(200);
+      expect([name, content.headers.get('content-type')]).toEqual([name, 'application/octet-stream']);
+      expect(content.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      expect(content.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await content.text()).toBe(text);
+    }
   });
 
   it('answers 413 above max_upload_bytes and keeps neither a row nor stored content', async () => {
@@ -120,6 +135,50 @@ describe('the files API', () => {
     } finally {
       await updateServerSettings(stack.database.db, { max_upload_bytes: 20 * 1024 * 1024 });
     }
+  });
+
+  it('reads no body before the token: a stranger’s 40 MiB upload is 401 unread, the connection closed', async () => {
+    const total = 40 * 2 ** 20;
+    const reply = await sendStreamed(`${stack.contentUrl}/api/v1/files`, {
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      head: '--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n',
+      total,
+    });
+    expect(reply.status).toBe(401);
+    expect(reply.headers.connection).toBe('close');
+    expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
+  });
+
+  it('cuts a chunked upload off at its budget (413) and keeps nothing', async () => {
+    await updateServerSettings(stack.database.db, { max_upload_bytes: 1024 * 1024 });
+    try {
+      const user = await createTestUser(stack);
+      const total = 40 * 2 ** 20;
+      const reply = await sendStreamed(`${stack.contentUrl}/api/v1/files`, {
+        headers: { ...user.headers, 'content-type': 'multipart/form-data; boundary=b' },
+        head: '--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n',
+        total,
+        chunked: true,
+      });
+      expect([reply.status, reply.body.code]).toEqual([413, 'payload_too_large']);
+      expect(reply.sentWhenAnswered).toBeLessThan(total);
+      expect(await rowCount(user.id)).toBe(0);
+      expect((await storedFiles()).some((name) => name.endsWith('.partial'))).toBe(false);
+    } finally {
+      await updateServerSettings(stack.database.db, { max_upload_bytes: 20 * 1024 * 1024 });
+    }
+  });
+
+  it('refuses a JSON body declared past 1 MiB with 413 before reading it', async () => {
+    const total = 40 * 2 ** 20;
+    const reply = await sendStreamed(`${stack.contentUrl}/api/v1/users/me`, {
+      method: 'PATCH',
+      headers: { ...owner.headers, 'content-type': 'application/json' },
+      head: '{"nickname":"',
+      total,
+    });
+    expect([reply.status, reply.body.code]).toEqual([413, 'payload_too_large']);
+    expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
   });
 
   it('answers 422 without a file part, 400 for a malformed body, 401 without a token', async () => {

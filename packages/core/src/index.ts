@@ -17,5 +17,7 @@ export * from './dev-stack/ports.ts';
 export * from './outbound/index.ts';
 export * from './secrets/secret-box.ts';
 export * from './http/json-text.ts';
+export * from './http/uploaded-content.ts';
+export * from './http/unread-body.ts';
 export * from './storage/storage.ts';
 export * from './storage/s3.ts';

@@ -945,7 +945,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one file (multipart/form-data, any part name) and get its URL
-     * @description At most the organization’s `max_file_upload_size_mib` (25 MiB). The contents are kept by the same storage as the content service’s files (local disk, or S3 when configured). At first only the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links it shares it with those who can see that message.
+     * @description At most the organization’s `max_file_upload_size_mib` (25 MiB; a larger file part is 400 "Uploaded file is larger than the allowed limit of 25 MiB"); the whole body may hold 64 KiB beside the file, and one with a larger `Content-Length` is refused with 413 before it is read. One file part (a second one is 400). The file is spooled to a temporary file past 64 KiB, never held whole in memory. The contents are kept by the same storage as the content service’s files (local disk, or S3 when configured). At first only the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links it shares it with those who can see that message.
      */
     post: operations['uploadFile'];
     delete?: never;
@@ -1663,6 +1663,16 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description The request body is past its budget, refused before it is read when its Content-Length says so, or as soon as it grows past it: 2 MiB on a route that takes no file (the organization's max_file_upload_size_mib plus 64 KiB on POST /user_uploads), or more than 200 form fields. Past 256 KiB left unread, the connection is closed after the answer rather than read to its end. */
+    PayloadTooLarge: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description Too many attempts (RATE_LIMIT_HIT); retry after the given seconds. Every authenticated write (POST, PATCH, PUT, DELETE) counts against its user's limit, as Zulip's: MUSE_CHAT_USER_WRITES (default 200) per MUSE_CHAT_USER_WRITES_WINDOW_SECONDS (default 60); each counted answer, this one too, says where the user stands in X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (when the window ends, in Unix seconds) */
     RateLimited: {
       headers: {
@@ -1754,6 +1764,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1786,6 +1797,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -1822,6 +1834,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -1866,6 +1879,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -1898,6 +1912,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -1941,6 +1956,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2004,6 +2020,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2037,6 +2054,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2102,6 +2120,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2136,6 +2155,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2171,6 +2191,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2206,6 +2227,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2237,6 +2259,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2267,6 +2290,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2299,6 +2323,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2330,6 +2355,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2360,6 +2386,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2402,6 +2429,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2433,6 +2461,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2488,6 +2517,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2521,6 +2551,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2577,6 +2608,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2613,6 +2645,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2644,6 +2677,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2689,6 +2723,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2722,6 +2757,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2752,6 +2788,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2791,6 +2828,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2832,6 +2870,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2885,6 +2924,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2935,6 +2975,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -2973,6 +3014,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3005,6 +3047,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3062,6 +3105,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3098,6 +3142,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3145,6 +3190,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3182,6 +3228,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3229,6 +3276,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3311,6 +3359,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3352,6 +3401,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3383,6 +3433,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3415,6 +3466,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3445,6 +3497,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3503,6 +3556,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3671,6 +3725,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3702,6 +3757,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3745,6 +3801,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3778,6 +3835,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3824,6 +3882,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3855,6 +3914,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3928,6 +3988,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -3961,6 +4022,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4018,6 +4080,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4072,6 +4135,7 @@ export interface operations {
         };
       };
       400: components['responses']['Error'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4232,6 +4296,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4271,6 +4336,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4305,6 +4371,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4337,6 +4404,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4533,6 +4601,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4590,6 +4659,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4623,6 +4693,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4655,6 +4726,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4691,6 +4763,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4746,6 +4819,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4783,6 +4857,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4818,6 +4893,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4865,6 +4941,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -4985,6 +5062,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5028,6 +5106,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5067,6 +5146,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5101,6 +5181,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5148,6 +5229,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5182,6 +5264,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5214,6 +5297,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5251,6 +5335,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5291,6 +5376,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5345,6 +5431,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5402,6 +5489,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5440,6 +5528,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5471,6 +5560,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5511,6 +5601,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5545,6 +5636,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5584,6 +5676,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5616,6 +5709,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5655,6 +5749,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5687,6 +5782,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5730,6 +5826,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5762,6 +5859,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5805,6 +5903,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5837,6 +5936,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5899,6 +5999,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5931,6 +6032,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -5976,6 +6078,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6009,6 +6112,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6181,6 +6285,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6217,6 +6322,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6263,6 +6369,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6309,6 +6416,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6356,6 +6464,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
@@ -6403,6 +6512,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };

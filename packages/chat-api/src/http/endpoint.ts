@@ -1,7 +1,9 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { requestLog } from '@muse/core';
+import type { Actor } from '../domain/context.ts';
 import type { ChatRuntime, ViewContext } from '../views/context.ts';
 import { authenticate } from './auth.ts';
+import { BODY_LIMITS, readForm } from './body.ts';
 import { limitUserWrites } from './user-rate-limit.ts';
 import { parseParams, type Declared, type JsonSchema, type Parsed } from './params.ts';
 
@@ -16,6 +18,7 @@ export const ERROR_RESPONSES = {
   401: 'Unauthorized',
   404: 'NotFound',
   409: 'Conflict',
+  413: 'PayloadTooLarge',
   429: 'RateLimited',
   503: 'Unavailable',
 } as const;
@@ -39,6 +42,11 @@ export interface EndpointDeclaration<D extends Declared, Public extends boolean>
   /** No Basic auth (the view receives the runtime instead of the caller). */
   public?: Public;
   params?: D;
+  /**
+   * Takes one file part (multipart), of at most this many bytes for the caller (capped by
+   * BODY_LIMITS.fileBytes); the view reads it with `uploadedFiles`. Without it a file part is refused.
+   */
+  fileLimit?: (actor: Actor) => number;
   /**
    * The success answer's own fields, as an object schema (`properties`, `required`); `result`, `msg`
    * and `ignored_parameters_unsupported` are added. No other field may be sent unless it says
@@ -88,7 +96,8 @@ export function endpointRouter(endpoints: readonly Endpoint[], runtime: ChatRunt
 }
 
 /**
- * Parses the declared parameters, runs the view, and sends the success envelope (with
+ * Reads the body within its budget (only now: the route is known and, unless public, its caller),
+ * parses the declared parameters, runs the view, and sends the success envelope (with
  * `ignored_parameters_unsupported` when the request carried names the endpoint does not know).
  */
 function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
@@ -101,12 +110,14 @@ function handler(declared: Endpoint, runtime: ChatRuntime): RequestHandler {
       return;
     }
     try {
+      const actor = res.locals.actor as Actor | undefined;
+      const fileLimit =
+        declared.fileLimit && actor && Math.min(declared.fileLimit(actor), BODY_LIMITS.fileBytes);
+      await readForm(req, res, fileLimit);
       const { params, ignored } = parseParams(req, declared.params ?? {}, pathNames);
       // The view's log lines name the request.
       const requestRuntime = { ...runtime, logger: requestLog(res, runtime.logger) };
-      const ctx = declared.public
-        ? requestRuntime
-        : ({ ...res.locals.actor, runtime: requestRuntime } as ViewContext);
+      const ctx = declared.public ? requestRuntime : ({ ...actor, runtime: requestRuntime } as ViewContext);
       const data = (await declared.view(params, ctx, req)) ?? {};
       if (res.headersSent) return;
       const body: Record<string, unknown> = { result: 'success', msg: '', ...data };

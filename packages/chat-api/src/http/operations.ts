@@ -52,7 +52,8 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
     ...(declared.public || method === 'get' ? [] : [429 as const]),
     // A path id that is not a number matches no route: Zulip's 404 "Unknown endpoint".
     ...(inPath.length ? [404 as const] : []),
-    // Any request may meet a saturated database (no free connection, statement timeout).
+    // Any request may carry a body past its budget (http/body.ts), or meet a saturated database.
+    413,
     503,
   ];
   return {

@@ -37,7 +37,11 @@ export const uploadEndpoints = [
     operationId: 'uploadFile',
     summary: 'Upload one file (multipart/form-data, any part name) and get its URL',
     description:
-      'At most the organization’s `max_file_upload_size_mib` (25 MiB). The contents are kept by the ' +
+      'At most the organization’s `max_file_upload_size_mib` (25 MiB; a larger file part is 400 ' +
+      '"Uploaded file is larger than the allowed limit of 25 MiB"); the whole body may hold 64 KiB ' +
+      'beside the file, and one with a larger `Content-Length` is refused with 413 before it is read. ' +
+      'One file part (a second one is 400). The file is spooled to a temporary file past 64 KiB, never ' +
+      'held whole in memory. The contents are kept by the ' +
       'same storage as the content service’s files (local disk, or S3 when configured). At first only ' +
       'the uploader may download it (`GET /user_uploads/<path>`, Basic auth); a message that links ' +
       'it shares it with those who can see that message.',
@@ -49,18 +53,19 @@ export const uploadEndpoints = [
         filename: { type: 'string', description: 'The name the file is stored as.' },
       },
     },
+    fileLimit: (actor) => actor.realm.max_file_upload_size_mib * MIB,
     view: async (_params, actor, req) => {
-      const files = uploadedFiles(req);
-      if (files.length === 0) throw new JsonableError('You must specify a file to upload');
-      if (files.length > 1) throw new JsonableError('You may only upload one file at a time');
-      const [file] = files;
-      const limit = actor.realm.max_file_upload_size_mib;
-      if (file!.truncated || file!.data.length > limit * MIB)
+      // A second file part was refused while reading the body ("one file at a time").
+      const [file] = uploadedFiles(req);
+      if (!file) throw new JsonableError('You must specify a file to upload');
+      if (file.truncated) {
+        const limit = actor.realm.max_file_upload_size_mib;
         throw new JsonableError(`Uploaded file is larger than the allowed limit of ${limit} MiB`);
+      }
       return storeUpload(actor, actor.runtime.storage, {
-        filename: file!.filename,
-        contentType: file!.mimeType,
-        data: file!.data,
+        filename: file.filename,
+        contentType: file.mimeType,
+        contents: file.open(),
       });
     },
   }),

@@ -1,6 +1,12 @@
 import type { Request } from 'express';
 import { QueryTypes } from 'sequelize';
-import { ConflictError, ForbiddenError, NotFoundError, type Sequelize } from '@muse/core';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  uploadedContentHeaders,
+  type Sequelize,
+} from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { Routes } from '../http/routes.ts';
@@ -105,13 +111,11 @@ export function filesRoutes(context: ContentContext): Routes {
     if (!file?.storage_key || file.status !== 'completed') throw new NotFoundError('No such file');
     const stream = await storage.get(file.storage_key);
     res.set({
-      'Content-Type': file.content_type,
+      // Uploaded content (text/html, SVG) must never run as a page of our origin.
+      ...uploadedContentHeaders(file.content_type),
       'Content-Length': String(file.size),
       'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'Cache-Control': 'private, max-age=300',
-      // Uploaded content (text/html, SVG) must never run as a page of our origin.
-      'Content-Security-Policy': "sandbox; default-src 'none'",
-      'X-Content-Type-Options': 'nosniff',
     });
     stream.on('error', (error) => res.destroy(error));
     stream.pipe(res);

@@ -22,8 +22,10 @@ export async function receiveUpload(
   storage: FileStorage,
   maxBytes: number,
 ): Promise<ReceivedUpload> {
+  // The whole body: the file and what goes beside it (framing, name, visibility).
+  const bodyBudget = maxBytes + BESIDE_FILE_BYTES;
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
+  if (Number.isFinite(declared) && declared > bodyBudget) throw tooLarge(maxBytes);
 
   let parser: busboy.Busboy;
   try {
@@ -32,13 +34,15 @@ export async function receiveUpload(
     parser = busboy({
       headers: req.headers,
       defParamCharset: 'utf8',
-      limits: { files: 1, fileSize: maxBytes + 1, fields: 10 },
+      limits: { files: 1, fileSize: maxBytes + 1, fields: 10, fieldSize: FIELD_BYTES },
     });
   } catch {
     throw new BadRequestError('Send the file as multipart/form-data');
   }
   const fields: Record<string, string> = {};
   let stored: Promise<ReceivedUpload> | undefined;
+  /** The file part on its way to storage, ended early when the body passes its budget. */
+  let inFlight: PassThrough | undefined;
   let exceeded = false;
 
   parser.on('field', (name, value) => (fields[name] = value));
@@ -46,6 +50,7 @@ export async function receiveUpload(
     if (field !== 'file' || stored) return void stream.resume();
     const id = randomUUID();
     const body = new PassThrough();
+    inFlight = body;
     // Storage may attach its reader only later (after creating folders); an early abort must not go unheard.
     body.on('error', () => {});
     let size = 0;
@@ -74,9 +79,27 @@ export async function receiveUpload(
   });
 
   await new Promise<void>((resolve, reject) => {
+    // A chunked body declares no length: it is cut off as it passes the budget, unread beyond.
+    let received = 0;
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= bodyBudget) return;
+      exceeded = true;
+      req.off('data', count).unpipe(parser).pause();
+      inFlight?.destroy(tooLarge(maxBytes));
+      reject(tooLarge(maxBytes));
+    };
+    req.on('data', count);
     parser.on('close', resolve);
     parser.on('error', () => reject(new BadRequestError('The multipart body is malformed')));
     req.pipe(parser);
+  }).catch(async (error: unknown) => {
+    // A file part stored, or on its way (stopped above, removed by its own catch), goes with the refusal.
+    await stored?.then(
+      (upload) => storage.delete(upload.id),
+      () => {},
+    );
+    throw error;
   });
   if (!stored)
     throw new ValidationError('The upload has no file', [{ path: '/file', message: 'is required' }]);
@@ -97,6 +120,11 @@ export async function receiveUpload(
   }
   return { ...upload, visibility, name: (fields.name ?? upload.name).slice(0, 255) };
 }
+
+/** What a body may hold beside its file. */
+const BESIDE_FILE_BYTES = 64 * 1024;
+/** `name` is kept to 255 characters and `visibility` is a word: a field needs no more. */
+const FIELD_BYTES = 4 * 1024;
 
 function tooLarge(maxBytes: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`The file is larger than the upload limit of ${maxBytes} bytes`);

@@ -1,10 +1,18 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, databaseUnavailable, requestLog, UnacceptableJsonError, type Logger } from '@muse/core';
+import {
+  AppError,
+  closeIfBodyLeftUnread,
+  databaseUnavailable,
+  requestLog,
+  UnacceptableJsonError,
+  type Logger,
+} from '@muse/core';
 
 /** The content service's error body: `{code, message, details?}` (schema `Error` in openapi.yaml). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, _req, res, _next) => {
+  return (error: unknown, req, res, _next) => {
     const appError = toAppError(error);
+    closeIfBodyLeftUnread(req, res);
     if (appError.status >= 500 && !(error instanceof AppError))
       requestLog(res, logger).error({ err: error }, 'unhandled error');
     res.set(appError.headers);

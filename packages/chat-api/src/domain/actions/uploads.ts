@@ -1,4 +1,5 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { FileStorage } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
@@ -28,7 +29,8 @@ export function sanitizeFileName(raw: string): string {
 export interface UploadedFile {
   filename: string;
   contentType: string;
-  data: Buffer;
+  /** Streamed to storage: an upload is never held whole in memory here. */
+  contents: Readable;
 }
 
 /**
@@ -45,7 +47,8 @@ export async function storeUpload(actor: Actor, storage: FileStorage, file: Uplo
     name,
   ].join('/');
   const key = `chat-upload-${randomUUID()}`;
-  await storage.put(key, file.data);
+  // Storage writes under a temporary name first: a failed put leaves nothing behind.
+  const { size } = await storage.put(key, file.contents);
   try {
     await transact(actor.db, async (t) => {
       const attachment = await one<Attachment>(
@@ -59,7 +62,7 @@ export async function storeUpload(actor: Actor, storage: FileStorage, file: Uplo
           key,
           name,
           contentType: file.contentType || 'application/octet-stream',
-          size: file.data.length,
+          size,
         },
         t,
       );
