@@ -61,46 +61,53 @@ describe('channel membership under concurrency', () => {
     return [...members].sort((a, b) => a - b);
   }
 
-  it('twelve members added to a private channel at once by its owner: every list has all thirteen', async () => {
-    const owner = await makeUser(stack);
-    const members = await Promise.all(Array.from({ length: 12 }, () => makeUser(stack)));
-    const created = await call(url(), 'POST', '/users/me/subscriptions', owner, {
-      subscriptions: [{ name: 'inner circle' }],
-      invite_only: true,
-    });
-    expect(created.status).toBe(200);
-    const id = await call(url(), 'GET', '/get_stream_id', owner, { stream: 'inner circle' });
-    const streamId = id.body.stream_id as number;
-    const everyone = [owner, ...members];
-    const queues = await Promise.all(everyone.map((u) => register(u, ['subscription', 'message'])));
+  it.each([
+    ['private', true],
+    ['public', false],
+  ])(
+    'twelve members added to a %s channel at once by its creator: every list has all thirteen',
+    async (kind, inviteOnly) => {
+      const owner = await makeUser(stack);
+      const members = await Promise.all(Array.from({ length: 12 }, () => makeUser(stack)));
+      const name = `inner circle ${kind}`;
+      const created = await call(url(), 'POST', '/users/me/subscriptions', owner, {
+        subscriptions: [{ name }],
+        invite_only: inviteOnly,
+      });
+      expect(created.status).toBe(200);
+      const id = await call(url(), 'GET', '/get_stream_id', owner, { stream: name });
+      const streamId = id.body.stream_id as number;
+      const everyone = [owner, ...members];
+      const queues = await Promise.all(everyone.map((u) => register(u, ['subscription', 'message'])));
 
-    expectAllOk(
-      await Promise.all(
-        members.map((m) =>
-          call(url(), 'POST', '/users/me/subscriptions', owner, {
-            subscriptions: [{ name: 'inner circle' }],
-            principals: [m.id],
-          }),
+      expectAllOk(
+        await Promise.all(
+          members.map((m) =>
+            call(url(), 'POST', '/users/me/subscriptions', owner, {
+              subscriptions: [{ name }],
+              principals: [m.id],
+            }),
+          ),
         ),
-      ),
-    );
-    // Sent after every addition answered, so it comes after all their events in every queue.
-    const marker = await call(url(), 'POST', '/messages', owner, {
-      type: 'stream',
-      to: streamId,
-      topic: 'roll call',
-      content: 'everyone here?',
-    });
-    expect(marker.status).toBe(200);
-    const seen = await Promise.all(
-      everyone.map((u, i) =>
-        waitForEvents(url(), u, queues[i]!, (events) => events.some((e) => e.type === 'message')),
-      ),
-    );
-    const all = everyone.map((u) => u.id).sort((a, b) => a - b);
-    const lists = seen.map((events, i) => memberList(events, streamId, i === 0 ? [owner.id] : []));
-    expect(lists).toEqual(everyone.map(() => all));
-  });
+      );
+      // Sent after every addition answered, so it comes after all their events in every queue.
+      const marker = await call(url(), 'POST', '/messages', owner, {
+        type: 'stream',
+        to: streamId,
+        topic: 'roll call',
+        content: 'everyone here?',
+      });
+      expect(marker.status).toBe(200);
+      const seen = await Promise.all(
+        everyone.map((u, i) =>
+          waitForEvents(url(), u, queues[i]!, (events) => events.some((e) => e.type === 'message')),
+        ),
+      );
+      const all = everyone.map((u) => u.id).sort((a, b) => a - b);
+      const lists = seen.map((events, i) => memberList(events, streamId, i === 0 ? [owner.id] : []));
+      expect(lists).toEqual(everyone.map(() => all));
+    },
+  );
 
   it('members joining and leaving while others send: each has a message exactly when it was told of it', async () => {
     const senders = await Promise.all(Array.from({ length: 4 }, () => makeUser(stack)));
