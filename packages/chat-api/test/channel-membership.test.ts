@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, listen, type RunningServer, type Sequelize } from '@muse/core';
+import { createChatApp } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
   call,
@@ -18,12 +20,27 @@ import {
  */
 describe('channel membership under concurrency', () => {
   let stack: TestStack;
-  const url = () => stack.chatUrl;
+  // The API on a pool of ten connections, as in production (the suites' own has one, which runs
+  // every transaction after the other and could not show a race).
+  let db: Sequelize;
+  let chat: RunningServer;
+  const url = () => chat.url;
   beforeAll(async () => {
     stack = await startTestStack();
     await makeOrganization(stack);
+    db = createDatabase(stack.database.url, undefined, { poolMax: 10 });
+    chat = await listen(createChatApp({ ...stack, db }), {
+      host: '127.0.0.1',
+      port: 0,
+      logger: stack.logger,
+      shutdownTimeoutMs: 1000,
+    });
   });
-  afterAll(() => stack.stop());
+  afterAll(async () => {
+    await chat.close();
+    await db.close();
+    await stack.stop();
+  });
 
   async function register(user: TestUser, eventTypes: string[]): Promise<string> {
     const reply = await call(url(), 'POST', '/register', user, { event_types: eventTypes });
