@@ -72,7 +72,12 @@ describe('moving messages to another channel', () => {
 
   it('to a private channel: leavers get delete_message, the new channel gains them, later events follow', async () => {
     const admin = await makeUser(stack, { role: 200 });
-    const [leaver, both, early, late] = await Promise.all(Array.from({ length: 4 }, () => makeUser(stack)));
+    const [leaver, both, early, late] = await Promise.all([
+      makeUser(stack),
+      makeUser(stack),
+      makeUser(stack),
+      makeUser(stack),
+    ]);
     const from = await subscribe(admin, 'move from', [admin, leaver, both]);
     // Private, history not shared: a subscriber has what was sent while subscribed (and, as in
     // Zulip, what is moved in while subscribed).

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
@@ -268,7 +268,7 @@ async function announceEdit(
   },
 ): Promise<void> {
   const { db, user } = actor;
-  const event: Record<string, unknown> = {
+  const event: ChatEvent = {
     type: 'update_message',
     user_id: user.id,
     edit_timestamp: seconds(new Date()),
