@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, listen, type RunningServer, type Sequelize } from '@muse/core';
-import { createChatApp } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
   call,
+  chatOnPool,
   makeOrganization,
   makeUser,
   waitForEvents,
@@ -20,25 +19,16 @@ import {
  */
 describe('channel membership under concurrency', () => {
   let stack: TestStack;
-  // The API on a pool of ten connections, as in production (the suites' own has one, which runs
-  // every transaction after the other and could not show a race).
-  let db: Sequelize;
-  let chat: RunningServer;
+  // The API on a pool of ten connections, as in production (support.ts, chatOnPool).
+  let chat: Awaited<ReturnType<typeof chatOnPool>>;
   const url = () => chat.url;
   beforeAll(async () => {
     stack = await startTestStack();
     await makeOrganization(stack);
-    db = createDatabase(stack.database.url, undefined, { poolMax: 10 });
-    chat = await listen(createChatApp({ ...stack, db }), {
-      host: '127.0.0.1',
-      port: 0,
-      logger: stack.logger,
-      shutdownTimeoutMs: 1000,
-    });
+    chat = await chatOnPool(stack, 10);
   });
   afterAll(async () => {
     await chat.close();
-    await db.close();
     await stack.stop();
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
   call,
+  chatOnPool,
   makeOrganization,
   makeUser,
   waitForEvents,
@@ -17,12 +18,18 @@ import {
  */
 describe('moving messages to another channel', () => {
   let stack: TestStack;
-  const url = () => stack.chatUrl;
+  // The API on a pool of ten connections, as in production (support.ts, chatOnPool).
+  let chat: Awaited<ReturnType<typeof chatOnPool>>;
+  const url = () => chat.url;
   beforeAll(async () => {
     stack = await startTestStack();
     await makeOrganization(stack);
+    chat = await chatOnPool(stack, 10);
   });
-  afterAll(() => stack.stop());
+  afterAll(async () => {
+    await chat.close();
+    await stack.stop();
+  });
 
   const EVENT_TYPES = ['message', 'update_message', 'delete_message', 'reaction'];
 
@@ -185,6 +192,69 @@ describe('moving messages to another channel', () => {
       expect((await call(url(), 'GET', `/messages/${id}`, user)).body.message).toMatchObject({
         flags: ['read', 'historical'],
       });
+  });
+
+  it('six topics moved at once while members join and leave the new channel: each client is told what it has', async () => {
+    const admin = await makeUser(stack, { role: 200 });
+    const people = await Promise.all(Array.from({ length: 8 }, () => makeUser(stack)));
+    const from = await subscribe(admin, 'busy from', [admin, ...people]);
+    const to = await subscribe(admin, 'busy to', [admin, ...people.slice(0, 4)], { invite_only: true });
+    const topics = [0, 1, 2, 3, 4, 5].map((n) => `topic ${n}`);
+    const ids: number[] = [];
+    const firsts: number[] = [];
+    for (const topic of topics)
+      for (let n = 0; n < 3; n++) {
+        const reply = await call(url(), 'POST', '/messages', people[n]!, {
+          type: 'stream',
+          to: from,
+          topic,
+          content: `${topic}/${n}`,
+        });
+        expect(reply.status).toBe(200);
+        ids.push(reply.body.id as number);
+        if (n === 0) firsts.push(reply.body.id as number);
+      }
+    const queues = await Promise.all(people.map(register));
+    // Each client's picture starts from its history and follows its events.
+    const pictures = await Promise.all(people.map(async (p) => new Set((await held(p, ids)).keys())));
+
+    const replies = await Promise.all([
+      ...firsts.map((id) =>
+        call(url(), 'PATCH', `/messages/${id}`, admin, { stream_id: to, propagate_mode: 'change_all' }),
+      ),
+      ...people
+        .slice(2, 4)
+        .map((p) => call(url(), 'DELETE', '/users/me/subscriptions', p, { subscriptions: ['busy to'] })),
+      ...people
+        .slice(4, 6)
+        .map((p) =>
+          call(url(), 'POST', '/users/me/subscriptions', admin, {
+            subscriptions: [{ name: 'busy to' }],
+            principals: [p.id],
+          }),
+        ),
+    ]);
+    expect(replies.filter((r) => r.status !== 200).map((r) => r.body)).toEqual([]);
+    const end = await call(url(), 'POST', '/messages', admin, {
+      type: 'direct',
+      to: people.map((p) => p.id),
+      content: 'done moving',
+    });
+    expect(end.status).toBe(200);
+    for (const [i, person] of people.entries()) {
+      const events = await waitForEvents(url(), person, queues[i]!, (seen) =>
+        seen.some((e) => e.type === 'message' && (e.message as { id: number }).id === end.body.id),
+      );
+      const picture = pictures[i]!;
+      for (const e of about(events, ids)) {
+        const touched = (e.message_ids as number[]).filter((id) => ids.includes(id));
+        if (e.type === 'delete_message') for (const id of touched) picture.delete(id);
+        if (e.type === 'update_message' && e.new_stream_id === to) for (const id of touched) picture.add(id);
+      }
+      expect([...picture].sort((a, b) => a - b)).toEqual(
+        [...(await held(person, ids)).keys()].sort((a, b) => a - b),
+      );
+    }
   });
 
   it('a content change cannot ride along with a move to another channel', async () => {
