@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
-import { createChatUser, createOrganization } from '@muse/chat-api';
+import { createDatabase, listen } from '@muse/core';
+import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
 import { expectDocumentedAnswer, servedContract } from '../../../test/support/contract.ts';
 import type { TestStack } from '../../../test/support/stack.ts';
 
@@ -164,4 +165,28 @@ export async function waitUntil(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
+}
+
+/**
+ * The messaging API on a pool of its own with `poolMax` connections, on the stack's database: the
+ * suites' own pool has one, which runs every transaction after the other and shows no race.
+ */
+export async function chatOnPool(
+  stack: TestStack,
+  poolMax: number,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const db = createDatabase(stack.database.url, undefined, { poolMax });
+  const server = await listen(createChatApp({ ...stack, db }), {
+    host: '127.0.0.1',
+    port: 0,
+    logger: stack.logger,
+    shutdownTimeoutMs: 1000,
+  });
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      await db.close();
+    },
+  };
 }

@@ -50,7 +50,10 @@ export const messageLifecycleEndpoints = [
     description:
       'Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within ' +
       'the move limits of /register (administrators without limit); propagate_mode change_later or ' +
-      'change_all moves the rest of the topic too. Everyone who has the message gets update_message.',
+      'change_all moves the rest of the topic too; content cannot change in the same request as the ' +
+      'channel. Everyone who has the message gets update_message. A move to another channel: those ' +
+      'who no longer have a moved message get delete_message for it; those who have any moved ' +
+      'message afterwards, gainers included, get update_message (see the README for who keeps and gains).',
     params: {
       message_id: p.id(),
       content: p.string().optional(),

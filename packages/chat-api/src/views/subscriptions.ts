@@ -31,6 +31,7 @@ import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
 import { schema } from './schemas.ts';
 import { transact } from '../domain/lib/transact.ts';
+import { lockChannels } from '../domain/lib/channel-locks.ts';
 
 const principalsSchema = {
   anyOf: [
@@ -230,6 +231,13 @@ export const subscriptionEndpoints = [
           return { subscribed, already, created, unauthorized };
         // Collected per attempt: the transaction runs again after a deadlock.
         const written = await transact(db, async (t) => {
+          // Every channel's lock at once, in the one order (lib/channel-locks.ts).
+          await lockChannels(
+            db,
+            t,
+            missing.map(([stream]) => stream.id),
+            'exclusive',
+          );
           const made: Stream[] = [];
           const added: [User, string][] = [];
           const was: [User, string][] = [];
@@ -296,6 +304,12 @@ export const subscriptionEndpoints = [
       const notRemoved: string[] = [];
       await transact(actor.db, async (t) => {
         removed.length = notRemoved.length = 0; // a deadlocked attempt runs again
+        await lockChannels(
+          actor.db,
+          t,
+          streams.map((stream) => stream.id),
+          'exclusive',
+        );
         for (const stream of streams) {
           const result = await unsubscribeUsers(actor.db, stream, targets, t);
           if (result.removed.length) removed.push(stream.name);

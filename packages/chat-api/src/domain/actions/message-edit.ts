@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
@@ -10,6 +10,7 @@ import { exec, rows, type Transaction } from '../sql.ts';
 import { streamById, type Stream } from '../lib/streams.ts';
 import { isAdmin, isGuest } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
+import { moveHolders, type HolderGroup } from '../lib/message-moves.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
@@ -36,6 +37,8 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
   const { db, user } = actor;
   if (edit.content === undefined && edit.topic === undefined && edit.streamId === undefined)
     throw new JsonableError('Nothing to change');
+  if (edit.content !== undefined && edit.streamId !== undefined)
+    throw new JsonableError('Cannot change message content while changing channel');
   await transact(db, async (t) => {
     const { row, stream } = await accessibleMessage(actor, messageId, t, true);
     const topic = edit.topic === undefined ? undefined : checkTopic(edit.topic);
@@ -55,14 +58,11 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
     if (topic !== undefined && topic !== row.topic) Object.assign(entry, { prev_topic: row.topic, topic });
     if (newStream) Object.assign(entry, { prev_stream: stream?.id, stream: newStream.id });
     const ids = moved ? await topicMessageIds(actor, row, edit.propagateMode, t) : [messageId];
-    const holdersBefore = newStream
-      ? await rows<{ user_id: number; flags: string[] }>(
-          db,
-          'SELECT user_id, flags FROM chat.message_holders(:messageId)',
-          { messageId },
-          t,
-        )
-      : [];
+    // Before the messages change channel: who keeps, loses and gains them (lib/message-moves.ts).
+    const move =
+      newStream && stream
+        ? await moveHolders(db, t, { messageId, ids, from: stream, to: newStream })
+        : undefined;
     await exec(
       db,
       `UPDATE chat.messages SET
@@ -87,7 +87,16 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
       t,
     );
     if (rendered) await updateMentionFlags(actor, messageId, rendered.mentions, row, t);
-    await announceEdit(actor, t, {
+    for (const lost of move?.lost ?? [])
+      await sendEvent(db, t, lost.users, {
+        type: 'delete_message',
+        message_id: lost.messageId,
+        message_ids: [lost.messageId],
+        message_type: 'stream',
+        stream_id: stream!.id,
+        topic: row.topic,
+      });
+    await announceEdit(actor, t, move?.holders ?? (await holdersByFlags(actor, messageId, t)), {
       messageId,
       ids,
       row,
@@ -97,7 +106,6 @@ export async function editMessage(actor: Actor, messageId: number, edit: Message
       content,
       rendered: rendered?.rendered,
       propagateMode: edit.propagateMode,
-      holdersBefore,
     });
   });
 }
@@ -227,10 +235,26 @@ async function updateMentionFlags(
   );
 }
 
-/** `update_message` to everyone who has the message, one event per distinct set of their flags. */
+/** Everyone who has the message, grouped by their flags on it. */
+async function holdersByFlags(actor: Actor, messageId: number, t: Transaction): Promise<HolderGroup[]> {
+  return rows<HolderGroup>(
+    actor.db,
+    `SELECT flags, array_agg(user_id ORDER BY user_id) AS users FROM chat.message_holders(:messageId)
+     GROUP BY flags`,
+    { messageId },
+    t,
+  );
+}
+
+/**
+ * `update_message` to `holders` (everyone who has the message; after a move to another channel,
+ * everyone who has any of the moved messages), one event per distinct set of their flags, and
+ * to the editor.
+ */
 async function announceEdit(
   actor: Actor,
   t: Transaction,
+  holders: HolderGroup[],
   edit: {
     messageId: number;
     ids: number[];
@@ -241,20 +265,10 @@ async function announceEdit(
     content: string | undefined;
     rendered: string | undefined;
     propagateMode: PropagateMode;
-    holdersBefore: { user_id: number; flags: string[] }[];
   },
 ): Promise<void> {
   const { db, user } = actor;
-  const holders = await rows<{ user_id: number; flags: string[] }>(
-    db,
-    'SELECT user_id, flags FROM chat.message_holders(:messageId)',
-    { messageId: edit.messageId },
-    t,
-  );
-  // A move to another channel: those who had it through the old channel's spans hear of it too.
-  const after = new Set(holders.map((h) => h.user_id));
-  for (const h of edit.holdersBefore) if (!after.has(h.user_id)) holders.push(h);
-  const event: Record<string, unknown> = {
+  const event: ChatEvent = {
     type: 'update_message',
     user_id: user.id,
     edit_timestamp: seconds(new Date()),
@@ -280,20 +294,10 @@ async function announceEdit(
       ...(edit.newStream ? { new_stream_id: edit.newStream.id } : {}),
     });
   }
-  const byFlags = new Map<string, number[]>();
-  for (const h of holders) {
-    const key = h.flags.join(',');
-    const group = byFlags.get(key);
-    if (group) group.push(h.user_id);
-    else byFlags.set(key, [h.user_id]);
-  }
-  if (!holders.some((h) => h.user_id === user.id)) byFlags.set('\u0000', [user.id]);
-  for (const [key, ids] of byFlags)
-    await sendEvent(db, t, ids, {
-      ...event,
-      type: 'update_message',
-      flags: key === '' || key === '\u0000' ? [] : key.split(','),
-    });
+  const groups = holders.some((g) => g.users.includes(user.id))
+    ? holders
+    : [...holders, { flags: [], users: [user.id] }];
+  for (const group of groups) await sendEvent(db, t, group.users, { ...event, flags: group.flags });
 }
 
 /**

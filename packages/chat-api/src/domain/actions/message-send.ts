@@ -10,6 +10,7 @@ import { isSubscribed, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
+import { lockChannels } from '../lib/channel-locks.ts';
 import { receivedThroughSpan } from '../lib/user-messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
@@ -161,7 +162,10 @@ function wildcardMentionsAll(prepared: PreparedMessage): boolean {
 
 /**
  * Stores a prepared message in the caller's transaction: the message, the flags that differ
- * from the default, and a `message` event to every recipient's queues.
+ * from the default, and a `message` event to every recipient's queues. A channel message is
+ * stored under the channel's shared lock (lib/channel-locks.ts): its id, the spans that say who
+ * received it and its event's recipients are read while no subscription of the channel changes,
+ * so a member has it in their history exactly when their queue gets it.
  */
 export async function insertMessage(
   actor: Actor,
@@ -171,6 +175,7 @@ export async function insertMessage(
 ): Promise<number> {
   const { db, user, realm } = actor;
   const { stream, recipients } = prepared;
+  if (stream) await lockChannels(db, t, [stream.id], 'shared');
   const row = await one<MessageRow>(
     db,
     `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content,

@@ -3,6 +3,7 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events.ts';
 import type { GroupSetting } from '../lib/group-settings.ts';
+import { lockChannels } from '../lib/channel-locks.ts';
 import { systemGroupIds } from '../lib/realms.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
 import type { User } from '../lib/users.ts';
@@ -104,6 +105,8 @@ export async function joinDefaultStreams(db: Sequelize, user: User, t: Transacti
 /**
  * Subscribes users; returns those that were newly subscribed. Emits add and peer_add events.
  * Callers skip users they found subscribed already: even a no-op upsert locks the row, a write.
+ * Under the channel's exclusive lock (lib/channel-locks.ts; a caller changing several channels
+ * takes theirs first): the subscribers announced include every change committed before.
  */
 export async function subscribeUsers(
   db: Sequelize,
@@ -112,6 +115,7 @@ export async function subscribeUsers(
   t: Transaction,
 ): Promise<{ added: User[]; already: User[] }> {
   if (users.length === 0) return { added: [], already: [] };
+  await lockChannels(db, t, [stream.id], 'exclusive');
   // One statement for every user; each new row's colour follows that user's number of
   // subscriptions. The upsert decides under a row lock, so two concurrent calls cannot both report "added".
   const activated = await rows<SubscriptionRow>(
@@ -152,12 +156,14 @@ export async function subscribeUsers(
   return { added, already };
 }
 
+/** Unsubscribes users, under the channel's exclusive lock (as subscribeUsers); emits remove and peer_remove. */
 export async function unsubscribeUsers(
   db: Sequelize,
   stream: Stream,
   users: User[],
   t: Transaction,
 ): Promise<{ removed: User[]; notSubscribed: User[] }> {
+  await lockChannels(db, t, [stream.id], 'exclusive');
   const removed: User[] = [];
   const notSubscribed: User[] = [];
   for (const target of users) {
