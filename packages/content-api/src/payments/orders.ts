@@ -1,6 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
-import { AppError, ConflictError, NotFoundError, NotImplementedError } from '@muse/core';
+import {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  NotImplementedError,
+  exec,
+  isUniqueViolation,
+  one,
+  transact,
+} from '@muse/core';
 import { readPaymentApi } from '../admin/payment-api.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { DEFAULT_ORDER_TTL_SECONDS, orderingProvider, providerAdapter, type PaymentsDeps } from './config.ts';
@@ -61,7 +69,7 @@ export async function openOrder(
     });
   } catch (error) {
     // A concurrent request with the same key committed first: answer its payment instead.
-    if (idempotencyKey && (error as { parent?: { code?: string } }).parent?.code === '23505') {
+    if (idempotencyKey && isUniqueViolation(error)) {
       const earlier = await findByKey(deps, user.id, idempotencyKey);
       if (earlier) return { payment: await answerRepeat(deps, earlier, requestHash), created: false };
     }
@@ -73,9 +81,10 @@ export async function openOrder(
 }
 
 async function findByKey(deps: PaymentsDeps, ownerId: string, key: string): Promise<PaymentRow | undefined> {
-  const [row] = await deps.db.query<PaymentRow>(
+  const row = await one<PaymentRow>(
+    deps.db,
     'SELECT * FROM content.payments WHERE owner_id = :ownerId AND idempotency_key = :key',
-    { replacements: { ownerId, key }, type: QueryTypes.SELECT },
+    { ownerId, key },
   );
   return row;
 }
@@ -114,10 +123,12 @@ async function insertPending(
     requestHash: string;
   },
 ): Promise<void> {
-  await deps.db.transaction(async (transaction) => {
-    const [bundle] = await deps.db.query<BundleRow>(
+  await transact(deps.db, async (transaction) => {
+    const bundle = await one<BundleRow>(
+      deps.db,
       'SELECT * FROM content.bundles WHERE id = :bundleId FOR SHARE',
-      { replacements: { bundleId }, type: QueryTypes.SELECT, transaction },
+      { bundleId },
+      transaction,
     );
     if (!bundle || (bundle.visibility !== 'public' && !user.isAdmin))
       throw new NotFoundError('No such bundle');
@@ -128,27 +139,26 @@ async function insertPending(
       throw new ConflictError(
         `${order.provider} takes CNY only; this bundle is priced in ${bundle.currency}`,
       );
-    await deps.db.query(
+    await exec(
+      deps.db,
       `INSERT INTO content.payments
          (id, owner_id, visibility, bundle_id, credits, price_cents, currency, status, provider,
           idempotency_key, request_hash, expires_at)
        VALUES (:id, :ownerId, 'private', :bundleId, :credits, :price, :currency, 'pending', :provider,
           :key, :hash, now() + make_interval(secs => :ttl))`,
       {
-        replacements: {
-          id: order.id,
-          ownerId: user.id,
-          bundleId,
-          credits: bundle.credits,
-          price: bundle.price_cents,
-          currency: bundle.currency,
-          provider: order.provider,
-          key: order.idempotencyKey ?? null,
-          hash: order.requestHash,
-          ttl: order.ttlSeconds,
-        },
-        transaction,
+        id: order.id,
+        ownerId: user.id,
+        bundleId,
+        credits: bundle.credits,
+        price: bundle.price_cents,
+        currency: bundle.currency,
+        provider: order.provider,
+        key: order.idempotencyKey ?? null,
+        hash: order.requestHash,
+        ttl: order.ttlSeconds,
       },
+      transaction,
     );
   });
 }
@@ -181,16 +191,14 @@ async function askProvider(
       'The payment provider could not be reached; try again with the same Idempotency-Key',
     );
   }
-  const [row] = await deps.db.query<PaymentRow>(
+  const row = await one<PaymentRow>(
+    deps.db,
     `UPDATE content.payments SET code_url = :codeUrl, pay_url = :payUrl, updated_at = now()
       WHERE id = :id RETURNING *`,
     {
-      replacements: {
-        id: payment.id,
-        codeUrl: instructions.code_url ?? null,
-        payUrl: instructions.pay_url ?? null,
-      },
-      type: QueryTypes.SELECT,
+      id: payment.id,
+      codeUrl: instructions.code_url ?? null,
+      payUrl: instructions.pay_url ?? null,
     },
   );
   return row!;

@@ -1,5 +1,14 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { NotFoundError, ValidationError, selectRows, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  NotFoundError,
+  ValidationError,
+  selectRows,
+  type Sequelize,
+  exec,
+  one,
+  rows,
+  transact,
+} from '@muse/core';
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
@@ -60,11 +69,7 @@ export function toUserView(row: UserRow) {
 
 export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
   const [row] = transaction
-    ? await db.query<UserRow>('SELECT * FROM content.users WHERE id = :id FOR UPDATE', {
-        replacements: { id },
-        type: QueryTypes.SELECT,
-        transaction,
-      })
+    ? await rows<UserRow>(db, 'SELECT * FROM content.users WHERE id = :id FOR UPDATE', { id }, transaction)
     : await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [id]);
   if (!row) throw new NotFoundError('No such user');
   return row;
@@ -79,13 +84,15 @@ const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as co
  * adjustment (it would take the balance below zero: 422) leaves the profile unchanged too.
  */
 export async function updateUser(db: Sequelize, id: string, changes: AdminUserChanges): Promise<UserRow> {
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     await findUser(db, id, transaction);
     const columns = PROFILE_COLUMNS.filter((column) => changes[column] !== undefined);
     if (columns.length) {
-      await db.query(
+      await exec(
+        db,
         `UPDATE content.users SET ${columns.map((c) => `${c} = :${c}`).join(', ')}, updated_at = now() WHERE id = :id`,
-        { replacements: { id, ...Object.fromEntries(columns.map((c) => [c, changes[c]])) }, transaction },
+        { id, ...Object.fromEntries(columns.map((c) => [c, changes[c]])) },
+        transaction,
       );
     }
     if (changes.credit_adjustment) await adjustCredits(db, transaction, id, changes.credit_adjustment);
@@ -134,7 +141,7 @@ export async function changePermissions(
       unknown.map((triple) => ({ path: 'permissions', message: `${triple} is not a known permission` })),
     );
   }
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const user = await findUser(db, id, transaction);
     const granted = new Set(user.permissions_granted);
     const revoked = new Set(user.permissions_revoked);
@@ -145,18 +152,17 @@ export async function changePermissions(
     for (const triple of changes.reset ?? []) move(triple, null, [granted, revoked]);
     for (const triple of changes.grant ?? []) move(triple, granted, [revoked]);
     for (const triple of changes.revoke ?? []) move(triple, revoked, [granted]);
-    await db.query(
+    await exec(
+      db,
       `UPDATE content.users SET is_admin = :isAdmin, permissions_granted = CAST(:granted AS text[]),
               permissions_revoked = CAST(:revoked AS text[]), updated_at = now() WHERE id = :id`,
       {
-        replacements: {
-          id,
-          isAdmin: changes.is_admin ?? user.is_admin,
-          granted: toPgArray([...granted].sort()),
-          revoked: toPgArray([...revoked].sort()),
-        },
-        transaction,
+        id,
+        isAdmin: changes.is_admin ?? user.is_admin,
+        granted: toPgArray([...granted].sort()),
+        revoked: toPgArray([...revoked].sort()),
       },
+      transaction,
     );
     return findUser(db, id, transaction);
   });
@@ -168,14 +174,13 @@ function toPgArray(values: string[]): string {
 }
 
 export async function deleteUser(db: Sequelize, id: string): Promise<void> {
-  const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
-    replacements: { id },
-  });
-  if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
+  const deleted = await rows(db, 'DELETE FROM content.users WHERE id = :id RETURNING id', { id });
+  if (deleted.length === 0) throw new NotFoundError('No such user');
 }
 
 export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {
-  const [row] = await db.query<Record<keyof Schema<'UserStats'>, string>>(
+  const row = await one<Record<keyof Schema<'UserStats'>, string>>(
+    db,
     `SELECT count(*) AS total,
             count(*) FILTER (WHERE is_active) AS active,
             count(*) FILTER (WHERE NOT is_active) AS banned,
@@ -185,7 +190,6 @@ export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {
             count(*) FILTER (WHERE created_at > now() - interval '30 days') AS new_last_month,
             count(*) FILTER (WHERE last_login_at > now() - interval '1 day') AS logged_in_last_day
        FROM content.users`,
-    { type: QueryTypes.SELECT },
   );
   // Postgres counts are bigint, which arrive as strings.
   const count = (name: keyof Schema<'UserStats'>) => Number(row![name]);
