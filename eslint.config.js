@@ -23,6 +23,9 @@ const NOT_ACTIONS = {
   regex: '^(\\.\\./)+actions/',
   message: 'Queries, access rules and presenters do not call actions (writes that send events).',
 };
+// A call on the Sequelize handle (`db`, `ctx.db`, `deps.db`, `this.deps.db`), not another object's
+// method of the same name (a payment provider's `query` of an order).
+const ON_DATABASE = ":matches([callee.object.name='db'], [callee.object.property.name='db'])";
 const NOT_SERVER = {
   regex: '^@muse/(core|content-api|chat-api|temporal|operator|server)(/|$)',
   message: 'The SDK and the CLI reach the platform over HTTP only.',
@@ -66,6 +69,24 @@ export default tseslint.config(
       'packages/content-api/src/sockets/attach.ts',
     ],
     rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CHAT_API, NOT_APP] }] },
+  },
+  {
+    // SQL runs through core's sql.ts (rows, one, exec, transact), the one way of ARCHITECTURE.md's
+    // "Running SQL": its transact() retries a deadlock and makes the transaction ambient.
+    files: ['packages/content-api/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.property.name='query']${ON_DATABASE}`,
+          message: "Run content-api SQL through @muse/core's rows, one and exec.",
+        },
+        {
+          selector: `CallExpression[callee.property.name='transaction']${ON_DATABASE}`,
+          message: "Open content-api transactions with @muse/core's transact().",
+        },
+      ],
+    },
   },
   {
     files: ['packages/chat-api/src/**/*.ts'],

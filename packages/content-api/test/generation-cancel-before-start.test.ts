@@ -2,6 +2,7 @@ import net from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startStrandedGenerations } from '@muse/content-api';
+import { createDatabase } from '@muse/core';
 import { createTemporalClient } from '@muse/temporal/client';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { createTestUser, type TestUser } from '../../../test/support/content.ts';
@@ -137,10 +138,15 @@ describe('a cancel that races the reconciler starting the workflow', () => {
 
     const relay = await startHeldRelay(inject('temporalAddress'));
     const temporal = createTemporalClient(relay.address, stack.config.TEMPORAL_NAMESPACE);
+    // The reconciler is another process: a handle of its own (the stack's pool has one connection,
+    // which the cancel's request needs while the reconciler holds the task's row).
+    const reconcilerDb = createDatabase(stack.database.url);
     try {
       await temporal.connection.ensureConnected();
+      // Connected beforehand, as the stack's handle is, so the start is the first thing the relay holds.
+      await reconcilerDb.authenticate();
       relay.hold();
-      const reconciling = startStrandedGenerations({ ...stack, db: stack.database.db, temporal }, 0);
+      const reconciling = startStrandedGenerations({ ...stack, db: reconcilerDb, temporal }, 0);
       // The reconciler read both tasks and sent the first one's start, which the relay holds.
       await vi.waitUntil(() => relay.heldBytes() > 0, { timeout: 30_000, interval: 20 });
 
@@ -152,7 +158,8 @@ describe('a cancel that races the reconciler starting the workflow', () => {
       // Either the cancel answers at once, or it waits on the task's row for the start to answer.
       const waitingOnLock = vi.waitUntil(
         async () => {
-          const [row] = await stack.database.db.query<{ n: number }>(
+          // Not on the stack's connection: a cancel waiting on the lock holds it.
+          const [row] = await reconcilerDb.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pg_stat_activity
               WHERE datname = current_database() AND wait_event_type = 'Lock'`,
             { type: QueryTypes.SELECT },
@@ -179,6 +186,7 @@ describe('a cancel that races the reconciler starting the workflow', () => {
     } finally {
       relay.close();
       await temporal.connection.close().catch(() => {});
+      await reconcilerDb.close();
     }
 
     // Now a worker runs what was started.

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import type { SecretBox, Sequelize } from '@muse/core';
+import { type SecretBox, type Sequelize, exec, one } from '@muse/core';
 import type { Schema } from '../http/contract.ts';
 
 /**
@@ -17,13 +16,11 @@ export type PaymentApiChanges = Schema<'PaymentApiUpdate'>;
 const DEFAULTS = { provider: 'none', enabled: false } as const;
 
 export async function readPaymentApi(db: Sequelize): Promise<PaymentApiView> {
-  const [row] = await db.query<{
+  const row = await one<{
     settings: PaymentSettings;
     secrets: Record<string, string>;
     updated_at: Date;
-  }>('SELECT settings, secrets, updated_at FROM content.payment_api WHERE id = 1', {
-    type: QueryTypes.SELECT,
-  });
+  }>(db, 'SELECT settings, secrets, updated_at FROM content.payment_api WHERE id = 1');
   return {
     ...DEFAULTS,
     ...row!.settings,
@@ -34,11 +31,9 @@ export async function readPaymentApi(db: Sequelize): Promise<PaymentApiView> {
 
 /** Reads the secrets for the payment code that needs them (never for an API answer). */
 export async function readPaymentSecrets(db: Sequelize, box: SecretBox): Promise<Record<string, string>> {
-  const [row] = await db.query<{ secrets: Record<string, string> }>(
+  const row = await one<{ secrets: Record<string, string> }>(
+    db,
     'SELECT secrets FROM content.payment_api WHERE id = 1',
-    {
-      type: QueryTypes.SELECT,
-    },
   );
   return box.openValues(row!.secrets) as Record<string, string>;
 }
@@ -52,18 +47,17 @@ export async function updatePaymentApi(
   const removed = Object.entries(secrets ?? {})
     .filter(([, value]) => value === null)
     .map(([key]) => key);
-  await db.query(
+  await exec(
+    db,
     `UPDATE content.payment_api
         SET settings = settings || CAST(:settings AS jsonb),
             secrets = (secrets || CAST(:set AS jsonb)) - CAST(:removed AS text[]),
             updated_at = now()
       WHERE id = 1`,
     {
-      replacements: {
-        settings: JSON.stringify(settings),
-        set: JSON.stringify(box.sealValues(set)),
-        removed: `{${removed.join(',')}}`,
-      },
+      settings: JSON.stringify(settings),
+      set: JSON.stringify(box.sealValues(set)),
+      removed: `{${removed.join(',')}}`,
     },
   );
   return readPaymentApi(db);

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import type { Sequelize } from '@muse/core';
+import { type Sequelize, one, transact } from '@muse/core';
 import { readServerSettings } from '../server-config/server-config.ts';
 import { registerAccount } from '../login/registration.ts';
 
@@ -11,18 +10,21 @@ export async function grantAdministrator(
   db: Sequelize,
   phone: string,
 ): Promise<{ id: string; changed: boolean }> {
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const { default_credit_quota: quota } = await readServerSettings(db, transaction);
     await registerAccount(db, transaction, phone, quota);
-    const [promoted] = await db.query<{ id: string }>(
+    const promoted = await one<{ id: string }>(
+      db,
       `UPDATE content.users SET is_admin = true, updated_at = now() WHERE phone = :phone AND NOT is_admin RETURNING id`,
-      { replacements: { phone }, type: QueryTypes.SELECT, transaction },
-    );
-    const [user] = await db.query<{ id: string }>('SELECT id FROM content.users WHERE phone = :phone', {
-      replacements: { phone },
-      type: QueryTypes.SELECT,
+      { phone },
       transaction,
-    });
+    );
+    const user = await one<{ id: string }>(
+      db,
+      'SELECT id FROM content.users WHERE phone = :phone',
+      { phone },
+      transaction,
+    );
     return { id: user!.id, changed: Boolean(promoted) };
   });
 }

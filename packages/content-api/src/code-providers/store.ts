@@ -1,7 +1,18 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { listRows, type ListQuery } from '../listing/listing.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
-import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type SecretBox,
+  type Sequelize,
+  exec,
+  one,
+  rows,
+  transact,
+  isUniqueViolation,
+} from '@muse/core';
 import { checkProviderSettings, isProviderType, PROVIDER_KINDS, type ProviderType } from './kinds.ts';
 import type { CodeType } from '../login/codes.ts';
 import type { Schema } from '../http/contract.ts';
@@ -35,11 +46,9 @@ export function toView({ secrets, managed_by: _managedBy, ...row }: ProviderRow)
 }
 
 export async function listProviders(db: Sequelize): Promise<ProviderRow[]> {
-  return db.query<ProviderRow>(
+  return rows<ProviderRow>(
+    db,
     'SELECT * FROM content.verification_code_providers ORDER BY priority, created_at, id',
-    {
-      type: QueryTypes.SELECT,
-    },
   );
 }
 
@@ -63,9 +72,11 @@ export async function getProvider(
   id: string,
   transaction?: Transaction,
 ): Promise<ProviderRow> {
-  const [row] = await db.query<ProviderRow>(
+  const row = await one<ProviderRow>(
+    db,
     `SELECT * FROM content.verification_code_providers WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
-    { replacements: { id }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    { id },
+    transaction,
   );
   if (!row) throw new NotFoundError('No such verification-code provider');
   return row;
@@ -99,9 +110,10 @@ export async function createProvider(
 
 /** The provider the Kubernetes resource `owner` manages (the operator's `managed_by`), if any. */
 export async function findManagedProvider(db: Sequelize, owner: string): Promise<ProviderRow | undefined> {
-  const [row] = await db.query<ProviderRow>(
+  const row = await one<ProviderRow>(
+    db,
     'SELECT * FROM content.verification_code_providers WHERE managed_by = :owner',
-    { replacements: { owner }, type: QueryTypes.SELECT },
+    { owner },
   );
   return row;
 }
@@ -113,12 +125,14 @@ export async function createManagedProvider(
   owner: string,
   input: ProviderInput,
 ): Promise<ProviderRow> {
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const created = await createProvider(db, box, input, transaction);
-    await db.query('UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id', {
-      replacements: { owner, id: created.id },
+    await exec(
+      db,
+      'UPDATE content.verification_code_providers SET managed_by = :owner WHERE id = :id',
+      { owner, id: created.id },
       transaction,
-    });
+    );
     return { ...created, managed_by: owner };
   });
 }
@@ -130,7 +144,7 @@ export async function updateProvider(
   changes: ProviderChanges,
 ): Promise<ProviderRow> {
   // The merge reads then writes; the row lock keeps a concurrent change from being overwritten.
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const current = await getProvider(db, id, transaction);
     const opened = { ...current, secrets: box.openValues(current.secrets) as Record<string, string> };
     return saveRow(db, transaction, mergeSql, { id, ...mergeChanges(opened, changes, box) });
@@ -162,13 +176,14 @@ function mergeChanges(
 }
 
 export async function deleteProvider(db: Sequelize, id: string): Promise<void> {
-  const [rows] = await db.query(
+  const deleted = await rows(
+    db,
     'DELETE FROM content.verification_code_providers WHERE id = :id RETURNING id',
     {
-      replacements: { id },
+      id,
     },
   );
-  if ((rows as unknown[]).length === 0) throw new NotFoundError('No such verification-code provider');
+  if (deleted.length === 0) throw new NotFoundError('No such verification-code provider');
 }
 
 /**
@@ -181,11 +196,11 @@ export async function enabledProvidersFor(
   codeType: CodeType,
   production: boolean,
 ): Promise<ProviderRow[]> {
-  const rows = await db.query<ProviderRow>(
+  const found = await rows<ProviderRow>(
+    db,
     'SELECT * FROM content.verification_code_providers WHERE enabled ORDER BY priority, created_at, id',
-    { type: QueryTypes.SELECT },
   );
-  return rows
+  return found
     .filter((row) => {
       if (!isProviderType(row.type)) return false;
       const kind = PROVIDER_KINDS[row.type];
@@ -210,14 +225,10 @@ async function saveRow(
   replacements: Record<string, unknown>,
 ): Promise<ProviderRow> {
   try {
-    const [row] = await db.query<ProviderRow>(sql, {
-      replacements,
-      type: QueryTypes.SELECT,
-      ...(transaction ? { transaction } : {}),
-    });
+    const row = await one<ProviderRow>(db, sql, replacements, transaction);
     return row!;
   } catch (error) {
-    if ((error as { parent?: { code?: string } }).parent?.code === '23505') {
+    if (isUniqueViolation(error)) {
       throw new ConflictError(`A provider named "${String(replacements.name)}" already exists`);
     }
     throw error;

@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { announcerOf, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { announcerOf, type Sequelize, one, rows } from '@muse/core';
 
 /**
  * The one owner of conversation messages: storing them (numbered in storage order under the
@@ -75,13 +75,16 @@ export async function appendMessage(
   message: NewMessage,
 ): Promise<{ message: ConversationMessage; created: boolean }> {
   // The lock orders concurrent writers of one conversation: seq and commit order agree.
-  const [conversation] = await db.query<{ access: string }>(
+  const conversation = await one<{ access: string }>(
+    db,
     `SELECT ${CONVERSATION_ACCESS} AS access FROM content.conversations WHERE id = :conversationId FOR UPDATE`,
-    { replacements: { conversationId }, type: QueryTypes.SELECT, transaction },
+    { conversationId },
+    transaction,
   );
   const earlier = await findRepeat(db, transaction, conversationId, message);
   if (earlier) return { message: normalise(earlier), created: false };
-  const [row] = await db.query<ConversationMessage>(
+  const row = await one<ConversationMessage>(
+    db,
     `WITH numbered AS (
        UPDATE content.conversations SET message_seq = message_seq + 1, last_message_at = clock_timestamp(),
               updated_at = clock_timestamp()
@@ -90,17 +93,14 @@ export async function appendMessage(
      SELECT :conversationId, :authorId, :role, :content, message_seq, :clientId, :replyToId FROM numbered
      RETURNING ${MESSAGE_COLUMNS}`,
     {
-      replacements: {
-        conversationId,
-        authorId: message.authorId,
-        role: message.role,
-        content: message.content,
-        clientId: message.clientId ?? null,
-        replyToId: message.replyToId ?? null,
-      },
-      type: QueryTypes.SELECT,
-      transaction,
+      conversationId,
+      authorId: message.authorId,
+      role: message.role,
+      content: message.content,
+      clientId: message.clientId ?? null,
+      replyToId: message.replyToId ?? null,
     },
+    transaction,
   );
   const stored = normalise(row!);
   publishConversationEvent(db, messageCreated(stored, conversation?.access), transaction);
@@ -138,28 +138,27 @@ async function findRepeat(
   message: NewMessage,
 ): Promise<ConversationMessage | undefined> {
   if (!message.clientId && !message.replyToId) return undefined;
-  const [row] = await db.query<ConversationMessage>(
+  const row = await one<ConversationMessage>(
+    db,
     `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
       WHERE conversation_id = :conversationId
         AND ((client_id = :clientId AND author_id IS NOT DISTINCT FROM :authorId) OR reply_to_id = :replyToId)`,
     {
-      replacements: {
-        conversationId,
-        clientId: message.clientId ?? null,
-        authorId: message.authorId,
-        replyToId: message.replyToId ?? null,
-      },
-      type: QueryTypes.SELECT,
-      transaction,
+      conversationId,
+      clientId: message.clientId ?? null,
+      authorId: message.authorId,
+      replyToId: message.replyToId ?? null,
     },
+    transaction,
   );
   return row;
 }
 
 export async function findMessage(db: Sequelize, id: string): Promise<ConversationMessage | undefined> {
-  const [row] = await db.query<ConversationMessage>(
+  const row = await one<ConversationMessage>(
+    db,
     `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages WHERE id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+    { id },
   );
   return row ? normalise(row) : undefined;
 }
@@ -171,12 +170,13 @@ export async function messagesBetween(
   range: { after: number; upTo: number },
   limit: number,
 ): Promise<ConversationMessage[]> {
-  const rows = await db.query<ConversationMessage>(
+  const found = await rows<ConversationMessage>(
+    db,
     `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
       WHERE conversation_id = :conversationId AND seq > :after AND seq <= :upTo ORDER BY seq LIMIT :limit`,
-    { replacements: { conversationId, ...range, limit }, type: QueryTypes.SELECT },
+    { conversationId, ...range, limit },
   );
-  return rows.map(normalise);
+  return found.map(normalise);
 }
 
 /** The latest messages, oldest first: the context a character's reply is written from. */
@@ -186,16 +186,14 @@ export async function latestMessages(
   limit: number,
   transaction?: Transaction,
 ): Promise<ConversationMessage[]> {
-  const rows = await db.query<ConversationMessage>(
+  const found = await rows<ConversationMessage>(
+    db,
     `SELECT ${MESSAGE_COLUMNS} FROM content.conversation_messages
       WHERE conversation_id = :conversationId ORDER BY seq DESC LIMIT :limit`,
-    {
-      replacements: { conversationId, limit },
-      type: QueryTypes.SELECT,
-      ...(transaction ? { transaction } : {}),
-    },
+    { conversationId, limit },
+    transaction,
   );
-  return rows.map(normalise).reverse();
+  return found.map(normalise).reverse();
 }
 
 /** pg returns BIGINT as text. */

@@ -1,4 +1,3 @@
-import { QueryTypes } from 'sequelize';
 import {
   PaymentRequiredError,
   taskQueueOf,
@@ -6,6 +5,8 @@ import {
   type Logger,
   type SecretBox,
   type Sequelize,
+  one,
+  transact,
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { adapterFor } from '../generators/adapters/registry.ts';
@@ -50,7 +51,8 @@ interface ReplySource {
 
 /** The message's conversation has a character bound to an active text generator that can stream. */
 async function replySource(db: Sequelize, messageId: string): Promise<ReplySource | undefined> {
-  const [row] = await db.query<ReplySource>(
+  const row = await one<ReplySource>(
+    db,
     `SELECT m.conversation_id, m.author_id, ch.persona, g.name AS generator_name, g.type AS generator_type,
             g.base_cost, g.config, g.secrets
        FROM content.conversation_messages m
@@ -58,7 +60,7 @@ async function replySource(db: Sequelize, messageId: string): Promise<ReplySourc
        JOIN content.characters ch ON ch.id = c.character_id
        JOIN content.generators g ON g.id = ch.generator_id
       WHERE m.id = :messageId AND m.role = 'user' AND g.kind = 'text' AND g.is_active`,
-    { replacements: { messageId }, type: QueryTypes.SELECT },
+    { messageId },
   );
   return row && adapterFor(row.generator_type).streamChat ? row : undefined;
 }
@@ -100,9 +102,10 @@ export type ReplyPlan =
 export async function planReply(db: Sequelize, messageId: string): Promise<ReplyPlan> {
   const source = await replySource(db, messageId);
   if (!source) return { state: 'not_answering' };
-  const [answered] = await db.query(
+  const answered = await one(
+    db,
     'SELECT 1 FROM content.conversation_messages WHERE reply_to_id = :messageId',
-    { replacements: { messageId }, type: QueryTypes.SELECT },
+    { messageId },
   );
   if (answered) return { state: 'answered' };
   return { state: 'due', cost: source.base_cost, ...executionSettings(source.config) };
@@ -119,7 +122,7 @@ export async function chargeReply(
   const source = await replySource(db, messageId);
   if (!source?.author_id || source.base_cost === 0) return 'free';
   try {
-    await db.transaction((transaction) =>
+    await transact(db, (transaction) =>
       postEntry(db, transaction, {
         userId: source.author_id!,
         amount: -source.base_cost,
@@ -177,7 +180,7 @@ export async function streamReply(
 /** Stores the reply as the character's message (once per replied-to message) and announces it. */
 export async function storeReply(db: Sequelize, messageId: string, content: string): Promise<void> {
   const message = await requireMessage(db, messageId);
-  await db.transaction((transaction) =>
+  await transact(db, (transaction) =>
     appendMessage(db, transaction, message.conversation_id, {
       authorId: null,
       role: 'assistant',
@@ -193,11 +196,13 @@ export async function storeReply(db: Sequelize, messageId: string, content: stri
  */
 export async function refundReply(db: Sequelize, messageId: string, reason: string): Promise<void> {
   const message = await requireMessage(db, messageId);
-  await db.transaction(async (transaction) => {
-    const [charge] = await db.query<{ id: string; refunded: boolean }>(
+  await transact(db, async (transaction) => {
+    const charge = await one<{ id: string; refunded: boolean }>(
+      db,
       `SELECT c.id, EXISTS (SELECT 1 FROM content.transaction_logs r WHERE r.reverses_id = c.id) AS refunded
          FROM content.transaction_logs c WHERE c.kind = 'charge' AND c.reference = :reference FOR UPDATE`,
-      { replacements: { reference: chargeReference(messageId) }, type: QueryTypes.SELECT, transaction },
+      { reference: chargeReference(messageId) },
+      transaction,
     );
     if (charge?.refunded) return;
     if (charge) await refundCharge(db, transaction, charge.id, 'Refund: the character reply failed');

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { NotFoundError, type Sequelize } from '@muse/core';
+import { NotFoundError, type Sequelize, one } from '@muse/core';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { can } from '../permissions/permissions.ts';
 
@@ -40,10 +39,7 @@ export function presentFile(row: FileRow, downloadUrl: (id: string) => string) {
 }
 
 export async function findFile(db: Sequelize, id: string): Promise<FileRow | undefined> {
-  const [row] = await db.query<FileRow>('SELECT * FROM content.files WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
+  const row = await one<FileRow>(db, 'SELECT * FROM content.files WHERE id = :id', { id });
   return row;
 }
 

@@ -1,11 +1,13 @@
 import type { Request } from 'express';
-import { QueryTypes } from 'sequelize';
 import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
   uploadedContentHeaders,
   type Sequelize,
+  exec,
+  one,
+  rows,
 } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
@@ -56,16 +58,15 @@ export function filesRoutes(context: ContentContext): Routes {
     const user = requirePermission(req, 'file', 'create', 'own');
     const { max_upload_bytes } = await readServerSettings(db);
     const upload = await receiveUpload(req, storage, max_upload_bytes);
-    const [row] = await db
-      .query<FileRow>(
-        `INSERT INTO content.files (id, owner_id, visibility, name, content_type, size, storage_key, source, status)
+    const [row] = await rows<FileRow>(
+      db,
+      `INSERT INTO content.files (id, owner_id, visibility, name, content_type, size, storage_key, source, status)
          VALUES (:id, :ownerId, :visibility, :name, :contentType, :size, :id, 'upload', 'completed') RETURNING *`,
-        { replacements: { ...upload, ownerId: user.id }, type: QueryTypes.SELECT },
-      )
-      .catch(async (error: unknown) => {
-        await storage.delete(upload.id);
-        throw error;
-      });
+      { ...upload, ownerId: user.id },
+    ).catch(async (error: unknown) => {
+      await storage.delete(upload.id);
+      throw error;
+    });
     res.status(201).json(present(req, row!));
   });
 
@@ -76,13 +77,11 @@ export function filesRoutes(context: ContentContext): Routes {
   route(routes, 'patch', '/api/v1/files/{file_id}', async (req, res) => {
     const file = await modifiableFile(db, currentUser(req), req.params.file_id, 'update');
     const body = req.body;
-    const [row] = await db.query<FileRow>(
+    const row = await one<FileRow>(
+      db,
       `UPDATE content.files SET name = COALESCE(:name, name), visibility = COALESCE(:visibility, visibility), updated_at = now()
         WHERE id = :id RETURNING *`,
-      {
-        replacements: { id: file.id, name: body.name ?? null, visibility: body.visibility ?? null },
-        type: QueryTypes.SELECT,
-      },
+      { id: file.id, name: body.name ?? null, visibility: body.visibility ?? null },
     );
     if (!row) throw new NotFoundError('No such file');
     res.json(present(req, row));
@@ -93,7 +92,7 @@ export function filesRoutes(context: ContentContext): Routes {
     if (file.status === 'pending' || file.status === 'processing') {
       throw new ConflictError('The file is still being generated; delete it once it is completed or failed');
     }
-    await db.query('DELETE FROM content.files WHERE id = :id', { replacements: { id: file.id } });
+    await exec(db, 'DELETE FROM content.files WHERE id = :id', { id: file.id });
     if (file.storage_key) await storage.delete(file.storage_key);
     res.status(204).end();
   });

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { ConflictError, NotFoundError } from '@muse/core';
+import { ConflictError, NotFoundError, one } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { failGeneration } from './fail.ts';
@@ -15,14 +14,13 @@ export const CANCELLED = 'cancelled' as const;
 export async function cancelGeneration(context: ContentContext, user: CurrentUser, taskId: string) {
   const { db } = context;
   const find = async () => {
-    const [task] = await db.query<{
+    const task = await one<{
       owner_id: string;
       status: string;
       file_ids: string[];
       workflow_id: string;
-    }>('SELECT owner_id, status, file_ids, workflow_id FROM content.generations WHERE id = :taskId', {
-      replacements: { taskId },
-      type: QueryTypes.SELECT,
+    }>(db, 'SELECT owner_id, status, file_ids, workflow_id FROM content.generations WHERE id = :taskId', {
+      taskId,
     });
     if (!task || (task.owner_id !== user.id && !user.isAdmin)) throw new NotFoundError('No such generation');
     return task;

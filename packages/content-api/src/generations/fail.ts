@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { platformMetrics, type Sequelize } from '@muse/core';
+import { platformMetrics, type Sequelize, one, transact } from '@muse/core';
 import { refundCharge } from '../ledger/ledger.ts';
 import { announceFileStatus, fileStatusEvents, type FileStatusEvent } from './events.ts';
 import type { FailureKind } from './contract.ts';
@@ -18,9 +17,10 @@ export async function failGeneration(
   message: string,
   options: { refundDescription: string; kind?: FailureKind; releaseIdempotencyKey?: boolean },
 ): Promise<boolean> {
-  const ended = await db.transaction(async (transaction) => {
+  const ended = await transact(db, async (transaction) => {
     // One statement: the task, its unfinished files and every file's event (announced after commit).
-    const [task] = await db.query<{ charge_id: string | null; kind: string; events: FileStatusEvent[] }>(
+    const task = await one<{ charge_id: string | null; kind: string; events: FileStatusEvent[] }>(
+      db,
       `WITH task AS (
          UPDATE content.generations SET status = 'failed', error_message = :message, failure_kind = :failureKind, updated_at = now()
            ${options.releaseIdempotencyKey ? ', idempotency_key = NULL' : ''}
@@ -30,11 +30,8 @@ export async function failGeneration(
           WHERE generation_id IN (SELECT id FROM task) AND status <> 'completed'
        ), sent AS (${fileStatusEvents('task', 'failed', 'CAST(:message AS text)')})
        SELECT task.charge_id, task.kind, (SELECT json_agg(event) FROM sent) AS events FROM task`,
-      {
-        replacements: { taskId, message, failureKind: options.kind ?? 'failed' },
-        type: QueryTypes.SELECT,
-        transaction,
-      },
+      { taskId, message, failureKind: options.kind ?? 'failed' },
+      transaction,
     );
     if (!task) return undefined;
     const refund = task.charge_id

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { platformMetrics, type Config, type Logger, type Sequelize } from '@muse/core';
+import { platformMetrics, type Config, type Logger, type Sequelize, one, rows, transact } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { startGenerationWorkflow } from './starter.ts';
 
@@ -12,11 +11,12 @@ type ReconcilerDeps = { db: Sequelize; temporal: TemporalClient; config: Config;
  * that is merely waiting for a busy worker is left alone.
  */
 export async function startStrandedGenerations(deps: ReconcilerDeps, olderThanSeconds = 60): Promise<number> {
-  const stranded = await deps.db.query<{ id: string }>(
+  const stranded = await rows<{ id: string }>(
+    deps.db,
     `SELECT id FROM content.generations
       WHERE status = 'pending' AND created_at < now() - make_interval(secs => :olderThanSeconds)
       ORDER BY created_at LIMIT 500`,
-    { replacements: { olderThanSeconds }, type: QueryTypes.SELECT },
+    { olderThanSeconds },
   );
   platformMetrics.reconcilerBacklog.set({ reconciler: 'stranded_generations' }, stranded.length);
   let started = 0;
@@ -32,10 +32,13 @@ export async function startStrandedGenerations(deps: ReconcilerDeps, olderThanSe
  * it started; a task whose cancel is in flight is skipped (the next round finds it ended).
  */
 async function startWhilePending(deps: ReconcilerDeps, taskId: string): Promise<boolean> {
-  return deps.db.transaction(async (transaction) => {
-    const [pending] = await deps.db.query(
+  // The start may run again if transact retries: harmless, the workflow id is the task's.
+  return transact(deps.db, async (transaction) => {
+    const pending = await one(
+      deps.db,
       `SELECT 1 FROM content.generations WHERE id = :taskId AND status = 'pending' FOR SHARE SKIP LOCKED`,
-      { replacements: { taskId }, type: QueryTypes.SELECT, transaction },
+      { taskId },
+      transaction,
     );
     return pending ? startGenerationWorkflow(deps, taskId) : false;
   });

@@ -1,4 +1,3 @@
-import { QueryTypes } from 'sequelize';
 import {
   ConflictError,
   createSecretBox,
@@ -10,6 +9,8 @@ import {
   type Logger,
   type OutboundFetch,
   type Sequelize,
+  one,
+  rows,
 } from '@muse/core';
 import { adapterFor } from '../generators/adapters/registry.ts';
 import { downloadBytes } from '../generators/adapters/http.ts';
@@ -79,11 +80,12 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
     : undefined;
 
   const loadTask = async (taskId: string): Promise<TaskRow> => {
-    const [row] = await db.query<TaskRow>(
+    const row = await one<TaskRow>(
+      db,
       `SELECT g.id, r.name AS generator, g.owner_id, g.generator_id, g.kind, g.params, g.status, g.charge_id, g.file_ids, r.type, r.config, r.secrets
          FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
         WHERE g.id = :taskId`,
-      { replacements: { taskId }, type: QueryTypes.SELECT },
+      { taskId },
     );
     if (!row) throw new NotFoundError(`No generation task ${taskId}`);
     return row;
@@ -180,28 +182,26 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
       }),
     );
     // One statement: the task (if still running) and its files, in one commit; then their events.
-    const sent = await db.query<{ event: FileStatusEvent }>(
+    const sent = await rows<{ event: FileStatusEvent }>(
+      db,
       `WITH done AS (
          UPDATE content.generations SET status = 'completed', error_message = NULL, updated_at = now()
-          WHERE id = $taskId AND status IN ('pending', 'processing')
+          WHERE id = :taskId AND status IN ('pending', 'processing')
           RETURNING id, owner_id, file_ids
        ), files AS (
          UPDATE content.files f
             SET status = 'completed', storage_key = CAST(s.id AS text), size = s.size,
                 content_type = s.content_type, error_message = NULL, updated_at = now()
-           FROM done, unnest(CAST($ids AS uuid[]), CAST($sizes AS bigint[]), CAST($types AS text[]))
-                AS s (id, size, content_type)
+           FROM done, jsonb_to_recordset(CAST(:stored AS jsonb)) AS s (id uuid, size bigint, content_type text)
           WHERE f.id = s.id AND f.status <> 'completed'
        )
        ${fileStatusEvents('done', 'completed')}`,
       {
-        bind: {
-          taskId,
-          ids: stored.map((file) => file.fileId),
-          sizes: stored.map((file) => file.size),
-          types: stored.map((file) => file.contentType),
-        },
-        type: QueryTypes.SELECT,
+        taskId,
+        // One JSON array rather than three: replacements would spread a JS array into a list.
+        stored: JSON.stringify(
+          stored.map((file) => ({ id: file.fileId, size: file.size, content_type: file.contentType })),
+        ),
       },
     );
     announceFileStatus(
@@ -215,21 +215,22 @@ export function createGenerationSteps(deps: GenerationStepDeps) {
     /** Moves the task and its files to processing (once) and tells the workflow how to run it. */
     async beginGeneration(taskId: string): Promise<TaskPlan> {
       // One statement: read the task, move it (and its files) from pending; then their events.
-      const [task] = await db.query<PlanRow>(
+      const task = await one<PlanRow>(
+        db,
         `WITH task AS (
            SELECT g.kind, g.status, g.file_ids, r.type, r.config
              FROM content.generations g JOIN content.generators r ON r.id = g.generator_id
-            WHERE g.id = $taskId
+            WHERE g.id = :taskId
          ), moved AS (
            UPDATE content.generations SET status = 'processing', updated_at = now()
-            WHERE id = $taskId AND status = 'pending'
+            WHERE id = :taskId AND status = 'pending'
             RETURNING id, owner_id, file_ids
          ), files AS (
            UPDATE content.files SET status = 'processing', updated_at = now()
             WHERE generation_id IN (SELECT id FROM moved) AND status <> 'completed'
          ), sent AS (${fileStatusEvents('moved', 'processing')})
          SELECT task.*, EXISTS (SELECT 1 FROM moved) AS moved, (SELECT json_agg(event) FROM sent) AS events FROM task`,
-        { bind: { taskId }, type: QueryTypes.SELECT },
+        { taskId },
       );
       if (!task) throw new NotFoundError(`No generation task ${taskId}`);
       announceFileStatus(db, task.events);

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
 import {
   AppError,
   ConflictError,
@@ -8,6 +7,9 @@ import {
   type Config,
   type Logger,
   type Sequelize,
+  one,
+  rows,
+  isUniqueViolation,
 } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { CurrentUser } from '../auth/authenticate.ts';
@@ -103,7 +105,7 @@ export async function submitGeneration(
     });
   } catch (error) {
     // A concurrent submit with the same key committed first: answer its task instead.
-    if (idempotencyKey && (error as { parent?: { code?: string } }).parent?.code === '23505') {
+    if (idempotencyKey && isUniqueViolation(error)) {
       const earlier = await findByKey(deps.db, user.id, idempotencyKey);
       if (earlier) return answerRepeat(deps, earlier, requestHash);
     }
@@ -122,9 +124,10 @@ interface TaskRow {
 }
 
 async function findByKey(db: Sequelize, ownerId: string, key: string): Promise<TaskRow | undefined> {
-  const [row] = await db.query<TaskRow>(
+  const row = await one<TaskRow>(
+    db,
     'SELECT id, status, file_ids, request_hash FROM content.generations WHERE owner_id = :ownerId AND idempotency_key = :key',
-    { replacements: { ownerId, key }, type: QueryTypes.SELECT },
+    { ownerId, key },
   );
   return row;
 }
@@ -186,7 +189,8 @@ async function insertTask(
           description: task.chargeDescription,
         })
       : undefined;
-  const sent = await db.query<{ event: FileStatusEvent }>(
+  const sent = await rows<{ event: FileStatusEvent }>(
+    db,
     `WITH ${charge ? `${charge.sql},` : ''} task AS (
        INSERT INTO content.generations
          (id, owner_id, generator_id, kind, params, cost, charge_id, idempotency_key, request_hash, file_ids, workflow_id)
@@ -201,22 +205,19 @@ async function insertTask(
      )
      ${fileStatusEvents('task', 'pending')}`,
     {
-      replacements: {
-        ...charge?.replacements,
-        taskId: task.taskId,
-        ownerId: task.user.id,
-        generatorId: task.generatorId,
-        kind: task.kind,
-        params: JSON.stringify(task.params),
-        cost: task.cost,
-        key: task.idempotencyKey ?? null,
-        requestHash: task.requestHash,
-        fileIds: postgresArray(task.fileIds),
-        workflowId: workflowIdOf(task.taskId),
-        names: postgresArray(fileNames(task.kind, task.fileIds.length, String(task.params.prompt ?? ''))),
-        contentType: CONTENT_TYPES[task.kind],
-      },
-      type: QueryTypes.SELECT,
+      ...charge?.replacements,
+      taskId: task.taskId,
+      ownerId: task.user.id,
+      generatorId: task.generatorId,
+      kind: task.kind,
+      params: JSON.stringify(task.params),
+      cost: task.cost,
+      key: task.idempotencyKey ?? null,
+      requestHash: task.requestHash,
+      fileIds: postgresArray(task.fileIds),
+      workflowId: workflowIdOf(task.taskId),
+      names: postgresArray(fileNames(task.kind, task.fileIds.length, String(task.params.prompt ?? ''))),
+      contentType: CONTENT_TYPES[task.kind],
     },
   );
   // Nothing written: the balance did not cover the cost (402), or the account is gone (404).

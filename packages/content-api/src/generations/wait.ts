@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryTypes } from 'sequelize';
-import { AppError, payloadsOf, type MessageBus, type Sequelize } from '@muse/core';
+import { AppError, payloadsOf, type MessageBus, type Sequelize, one, rows } from '@muse/core';
 import type { FileRow } from '../files/files.ts';
 import { rateLimitedFor, UpstreamRateLimitedError } from '../generators/health.ts';
 import type { FailureKind } from './contract.ts';
@@ -84,16 +83,18 @@ export async function submitAndWait(
 
 /** The task's end, read from the database; undefined while it is pending or processing. */
 async function taskEnd(db: Sequelize, taskId: string): Promise<TaskEnd | undefined> {
-  const [task] = await db.query<{ status: string; failure_kind: FailureKind | null; generator_id: string }>(
+  const task = await one<{ status: string; failure_kind: FailureKind | null; generator_id: string }>(
+    db,
     'SELECT status, failure_kind, generator_id FROM content.generations WHERE id = :taskId',
-    { replacements: { taskId }, type: QueryTypes.SELECT },
+    { taskId },
   );
   if (task?.status !== 'completed' && task?.status !== 'failed') return undefined;
-  const files = await db.query<FileRow>(
+  const files = await rows<FileRow>(
+    db,
     `SELECT f.* FROM content.generations g, unnest(g.file_ids) WITH ORDINALITY AS u (id, n)
        JOIN content.files f ON f.id = u.id
       WHERE g.id = :taskId ORDER BY u.n`,
-    { replacements: { taskId }, type: QueryTypes.SELECT },
+    { taskId },
   );
   return { status: task.status, failureKind: task.failure_kind, generatorId: task.generator_id, files };
 }

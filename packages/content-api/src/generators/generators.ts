@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { listRows, type ListQuery } from '../listing/listing.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
-import { ConflictError, NotFoundError, ValidationError, type SecretBox, type Sequelize } from '@muse/core';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type SecretBox,
+  type Sequelize,
+  exec,
+  one,
+  rows,
+  transact,
+  isUniqueViolation,
+} from '@muse/core';
 import { ADAPTER_TYPES, adapterFor, type AdapterType } from './adapters/registry.ts';
 import {
   assertValidSchema,
@@ -106,11 +117,12 @@ export async function findGenerator(
   id: string,
   transaction?: Transaction,
 ): Promise<GeneratorRow | undefined> {
-  const [row] = await db.query<GeneratorRow>('SELECT * FROM content.generators WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    ...(transaction ? { transaction } : {}),
-  });
+  const row = await one<GeneratorRow>(
+    db,
+    'SELECT * FROM content.generators WHERE id = :id',
+    { id },
+    transaction,
+  );
   return row;
 }
 
@@ -187,9 +199,9 @@ export async function upsertGenerator(
     schema: JSON.stringify(spec.parameters_schema ?? defaultParametersSchema(spec.kind)),
   };
   const conflictTarget = spec.id ? '(id)' : '(name)';
-  const rows = await db
-    .query<GeneratorRow>(
-      `INSERT INTO content.generators (id, name, kind, type, description, base_cost, is_active, config, secrets, parameters_schema)
+  const found = await rows<GeneratorRow>(
+    db,
+    `INSERT INTO content.generators (id, name, kind, type, description, base_cost, is_active, config, secrets, parameters_schema)
      VALUES (COALESCE(CAST(:id AS uuid), gen_random_uuid()), :name, :kind, :type, :description, :base_cost, :is_active,
              CAST(:config AS jsonb), jsonb_strip_nulls(CAST(:secrets AS jsonb)), CAST(:schema AS jsonb))
      ON CONFLICT ${conflictTarget} DO UPDATE SET
@@ -204,20 +216,19 @@ export async function upsertGenerator(
                                EXCLUDED.base_cost, EXCLUDED.is_active, EXCLUDED.config, EXCLUDED.parameters_schema)
                           THEN content.generators.updated_at ELSE now() END
      RETURNING *`,
-      { replacements, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
-    )
-    .catch((error: { parent?: { code?: string } }) => {
-      if (error.parent?.code === '23505') throw new ConflictError('Another generator has this name');
-      throw error;
-    });
-  return rows[0]!;
+    replacements,
+    transaction,
+  ).catch((error: unknown) => {
+    if (isUniqueViolation(error)) throw new ConflictError('Another generator has this name');
+    throw error;
+  });
+  return found[0]!;
 }
 
 /** The generator the Kubernetes resource `owner` manages (the operator's `managed_by`), if any. */
 export async function findManagedGenerator(db: Sequelize, owner: string): Promise<GeneratorRow | undefined> {
-  const [row] = await db.query<GeneratorRow>('SELECT * FROM content.generators WHERE managed_by = :owner', {
-    replacements: { owner },
-    type: QueryTypes.SELECT,
+  const row = await one<GeneratorRow>(db, 'SELECT * FROM content.generators WHERE managed_by = :owner', {
+    owner,
   });
   return row;
 }
@@ -233,17 +244,21 @@ export async function upsertManagedGenerator(
   owner: string,
   spec: Omit<GeneratorSpec, 'id'>,
 ): Promise<GeneratorRow> {
-  return db.transaction(async (transaction) => {
-    const [owned] = await db.query<{ id: string }>(
+  return transact(db, async (transaction) => {
+    const owned = await one<{ id: string }>(
+      db,
       'SELECT id FROM content.generators WHERE managed_by = :owner FOR UPDATE',
-      { replacements: { owner }, type: QueryTypes.SELECT, transaction },
+      { owner },
+      transaction,
     );
     const saved = await upsertGenerator(db, box, { ...spec, id: owned?.id ?? randomUUID() }, transaction);
     if (!owned) {
-      await db.query('UPDATE content.generators SET managed_by = :owner WHERE id = :id', {
-        replacements: { owner, id: saved.id },
+      await exec(
+        db,
+        'UPDATE content.generators SET managed_by = :owner WHERE id = :id',
+        { owner, id: saved.id },
         transaction,
-      });
+      );
     }
     return saved;
   });
@@ -256,7 +271,7 @@ export async function updateGenerator(
   id: string,
   changes: Partial<GeneratorSpec>,
 ): Promise<GeneratorRow> {
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const current = await findGenerator(db, id, transaction);
     if (!current) throw new NotFoundError('No such generator');
     const kind = changes.kind ?? current.kind;

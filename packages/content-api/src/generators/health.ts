@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { AppError, type Sequelize } from '@muse/core';
+import { AppError, type Sequelize, exec, one } from '@muse/core';
 import type { GeneratorRow } from './generators.ts';
 
 /**
@@ -23,13 +22,14 @@ export async function noteRateLimited(
     MAX_RATE_LIMIT_SECONDS,
     Math.ceil(retryAfterSeconds ?? DEFAULT_RATE_LIMIT_SECONDS),
   );
-  await db.query(
+  await exec(
+    db,
     `INSERT INTO content.generator_health (generator_id, rate_limited_until)
      VALUES (:generatorId, now() + make_interval(secs => :seconds))
      ON CONFLICT (generator_id) DO UPDATE SET
        rate_limited_until = GREATEST(content.generator_health.rate_limited_until, EXCLUDED.rate_limited_until),
        updated_at = now()`,
-    { replacements: { generatorId, seconds } },
+    { generatorId, seconds },
   );
 }
 
@@ -41,22 +41,24 @@ export async function findGeneratorWithHealth(
   db: Sequelize,
   id: string,
 ): Promise<GeneratorWithHealth | undefined> {
-  const [row] = await db.query<GeneratorWithHealth>(
+  const row = await one<GeneratorWithHealth>(
+    db,
     `SELECT g.*, COALESCE(CAST(CEIL(EXTRACT(EPOCH FROM h.rate_limited_until - now())) AS integer), 0) AS rate_limited_for
        FROM content.generators g
        LEFT JOIN content.generator_health h ON h.generator_id = g.id AND h.rate_limited_until > now()
       WHERE g.id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+    { id },
   );
   return row;
 }
 
 /** The whole seconds the generator's upstream still asks to be left alone (0 when healthy). */
 export async function rateLimitedFor(db: Sequelize, generatorId: string): Promise<number> {
-  const [row] = await db.query<{ seconds: number }>(
+  const row = await one<{ seconds: number }>(
+    db,
     `SELECT CAST(CEIL(EXTRACT(EPOCH FROM rate_limited_until - now())) AS integer) AS seconds
        FROM content.generator_health WHERE generator_id = :generatorId AND rate_limited_until > now()`,
-    { replacements: { generatorId }, type: QueryTypes.SELECT },
+    { generatorId },
   );
   return row?.seconds ?? 0;
 }

@@ -1,5 +1,13 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, PaymentRequiredError, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  ConflictError,
+  NotFoundError,
+  PaymentRequiredError,
+  type Sequelize,
+  isUniqueViolation,
+  one,
+  rows,
+} from '@muse/core';
 
 /**
  * Credits move only through this module: each change of a balance writes its ledger entry
@@ -46,7 +54,8 @@ export async function postEntry(
   if (!Number.isSafeInteger(entry.amount) || entry.amount === 0)
     throw new Error('ledger amounts are non-zero integers');
   const [row] = await run(() =>
-    db.query<LedgerEntry>(
+    rows<LedgerEntry>(
+      db,
       `WITH earlier AS (
          SELECT * FROM content.transaction_logs WHERE kind = :kind AND reference = :reference
        ), moved AS (
@@ -61,17 +70,14 @@ export async function postEntry(
        )
        SELECT * FROM earlier UNION ALL SELECT * FROM posted`,
       {
-        replacements: {
-          id: entry.id ?? null,
-          userId: entry.userId,
-          amount: entry.amount,
-          kind: entry.kind,
-          reference: entry.reference ?? null,
-          description: entry.description ?? '',
-        },
-        type: QueryTypes.SELECT,
-        transaction,
+        id: entry.id ?? null,
+        userId: entry.userId,
+        amount: entry.amount,
+        kind: entry.kind,
+        reference: entry.reference ?? null,
+        description: entry.description ?? '',
       },
+      transaction,
     ),
   );
   if (row) return normalise(row);
@@ -130,18 +136,18 @@ export async function refundCharge(
   chargeId: string,
   description = 'Refund',
 ): Promise<LedgerEntry> {
-  const [charge] = await db.query<LedgerEntry>(
+  const charge = await one<LedgerEntry>(
+    db,
     `SELECT * FROM content.transaction_logs WHERE id = :chargeId FOR UPDATE`,
-    { replacements: { chargeId }, type: QueryTypes.SELECT, transaction },
+    { chargeId },
+    transaction,
   );
   if (!charge || charge.kind !== 'charge') throw new NotFoundError('No such charge');
-  const [previous] = await db.query<LedgerEntry>(
+  const previous = await one<LedgerEntry>(
+    db,
     `SELECT * FROM content.transaction_logs WHERE reverses_id = :chargeId`,
-    {
-      replacements: { chargeId },
-      type: QueryTypes.SELECT,
-      transaction,
-    },
+    { chargeId },
+    transaction,
   );
   if (previous) return normalise(previous);
   const amount = -Number(charge.amount);
@@ -163,10 +169,12 @@ async function moveBalance(
   userId: string,
   amount: number,
 ): Promise<number> {
-  const [row] = await db.query<{ balance: string }>(
+  const row = await one<{ balance: string }>(
+    db,
     `UPDATE content.users SET balance = balance + :amount, updated_at = now()
       WHERE id = :userId AND balance + :amount >= 0 RETURNING balance`,
-    { replacements: { userId, amount }, type: QueryTypes.SELECT, transaction },
+    { userId, amount },
+    transaction,
   );
   if (row) return Number(row.balance);
   return refuseDebit(db, transaction, userId, amount);
@@ -179,11 +187,12 @@ export async function refuseDebit(
   userId: string,
   amount: number,
 ): Promise<never> {
-  const [user] = await db.query<{ balance: string }>(`SELECT balance FROM content.users WHERE id = :userId`, {
-    replacements: { userId },
-    type: QueryTypes.SELECT,
-    ...(transaction ? { transaction } : {}),
-  });
+  const user = await one<{ balance: string }>(
+    db,
+    `SELECT balance FROM content.users WHERE id = :userId`,
+    { userId },
+    transaction,
+  );
   if (!user) throw new NotFoundError('No such user');
   throw new PaymentRequiredError(`The balance (${user.balance}) is lower than the cost (${-amount})`, {
     balance: Number(user.balance),
@@ -196,7 +205,7 @@ async function run<T>(statement: () => Promise<T>): Promise<T> {
   try {
     return await statement();
   } catch (error) {
-    if ((error as { parent?: { code?: string } }).parent?.code === '23505') {
+    if (isUniqueViolation(error)) {
       throw new ConflictError('This ledger entry was already posted by a concurrent request');
     }
     throw error;
@@ -217,10 +226,12 @@ async function insertEntry(
   },
 ): Promise<LedgerEntry> {
   const [row] = await run(() =>
-    db.query<LedgerEntry>(
+    rows<LedgerEntry>(
+      db,
       `INSERT INTO content.transaction_logs (owner_id, amount, balance_after, kind, reference, reverses_id, description)
        VALUES (:userId, :amount, :balanceAfter, :kind, :reference, :reversesId, :description) RETURNING *`,
-      { replacements: entry, type: QueryTypes.SELECT, transaction },
+      entry,
+      transaction,
     ),
   );
   return normalise(row!);

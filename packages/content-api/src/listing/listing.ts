@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { ForbiddenError, ValidationError, selectRows, type Sequelize } from '@muse/core';
+import { ForbiddenError, ValidationError, selectRows, type Sequelize, rows } from '@muse/core';
 import { can, SCOPES, type Scope } from '../permissions/permissions.ts';
 import { currentUser, type CurrentUser, type WithCaller } from '../auth/authenticate.ts';
 
@@ -138,8 +137,7 @@ export async function listRows<T extends object>(
     ' OFFSET :offset LIMIT :limit';
   // Lists are the hottest reads: straight through pg, unless a value is a list (Sequelize expands
   // those); prepared when the columns are named (see selectRows).
-  if (Object.values(replacements).some(Array.isArray))
-    return db.query<T>(sql, { replacements, type: QueryTypes.SELECT });
+  if (Object.values(replacements).some(Array.isArray)) return rows<T>(db, sql, replacements);
   const { text, values } = positional(sql, replacements);
   return selectRows<T>(db, text, values, { prepare: source.columns !== undefined });
 }

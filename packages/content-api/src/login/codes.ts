@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { hitRateLimit, RateLimitedError, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { hitRateLimit, RateLimitedError, type Sequelize, exec, one, transact } from '@muse/core';
 import type { ServerSettings } from '../server-config/server-config.ts';
 import type { CodeHasher } from './code-hasher.ts';
 
@@ -25,8 +25,9 @@ export async function storeNewCode(
 ): Promise<{ code: string; codeHash: string }> {
   const code = hasher.generate();
   const codeHash = hasher.hash(request.phone, code);
-  await db.transaction(async (transaction) => {
-    const [stored] = await db.query<{ phone: string }>(
+  await transact(db, async (transaction) => {
+    const stored = await one<{ phone: string }>(
+      db,
       `INSERT INTO content.verification_codes AS c (phone, code_hash, code_type, sent_at, expires_at)
        VALUES (:phone, :codeHash, :codeType, now(), now() + make_interval(secs => :ttl))
        ON CONFLICT (phone) DO UPDATE
@@ -35,16 +36,13 @@ export async function storeNewCode(
          WHERE c.sent_at <= now() - make_interval(secs => :cooldown)
        RETURNING phone`,
       {
-        replacements: {
-          phone: request.phone,
-          codeHash,
-          codeType: request.codeType,
-          ttl: settings.code_ttl_seconds,
-          cooldown: settings.code_cooldown_seconds,
-        },
-        type: QueryTypes.SELECT,
-        transaction,
+        phone: request.phone,
+        codeHash,
+        codeType: request.codeType,
+        ttl: settings.code_ttl_seconds,
+        cooldown: settings.code_cooldown_seconds,
       },
+      transaction,
     );
     if (!stored) await refuseInsideCooldown(db, transaction, request.phone, settings.code_cooldown_seconds);
     await hitRateLimit(
@@ -93,19 +91,22 @@ async function refuseInsideCooldown(
   phone: string,
   cooldown: number,
 ): Promise<never> {
-  const [row] = await db.query<{ wait: number }>(
+  const row = await one<{ wait: number }>(
+    db,
     `SELECT extract(epoch FROM (sent_at + make_interval(secs => :cooldown) - now()))::float AS wait
        FROM content.verification_codes WHERE phone = :phone`,
-    { replacements: { phone, cooldown }, type: QueryTypes.SELECT, transaction },
+    { phone, cooldown },
+    transaction,
   );
   throw new RateLimitedError('A code was sent to this number moments ago', row?.wait ?? cooldown);
 }
 
 /** Withdraws a code that could not be delivered: it no longer logs in; its send still counts for the cool-down. */
 export async function withdrawCode(db: Sequelize, phone: string, codeHash: string): Promise<void> {
-  await db.query(
+  await exec(
+    db,
     `UPDATE content.verification_codes SET expires_at = '-infinity' WHERE phone = :phone AND code_hash = :codeHash`,
-    { replacements: { phone, codeHash } },
+    { phone, codeHash },
   );
 }
 
@@ -124,10 +125,12 @@ export async function consumeCode(
   code: string,
   maxAttempts: number,
 ): Promise<CodeCheck> {
-  const [row] = await db.query<{ code_hash: string; failed_attempts: number; live: boolean }>(
+  const row = await one<{ code_hash: string; failed_attempts: number; live: boolean }>(
+    db,
     `SELECT code_hash, failed_attempts, expires_at > now() AS live
        FROM content.verification_codes WHERE phone = :phone FOR UPDATE`,
-    { replacements: { phone }, type: QueryTypes.SELECT, transaction },
+    { phone },
+    transaction,
   );
   if (!row || !row.live) return 'missing_or_expired';
   if (hasher.matches(phone, code, row.code_hash)) {
@@ -137,12 +140,11 @@ export async function consumeCode(
   if (row.failed_attempts + 1 >= maxAttempts) {
     await spendCode(db, transaction, phone);
   } else {
-    await db.query(
+    await exec(
+      db,
       'UPDATE content.verification_codes SET failed_attempts = failed_attempts + 1 WHERE phone = :phone',
-      {
-        replacements: { phone },
-        transaction,
-      },
+      { phone },
+      transaction,
     );
   }
   return 'wrong';
@@ -150,8 +152,10 @@ export async function consumeCode(
 
 /** A used or exhausted code stops working; the row stays, so its `sent_at` keeps the cool-down. */
 async function spendCode(db: Sequelize, transaction: Transaction, phone: string): Promise<void> {
-  await db.query(`UPDATE content.verification_codes SET expires_at = '-infinity' WHERE phone = :phone`, {
-    replacements: { phone },
+  await exec(
+    db,
+    `UPDATE content.verification_codes SET expires_at = '-infinity' WHERE phone = :phone`,
+    { phone },
     transaction,
-  });
+  );
 }

@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import type { Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { type Sequelize, one } from '@muse/core';
 import { postEntry } from '../ledger/ledger.ts';
 
 export interface LoggedInAccount {
@@ -19,9 +19,11 @@ export async function registerAccount(
   phone: string,
   creditQuota: number,
 ): Promise<string | null> {
-  const [created] = await db.query<{ id: string }>(
+  const created = await one<{ id: string }>(
+    db,
     `INSERT INTO content.users (phone) VALUES (:phone) ON CONFLICT (phone) DO NOTHING RETURNING id`,
-    { replacements: { phone }, type: QueryTypes.SELECT, transaction },
+    { phone },
+    transaction,
   );
   if (created && creditQuota > 0) {
     await postEntry(db, transaction, {
@@ -42,10 +44,12 @@ export async function loginAccount(
   login: { phone: string; source: string | null; creditQuota: number },
 ): Promise<LoggedInAccount> {
   const created = await registerAccount(db, transaction, login.phone, login.creditQuota);
-  const [account] = await db.query<{ id: string; is_active: boolean; is_admin: boolean }>(
+  const account = await one<{ id: string; is_active: boolean; is_admin: boolean }>(
+    db,
     `UPDATE content.users SET last_login_at = now(), last_login_source = :source
       WHERE phone = :phone RETURNING id, is_active, is_admin`,
-    { replacements: { phone: login.phone, source: login.source }, type: QueryTypes.SELECT, transaction },
+    { phone: login.phone, source: login.source },
+    transaction,
   );
   return {
     id: account!.id,

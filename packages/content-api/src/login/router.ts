@@ -5,6 +5,7 @@ import {
   pruneRateLimits,
   requestLog,
   type Sequelize,
+  transact,
 } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
@@ -59,7 +60,7 @@ export function loginRoutes(context: ContentContext): Routes {
     const { phone, verification_code: code, source } = req.body;
     const settings = await readServerSettings(db);
     await limitLoginAttempts(db, phone, clientIp(req.ip), settings);
-    const outcome = await db.transaction(async (transaction) => {
+    const outcome = await transact(db, async (transaction) => {
       const check = await consumeCode(db, transaction, hasher, phone, code, settings.code_max_attempts);
       if (check !== 'accepted') return { check } as const;
       const account = await loginAccount(db, transaction, {

@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
-import { AppError, ConflictError, NotFoundError, NotImplementedError } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  NotImplementedError,
+  exec,
+  isUniqueViolation,
+  one,
+  transact,
+} from '@muse/core';
 import { readPaymentApi } from '../admin/payment-api.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { DEFAULT_ORDER_TTL_SECONDS, orderingProvider, providerAdapter, type PaymentsDeps } from './config.ts';
@@ -61,7 +70,7 @@ export async function openOrder(
     });
   } catch (error) {
     // A concurrent request with the same key committed first: answer its payment instead.
-    if (idempotencyKey && (error as { parent?: { code?: string } }).parent?.code === '23505') {
+    if (idempotencyKey && isUniqueViolation(error)) {
       const earlier = await findByKey(deps, user.id, idempotencyKey);
       if (earlier) return { payment: await answerRepeat(deps, earlier, requestHash), created: false };
     }
@@ -73,9 +82,10 @@ export async function openOrder(
 }
 
 async function findByKey(deps: PaymentsDeps, ownerId: string, key: string): Promise<PaymentRow | undefined> {
-  const [row] = await deps.db.query<PaymentRow>(
+  const row = await one<PaymentRow>(
+    deps.db,
     'SELECT * FROM content.payments WHERE owner_id = :ownerId AND idempotency_key = :key',
-    { replacements: { ownerId, key }, type: QueryTypes.SELECT },
+    { ownerId, key },
   );
   return row;
 }
@@ -107,14 +117,18 @@ interface BundleRow {
  * account's row is locked first, so parallel orders of one user are counted one after another.
  */
 async function refusePastOpenOrders(deps: PaymentsDeps, ownerId: string, transaction: Transaction) {
-  await deps.db.query('SELECT 1 FROM content.users WHERE id = :ownerId FOR NO KEY UPDATE', {
-    replacements: { ownerId },
+  await exec(
+    deps.db,
+    'SELECT 1 FROM content.users WHERE id = :ownerId FOR NO KEY UPDATE',
+    { ownerId },
     transaction,
-  });
-  const [open] = await deps.db.query<{ count: string; next_expiry: Date | null }>(
+  );
+  const open = await one<{ count: string; next_expiry: Date | null }>(
+    deps.db,
     `SELECT count(*) AS count, min(expires_at) AS next_expiry FROM content.payments
       WHERE owner_id = :ownerId AND status = 'pending' AND expires_at > now()`,
-    { replacements: { ownerId }, type: QueryTypes.SELECT, transaction },
+    { ownerId },
+    transaction,
   );
   const max = deps.config.MUSE_PAYMENT_MAX_OPEN_ORDERS;
   if (Number(open!.count) >= max)
@@ -137,10 +151,12 @@ async function insertPending(
     requestHash: string;
   },
 ): Promise<void> {
-  await deps.db.transaction(async (transaction) => {
-    const [bundle] = await deps.db.query<BundleRow>(
+  await transact(deps.db, async (transaction) => {
+    const bundle = await one<BundleRow>(
+      deps.db,
       'SELECT * FROM content.bundles WHERE id = :bundleId FOR SHARE',
-      { replacements: { bundleId }, type: QueryTypes.SELECT, transaction },
+      { bundleId },
+      transaction,
     );
     if (!bundle || (bundle.visibility !== 'public' && !user.isAdmin))
       throw new NotFoundError('No such bundle');
@@ -152,27 +168,26 @@ async function insertPending(
         `${order.provider} takes CNY only; this bundle is priced in ${bundle.currency}`,
       );
     await refusePastOpenOrders(deps, user.id, transaction);
-    await deps.db.query(
+    await exec(
+      deps.db,
       `INSERT INTO content.payments
          (id, owner_id, visibility, bundle_id, credits, price_cents, currency, status, provider,
           idempotency_key, request_hash, expires_at)
        VALUES (:id, :ownerId, 'private', :bundleId, :credits, :price, :currency, 'pending', :provider,
           :key, :hash, now() + make_interval(secs => :ttl))`,
       {
-        replacements: {
-          id: order.id,
-          ownerId: user.id,
-          bundleId,
-          credits: bundle.credits,
-          price: bundle.price_cents,
-          currency: bundle.currency,
-          provider: order.provider,
-          key: order.idempotencyKey ?? null,
-          hash: order.requestHash,
-          ttl: order.ttlSeconds,
-        },
-        transaction,
+        id: order.id,
+        ownerId: user.id,
+        bundleId,
+        credits: bundle.credits,
+        price: bundle.price_cents,
+        currency: bundle.currency,
+        provider: order.provider,
+        key: order.idempotencyKey ?? null,
+        hash: order.requestHash,
+        ttl: order.ttlSeconds,
       },
+      transaction,
     );
   });
 }
@@ -205,16 +220,14 @@ async function askProvider(
       'The payment provider could not be reached; try again with the same Idempotency-Key',
     );
   }
-  const [row] = await deps.db.query<PaymentRow>(
+  const row = await one<PaymentRow>(
+    deps.db,
     `UPDATE content.payments SET code_url = :codeUrl, pay_url = :payUrl, updated_at = now()
       WHERE id = :id RETURNING *`,
     {
-      replacements: {
-        id: payment.id,
-        codeUrl: instructions.code_url ?? null,
-        payUrl: instructions.pay_url ?? null,
-      },
-      type: QueryTypes.SELECT,
+      id: payment.id,
+      codeUrl: instructions.code_url ?? null,
+      payUrl: instructions.pay_url ?? null,
     },
   );
   return row!;

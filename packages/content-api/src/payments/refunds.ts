@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
-import { AppError, ConflictError, NotFoundError, ValidationError, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type Sequelize,
+  exec,
+  one,
+  rows,
+  transact,
+} from '@muse/core';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
@@ -48,7 +58,7 @@ export async function refundPayment(
   paymentId: string,
   body: RefundBody,
 ): Promise<PaymentRow> {
-  const refundId = await deps.db.transaction((transaction) =>
+  const refundId = await transact(deps.db, (transaction) =>
     reserve(deps.db, transaction, admin, paymentId, body),
   );
   await deps.retry?.(refundId);
@@ -105,13 +115,14 @@ export async function settleRefund(
     });
   } catch (error) {
     if (!(error instanceof ProviderCallError)) throw error;
-    await deps.db.transaction((transaction) => release(deps.db, transaction, refundId, error.message));
+    await transact(deps.db, (transaction) => release(deps.db, transaction, refundId, error.message));
     deps.logger.warn({ paymentId: payment.id, refundId, reason: error.message }, 'payment refund refused');
     return { status: 'failed', failure_reason: error.message };
   }
-  await deps.db.query(
+  await exec(
+    deps.db,
     `UPDATE content.payment_refunds SET status = 'succeeded', updated_at = now() WHERE id = :id AND status = 'pending'`,
-    { replacements: { id: refundId } },
+    { id: refundId },
   );
   deps.logger.info({ paymentId: payment.id, refundId, amountCents: refund.amount_cents }, 'payment refunded');
   return { status: 'succeeded', failure_reason: null };
@@ -122,9 +133,11 @@ async function findRefund(
   id: string,
   transaction?: Transaction,
 ): Promise<RefundRow | undefined> {
-  const [row] = await db.query<RefundRow>(
+  const row = await one<RefundRow>(
+    db,
     `SELECT * FROM content.payment_refunds WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
-    { replacements: { id }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    { id },
+    transaction,
   );
   return row;
 }
@@ -153,29 +166,30 @@ async function reserve(
     amountCents === left
       ? payment.credits - payment.refunded_credits
       : Math.floor((payment.credits * amountCents) / payment.price_cents);
-  const [user] = await db.query<{ balance: string }>(
+  const user = await one<{ balance: string }>(
+    db,
     'SELECT balance FROM content.users WHERE id = :id FOR UPDATE',
-    { replacements: { id: payment.owner_id }, type: QueryTypes.SELECT, transaction },
+    { id: payment.owner_id },
+    transaction,
   );
   const balance = Number(user?.balance ?? 0);
   if (credits > balance && !body.force) throw new RefundWouldOverdrawError(balance, credits);
   const debit = Math.min(credits, balance);
   const refundId = randomUUID();
-  await db.query(
+  await exec(
+    db,
     `INSERT INTO content.payment_refunds (id, payment_id, amount_cents, credits, forced, reason, requested_by)
      VALUES (:refundId, :paymentId, :amountCents, :debit, :forced, :reason, :adminId)`,
     {
-      replacements: {
-        refundId,
-        paymentId,
-        amountCents,
-        debit,
-        forced: body.force ?? false,
-        reason: body.reason ?? '',
-        adminId: admin.id,
-      },
-      transaction,
+      refundId,
+      paymentId,
+      amountCents,
+      debit,
+      forced: body.force ?? false,
+      reason: body.reason ?? '',
+      adminId: admin.id,
     },
+    transaction,
   );
   await moveRefunded(db, transaction, paymentId, amountCents, debit);
   if (debit > 0)
@@ -198,9 +212,11 @@ async function release(
 ): Promise<void> {
   const refund = await findRefund(db, refundId, transaction);
   if (refund?.status !== 'pending') return;
-  await db.query(
+  await exec(
+    db,
     `UPDATE content.payment_refunds SET status = 'failed', failure_reason = :reason, updated_at = now() WHERE id = :id`,
-    { replacements: { id: refundId, reason }, transaction },
+    { id: refundId, reason },
+    transaction,
   );
   const payment = (await findPayment(db, refund.payment_id, transaction))!;
   await moveRefunded(db, transaction, payment.id, -refund.amount_cents, -refund.credits);
@@ -222,13 +238,15 @@ async function moveRefunded(
   cents: number,
   credits: number,
 ): Promise<void> {
-  await db.query(
+  await exec(
+    db,
     `UPDATE content.payments
         SET refunded_cents = refunded_cents + :cents, refunded_credits = refunded_credits + :credits,
             status = CASE WHEN refunded_cents + :cents = price_cents THEN 'refunded' ELSE 'paid' END,
             updated_at = now()
       WHERE id = :paymentId`,
-    { replacements: { paymentId, cents, credits }, transaction },
+    { paymentId, cents, credits },
+    transaction,
   );
 }
 
@@ -246,7 +264,7 @@ export async function paymentStatistics(
   db: Sequelize,
   window: { created_after?: string; created_before?: string },
 ): Promise<PaymentStatistics> {
-  const rows = await db.query<{
+  const found = await rows<{
     status: string;
     count: string;
     amount_cents: string;
@@ -255,6 +273,7 @@ export async function paymentStatistics(
     refunded_credits: string;
     needs_refund: string;
   }>(
+    db,
     `SELECT status, count(*) AS count, coalesce(sum(price_cents), 0) AS amount_cents,
             coalesce(sum(credits), 0) AS credits, coalesce(sum(refunded_cents), 0) AS refunded_cents,
             coalesce(sum(refunded_credits), 0) AS refunded_credits, count(*) FILTER (WHERE needs_refund) AS needs_refund
@@ -263,11 +282,8 @@ export async function paymentStatistics(
         AND (CAST(:before AS timestamptz) IS NULL OR created_at < CAST(:before AS timestamptz))
       GROUP BY status`,
     {
-      replacements: {
-        after: instant(window.created_after, 'created_after'),
-        before: instant(window.created_before, 'created_before'),
-      },
-      type: QueryTypes.SELECT,
+      after: instant(window.created_after, 'created_after'),
+      before: instant(window.created_before, 'created_before'),
     },
   );
   const stats: PaymentStatistics = {
@@ -278,7 +294,7 @@ export async function paymentStatistics(
     credits_refunded: 0,
     needs_refund: 0,
   };
-  for (const row of rows) {
+  for (const row of found) {
     stats.by_status[row.status] = {
       count: Number(row.count),
       amount_cents: Number(row.amount_cents),

@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import type { Logger, Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { type Logger, type Sequelize, exec, one, rows, transact } from '@muse/core';
 import { postEntry } from '../ledger/ledger.ts';
 import type { ProviderName, ProviderOrderState } from './providers/types.ts';
 
@@ -47,9 +47,11 @@ export async function findPayment(
   id: string,
   transaction?: Transaction,
 ): Promise<PaymentRow | undefined> {
-  const [row] = await db.query<PaymentRow>(
+  const row = await one<PaymentRow>(
+    db,
     `SELECT * FROM content.payments WHERE id = :id${transaction ? ' FOR UPDATE' : ''}`,
-    { replacements: { id }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    { id },
+    transaction,
   );
   return row;
 }
@@ -72,7 +74,7 @@ export async function settlePaid(
 ): Promise<SettleOutcome> {
   const id = paymentIdOf(state.outTradeNo);
   if (!id) return refuse(logger, 'unknown_order', state);
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     const payment = await findPayment(db, id, transaction);
     if (!payment) return refuse(logger, 'unknown_order', state);
     if (payment.provider !== provider) return refuse(logger, 'provider_mismatch', state);
@@ -122,12 +124,13 @@ async function endPending(
   status: 'closed' | 'failed',
   reason: string,
 ): Promise<boolean> {
-  const rows = await db.query(
+  const found = await rows(
+    db,
     `UPDATE content.payments SET status = :status, closed_at = now(), failure_reason = :reason, updated_at = now()
       WHERE id = :id AND status = 'pending' RETURNING id`,
-    { replacements: { id, status, reason }, type: QueryTypes.SELECT },
+    { id, status, reason },
   );
-  return rows.length > 0;
+  return found.length > 0;
 }
 
 async function update(
@@ -137,10 +140,12 @@ async function update(
   set: string,
   replacements: Record<string, unknown>,
 ): Promise<void> {
-  await db.query(`UPDATE content.payments SET ${set}, updated_at = now() WHERE id = :id`, {
-    replacements: { ...replacements, id },
+  await exec(
+    db,
+    `UPDATE content.payments SET ${set}, updated_at = now() WHERE id = :id`,
+    { ...replacements, id },
     transaction,
-  });
+  );
 }
 
 function refuse(logger: Logger, outcome: SettleOutcome, state: ProviderOrderState): SettleOutcome {

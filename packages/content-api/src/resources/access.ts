@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { ForbiddenError, NotFoundError, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { ForbiddenError, NotFoundError, type Sequelize, one } from '@muse/core';
 import { can } from '../permissions/permissions.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { referenceTable, type Row } from './define.ts';
@@ -49,15 +49,12 @@ export async function loadRow(
   id: string,
   options: { transaction?: Transaction; lock?: boolean; columns?: string } = {},
 ): Promise<Row | undefined> {
-  const [row] = await db.query<Row>(
+  return one<Row>(
+    db,
     `SELECT ${options.columns ?? '*'} FROM ${table} WHERE id = :id${options.lock ? ' FOR UPDATE' : ''}`,
-    {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-      ...(options.transaction ? { transaction: options.transaction } : {}),
-    },
+    { id },
+    options.transaction,
   );
-  return row;
 }
 
 /**

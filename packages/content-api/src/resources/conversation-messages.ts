@@ -1,3 +1,4 @@
+import { transact } from '@muse/core';
 import { currentUser } from '../auth/authenticate.ts';
 import { listRows, parseListQuery } from '../listing/listing.ts';
 import { appendMessage, MESSAGE_COLUMNS, type ConversationMessage } from '../conversations/messages.ts';
@@ -39,7 +40,7 @@ export function conversationMessageRoutes(routes: Routes, kit: ResourceKit): voi
   routes.add('post', path, async (req, res) => {
     const user = currentUser(req);
     const body = req.body as { role: 'user' | 'assistant' | 'system'; content: string; client_id?: string };
-    const { message, created } = await ctx.db.transaction(async (transaction) => {
+    const { message, created } = await transact(ctx.db, async (transaction) => {
       const conversation = await kit.findWritable(user, String(req.params.id), 'update', transaction);
       return appendMessage(ctx.db, transaction, conversation.id, {
         authorId: user.id,

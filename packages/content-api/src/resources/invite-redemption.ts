@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { ConflictError, hitRateLimit, NotFoundError } from '@muse/core';
+import { ConflictError, hitRateLimit, NotFoundError, exec, one, transact } from '@muse/core';
 import { requirePermission } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { Routes } from '../http/routes.ts';
@@ -35,17 +34,21 @@ export function inviteRedeemRoutes(routes: Routes, { ctx }: ResourceKit): void {
       max: REDEEM_ATTEMPTS_PER_HOUR,
       describe: 'Too many invite codes tried',
     });
-    const redemption = await ctx.db.transaction(async (transaction) => {
-      const [invite] = await ctx.db.query<InviteRow>(
+    const redemption = await transact(ctx.db, async (transaction) => {
+      const invite = await one<InviteRow>(
+        ctx.db,
         `SELECT id, credits, max_uses, used_count, (expires_at IS NOT NULL AND expires_at <= now()) AS expired
            FROM content.invite_codes WHERE code = :code FOR UPDATE`,
-        { replacements: { code }, type: QueryTypes.SELECT, transaction },
+        { code },
+        transaction,
       );
       if (!invite) throw new NotFoundError('No invite code with this code');
       if (invite.expired) throw new ConflictError('This invite code has expired', { reason: 'expired' });
-      const [previous] = await ctx.db.query(
+      const previous = await one(
+        ctx.db,
         'SELECT 1 FROM content.invite_redemptions WHERE invite_code_id = :id AND user_id = :userId',
-        { replacements: { id: invite.id, userId: user.id }, type: QueryTypes.SELECT, transaction },
+        { id: invite.id, userId: user.id },
+        transaction,
       );
       if (previous)
         throw new ConflictError('You already redeemed this invite code', { reason: 'already_redeemed' });
@@ -59,21 +62,18 @@ export function inviteRedeemRoutes(routes: Routes, { ctx }: ResourceKit): void {
         reference: `invite:${invite.id}:${user.id}`,
         description: 'Invite code',
       });
-      const [row] = await ctx.db.query<{ created_at: Date }>(
+      const row = await one<{ created_at: Date }>(
+        ctx.db,
         `INSERT INTO content.invite_redemptions (invite_code_id, user_id, transaction_log_id)
          VALUES (:id, :userId, :entryId) RETURNING created_at`,
-        {
-          replacements: { id: invite.id, userId: user.id, entryId: entry.id },
-          type: QueryTypes.SELECT,
-          transaction,
-        },
+        { id: invite.id, userId: user.id, entryId: entry.id },
+        transaction,
       );
-      await ctx.db.query(
+      await exec(
+        ctx.db,
         'UPDATE content.invite_codes SET used_count = used_count + 1, updated_at = now() WHERE id = :id',
-        {
-          replacements: { id: invite.id },
-          transaction,
-        },
+        { id: invite.id },
+        transaction,
       );
       return {
         invite_code_id: invite.id,

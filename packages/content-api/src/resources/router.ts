@@ -1,6 +1,15 @@
 import type { Request } from 'express';
-import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, ForbiddenError, NotFoundError } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  exec,
+  isUniqueViolation,
+  one,
+  sqlState,
+  transact,
+} from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { currentUser, requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
@@ -90,10 +99,7 @@ export function addResourceRoutes(
     await inTransaction(ctx, declaration, async (transaction) => {
       const existing = await kit.findWritable(user, idOf(req), 'delete', transaction);
       await declaration.hooks?.beforeDelete?.(existing, { ctx, req, user, transaction });
-      await ctx.db.query(`DELETE FROM ${declaration.table} WHERE id = :id`, {
-        replacements: { id: existing.id },
-        transaction,
-      });
+      await exec(ctx.db, `DELETE FROM ${declaration.table} WHERE id = :id`, { id: existing.id }, transaction);
     });
     res.status(204).end();
   });
@@ -195,10 +201,12 @@ async function insertRow(
   transaction: Transaction,
 ): Promise<Row> {
   const { names, placeholders, replacements } = columnValues(declaration, values);
-  const [row] = await ctx.db.query<Row>(
+  const row = await one<Row>(
+    ctx.db,
     `INSERT INTO ${declaration.table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})
      RETURNING ${selectColumns(declaration)}`,
-    { replacements, type: QueryTypes.SELECT, transaction },
+    replacements,
+    transaction,
   );
   return row!;
 }
@@ -212,10 +220,12 @@ async function updateRow(
 ): Promise<Row> {
   const { names, placeholders, replacements } = columnValues(declaration, changes);
   const assignments = names.map((name, index) => `${name} = ${placeholders[index]}`);
-  const [row] = await ctx.db.query<Row>(
+  const row = await one<Row>(
+    ctx.db,
     `UPDATE ${declaration.table} SET ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
       WHERE id = :id RETURNING ${selectColumns(declaration)}`,
-    { replacements: { ...replacements, id }, type: QueryTypes.SELECT, transaction },
+    { ...replacements, id },
+    transaction,
   );
   return row!;
 }
@@ -239,10 +249,10 @@ async function inTransaction<T>(
   work: (transaction: Transaction) => Promise<T>,
 ): Promise<T> {
   try {
-    return await ctx.db.transaction(work);
+    return await transact(ctx.db, work);
   } catch (error) {
-    const code = (error as { parent?: { code?: string } }).parent?.code;
-    if (code === '23505')
+    const code = sqlState(error);
+    if (isUniqueViolation(error))
       throw new ConflictError(declaration.conflictMessage ?? `This ${declaration.name} already exists`);
     if (code === '23503') throw new NotFoundError('A referenced resource no longer exists');
     if (code === '23514')

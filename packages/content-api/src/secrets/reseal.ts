@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import type { SecretBox, Sequelize } from '@muse/core';
+import { type SecretBox, type Sequelize, exec, rows, transact } from '@muse/core';
 
 /** Every table whose `secrets` column holds sealed values (one JSON object of name → value per row). */
 const SECRET_TABLES = ['verification_code_providers', 'generators', 'payment_api'] as const;
@@ -17,26 +16,32 @@ export async function resealSecrets(
   let resealed = 0;
   let current = 0;
   for (const table of SECRET_TABLES) {
-    await db.transaction(async (transaction) => {
-      const rows = await db.query<{ id: string; secrets: Record<string, unknown> }>(
+    // Counted per attempt and added once committed: transact may run the work again.
+    const counted = await transact(db, async (transaction) => {
+      const counts = { resealed: 0, current: 0 };
+      const found = await rows<{ id: string; secrets: Record<string, unknown> }>(
+        db,
         `SELECT id, secrets FROM content.${table} FOR UPDATE`,
-        { type: QueryTypes.SELECT, transaction },
+        {},
+        transaction,
       );
-      for (const row of rows) {
+      for (const row of found) {
         const stale = Object.entries(row.secrets).filter(([, value]) => box.needsResealing(value));
-        current += Object.keys(row.secrets).length - stale.length;
+        counts.current += Object.keys(row.secrets).length - stale.length;
         if (!stale.length) continue;
         const fresh = Object.fromEntries(stale.map(([name, value]) => [name, box.seal(box.open(value))]));
-        await db.query(
+        await exec(
+          db,
           `UPDATE content.${table} SET secrets = secrets || CAST(:fresh AS jsonb) WHERE id = :id`,
-          {
-            replacements: { id: row.id, fresh: JSON.stringify(fresh) },
-            transaction,
-          },
+          { id: row.id, fresh: JSON.stringify(fresh) },
+          transaction,
         );
-        resealed += stale.length;
+        counts.resealed += stale.length;
       }
+      return counts;
     });
+    resealed += counted.resealed;
+    current += counted.current;
   }
   return { resealed, current };
 }

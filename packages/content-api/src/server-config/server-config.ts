@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import type { Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import { type Sequelize, exec, one } from '@muse/core';
 
 /**
  * Runtime settings an administrator changes without a restart. Only values that differ from
@@ -40,9 +40,11 @@ export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
 };
 
 export async function readServerSettings(db: Sequelize, transaction?: Transaction): Promise<ServerSettings> {
-  const [row] = await db.query<{ settings: Partial<ServerSettings> }>(
+  const row = await one<{ settings: Partial<ServerSettings> }>(
+    db,
     'SELECT settings FROM content.server_config WHERE id = 1',
-    { type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    {},
+    transaction,
   );
   return { ...DEFAULT_SERVER_SETTINGS, ...row?.settings };
 }
@@ -53,9 +55,11 @@ export async function updateServerSettings(
   changes: Partial<ServerSettings>,
   transaction?: Transaction,
 ): Promise<ServerSettings> {
-  await db.query(
+  await exec(
+    db,
     `UPDATE content.server_config SET settings = settings || CAST(:changes AS jsonb), updated_at = now() WHERE id = 1`,
-    { replacements: { changes: JSON.stringify(changes) }, ...(transaction ? { transaction } : {}) },
+    { changes: JSON.stringify(changes) },
+    transaction,
   );
   return readServerSettings(db, transaction);
 }

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize';
-import { payloadsOf, type EventBus, type Logger, type MessageBus, type Sequelize } from '@muse/core';
+import { payloadsOf, type EventBus, type Logger, type MessageBus, type Sequelize, rows } from '@muse/core';
 import {
   CONVERSATION_ACCESS,
   conversationChannel,
@@ -245,11 +244,12 @@ export class SocketHub {
   }
 
   private async readStates(ids: string[]): Promise<{ id: string; seq: number; access: string }[]> {
-    const rows = await this.deps.db.query<{ id: string; message_seq: string; access: string }>(
+    const found = await rows<{ id: string; message_seq: string; access: string }>(
+      this.deps.db,
       `SELECT id, message_seq, ${CONVERSATION_ACCESS} AS access FROM content.conversations WHERE id IN (:ids)`,
-      { replacements: { ids }, type: QueryTypes.SELECT },
+      { ids },
     );
-    return rows.map((row) => ({ id: row.id, seq: Number(row.message_seq), access: row.access }));
+    return found.map((row) => ({ id: row.id, seq: Number(row.message_seq), access: row.access }));
   }
 
   private async recheckAll(room: Room): Promise<void> {

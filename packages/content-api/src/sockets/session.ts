@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@muse/core';
+import { AppError, type Logger, transact } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import {
@@ -219,7 +219,7 @@ export class SocketSession {
     const user = await this.account();
     if (!user) return { ...TOKEN_EXPIRED, client_id: frame.client_id };
     const { ctx, access } = this.deps;
-    const { message, created } = await ctx.db.transaction(async (transaction) => {
+    const { message, created } = await transact(ctx.db, async (transaction) => {
       await access.writable(user, this.conversationId, transaction);
       return appendMessage(ctx.db, transaction, this.conversationId, {
         authorId: user.id,

@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { one } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { refusalOf, tooManySockets, type SocketAccess, type Refusal } from './admission.ts';
 import type { SocketHub } from './hub.ts';
@@ -80,9 +80,10 @@ export class SocketSessions {
 }
 
 async function latestSeq(ctx: ContentContext, conversationId: string): Promise<number> {
-  const [row] = await ctx.db.query<{ message_seq: string }>(
+  const row = await one<{ message_seq: string }>(
+    ctx.db,
     'SELECT message_seq FROM content.conversations WHERE id = :conversationId',
-    { replacements: { conversationId }, type: QueryTypes.SELECT },
+    { conversationId },
   );
   return Number(row?.message_seq ?? 0);
 }

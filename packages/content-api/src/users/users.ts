@@ -1,5 +1,15 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, ValidationError, selectRows, type Sequelize } from '@muse/core';
+import type { Transaction } from 'sequelize';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  selectRows,
+  type Sequelize,
+  exec,
+  one,
+  rows,
+  transact,
+} from '@muse/core';
 import { effectivePermissions, isPermissionTriple } from '../permissions/permissions.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
@@ -60,11 +70,7 @@ export function toUserView(row: UserRow) {
 
 export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
   const [row] = transaction
-    ? await db.query<UserRow>('SELECT * FROM content.users WHERE id = :id FOR UPDATE', {
-        replacements: { id },
-        type: QueryTypes.SELECT,
-        transaction,
-      })
+    ? await rows<UserRow>(db, 'SELECT * FROM content.users WHERE id = :id FOR UPDATE', { id }, transaction)
     : await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [id]);
   if (!row) throw new NotFoundError('No such user');
   return row;
@@ -77,9 +83,11 @@ export async function findUser(db: Sequelize, id: string, transaction?: Transact
  * any other user row.
  */
 async function keepAnAdministrator(db: Sequelize, transaction: Transaction, id: string, change: string) {
-  const administrators = await db.query<{ id: string }>(
+  const administrators = await rows<{ id: string }>(
+    db,
     'SELECT id FROM content.users WHERE is_admin AND is_active ORDER BY id FOR UPDATE',
-    { type: QueryTypes.SELECT, transaction },
+    {},
+    transaction,
   );
   if (administrators.length === 1 && administrators[0]!.id === id)
     throw new ConflictError(`The last active administrator cannot ${change}`);
@@ -94,14 +102,16 @@ const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as co
  * adjustment (it would take the balance below zero: 422) leaves the profile unchanged too.
  */
 export async function updateUser(db: Sequelize, id: string, changes: AdminUserChanges): Promise<UserRow> {
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     if (changes.is_active === false) await keepAnAdministrator(db, transaction, id, 'be banned');
     await findUser(db, id, transaction);
     const columns = PROFILE_COLUMNS.filter((column) => changes[column] !== undefined);
     if (columns.length) {
-      await db.query(
+      await exec(
+        db,
         `UPDATE content.users SET ${columns.map((c) => `${c} = :${c}`).join(', ')}, updated_at = now() WHERE id = :id`,
-        { replacements: { id, ...Object.fromEntries(columns.map((c) => [c, changes[c]])) }, transaction },
+        { id, ...Object.fromEntries(columns.map((c) => [c, changes[c]])) },
+        transaction,
       );
     }
     if (changes.credit_adjustment) await adjustCredits(db, transaction, id, changes.credit_adjustment);
@@ -150,7 +160,7 @@ export async function changePermissions(
       unknown.map((triple) => ({ path: 'permissions', message: `${triple} is not a known permission` })),
     );
   }
-  return db.transaction(async (transaction) => {
+  return transact(db, async (transaction) => {
     if (changes.is_admin === false)
       await keepAnAdministrator(db, transaction, id, 'give up administrator rights');
     const user = await findUser(db, id, transaction);
@@ -163,18 +173,17 @@ export async function changePermissions(
     for (const triple of changes.reset ?? []) move(triple, null, [granted, revoked]);
     for (const triple of changes.grant ?? []) move(triple, granted, [revoked]);
     for (const triple of changes.revoke ?? []) move(triple, revoked, [granted]);
-    await db.query(
+    await exec(
+      db,
       `UPDATE content.users SET is_admin = :isAdmin, permissions_granted = CAST(:granted AS text[]),
               permissions_revoked = CAST(:revoked AS text[]), updated_at = now() WHERE id = :id`,
       {
-        replacements: {
-          id,
-          isAdmin: changes.is_admin ?? user.is_admin,
-          granted: toPgArray([...granted].sort()),
-          revoked: toPgArray([...revoked].sort()),
-        },
-        transaction,
+        id,
+        isAdmin: changes.is_admin ?? user.is_admin,
+        granted: toPgArray([...granted].sort()),
+        revoked: toPgArray([...revoked].sort()),
       },
+      transaction,
     );
     return findUser(db, id, transaction);
   });
@@ -186,18 +195,16 @@ function toPgArray(values: string[]): string {
 }
 
 export async function deleteUser(db: Sequelize, id: string): Promise<void> {
-  await db.transaction(async (transaction) => {
+  await transact(db, async (transaction) => {
     await keepAnAdministrator(db, transaction, id, 'be deleted');
-    const [rows] = await db.query('DELETE FROM content.users WHERE id = :id RETURNING id', {
-      replacements: { id },
-      transaction,
-    });
-    if ((rows as unknown[]).length === 0) throw new NotFoundError('No such user');
+    const deleted = await rows(db, 'DELETE FROM content.users WHERE id = :id RETURNING id', { id });
+    if (deleted.length === 0) throw new NotFoundError('No such user');
   });
 }
 
 export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {
-  const [row] = await db.query<Record<keyof Schema<'UserStats'>, string>>(
+  const row = await one<Record<keyof Schema<'UserStats'>, string>>(
+    db,
     `SELECT count(*) AS total,
             count(*) FILTER (WHERE is_active) AS active,
             count(*) FILTER (WHERE NOT is_active) AS banned,
@@ -207,7 +214,6 @@ export async function userStats(db: Sequelize): Promise<Schema<'UserStats'>> {
             count(*) FILTER (WHERE created_at > now() - interval '30 days') AS new_last_month,
             count(*) FILTER (WHERE last_login_at > now() - interval '1 day') AS logged_in_last_day
        FROM content.users`,
-    { type: QueryTypes.SELECT },
   );
   // Postgres counts are bigint, which arrive as strings.
   const count = (name: keyof Schema<'UserStats'>) => Number(row![name]);
