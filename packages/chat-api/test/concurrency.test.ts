@@ -185,8 +185,15 @@ describe('event producers under concurrency', () => {
     const [target, editor, ...talkers] = people as [TestUser, TestUser, ...TestUser[]];
     const rounds = 8;
     const work: Promise<Reply>[] = [];
+    // The role changes follow each other (each one a change, so each one an event: two sent at once
+    // could commit the same value twice, and the second would rightly send nothing); everything
+    // else runs beside them.
+    let lastRoleChange: Promise<unknown> = Promise.resolve();
     for (let round = 0; round < rounds; round++) {
-      work.push(call(url(), 'PATCH', `/users/${target.id}`, admin, { role: round % 2 === 0 ? 300 : 400 }));
+      const role = round % 2 === 0 ? 300 : 400;
+      const change = lastRoleChange.then(() => call(url(), 'PATCH', `/users/${target.id}`, admin, { role }));
+      lastRoleChange = change;
+      work.push(change);
       work.push(
         call(url(), 'PATCH', '/users/me/profile_data', editor, {
           data: [{ id: fieldId, value: `desk ${round}` }],
