@@ -15,6 +15,12 @@ export interface Config {
   LOG_LEVEL: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /** Unset in development: `muse-server dev` starts an embedded Postgres. */
   DATABASE_URL?: string;
+  /**
+   * Straight to Postgres when DATABASE_URL goes through a pooler in transaction mode (PgBouncer):
+   * what needs a session of its own uses it, the event bus's LISTEN connection and the
+   * migrations' advisory lock. Unset: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL?: string;
   /** Unset in development: `muse-server dev` starts a Temporal dev server. */
   TEMPORAL_ADDRESS?: string;
   TEMPORAL_NAMESPACE: string;
@@ -191,6 +197,7 @@ const schema: JSONSchemaType<Config> = {
       default: 'info',
     },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
+    DATABASE_DIRECT_URL: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
     TEMPORAL_ADDRESS: { type: 'string', pattern: '^[^\\s:]+:\\d+$', nullable: true },
     TEMPORAL_NAMESPACE: { type: 'string', minLength: 1, default: 'default' },
     TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1, default: 'muse' },

@@ -60,7 +60,8 @@ export function createRuntime(
     config.TEMPORAL_NAMESPACE,
     temporalSecurity(config),
   );
-  const events = new EventBus(databaseUrl, logger);
+  // LISTEN holds a session: never through a pooler in transaction mode.
+  const events = new EventBus(config.DATABASE_DIRECT_URL ?? databaseUrl, logger);
   return {
     config,
     logger,
