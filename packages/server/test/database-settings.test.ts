@@ -56,7 +56,7 @@ describe('the database settings of a process (MUSE_DB_POOL_MAX, DATABASE_DIRECT_
       await admin.end();
       expect(rows.find((row) => row.query.startsWith('LISTEN'))?.application_name).toBe('muse-direct');
       expect(rows.find((row) => row.query === 'SELECT 1')?.application_name).toBe('muse-pooled');
-      expect(runtime.db.options.pool?.max).toBe(3);
+      expect(runtime.db.config.pool?.max).toBe(3);
     } finally {
       await runtime.close();
     }
