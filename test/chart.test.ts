@@ -491,6 +491,39 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     expect(refused).toEqual([]);
   });
 
+  it('evaluation.enabled alone renders a whole platform, Postgres and Temporal included, that the API server accepts', async () => {
+    const manifests = await render([], ['--set', 'evaluation.enabled=true']);
+    const sets = manifests.filter((m) => m.kind === 'StatefulSet');
+    expect(sets.map((m) => m.metadata!.name).sort()).toEqual([
+      'muse-evaluation-postgres',
+      'muse-evaluation-temporal',
+    ]);
+    for (const set of sets) {
+      expect(set.spec.replicas).toBe(1);
+      expect(set.metadata!.annotations?.['muse.dev/evaluation']).toBe('not for production');
+      expect(set.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toMatch(/Gi$/);
+    }
+    expect(find(manifests, 'ConfigMap', 'muse')!.data.TEMPORAL_ADDRESS).toBe('muse-evaluation-temporal:7233');
+    const env = find(manifests, 'Deployment', 'muse-content-api')!.spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({
+      name: 'DATABASE_URL',
+      value: 'postgres://muse:$(MUSE_DATABASE_PASSWORD)@muse-evaluation-postgres:5432/muse',
+    });
+    const secret = find(manifests, 'Secret', 'muse')!;
+    expect(Object.keys(secret.data).sort()).toEqual([
+      'evaluation-postgres-password',
+      'jwt-secret',
+      'secrets-key',
+    ]);
+    const refused: string[] = [];
+    for (const manifest of manifests) {
+      const answer = await kube.send('POST', manifest, { dryRun: true });
+      if (answer.status !== 201)
+        refused.push(`${manifest.kind}/${manifest.metadata?.name}: ${answer.status} ${answer.body?.message}`);
+    }
+    expect(refused).toEqual([]);
+  });
+
   it('the dry run refuses what real Kubernetes refuses (an unknown field)', async () => {
     const [deployment] = (await render([CI_VALUES[0]!])).filter((m) => m.kind === 'Deployment');
     const answer = await kube.send(

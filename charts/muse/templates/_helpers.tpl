@@ -94,25 +94,34 @@ annotations:
 {{- end -}}
 {{- end -}}
 
+{{/* Service (and StatefulSet) name of an evaluation part: postgres or temporal. */}}
+{{- define "muse.evaluationHost" -}}
+{{- include "muse.componentName" (dict "root" .root "component" (printf "evaluation-%s" .part)) -}}
+{{- end -}}
+
 {{/* The chart's own Secret (values given inline, generated JWT secret). */}}
 {{- define "muse.secretName" -}}
 {{- include "muse.fullname" . -}}
 {{- end -}}
 
-{{/* Values the chart cannot run without, as one clear message instead of crash-looping pods. */}}
+{{/*
+  Values the chart cannot run without, as one clear message instead of crash-looping pods. The
+  evaluation install brings its own database, Temporal and generated secrets.
+*/}}
 {{- define "muse.validateValues" -}}
 {{- $problems := list -}}
 {{- $db := .Values.database -}}
-{{- if not (or $db.url (and $db.existingSecret $db.existingSecretUrlKey) (and $db.host $db.existingSecret)) -}}
+{{- $evaluation := .Values.evaluation.enabled -}}
+{{- if not (or $evaluation $db.url (and $db.existingSecret $db.existingSecretUrlKey) (and $db.host $db.existingSecret)) -}}
 {{- $problems = append $problems "database: set database.url, or database.existingSecret with database.existingSecretUrlKey, or database.host with database.existingSecret (password key database.existingSecretPasswordKey)" -}}
 {{- end -}}
-{{- if not (or .Values.temporal.address .Values.temporal.existingSecret) -}}
+{{- if not (or $evaluation .Values.temporal.address .Values.temporal.existingSecret) -}}
 {{- $problems = append $problems "temporal: set temporal.address (host:port of the Temporal frontend) or temporal.existingSecret" -}}
 {{- end -}}
-{{- if not (or .Values.auth.jwtSecret .Values.auth.existingSecret .Values.auth.generateJwtSecret) -}}
+{{- if not (or $evaluation .Values.auth.jwtSecret .Values.auth.existingSecret .Values.auth.generateJwtSecret) -}}
 {{- $problems = append $problems "auth: set auth.existingSecret (key auth.existingSecretJwtKey), auth.jwtSecret, or auth.generateJwtSecret=true" -}}
 {{- end -}}
-{{- if not (or .Values.auth.secretsKey .Values.auth.existingSecret .Values.auth.generateSecretsKey) -}}
+{{- if not (or $evaluation .Values.auth.secretsKey .Values.auth.existingSecret .Values.auth.generateSecretsKey) -}}
 {{- $problems = append $problems "secrets key (seals generator, code-provider and payment secrets): set auth.existingSecret (key auth.existingSecretSecretsKeyKey), auth.secretsKey, or auth.generateSecretsKey=true" -}}
 {{- end -}}
 {{- $tls := .Values.temporal.tls -}}
@@ -163,7 +172,12 @@ valueFrom:
 {{- define "muse.secretEnv" -}}
 {{- $secret := include "muse.secretName" . -}}
 {{- $db := .Values.database -}}
-{{- if and $db.existingSecret $db.existingSecretUrlKey }}
+{{- if .Values.evaluation.enabled }}
+- name: MUSE_DATABASE_PASSWORD
+  {{- include "muse.secretRef" (dict "name" $secret "key" "evaluation-postgres-password") | nindent 2 }}
+- name: DATABASE_URL
+  value: {{ printf "postgres://muse:$(MUSE_DATABASE_PASSWORD)@%s:5432/muse" (include "muse.evaluationHost" (dict "root" . "part" "postgres")) | quote }}
+{{- else if and $db.existingSecret $db.existingSecretUrlKey }}
 - name: DATABASE_URL
   {{- include "muse.secretRef" (dict "name" $db.existingSecret "key" $db.existingSecretUrlKey) | nindent 2 }}
 {{- else if $db.url }}
