@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ConfigError, createLogger, loadConfig } from '@muse/core';
+import { ConfigError, createLogger, freePort, loadConfig } from '@muse/core';
 import { createTemporalClient, createWorker, temporalSecurity } from '@muse/temporal';
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
+import { startMuseServer, waitUntilServing } from '../../test/support/processes.ts';
 import {
   createTestCertificates,
   startTlsTerminator,
@@ -75,6 +76,83 @@ describe('a Temporal frontend behind a TLS terminator that requires a client cer
       worker.shutdown();
       await running;
       await client.connection.close();
+    }
+  });
+
+  /** `muse-server worker` and `content-api` as the chart runs them: the settings in their environment. */
+  const startProcesses = async (env: Record<string, string>) => {
+    const port = await freePort();
+    const taskQueue = `tls-${randomBytes(6).toString('hex')}`;
+    const settings = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: terminator.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      TEMPORAL_TLS_CA_FILE: certificates.caFile,
+      TEMPORAL_TLS_SERVER_NAME: certificates.serverName,
+      MUSE_WORKER_WORKLOADS: 'generation',
+      MUSE_HOST: '127.0.0.1',
+      MUSE_CONTENT_PORT: String(port),
+      MUSE_JWT_SECRET: randomBytes(32).toString('hex'),
+      ...env,
+    };
+    return {
+      taskQueue,
+      apiUrl: `http://127.0.0.1:${port}`,
+      worker: startMuseServer(['worker'], settings),
+      api: startMuseServer(['content-api'], settings),
+    };
+  };
+  const readiness = async (url: string) => {
+    const response = await fetch(`${url}/readyz`);
+    return {
+      status: response.status,
+      body: (await response.json()) as { checks: { temporal: { ok: boolean } } },
+    };
+  };
+
+  it('muse-server worker and content-api connect with the certificate in their settings', async () => {
+    const { taskQueue, apiUrl, worker, api } = await startProcesses({
+      TEMPORAL_TLS_CERT_FILE: certificates.clientCertFile,
+      TEMPORAL_TLS_KEY_FILE: certificates.clientKeyFile,
+    });
+    const client = clientOf(
+      configWith({
+        TEMPORAL_TLS_CERT_FILE: certificates.clientCertFile,
+        TEMPORAL_TLS_KEY_FILE: certificates.clientKeyFile,
+      }),
+    );
+    try {
+      await worker.waitForOutput(/worker running/);
+      const result = await client.workflow.execute('pingWorkflow', {
+        taskQueue,
+        workflowId: `tls-process-${randomBytes(4).toString('hex')}`,
+        args: ['from the process'],
+      });
+      expect(result.message).toBe('from the process');
+      await waitUntilServing(apiUrl, api);
+      expect(await readiness(apiUrl)).toMatchObject({
+        status: 200,
+        body: { checks: { temporal: { ok: true } } },
+      });
+    } finally {
+      await client.connection.close();
+      await Promise.all([worker.stop(), api.stop()]);
+    }
+  });
+
+  it('without the certificate, muse-server worker stops and content-api is not ready', async () => {
+    const { apiUrl, worker, api } = await startProcesses({});
+    try {
+      expect(await worker.exited()).not.toBe(0);
+      await waitUntilServing(apiUrl, api);
+      expect(await readiness(apiUrl)).toMatchObject({
+        status: 503,
+        body: { checks: { temporal: { ok: false } } },
+      });
+    } finally {
+      await Promise.all([worker.stop(), api.stop()]);
     }
   });
 
