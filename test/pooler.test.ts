@@ -47,7 +47,7 @@ describe(
       const url = () => stack.chatUrl;
       await makeOrganization(test);
       const users = await Promise.all([makeUser(test), makeUser(test), makeUser(test)]);
-      const [alice, bob] = users as [(typeof users)[0], (typeof users)[0]];
+      const [alice, bob] = users;
       const queue = (await call(url(), 'POST', '/register', bob, { event_types: ['message'] })).body;
 
       // Many clients at once, more than the pooler's server connections.
