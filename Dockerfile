@@ -68,6 +68,12 @@ RUN rm -rf node_modules/@temporalio/core-bridge/sdk-core \
   && find node_modules -path node_modules/@temporalio -prune -o -type f \( -name '*.ts' -o -name '*.md' \) -print0 | xargs -0 rm -f
 
 FROM ${NODE_IMAGE}
+# The platform's version (packages/server/package.json; packages/server/test/version.test.ts keeps them equal).
+ARG MUSE_VERSION=0.1.0
+LABEL org.opencontainers.image.title="muse" \
+      org.opencontainers.image.description="Muse platform server (muse-server)" \
+      org.opencontainers.image.version="${MUSE_VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production \
     # A read-only root filesystem: anything that wants a home or a temp dir gets /tmp (an emptyDir in the chart).
     HOME=/tmp \

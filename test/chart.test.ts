@@ -135,6 +135,158 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(result.stderr).toMatch(/database: set database.url/);
     expect(result.stderr).toMatch(/temporal: set temporal.address/);
     expect(result.stderr).toMatch(/auth: set auth.existingSecret/);
+    expect(result.stderr).toMatch(/secrets key .*: set auth.existingSecret .*auth.generateSecretsKey=true/);
+    // Once, from the one template that checks, not again from every template including another
+    // (helm logs each failing template: lint showed it five times, an install against a cluster ten).
+    expect(result.stderr.split('Muse chart values are incomplete')).toHaveLength(2);
+    const lint = await helm(['lint', CHART]);
+    expect(lint.stdout + lint.stderr).toContain('Muse chart values are incomplete');
+    expect((lint.stdout + lint.stderr).split('Muse chart values are incomplete')).toHaveLength(2);
+  });
+
+  it('refuses an install that could not store a secret (no secrets key), saying how to give one', async () => {
+    const result = await helm([
+      'template',
+      'muse',
+      CHART,
+      '--set',
+      'database.url=postgres://muse:muse@db:5432/muse',
+      '--set',
+      'temporal.address=temporal:7233',
+      '--set',
+      'auth.generateJwtSecret=true',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/secrets key .*auth.generateSecretsKey=true/);
+    expect(result.stderr).not.toMatch(/database:|temporal:|auth: set/);
+  });
+
+  it('generates a secrets key of 32 bytes and gives it to every process', async () => {
+    const manifests = await render([path.join(CHART, 'ci', 'hooks-values.yaml')]);
+    const secret = find(manifests, 'Secret', 'muse')!;
+    const key = Buffer.from(secret.data['secrets-key'], 'base64').toString();
+    expect(Buffer.from(key, 'base64')).toHaveLength(32);
+    expect(secret.metadata!.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    for (const deployment of manifests.filter((m) => m.kind === 'Deployment')) {
+      expect(deployment.spec.template.spec.containers[0].env, deployment.metadata!.name).toContainEqual({
+        name: 'MUSE_SECRETS_KEY',
+        valueFrom: { secretKeyRef: { name: 'muse', key: 'secrets-key' } },
+      });
+    }
+  });
+
+  it('connects to Temporal with TLS, a client certificate and an API key from Secrets, in the pods that reach it', async () => {
+    const manifests = await render(
+      [CI_VALUES[0]!],
+      [
+        '--set',
+        'temporal.tls.enabled=true',
+        '--set',
+        'temporal.tls.serverName=temporal.example.com',
+        '--set',
+        'temporal.tls.existingSecret=muse-temporal-tls',
+        '--set',
+        'temporal.apiKeySecret.name=muse-temporal-cloud',
+      ],
+    );
+    expect(find(manifests, 'ConfigMap', 'muse')!.data).toMatchObject({
+      TEMPORAL_TLS: 'true',
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.example.com',
+      TEMPORAL_TLS_CA_FILE: '/etc/muse/temporal-tls/ca.crt',
+      TEMPORAL_TLS_CERT_FILE: '/etc/muse/temporal-tls/tls.crt',
+      TEMPORAL_TLS_KEY_FILE: '/etc/muse/temporal-tls/tls.key',
+    });
+    for (const name of ['muse-content-api', 'muse-chat-api', 'muse-worker']) {
+      const pod = find(manifests, 'Deployment', name)!.spec.template.spec;
+      expect(pod.volumes, name).toContainEqual({
+        name: 'temporal-tls',
+        secret: {
+          secretName: 'muse-temporal-tls',
+          items: [
+            { key: 'ca.crt', path: 'ca.crt' },
+            { key: 'tls.crt', path: 'tls.crt' },
+            { key: 'tls.key', path: 'tls.key' },
+          ],
+        },
+      });
+      expect(pod.containers[0].volumeMounts, name).toContainEqual({
+        name: 'temporal-tls',
+        mountPath: '/etc/muse/temporal-tls',
+        readOnly: true,
+      });
+      expect(pod.containers[0].env, name).toContainEqual({
+        name: 'TEMPORAL_API_KEY',
+        valueFrom: { secretKeyRef: { name: 'muse-temporal-cloud', key: 'api-key' } },
+      });
+    }
+    // The operator never calls Temporal: no client certificate in its pod.
+    const operator = find(manifests, 'Deployment', 'muse-operator')!.spec.template.spec;
+    expect(operator.volumes.map((v: { name: string }) => v.name)).not.toContain('temporal-tls');
+  });
+
+  it('mounts extra volumes and environment per component, and the database CA in every pod', async () => {
+    const manifests = await render(
+      [CI_VALUES[0]!],
+      [
+        '--set',
+        'chatApi.extraVolumes[0].name=apns',
+        '--set',
+        'chatApi.extraVolumes[0].secret.secretName=muse-apns',
+        '--set',
+        'chatApi.extraVolumeMounts[0].name=apns',
+        '--set',
+        'chatApi.extraVolumeMounts[0].mountPath=/etc/muse/apns',
+        '--set',
+        'chatApi.extraEnv[0].name=MUSE_PUSH_APNS_KEY_FILE',
+        '--set',
+        'chatApi.extraEnv[0].value=/etc/muse/apns/key.p8',
+        '--set',
+        'database.ca.existingSecret=muse-database-ca',
+        '--set',
+        'database.poolMax=20',
+        '--set',
+        'worker.databasePoolMax=5',
+      ],
+    );
+    const pod = (name: string) => find(manifests, 'Deployment', name)!.spec.template.spec;
+    expect(pod('muse-chat-api').volumes).toContainEqual({
+      name: 'apns',
+      secret: { secretName: 'muse-apns' },
+    });
+    expect(pod('muse-chat-api').containers[0].volumeMounts).toContainEqual({
+      name: 'apns',
+      mountPath: '/etc/muse/apns',
+    });
+    expect(pod('muse-chat-api').containers[0].env).toContainEqual({
+      name: 'MUSE_PUSH_APNS_KEY_FILE',
+      value: '/etc/muse/apns/key.p8',
+    });
+    expect(pod('muse-content-api').volumes.map((v: { name: string }) => v.name)).not.toContain('apns');
+    const job = manifests.find((m) => m.kind === 'Job')!.spec.template.spec;
+    for (const spec of [
+      pod('muse-content-api'),
+      pod('muse-chat-api'),
+      pod('muse-worker'),
+      pod('muse-operator'),
+      job,
+    ]) {
+      expect(spec.volumes).toContainEqual({
+        name: 'database-ca',
+        secret: { secretName: 'muse-database-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+      });
+      for (const container of [...spec.containers, ...(spec.initContainers ?? [])])
+        expect(container.volumeMounts).toContainEqual({
+          name: 'database-ca',
+          mountPath: '/etc/muse/database-ca',
+          readOnly: true,
+        });
+    }
+    expect(find(manifests, 'ConfigMap', 'muse')!.data).toMatchObject({
+      NODE_EXTRA_CA_CERTS: '/etc/muse/database-ca/ca.crt',
+      PGSSLMODE: 'verify-full',
+      MUSE_DB_POOL_MAX: '20',
+    });
+    expect(pod('muse-worker').containers[0].env).toContainEqual({ name: 'MUSE_DB_POOL_MAX', value: '5' });
   });
 
   it.each([
@@ -143,6 +295,8 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     [['--set', 'auth.jwtSecret=too-short'], /jwtSecret/],
     [['--set', 'contentApi.replicas=3'], /replicas/],
     [['--set', 'temporal.address=http://temporal'], /temporal.address|address/],
+    [['--set', 'worker.extraVolumeMounts[0].name=apns'], /mountPath/],
+    [['--set', 'database.poolMax=0'], /poolMax/],
   ])('values.schema.json rejects %j', async (extra, message) => {
     const result = await helm(['template', 'muse', CHART, '-f', CI_VALUES[0]!, ...extra]);
     expect(result.code).not.toBe(0);
@@ -337,6 +491,39 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     expect(refused).toEqual([]);
   });
 
+  it('evaluation.enabled alone renders a whole platform, Postgres and Temporal included, that the API server accepts', async () => {
+    const manifests = await render([], ['--set', 'evaluation.enabled=true']);
+    const sets = manifests.filter((m) => m.kind === 'StatefulSet');
+    expect(sets.map((m) => m.metadata!.name).sort()).toEqual([
+      'muse-evaluation-postgres',
+      'muse-evaluation-temporal',
+    ]);
+    for (const set of sets) {
+      expect(set.spec.replicas).toBe(1);
+      expect(set.metadata!.annotations?.['muse.dev/evaluation']).toBe('not for production');
+      expect(set.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toMatch(/Gi$/);
+    }
+    expect(find(manifests, 'ConfigMap', 'muse')!.data.TEMPORAL_ADDRESS).toBe('muse-evaluation-temporal:7233');
+    const env = find(manifests, 'Deployment', 'muse-content-api')!.spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({
+      name: 'DATABASE_URL',
+      value: 'postgres://muse:$(MUSE_DATABASE_PASSWORD)@muse-evaluation-postgres:5432/muse',
+    });
+    const secret = find(manifests, 'Secret', 'muse')!;
+    expect(Object.keys(secret.data).sort()).toEqual([
+      'evaluation-postgres-password',
+      'jwt-secret',
+      'secrets-key',
+    ]);
+    const refused: string[] = [];
+    for (const manifest of manifests) {
+      const answer = await kube.send('POST', manifest, { dryRun: true });
+      if (answer.status !== 201)
+        refused.push(`${manifest.kind}/${manifest.metadata?.name}: ${answer.status} ${answer.body?.message}`);
+    }
+    expect(refused).toEqual([]);
+  });
+
   it('the dry run refuses what real Kubernetes refuses (an unknown field)', async () => {
     const [deployment] = (await render([CI_VALUES[0]!])).filter((m) => m.kind === 'Deployment');
     const answer = await kube.send(
@@ -348,7 +535,7 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     expect(answer.body.message).toMatch(/unknown field "spec.replicaz"/);
   });
 
-  it('installs and upgrades a release; the generated JWT secret survives the upgrade', async () => {
+  it('installs and upgrades a release; the generated JWT secret and secrets key survive the upgrade', async () => {
     const values = [
       '-f',
       CI_VALUES[0]!,
@@ -356,6 +543,8 @@ describe('against the real API server', { timeout: 300_000 }, () => {
       'auth.existingSecret=',
       '--set',
       'auth.generateJwtSecret=true',
+      '--set',
+      'auth.generateSecretsKey=true',
     ];
     const install = await helm(['install', 'muse', CHART, '--namespace', NAMESPACE, ...values]);
     expect(install.code, install.stderr).toBe(0);
@@ -380,6 +569,7 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     expect(upgrade.stdout).toMatch(/REVISION: 2/);
     const secretAfter = await kube.kube.core.readNamespacedSecret({ name: 'muse', namespace: NAMESPACE });
     expect(secretAfter.data!['jwt-secret']).toBe(secretBefore.data!['jwt-secret']);
+    expect(secretAfter.data!['secrets-key']).toBe(secretBefore.data!['secrets-key']);
     const deploymentAfter = await kube.kube.apps.readNamespacedDeployment({
       name: 'muse-content-api',
       namespace: NAMESPACE,
@@ -389,5 +579,21 @@ describe('against the real API server', { timeout: 300_000 }, () => {
     expect(checksum(deploymentAfter)).not.toBe(checksum(deploymentBefore));
     const status = await helm(['status', 'muse', '--namespace', NAMESPACE]);
     expect(status.stdout).toContain('STATUS: deployed');
+
+    // The upgrade runbook's step for the CRDs, which `helm upgrade` never touches.
+    const crds = await run(
+      'kubectl',
+      [
+        'apply',
+        '--server-side',
+        '--force-conflicts',
+        '-f',
+        path.join(CHART, 'crds'),
+        '--kubeconfig',
+        kube.kubeconfigPath,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(crds.stdout).toMatch(/generators\.muse\.dev serverside-applied/);
   });
 });

@@ -1,4 +1,4 @@
-export { createTemporalClient } from './client.ts';
+export { createTemporalClient, temporalSecurity, type TemporalSecurity } from './client.ts';
 export {
   createWorker,
   bundleWorkflows,

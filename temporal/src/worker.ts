@@ -19,6 +19,7 @@ import {
 import { activeTracing, platformMetrics, type Logger } from '@muse/core';
 import { createActivities, type ActivityDeps } from './activities/index.ts';
 import type { MetricsSinks } from './interceptors/workflow-metrics.ts';
+import type { TemporalSecurity } from './client.ts';
 
 const require = createRequire(import.meta.url);
 const sourceFile = (relative: string) =>
@@ -73,6 +74,8 @@ function workflowSinks() {
 
 export interface WorkerOptions {
   address: string;
+  /** TLS, client certificate and API key of the connection (`temporalSecurity(config)`); none by default. */
+  security?: TemporalSecurity;
   namespace: string;
   /** One Temporal worker polls each queue, with slots of its own (see @muse/core's workloads). */
   taskQueues: string[];
@@ -131,6 +134,7 @@ export interface MuseWorker {
  */
 export async function createWorker({
   address,
+  security = {},
   namespace,
   taskQueues,
   deps,
@@ -140,7 +144,7 @@ export async function createWorker({
 }: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
   const bundle = workflowBundle ?? (await bundleWorkflows());
-  const connection = await NativeConnection.connect({ address });
+  const connection = await NativeConnection.connect({ address, ...security });
   const activities = createActivities(deps);
   const tracing = Boolean(activeTracing());
   const workers = await Promise.all(

@@ -15,18 +15,24 @@ export interface ProcessStack {
   contentUrl: string;
   chatUrl: string;
   /** Each process's /metrics listener, by process. */
-  metricsUrls: Record<'content-api' | 'chat-api' | 'worker', string>;
+  metricsUrls: Record<ProcessName, string>;
   processes: MuseProcess[];
   /** What the HTTP helpers of test/support read (URLs, the database, the token secret). */
   asTestStack(): TestStack;
   stop(): Promise<void>;
 }
 
+type ProcessName = 'content-api' | 'chat-api' | 'worker';
+
 /**
  * The platform as production runs it: content API, messaging API and worker as three
- * `muse-server` processes on one database and task queue. `env` is added to every process's.
+ * `muse-server` processes on one database and task queue. `env` is added to every process's,
+ * `envOf(database)` to one process's (e.g. a DATABASE_URL through a pooler).
  */
-export async function startProcessStack(env: Record<string, string> = {}): Promise<ProcessStack> {
+export async function startProcessStack(
+  env: Record<string, string> = {},
+  envOf: (database: TestDatabase) => Partial<Record<ProcessName, Record<string, string>>> = () => ({}),
+): Promise<ProcessStack> {
   const database = await createTestDatabase();
   const [content, chat, contentMetrics, chatMetrics, workerMetrics] = (await Promise.all(
     Array.from({ length: 5 }, () => freePort()),
@@ -50,8 +56,9 @@ export async function startProcessStack(env: Record<string, string> = {}): Promi
     ...env,
   };
   const config = loadConfig(settings);
+  const own = envOf(database);
   const processes = (['content-api', 'chat-api', 'worker'] as const).map((command) =>
-    startMuseServer([command], settings),
+    startMuseServer([command], { ...settings, ...own[command] }),
   );
   const url = (port: number) => `http://127.0.0.1:${port}`;
   const stop = async () => {

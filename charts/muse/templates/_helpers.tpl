@@ -94,23 +94,42 @@ annotations:
 {{- end -}}
 {{- end -}}
 
+{{/* Service (and StatefulSet) name of an evaluation part: postgres or temporal. */}}
+{{- define "muse.evaluationHost" -}}
+{{- include "muse.componentName" (dict "root" .root "component" (printf "evaluation-%s" .part)) -}}
+{{- end -}}
+
 {{/* The chart's own Secret (values given inline, generated JWT secret). */}}
 {{- define "muse.secretName" -}}
 {{- include "muse.fullname" . -}}
 {{- end -}}
 
-{{/* Values the chart cannot run without, as one clear message instead of crash-looping pods. */}}
+{{/*
+  Values the chart cannot run without, as one clear message instead of crash-looping pods. The
+  evaluation install brings its own database, Temporal and generated secrets.
+*/}}
 {{- define "muse.validateValues" -}}
 {{- $problems := list -}}
 {{- $db := .Values.database -}}
-{{- if not (or $db.url (and $db.existingSecret $db.existingSecretUrlKey) (and $db.host $db.existingSecret)) -}}
+{{- $evaluation := .Values.evaluation.enabled -}}
+{{- if not (or $evaluation $db.url (and $db.existingSecret $db.existingSecretUrlKey) (and $db.host $db.existingSecret)) -}}
 {{- $problems = append $problems "database: set database.url, or database.existingSecret with database.existingSecretUrlKey, or database.host with database.existingSecret (password key database.existingSecretPasswordKey)" -}}
 {{- end -}}
-{{- if not (or .Values.temporal.address .Values.temporal.existingSecret) -}}
+{{- if not (or $evaluation .Values.temporal.address .Values.temporal.existingSecret) -}}
 {{- $problems = append $problems "temporal: set temporal.address (host:port of the Temporal frontend) or temporal.existingSecret" -}}
 {{- end -}}
-{{- if not (or .Values.auth.jwtSecret .Values.auth.existingSecret .Values.auth.generateJwtSecret) -}}
+{{- if not (or $evaluation .Values.auth.jwtSecret .Values.auth.existingSecret .Values.auth.generateJwtSecret) -}}
 {{- $problems = append $problems "auth: set auth.existingSecret (key auth.existingSecretJwtKey), auth.jwtSecret, or auth.generateJwtSecret=true" -}}
+{{- end -}}
+{{- if not (or $evaluation .Values.auth.secretsKey .Values.auth.existingSecret .Values.auth.generateSecretsKey) -}}
+{{- $problems = append $problems "secrets key (seals generator, code-provider and payment secrets): set auth.existingSecret (key auth.existingSecretSecretsKeyKey), auth.secretsKey, or auth.generateSecretsKey=true" -}}
+{{- end -}}
+{{- $tls := .Values.temporal.tls -}}
+{{- if and $tls.existingSecret (not (or $tls.caKey $tls.certKey)) -}}
+{{- $problems = append $problems "temporal: temporal.tls.existingSecret needs temporal.tls.caKey or temporal.tls.certKey and temporal.tls.keyKey" -}}
+{{- end -}}
+{{- if ne (empty $tls.certKey) (empty $tls.keyKey) -}}
+{{- $problems = append $problems "temporal: set both temporal.tls.certKey and temporal.tls.keyKey (the client certificate and its key), or neither" -}}
 {{- end -}}
 {{- if .Values.s3.enabled -}}
 {{- if not (and .Values.s3.endpoint .Values.s3.bucket) -}}
@@ -153,7 +172,12 @@ valueFrom:
 {{- define "muse.secretEnv" -}}
 {{- $secret := include "muse.secretName" . -}}
 {{- $db := .Values.database -}}
-{{- if and $db.existingSecret $db.existingSecretUrlKey }}
+{{- if .Values.evaluation.enabled }}
+- name: MUSE_DATABASE_PASSWORD
+  {{- include "muse.secretRef" (dict "name" $secret "key" "evaluation-postgres-password") | nindent 2 }}
+- name: DATABASE_URL
+  value: {{ printf "postgres://muse:$(MUSE_DATABASE_PASSWORD)@%s:5432/muse" (include "muse.evaluationHost" (dict "root" . "part" "postgres")) | quote }}
+{{- else if and $db.existingSecret $db.existingSecretUrlKey }}
 - name: DATABASE_URL
   {{- include "muse.secretRef" (dict "name" $db.existingSecret "key" $db.existingSecretUrlKey) | nindent 2 }}
 {{- else if $db.url }}
@@ -169,18 +193,28 @@ valueFrom:
 - name: TEMPORAL_ADDRESS
   {{- include "muse.secretRef" (dict "name" .Values.temporal.existingSecret "key" .Values.temporal.existingSecretAddressKey) | nindent 2 }}
 {{- end }}
-- name: MUSE_JWT_SECRET
-{{- if .Values.auth.existingSecret }}
-  {{- include "muse.secretRef" (dict "name" .Values.auth.existingSecret "key" .Values.auth.existingSecretJwtKey) | nindent 2 }}
-- name: MUSE_SECRETS_KEY
-  {{- include "muse.secretRef" (dict "name" .Values.auth.existingSecret "key" .Values.auth.existingSecretSecretsKeyKey "optional" true) | nindent 2 }}
+{{- if and $db.existingSecret $db.existingSecretDirectUrlKey }}
+- name: DATABASE_DIRECT_URL
+  {{- include "muse.secretRef" (dict "name" $db.existingSecret "key" $db.existingSecretDirectUrlKey) | nindent 2 }}
+{{- else if $db.directUrl }}
+- name: DATABASE_DIRECT_URL
+  {{- include "muse.secretRef" (dict "name" $secret "key" "database-direct-url") | nindent 2 }}
+{{- end }}
+{{- with .Values.temporal.apiKeySecret.name }}
+- name: TEMPORAL_API_KEY
+  {{- include "muse.secretRef" (dict "name" . "key" $.Values.temporal.apiKeySecret.key) | nindent 2 }}
 {{- else }}
-  {{- include "muse.secretRef" (dict "name" $secret "key" "jwt-secret") | nindent 2 }}
-{{- if .Values.auth.secretsKey }}
+{{- if .Values.temporal.apiKey }}
+- name: TEMPORAL_API_KEY
+  {{- include "muse.secretRef" (dict "name" $secret "key" "temporal-api-key") | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- /* Both from auth.existingSecret when it is set: a missing key stops the pod, naming it. */}}
+{{- $authSecret := default $secret .Values.auth.existingSecret }}
+- name: MUSE_JWT_SECRET
+  {{- include "muse.secretRef" (dict "name" $authSecret "key" (ternary .Values.auth.existingSecretJwtKey "jwt-secret" (not (empty .Values.auth.existingSecret)))) | nindent 2 }}
 - name: MUSE_SECRETS_KEY
-  {{- include "muse.secretRef" (dict "name" $secret "key" "secrets-key") | nindent 2 }}
-{{- end }}
-{{- end }}
+  {{- include "muse.secretRef" (dict "name" $authSecret "key" (ternary .Values.auth.existingSecretSecretsKeyKey "secrets-key" (not (empty .Values.auth.existingSecret)))) | nindent 2 }}
 {{- if .Values.s3.enabled }}
 {{- $s3secret := default $secret .Values.s3.existingSecret }}
 - name: MUSE_S3_ACCESS_KEY_ID
@@ -203,27 +237,69 @@ checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256
   Volumes every pod has: the root filesystem is read-only, /tmp is not. Bounded, so a pod cannot
   fill the node's disk (the kubelet evicts it instead); also MUSE_DATA_DIR when S3 is off.
 */}}
-{{- define "muse.tmpVolume" -}}
+{{- define "muse.volumes" -}}
+{{- $root := .root | default . -}}
 - name: tmp
   emptyDir:
-    sizeLimit: {{ .Values.tmpVolume.sizeLimit }}
+    sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
+{{- with $root.Values.database.ca.existingSecret }}
+- name: database-ca
+  secret:
+    secretName: {{ . }}
+    items: [{ key: {{ $root.Values.database.ca.key | quote }}, path: ca.crt }]
+{{- end }}
+{{- $tls := $root.Values.temporal.tls }}
+{{- if and .temporal $tls.existingSecret }}
+- name: temporal-tls
+  secret:
+    secretName: {{ $tls.existingSecret }}
+    items:
+      {{- with $tls.caKey }}
+      - { key: {{ . | quote }}, path: ca.crt }
+      {{- end }}
+      {{- if $tls.certKey }}
+      - { key: {{ $tls.certKey | quote }}, path: tls.crt }
+      - { key: {{ $tls.keyKey | quote }}, path: tls.key }
+      {{- end }}
+{{- end }}
+{{- with (.values | default dict).extraVolumes }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
-{{/* The container fields every Muse process shares: image, env, security, /tmp. */}}
+{{/*
+  The container fields every Muse process shares: image, env, security, /tmp, the database CA.
+  Call with the root context, or a dict with root, the component's values (its extraVolumeMounts)
+  and temporal (true: the container connects to Temporal and mounts its TLS files).
+*/}}
 {{- define "muse.containerBase" -}}
-image: {{ include "muse.image" . }}
-imagePullPolicy: {{ .Values.image.pullPolicy }}
+{{- $root := .root | default . -}}
+image: {{ include "muse.image" $root }}
+imagePullPolicy: {{ $root.Values.image.pullPolicy }}
 securityContext:
-  {{- toYaml .Values.containerSecurityContext | nindent 2 }}
+  {{- toYaml $root.Values.containerSecurityContext | nindent 2 }}
 envFrom:
   - configMapRef:
-      name: {{ include "muse.fullname" . }}
-  {{- with .Values.config.extraEnvFrom }}
+      name: {{ include "muse.fullname" $root }}
+  {{- with $root.Values.config.extraEnvFrom }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
 volumeMounts:
   - name: tmp
     mountPath: /tmp
+  {{- if $root.Values.database.ca.existingSecret }}
+  - name: database-ca
+    mountPath: /etc/muse/database-ca
+    readOnly: true
+  {{- end }}
+  {{- if and .temporal $root.Values.temporal.tls.existingSecret }}
+  - name: temporal-tls
+    mountPath: /etc/muse/temporal-tls
+    readOnly: true
+  {{- end }}
+  {{- with (.values | default dict).extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end -}}
 
 {{/* Init container that waits until the migrations Job has brought the schema to this image's version. */}}

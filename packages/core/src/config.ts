@@ -15,10 +15,30 @@ export interface Config {
   LOG_LEVEL: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /** Unset in development: `muse-server dev` starts an embedded Postgres. */
   DATABASE_URL?: string;
+  /**
+   * Straight to Postgres when DATABASE_URL goes through a pooler in transaction mode (PgBouncer):
+   * what needs a session of its own uses it, the event bus's LISTEN connection and the
+   * migrations' advisory lock. Unset: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL?: string;
   /** Unset in development: `muse-server dev` starts a Temporal dev server. */
   TEMPORAL_ADDRESS?: string;
   TEMPORAL_NAMESPACE: string;
   TEMPORAL_TASK_QUEUE: string;
+  /**
+   * Connect to Temporal over TLS. Implied by any TEMPORAL_TLS_* file or TEMPORAL_API_KEY; without
+   * TEMPORAL_TLS_CA_FILE the server's certificate is checked against the system's roots.
+   */
+  TEMPORAL_TLS: boolean;
+  /** PEM file of the CA that signed the Temporal frontend's certificate (a private CA). */
+  TEMPORAL_TLS_CA_FILE?: string;
+  /** The name the frontend's certificate is checked against (and sent as SNI) when it is not the address's host. */
+  TEMPORAL_TLS_SERVER_NAME?: string;
+  /** mTLS: PEM files of this process's client certificate and its key (both or neither). */
+  TEMPORAL_TLS_CERT_FILE?: string;
+  TEMPORAL_TLS_KEY_FILE?: string;
+  /** API key sent as `Authorization: Bearer …` on every call (Temporal Cloud); turns TLS on. Never logged. */
+  TEMPORAL_API_KEY?: string;
   TEMPORAL_CLI_PATH?: string;
   /** Port of the Temporal Web UI of the dev server `muse-server dev` starts (0: headless). */
   MUSE_TEMPORAL_UI_PORT: number;
@@ -50,6 +70,11 @@ export interface Config {
   MUSE_DB_STATEMENT_TIMEOUT_MS: number;
   /** API processes: how long a request waits for a pooled database connection before 503. */
   MUSE_DB_ACQUIRE_TIMEOUT_MS: number;
+  /**
+   * Database connections one process's pool opens at most (unset: core's default, 10). Postgres
+   * (or PgBouncer) sees up to pods × this, plus each process's LISTEN connection of the bus.
+   */
+  MUSE_DB_POOL_MAX?: number;
   /**
    * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
    * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
@@ -177,9 +202,16 @@ const schema: JSONSchemaType<Config> = {
       default: 'info',
     },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
+    DATABASE_DIRECT_URL: { type: 'string', pattern: '^postgres(ql)?://', nullable: true },
     TEMPORAL_ADDRESS: { type: 'string', pattern: '^[^\\s:]+:\\d+$', nullable: true },
     TEMPORAL_NAMESPACE: { type: 'string', minLength: 1, default: 'default' },
     TEMPORAL_TASK_QUEUE: { type: 'string', minLength: 1, default: 'muse' },
+    TEMPORAL_TLS: { type: 'boolean', default: false },
+    TEMPORAL_TLS_CA_FILE: { type: 'string', minLength: 1, nullable: true },
+    TEMPORAL_TLS_SERVER_NAME: { type: 'string', minLength: 1, nullable: true },
+    TEMPORAL_TLS_CERT_FILE: { type: 'string', minLength: 1, nullable: true },
+    TEMPORAL_TLS_KEY_FILE: { type: 'string', minLength: 1, nullable: true },
+    TEMPORAL_API_KEY: { type: 'string', minLength: 1, nullable: true },
     TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
     MUSE_TEMPORAL_UI_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8233 },
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
@@ -201,6 +233,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MUSE_DB_ACQUIRE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
+    MUSE_DB_POOL_MAX: { type: 'integer', minimum: 1, maximum: 1000, nullable: true },
     MUSE_TRUST_PROXY: {
       type: 'string',
       pattern: '^[0-9a-zA-Z.:/, ]+$',
@@ -264,6 +297,11 @@ const schema: JSONSchemaType<Config> = {
     MUSE_VIDEO_ZOOM_API_URL: { type: 'string', pattern: '^https?://', default: 'https://api.zoom.us' },
   },
   required: [],
+  // A client certificate is useless without its key, and the other way round.
+  dependencies: {
+    TEMPORAL_TLS_CERT_FILE: ['TEMPORAL_TLS_KEY_FILE'],
+    TEMPORAL_TLS_KEY_FILE: ['TEMPORAL_TLS_CERT_FILE'],
+  },
   additionalProperties: false,
 };
 
@@ -283,7 +321,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (validate(raw)) return raw;
   const problems = (validate.errors ?? []).map((error) => {
     const name = error.instancePath.slice(1);
-    return `${name}=${JSON.stringify(env[name])}: ${error.message}`;
+    // A rule between variables (`dependencies`) names them in its message.
+    return name ? `${name}=${JSON.stringify(env[name])}: ${error.message}` : `${error.message}`;
   });
   throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }

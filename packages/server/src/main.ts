@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '@muse/core';
 import { registerChatCommands } from './commands/chat.ts';
+import { museVersion } from './commands/version.ts';
 import type { MigrateOptions } from './commands/migrate.ts';
 import type { OperatorCommandOptions } from './commands/operator.ts';
 import type { RotateCommandOptions } from './commands/rotate-jwt-secret.ts';
@@ -33,7 +34,7 @@ if (process.send) {
   process.channel?.unref();
 }
 
-const program = new Command('muse-server').description('Muse platform server');
+const program = new Command('muse-server').description('Muse platform server').version(museVersion());
 program
   .command('content-api')
   .description('serve the content API')

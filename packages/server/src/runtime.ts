@@ -11,7 +11,7 @@ import {
   type Sequelize,
 } from '@muse/core';
 // The client alone: the package's index also loads the worker (bundler included), which API processes never run.
-import { createTemporalClient } from '@muse/temporal/client';
+import { createTemporalClient, temporalSecurity } from '@muse/temporal/client';
 import type { Client } from '@temporalio/client';
 import { runningDevStack } from './dev-stack-file.ts';
 
@@ -46,21 +46,22 @@ export function createRuntime(
 ): Runtime {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
-  const db = createDatabase(
-    databaseUrl,
-    logger,
-    options.servesRequests
+  const db = createDatabase(databaseUrl, logger, {
+    poolMax: config.MUSE_DB_POOL_MAX,
+    ...(options.servesRequests
       ? {
           statementTimeoutMs: config.MUSE_DB_STATEMENT_TIMEOUT_MS,
           acquireTimeoutMs: config.MUSE_DB_ACQUIRE_TIMEOUT_MS,
         }
-      : {},
-  );
+      : {}),
+  });
   const temporal = createTemporalClient(
     requireSetting(config, 'TEMPORAL_ADDRESS'),
     config.TEMPORAL_NAMESPACE,
+    temporalSecurity(config),
   );
-  const events = new EventBus(databaseUrl, logger);
+  // LISTEN holds a session: never through a pooler in transaction mode.
+  const events = new EventBus(config.DATABASE_DIRECT_URL ?? databaseUrl, logger);
   return {
     config,
     logger,

@@ -18,7 +18,10 @@ const WAIT_POLL_MS = 2000;
 /** Applies pending migrations of both services; safe to run from several pods at once. */
 export async function runMigrate(config: Config, options: MigrateOptions = {}): Promise<void> {
   const logger = createLogger(config, 'migrate');
-  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger, { poolMax: 1 });
+  // The migrations' lock (pg_advisory_lock) belongs to a session: never through a transaction pooler.
+  const db = createDatabase(config.DATABASE_DIRECT_URL ?? requireSetting(config, 'DATABASE_URL'), logger, {
+    poolMax: 1,
+  });
   try {
     if (options.wait) {
       await waitForSchema(db, logger, Number(options.timeout ?? 600) * 1000);

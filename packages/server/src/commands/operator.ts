@@ -22,7 +22,9 @@ export interface OperatorCommandOptions {
  */
 export async function runOperator(config: Config, options: OperatorCommandOptions): Promise<void> {
   const logger = createLogger(config, 'operator');
-  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger, { poolMax: 4 });
+  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger, {
+    poolMax: config.MUSE_DB_POOL_MAX ?? 4,
+  });
   const kube = createKube(loadKubeConfig(options.kubeconfig));
   const namespaces = options.namespace.length ? options.namespace : [process.env.POD_NAMESPACE ?? 'default'];
   const metrics = createOperatorMetrics({ processMetrics: true });

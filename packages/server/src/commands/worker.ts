@@ -8,7 +8,7 @@ import {
   workloadsOf,
   type Config,
 } from '@muse/core';
-import { createWorker } from '@muse/temporal';
+import { createWorker, temporalSecurity } from '@muse/temporal';
 import { startStrandedGenerations } from '@muse/content-api';
 import { connectBus, createRuntime, requireSetting } from '../runtime.ts';
 
@@ -22,6 +22,7 @@ export async function runWorker(config: Config): Promise<void> {
   const taskQueues = workloads.map((workload) => taskQueueOf(config, workload));
   const { run, shutdown } = await createWorker({
     address: requireSetting(config, 'TEMPORAL_ADDRESS'),
+    security: temporalSecurity(config),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueues,
     deps: runtime,
