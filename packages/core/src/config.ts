@@ -76,6 +76,11 @@ export interface Config {
    */
   MUSE_DB_POOL_MAX?: number;
   /**
+   * DATABASE_URL goes through a pooler in transaction mode (PgBouncer before 1.21): statements are
+   * never named prepared ones, which such a pooler cannot route to the connection that holds them.
+   */
+  MUSE_DB_TRANSACTION_POOLER: boolean;
+  /**
    * Which peers may tell the client's address in X-Forwarded-For (per-address login and code
    * limits depend on it): `false`, `true` (anyone: only behind a proxy that overwrites the
    * header), a hop count, or a comma-separated list of addresses, subnets and the names
@@ -234,6 +239,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MUSE_DB_ACQUIRE_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 5000 },
     MUSE_DB_POOL_MAX: { type: 'integer', minimum: 1, maximum: 1000, nullable: true },
+    MUSE_DB_TRANSACTION_POOLER: { type: 'boolean', default: false },
     MUSE_TRUST_PROXY: {
       type: 'string',
       pattern: '^[0-9a-zA-Z.:/, ]+$',

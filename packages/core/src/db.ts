@@ -24,7 +24,12 @@ export interface DatabaseOptions {
    * transaction. On where `MUSE_STRICT_TRANSACTIONS=1`, as in the tests.
    */
   strictTransactions?: boolean;
+  /** The URL goes through a pooler in transaction mode: `selectRows` prepares no named statement. */
+  transactionPooler?: boolean;
 }
+
+/** Handles whose connections a transaction-mode pooler hands out per transaction. */
+const pooled = new WeakSet<Sequelize>();
 
 /** One pool per process. `pg` parses BIGINT as string by default; balances fit in a JS number. */
 export function createDatabase(url: string, logger?: Logger, options: DatabaseOptions = {}): Sequelize {
@@ -42,6 +47,7 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   watchPool(db);
+  if (options.transactionPooler) pooled.add(db);
   useAmbientTransactions();
   guardNestedAcquire(
     db,
@@ -69,7 +75,7 @@ const statementNames = new Map<string, string>();
  * (same limits, acquire timeout and statement timeout). Sequelize's replacement parsing and
  * result handling were most of the CPU of a short query. `text` uses `$1…` placeholders and comes
  * from code, never from input. With `prepare` (the default) it is a named prepared statement,
- * parsed and planned once per connection: name its columns, since a prepared `SELECT *` fails
+ * parsed and planned once per connection (unless the handle is behind a transaction-mode pooler): name its columns, since a prepared `SELECT *` fails
  * once a migration adds a column. Rows are what `db.query(…, { type: SELECT })` answers: same
  * connection, same type parsers. Inside a transaction it runs on the transaction's connection.
  */
@@ -77,7 +83,7 @@ export async function selectRows<T extends object>(
   db: Sequelize,
   text: string,
   values: unknown[],
-  { prepare = true }: { prepare?: boolean } = {},
+  { prepare = !pooled.has(db) }: { prepare?: boolean } = {},
 ): Promise<T[]> {
   let name = prepare ? statementNames.get(text) : undefined;
   if (prepare && !name) statementNames.set(text, (name = `muse_${statementNames.size + 1}`));

@@ -48,6 +48,7 @@ export function createRuntime(
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
   const db = createDatabase(databaseUrl, logger, {
     poolMax: config.MUSE_DB_POOL_MAX,
+    transactionPooler: config.MUSE_DB_TRANSACTION_POOLER,
     ...(options.servesRequests
       ? {
           statementTimeoutMs: config.MUSE_DB_STATEMENT_TIMEOUT_MS,

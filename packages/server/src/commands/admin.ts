@@ -9,7 +9,9 @@ import { requireSetting } from '../runtime.ts';
 export async function runAdminGrant(config: Config, phone: string): Promise<void> {
   if (!isMainlandMobile(phone)) throw new Error(`${phone} is not an 11-digit mainland mobile number`);
   const logger = createLogger(config, 'admin');
-  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger);
+  const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger, {
+    transactionPooler: config.MUSE_DB_TRANSACTION_POOLER,
+  });
   try {
     const { id, changed } = await grantAdministrator(db, phone);
     console.log(

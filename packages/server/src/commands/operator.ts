@@ -24,6 +24,7 @@ export async function runOperator(config: Config, options: OperatorCommandOption
   const logger = createLogger(config, 'operator');
   const db = createDatabase(requireSetting(config, 'DATABASE_URL'), logger, {
     poolMax: config.MUSE_DB_POOL_MAX ?? 4,
+    transactionPooler: config.MUSE_DB_TRANSACTION_POOLER,
   });
   const kube = createKube(loadKubeConfig(options.kubeconfig));
   const namespaces = options.namespace.length ? options.namespace : [process.env.POD_NAMESPACE ?? 'default'];
