@@ -14,6 +14,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 import { QueueNotifier } from './domain/lib/events.ts';
+import { messageEffectsThrough } from './domain/actions/message-effects.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { multipartFields } from './http/body.ts';
 import { uploadDownloadRouter } from './http/uploads.ts';
@@ -63,6 +64,7 @@ export function createChatApp(deps: ChatDeps): Express {
     video: videoProviders(deps.config),
     storage: createFileStorage(deps.config),
   };
+  messageEffectsThrough(deps.db, { webhooks: runtime.webhooks, push: runtime.push, logger: deps.logger });
   const stopSweeping = sweepStaleTriggers(runtime.webhooks, deps.db, deps.config, deps.logger);
   onAppClose(app, async () => stopSweeping());
   app.use(express.urlencoded({ extended: false, limit: '2mb' }));

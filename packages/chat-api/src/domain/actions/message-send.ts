@@ -14,6 +14,7 @@ import { receivedThroughSpan } from '../lib/user-messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
 import { recordServiceTriggers } from '../lib/service-triggers.ts';
+import { startEffectsAfterCommit } from './message-effects.ts';
 
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {
@@ -161,7 +162,8 @@ function wildcardMentionsAll(prepared: PreparedMessage): boolean {
 
 /**
  * Stores a prepared message in the caller's transaction: the message, the flags that differ
- * from the default, and a `message` event to every recipient's queues.
+ * from the default, and a `message` event to every recipient's queues; once the transaction
+ * commits, its push notifications and outgoing webhooks start (message-effects.ts).
  */
 export async function insertMessage(
   actor: Actor,
@@ -191,7 +193,8 @@ export async function insertMessage(
   if (!row) throw new Error('message insert returned nothing');
   const groups = await storeFlags(actor, Number(row.id), prepared, options.readBySender !== false, t);
   await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
-  await recordServiceTriggers(actor, Number(row.id), prepared, t);
+  const triggerIds = await recordServiceTriggers(actor, Number(row.id), prepared, t);
+  startEffectsAfterCommit(actor, t, { id: Number(row.id), triggerIds });
   // A channel message names only its sender, the actor.
   const users = stream ? [user] : await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
@@ -210,7 +213,10 @@ export async function insertMessage(
   return Number(row.id);
 }
 
-/** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
+/**
+ * Sends a channel or direct message; recipients' queues get a `message` event in the same
+ * transaction, and its push notifications and outgoing webhooks start after the commit.
+ */
 export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
   return transact(actor.db, (t) => insertMessage(actor, prepared, t));
