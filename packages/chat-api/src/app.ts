@@ -5,7 +5,6 @@ import {
   onAppClose,
   platformReadiness,
   type Config,
-  type EventBus,
   type MessageBus,
   type Logger,
   type Sequelize,
@@ -31,9 +30,8 @@ export interface ChatDeps {
   logger: Logger;
   db: Sequelize;
   temporal: TemporalClient;
-  events: EventBus;
-  /** The bus of event wake-ups, when not `events` (MUSE_EVENT_BUS=redis). */
-  bus?: MessageBus;
+  /** The bus of events between processes (MUSE_EVENT_BUS): event queues' wake-ups. */
+  bus: MessageBus;
 }
 
 /** The Zulip-compatible routes under /api/v1; any other path there is a 404 in the error envelope. */
@@ -57,7 +55,7 @@ export function createChatApp(deps: ChatDeps): Express {
     db: deps.db,
     config: deps.config,
     logger: deps.logger,
-    notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
+    notifier: new QueueNotifier(deps.bus, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     webhooks: temporalWebhookStarter(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config, deps.logger),

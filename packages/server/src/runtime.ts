@@ -1,5 +1,4 @@
 import {
-  EventBus,
   announceThrough,
   announcerOf,
   createDatabase,
@@ -21,9 +20,8 @@ export interface Runtime {
   logger: Logger;
   db: Sequelize;
   temporal: Client;
-  events: EventBus;
-  /** The bus of events between processes when it is not `events` (MUSE_EVENT_BUS=redis); set by `connectBus`. */
-  bus?: MessageBus;
+  /** The bus of events between processes (MUSE_EVENT_BUS); every writer on `db` announces through it. */
+  bus: MessageBus;
   close(): Promise<void>;
 }
 
@@ -38,14 +36,20 @@ export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_
   return value;
 }
 
-/** `servesRequests`: an API process, whose statements and pool waits are bounded (see DatabaseOptions). */
-export function createRuntime(
+/**
+ * `servesRequests`: an API process, whose statements and pool waits are bounded (see
+ * DatabaseOptions). The process's bus of events (MUSE_EVENT_BUS) is the one every writer on the
+ * runtime's database announces through, after commit (see @muse/core's Announcer).
+ */
+export async function createRuntime(
   config: Config,
   name: string,
   options: { servesRequests?: boolean } = {},
-): Runtime {
+): Promise<Runtime> {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
+  // First: a bus the configuration refuses stops the start before anything is opened.
+  const bus = await createMessageBus(config, databaseUrl, logger);
   const db = createDatabase(
     databaseUrl,
     logger,
@@ -56,34 +60,22 @@ export function createRuntime(
         }
       : {},
   );
+  announceThrough(db, bus, logger);
   const temporal = createTemporalClient(
     requireSetting(config, 'TEMPORAL_ADDRESS'),
     config.TEMPORAL_NAMESPACE,
   );
-  const events = new EventBus(databaseUrl, logger);
   return {
     config,
     logger,
     db,
     temporal,
-    events,
+    bus,
     async close() {
       await announcerOf(db).flush();
-      await this.bus?.close();
-      await events.close();
+      await bus.close();
       await temporal.connection.close().catch(() => {});
       await db.close();
     },
   };
-}
-
-/**
- * Connects the process's bus of events (MUSE_EVENT_BUS) and makes it the one every writer on the
- * runtime's database announces through, after commit (see @muse/core's Announcer).
- */
-export async function connectBus(runtime: Runtime): Promise<MessageBus> {
-  const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
-  if (bus !== runtime.events) runtime.bus = bus;
-  announceThrough(runtime.db, bus, runtime.logger);
-  return bus;
 }
