@@ -38,7 +38,7 @@ export function startEffectsAfterCommit(
   message: { id: number; triggerIds: number[] },
 ): void {
   const effects = effectsByDb.get(actor.db);
-  if (!effects) return;
+  if (!effects || (!effects.push && message.triggerIds.length === 0)) return;
   const { push, webhooks, logger } = effects;
   t.afterCommit(async () => {
     // Off the sender's path: a slow push service never delays the answer or the delivery.
