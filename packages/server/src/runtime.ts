@@ -48,6 +48,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
+  const temporalAddress = requireSetting(config, 'TEMPORAL_ADDRESS');
   // First: a bus the configuration refuses stops the start before anything is opened.
   const bus = await createMessageBus(config, databaseUrl, logger);
   const db = createDatabase(
@@ -61,10 +62,7 @@ export async function createRuntime(
       : {},
   );
   announceThrough(db, bus, logger);
-  const temporal = createTemporalClient(
-    requireSetting(config, 'TEMPORAL_ADDRESS'),
-    config.TEMPORAL_NAMESPACE,
-  );
+  const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
   return {
     config,
     logger,
