@@ -153,7 +153,7 @@ const drainCpu = cpuPerItem({ ...cpuBefore, worker: workerStartCpu }, total);
 
 // (3) Submit → completed, one task at a time, timed by the file's `completed` event.
 const waiters = new Map<string, () => void>();
-await stack.events.subscribe(FILE_STATUS_CHANNEL, (payload) => {
+await stack.bus.subscribe(FILE_STATUS_CHANNEL, (payload) => {
   for (const event of payloadsOf(payload) as FileStatusEvent[])
     if (event.status === 'completed') waiters.get(event.file_id)?.();
 });

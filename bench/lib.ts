@@ -23,6 +23,7 @@ import {
   waitForPort,
   type Config,
   type Logger,
+  type MessageBus,
   type RunningServer,
   type Sequelize,
 } from '@muse/core';
@@ -112,7 +113,8 @@ export interface BenchStack {
   db: Sequelize;
   config: Config;
   temporal: Client;
-  events: EventBus;
+  /** The Postgres bus of events (the benches measure the default bus). */
+  bus: MessageBus;
   /** Environment of a `muse-server` API process (startProcess) on this stack's database and token secret. */
   serverEnv: Record<string, string>;
   /** Listens on a free loopback port; closed by `stop()`. */
@@ -192,11 +194,11 @@ export async function startBenchStack(
   });
   const postmasterPid = parentOf(backend!.pid) ?? 0;
   const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
-  const events = new EventBus(databaseUrl, logger);
+  const bus = new EventBus(databaseUrl, logger);
   stops.push(
     () => db.close(),
     () => temporal.connection.close().catch(() => {}),
-    () => events.close(),
+    () => bus.close(),
   );
 
   return {
@@ -206,7 +208,7 @@ export async function startBenchStack(
     db,
     config,
     temporal,
-    events,
+    bus,
     serverEnv: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',

@@ -40,7 +40,7 @@ describe('X-Request-Id on both APIs', () => {
     const base = {
       config: stack.config,
       temporal: stack.temporal,
-      events: stack.events,
+      bus: stack.bus,
       logger: logs.logger,
     };
     const serve = async (app: Parameters<typeof listen>[0]) => {

@@ -50,7 +50,7 @@ describe('a Temporal frontend behind a TLS terminator that requires a client cer
       security: temporalSecurity(config),
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueues: [config.TEMPORAL_TASK_QUEUE],
-      deps: { config, db: database.db, logger: createLogger(config, 'tls-test') },
+      deps: { config, db: database.db, logger: createLogger(config, 'tls-test'), temporal: clientOf(config) },
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
   const clientOf = (config: ReturnType<typeof loadConfig>) =>
@@ -215,7 +215,12 @@ describe('an API key (Temporal Cloud)', () => {
         security,
         namespace: 'default',
         taskQueues: ['api-key'],
-        deps: { config, db: undefined as never, logger: createLogger(config, 'tls-test') },
+        deps: {
+          config,
+          db: undefined as never,
+          logger: createLogger(config, 'tls-test'),
+          temporal: undefined as never,
+        },
         workflowBundle: { codePath: inject('workflowBundlePath') },
       }),
     ).rejects.toThrow();

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import {
-  EventBus,
   announceThrough,
   closeApp,
   createMessageBus,
@@ -31,8 +30,7 @@ export interface TestStack {
   logger: Logger;
   database: TestDatabase;
   temporal: Client;
-  events: EventBus;
-  /** The bus the stack's processes announce on: `events`, or Redis Streams with MUSE_EVENT_BUS=redis. */
+  /** The bus the stack's processes announce on: Postgres, or Redis Streams with MUSE_EVENT_BUS=redis. */
   bus: MessageBus;
   taskQueue: string;
   contentUrl: string;
@@ -79,10 +77,9 @@ export async function startTestStack(
   });
   const logger = createLogger(config, 'test');
   const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE);
-  const events = new EventBus(database.url, logger);
-  const bus = await createMessageBus(config, events, logger);
+  const bus = await createMessageBus(config, database.url, logger);
   const announcer = announceThrough(database.db, bus, logger);
-  const deps = { config, logger, db: database.db, temporal, events, ...(bus === events ? {} : { bus }) };
+  const deps = { config, logger, db: database.db, temporal, bus };
   const serverOptions = { host: config.MUSE_HOST, logger, shutdownTimeoutMs: 1000 };
   const contentApp = createContentApp(deps);
   const chatApp = createChatApp(deps);
@@ -101,7 +98,6 @@ export async function startTestStack(
     logger,
     database,
     temporal,
-    events,
     bus,
     taskQueue,
     contentUrl: content.url,
@@ -132,8 +128,7 @@ export async function startTestStack(
       await closeApp(chatApp);
       for (const server of metrics) await server.close();
       await announcer.flush();
-      if (bus !== events) await bus.close();
-      await events.close();
+      await bus.close();
       await temporal.connection.close().catch(() => {});
       await database.drop();
     },

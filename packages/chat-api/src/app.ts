@@ -5,7 +5,6 @@ import {
   onAppClose,
   platformReadiness,
   type Config,
-  type EventBus,
   type MessageBus,
   type Logger,
   type Sequelize,
@@ -14,6 +13,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 import { QueueNotifier } from './domain/lib/events.ts';
+import { messageEffectsThrough } from './domain/actions/message-effects.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { uploadDownloadRouter } from './http/uploads.ts';
 import { errorHandler, JsonableError } from './http/errors.ts';
@@ -29,9 +29,8 @@ export interface ChatDeps {
   logger: Logger;
   db: Sequelize;
   temporal: TemporalClient;
-  events: EventBus;
-  /** The bus of event wake-ups, when not `events` (MUSE_EVENT_BUS=redis). */
-  bus?: MessageBus;
+  /** The bus of events between processes (MUSE_EVENT_BUS): event queues' wake-ups. */
+  bus: MessageBus;
 }
 
 /** The Zulip-compatible routes under /api/v1; any other path there is a 404 in the error envelope. */
@@ -55,13 +54,14 @@ export function createChatApp(deps: ChatDeps): Express {
     db: deps.db,
     config: deps.config,
     logger: deps.logger,
-    notifier: new QueueNotifier(deps.bus ?? deps.events, deps.db),
+    notifier: new QueueNotifier(deps.bus, deps.db),
     scheduler: temporalScheduler(deps.temporal, deps.config, deps.logger),
     webhooks: temporalWebhookStarter(deps.temporal, deps.config, deps.logger),
     push: createPushSender(deps.config, deps.logger),
     video: videoProviders(deps.config),
     storage: createFileStorage(deps.config),
   };
+  messageEffectsThrough(deps.db, { webhooks: runtime.webhooks, push: runtime.push, logger: deps.logger });
   const stopSweeping = sweepStaleTriggers(runtime.webhooks, deps.db, deps.config, deps.logger);
   onAppClose(app, async () => stopSweeping());
   // No body parser here: a body is read by its route, after authentication (http/body.ts).

@@ -17,7 +17,6 @@ export {
   ROLE_NAMES,
 } from './bootstrap.ts';
 export { deliverScheduledMessage } from './domain/actions/scheduled-messages.ts';
-export { pushForMessage } from './domain/actions/push.ts';
 export { createPushSender } from './push/index.ts';
 export {
   scheduledMessageWorkflowId,

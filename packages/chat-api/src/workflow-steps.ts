@@ -3,7 +3,8 @@
  * its activities hand off to, without the HTTP app.
  */
 export { deliverScheduledMessage, type DeliveryWait } from './domain/actions/scheduled-messages.ts';
-export { pushForMessage } from './domain/actions/push.ts';
+export { messageEffectsThrough } from './domain/actions/message-effects.ts';
+export { temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
 export { createPushSender } from './push/index.ts';
 export {
   BotUnreachableError,

@@ -1,16 +1,18 @@
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
 import { startRedis } from '../../../test/support/redis.ts';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
 
 /** Long, so only a wake-up can answer a waiting poll within the test. */
 const HEARTBEAT_MS = 600_000;
 
 /**
  * MUSE_EVENT_BUS=redis: two real `muse-server chat-api` processes on one database wake each
- * other's polls through Redis Streams (a real redis-server), not through Postgres NOTIFY.
+ * other's polls through Redis Streams (a real redis-server), and hear what a process without the
+ * bus announces through Postgres NOTIFY (the test's own stack runs on the Postgres bus).
  */
 describe('chat wake-ups over Redis Streams', () => {
   let stack: TestStack;
@@ -57,5 +59,29 @@ describe('chat wake-ups over Redis Streams', () => {
     ).toBe(200);
     const { body } = await waiting;
     expect(body.events).toEqual([{ id: 0, type: 'alert_words', alert_words: ['redis'] }]);
+  });
+
+  it('a poll waiting on a Redis process is answered when a process announcing through Postgres commits', async () => {
+    const [first] = servers as [(typeof servers)[0]];
+    const someone = await makeUser(stack);
+    const registered = await call(first.url, 'POST', '/register', someone, { event_types: ['alert_words'] });
+    const queueId = registered.body.queue_id as string;
+    const lastPolled = async () => {
+      const [row] = await stack.database.db.query<{ at: Date }>(
+        'SELECT last_polled_at AS at FROM chat.event_queues WHERE id = :queueId',
+        { replacements: { queueId }, type: QueryTypes.SELECT },
+      );
+      return row!.at.getTime();
+    };
+    const registeredAt = await lastPolled();
+    const waiting = call(first.url, 'GET', '/events', someone, { queue_id: queueId, last_event_id: -1 });
+    // The poll listens before it marks the queue polled (lib/events.ts getEvents).
+    await waitUntil(async () => (await lastPolled()) > registeredAt, 'the poll to wait');
+    const written = await call(stack.chatUrl, 'POST', '/users/me/alert_words', someone, {
+      alert_words: ['postgres'],
+    });
+    expect(written.status).toBe(200);
+    const { body } = await waiting;
+    expect(body.events).toEqual([{ id: 0, type: 'alert_words', alert_words: ['postgres'] }]);
   });
 });

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverScheduledMessage, scheduledMessageWorkflowId } from '@muse/chat-api';
+import { startFakeServer } from '../../../test/support/fakes/http-fake.ts';
 import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
 import {
   call,
@@ -48,10 +49,12 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
 
   beforeAll(async () => {
-    // Workflows hand each message to the worker WAKE_EARLY_SECONDS before its time.
+    // Workflows hand each message to the worker WAKE_EARLY_SECONDS before its time. The sweep of
+    // unstarted outgoing webhooks waits an hour: a bot called here was called by the send itself.
     stack = await startTestStack({
       MUSE_CHAT_HEARTBEAT_MS: '1000',
       MUSE_DELIVERY_WAKE_EARLY_SECONDS: String(WAKE_EARLY_SECONDS),
+      MUSE_CHAT_WEBHOOK_SWEEP_MS: '3600000',
     });
     await makeOrganization(stack);
     admin = await makeUser(stack, { role: 200 });
@@ -522,7 +525,7 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
       { replacements: { id, seconds: ms / 1000 } },
     );
   const attempt = (id: number, untilMs: number) =>
-    deliverScheduledMessage(stack.database.db, stack.config, id, undefined, { untilMs });
+    deliverScheduledMessage(stack.database.db, stack.config, id, { untilMs });
 
   it('attempts started before the time wait for it: five, 2 s early, send once and none before the time', async () => {
     const id = await dueIn('waited for', 2000);
@@ -659,6 +662,41 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     expect(sent['waited less']).toBeGreaterThanOrEqual(0);
     expect(sent['waited less']).toBeLessThan(5000);
     expect(await messagesWith('wait deleted')).toEqual([]);
+  }, 120_000);
+
+  it('a delivered message calls the outgoing-webhook bot it is sent to, whose answer is its reply', async () => {
+    const server = await startFakeServer((request) => {
+      const payload = JSON.parse(request.body) as { data: string };
+      return { status: 200, body: { content: `echo: ${payload.data}` } };
+    });
+    try {
+      const created = await call(url(), 'POST', '/bots', alice, {
+        full_name: 'Later Bot',
+        short_name: 'laterbot',
+        bot_type: 3,
+        payload_url: JSON.stringify(server.url),
+      });
+      const botId = created.body.user_id as number;
+      const scheduled = await schedule(alice, {
+        type: 'direct',
+        to: JSON.stringify([botId]),
+        content: 'ping from the past',
+        scheduled_delivery_timestamp: secondsFromNow(2),
+      });
+      expect(scheduled.status).toBe(200);
+      expect(await workflowOf(scheduled.body.scheduled_message_id as number).result()).toBe('delivered');
+      await waitUntil(
+        async () => (await messagesWith('echo: ping from the past')).length === 1,
+        "the bot's reply",
+      );
+      const [reply] = await messagesWith('echo: ping from the past');
+      expect(reply!.sender_id).toBe(botId);
+      expect(server.requests.map((r) => (JSON.parse(r.body) as { trigger: string }).trigger)).toEqual([
+        'direct_message',
+      ]);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 
   it('GET /scheduled_messages needs authentication', async () => {

@@ -1,4 +1,4 @@
-import type { Config, EventBus, Logger, MessageBus, Sequelize } from '@muse/core';
+import type { Config, Logger, MessageBus, Sequelize } from '@muse/core';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { ContentServices } from './services.ts';
 
@@ -8,10 +8,8 @@ export interface ContentDeps {
   logger: Logger;
   db: Sequelize;
   temporal: TemporalClient;
-  /** Postgres LISTEN/NOTIFY: the database triggers' announcements (migration 0800). */
-  events: EventBus;
-  /** The bus the service announces on, when it is not `events` (MUSE_EVENT_BUS=redis). */
-  bus?: MessageBus;
+  /** The bus of events between processes (MUSE_EVENT_BUS), which also carries the database's own announcements (migration 0800). */
+  bus: MessageBus;
 }
 
 /** What routers and handlers share: the outside pieces and the service's own collaborators, built once by createContentApp. */

@@ -240,7 +240,7 @@ describe('submitting generations', () => {
   it('announces every status change of the result files on the event bus, each after its commit', async () => {
     const user = await createTestUser(stack, { balance: 5 });
     const seen: { event: FileStatusEvent; stored: Promise<string> }[] = [];
-    const unsubscribe = await stack.events.subscribe(FILE_STATUS_CHANNEL, (message) => {
+    const unsubscribe = await stack.bus.subscribe(FILE_STATUS_CHANNEL, (message) => {
       for (const event of payloadsOf(message) as FileStatusEvent[]) {
         if (event.owner_id !== user.id) continue;
         // What another connection reads the moment the announcement arrives.

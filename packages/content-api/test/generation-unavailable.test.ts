@@ -26,7 +26,7 @@ describe('submitting while Temporal is unreachable', () => {
       logger: stack.logger,
       db: stack.database.db,
       temporal,
-      events: stack.events,
+      bus: stack.bus,
     });
     api = await listen(app, { host: '127.0.0.1', port: 0, logger: stack.logger, shutdownTimeoutMs: 500 });
   });

@@ -138,7 +138,7 @@ describe('resources: references and conversation messages', () => {
     const conversation = await create('conversations', alice, { title: 'Live' });
     const received: unknown[] = [];
     // A process's announcements of one turn arrive as one array.
-    const unsubscribe = await stack.events.subscribe(`conversation:${conversation.id}`, (payload) =>
+    const unsubscribe = await stack.bus.subscribe(`conversation:${conversation.id}`, (payload) =>
       received.push(...payloadsOf(payload)),
     );
     try {

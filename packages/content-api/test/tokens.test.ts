@@ -143,7 +143,7 @@ describe('bearer tokens on every request', () => {
         logger: stack.logger,
         db: stack.database.db,
         temporal: stack.temporal,
-        events: stack.events,
+        bus: stack.bus,
       }),
       { host: '127.0.0.1', port: 0, logger: stack.logger, shutdownTimeoutMs: 500 },
     );

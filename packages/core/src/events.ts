@@ -235,19 +235,59 @@ export function announcerOf(db: Sequelize): Announcer {
 }
 
 /**
- * The bus of events between processes for this configuration: the given Postgres bus, or Redis Streams
- * when MUSE_EVENT_BUS is `redis` (MUSE_REDIS_URL). Loaded lazily: Postgres-only processes never
- * load the Redis client.
+ * The process's one bus of events for this configuration: Postgres LISTEN/NOTIFY, or Redis
+ * Streams when MUSE_EVENT_BUS is `redis` (MUSE_REDIS_URL), which then also listens on Postgres
+ * (see `DatabaseListeningBus`). Loaded lazily: Postgres-only processes never load the Redis client.
  */
 export async function createMessageBus(
   config: { MUSE_EVENT_BUS: 'postgres' | 'redis'; MUSE_REDIS_URL?: string | undefined },
-  postgres: EventBus,
+  databaseUrl: string,
   logger: Logger,
 ): Promise<MessageBus> {
+  const postgres = new EventBus(databaseUrl, logger);
   if (config.MUSE_EVENT_BUS !== 'redis') return postgres;
   if (!config.MUSE_REDIS_URL) throw new Error('MUSE_EVENT_BUS=redis needs MUSE_REDIS_URL');
   const { RedisStreamsBus } = await import('./redis-bus.ts');
-  return new RedisStreamsBus(config.MUSE_REDIS_URL, logger);
+  return new DatabaseListeningBus(new RedisStreamsBus(config.MUSE_REDIS_URL, logger), postgres);
+}
+
+/**
+ * A bus other than Postgres that also hears what the database announces itself: the NOTIFYs of
+ * triggers (content-api migration 0800) and of writers in a process that announces through the
+ * database's pool. Publishes go through `bus`; a subscription listens on both.
+ */
+export class DatabaseListeningBus implements MessageBus {
+  private readonly bus: MessageBus;
+  private readonly database: MessageBus;
+
+  constructor(bus: MessageBus, database: MessageBus) {
+    this.bus = bus;
+    this.database = database;
+  }
+
+  publish(channel: string, payload: unknown): Promise<void> {
+    return this.bus.publish(channel, payload);
+  }
+
+  async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
+    const outcomes = await Promise.allSettled(
+      [this.bus, this.database].map((each) => each.subscribe(channel, handler)),
+    );
+    const stops = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) {
+      // Half a subscription would hear only one source: none, and the caller tries again.
+      await Promise.all(stops.map((stop) => stop()));
+      throw failed.reason;
+    }
+    return async () => {
+      await Promise.all(stops.map((stop) => stop()));
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.bus.close(), this.database.close()]);
+  }
 }
 
 /**

@@ -1,5 +1,4 @@
 import {
-  EventBus,
   announceThrough,
   announcerOf,
   createDatabase,
@@ -21,9 +20,8 @@ export interface Runtime {
   logger: Logger;
   db: Sequelize;
   temporal: Client;
-  events: EventBus;
-  /** The bus of events between processes when it is not `events` (MUSE_EVENT_BUS=redis); set by `connectBus`. */
-  bus?: MessageBus;
+  /** The bus of events between processes (MUSE_EVENT_BUS); every writer on `db` announces through it. */
+  bus: MessageBus;
   close(): Promise<void>;
 }
 
@@ -38,14 +36,22 @@ export function requireSetting(config: Config, name: 'DATABASE_URL' | 'TEMPORAL_
   return value;
 }
 
-/** `servesRequests`: an API process, whose statements and pool waits are bounded (see DatabaseOptions). */
-export function createRuntime(
+/**
+ * `servesRequests`: an API process, whose statements and pool waits are bounded (see
+ * DatabaseOptions). The process's bus of events (MUSE_EVENT_BUS) is the one every writer on the
+ * runtime's database announces through, after commit (see @muse/core's Announcer).
+ */
+export async function createRuntime(
   config: Config,
   name: string,
   options: { servesRequests?: boolean } = {},
-): Runtime {
+): Promise<Runtime> {
   const logger = createLogger(config, name);
   const databaseUrl = requireSetting(config, 'DATABASE_URL');
+  const temporalAddress = requireSetting(config, 'TEMPORAL_ADDRESS');
+  // First: a bus the configuration refuses stops the start before anything is opened.
+  // LISTEN holds a session: never through a pooler in transaction mode.
+  const bus = await createMessageBus(config, config.DATABASE_DIRECT_URL ?? databaseUrl, logger);
   const db = createDatabase(databaseUrl, logger, {
     poolMax: config.MUSE_DB_POOL_MAX,
     transactionPooler: config.MUSE_DB_TRANSACTION_POOLER,
@@ -56,36 +62,19 @@ export function createRuntime(
         }
       : {}),
   });
-  const temporal = createTemporalClient(
-    requireSetting(config, 'TEMPORAL_ADDRESS'),
-    config.TEMPORAL_NAMESPACE,
-    temporalSecurity(config),
-  );
-  // LISTEN holds a session: never through a pooler in transaction mode.
-  const events = new EventBus(config.DATABASE_DIRECT_URL ?? databaseUrl, logger);
+  announceThrough(db, bus, logger);
+  const temporal = createTemporalClient(temporalAddress, config.TEMPORAL_NAMESPACE, temporalSecurity(config));
   return {
     config,
     logger,
     db,
     temporal,
-    events,
+    bus,
     async close() {
       await announcerOf(db).flush();
-      await this.bus?.close();
-      await events.close();
+      await bus.close();
       await temporal.connection.close().catch(() => {});
       await db.close();
     },
   };
-}
-
-/**
- * Connects the process's bus of events (MUSE_EVENT_BUS) and makes it the one every writer on the
- * runtime's database announces through, after commit (see @muse/core's Announcer).
- */
-export async function connectBus(runtime: Runtime): Promise<MessageBus> {
-  const bus = await createMessageBus(runtime.config, runtime.events, runtime.logger);
-  if (bus !== runtime.events) runtime.bus = bus;
-  announceThrough(runtime.db, bus, runtime.logger);
-  return bus;
 }

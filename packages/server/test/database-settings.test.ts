@@ -4,7 +4,7 @@ import { loadConfig, pendingMigrations } from '@muse/core';
 import { contentMigrations } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { connectBus, createRuntime } from '../src/runtime.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { runMigrate } from '../src/commands/migrate.ts';
 
 /** The same database, under another application_name: which URL a connection came from shows in pg_stat_activity. */
@@ -39,13 +39,12 @@ describe('the database settings of a process (MUSE_DB_POOL_MAX, DATABASE_DIRECT_
   });
 
   it('listens for events over the direct URL, queries over the pooled one, with the pool size set', async () => {
-    const runtime = createRuntime(
+    const runtime = await createRuntime(
       configWith({ DATABASE_DIRECT_URL: named(database.url, 'muse-direct'), MUSE_DB_POOL_MAX: '3' }),
       'database-settings-test',
     );
     try {
-      await connectBus(runtime);
-      await runtime.events.subscribe('database_settings_test', () => {});
+      await runtime.bus.subscribe('database_settings_test', () => {});
       await runtime.db.query('SELECT 1');
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();

@@ -9,6 +9,12 @@ import {
   type Sequelize,
 } from '@muse/core';
 import { createGenerationSteps } from '@muse/content-api/workflow-steps';
+import {
+  createPushSender,
+  messageEffectsThrough,
+  temporalWebhookStarter,
+} from '@muse/chat-api/workflow-steps';
+import type { Client } from '@temporalio/client';
 import { createGenerationActivities } from './generation.ts';
 import { createReplyActivities } from './reply.ts';
 import { createScheduledMessageActivities } from './scheduled-messages.ts';
@@ -20,6 +26,8 @@ export interface ActivityDeps {
   db: Sequelize;
   logger: Logger;
   config: Config;
+  /** Starts the workflows of outgoing webhooks that messages sent here (scheduled, bots' replies) trigger. */
+  temporal: Client;
   /** Where generated contents go; default: the configured storage (local disk or S3). */
   storage?: FileStorage;
   /** How upstreams are called; default: the outbound client under MUSE_OUTBOUND_ALLOW. */
@@ -29,6 +37,12 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const outbound =
     deps.fetch ?? createOutboundFetch({ allow: deps.config.MUSE_OUTBOUND_ALLOW, logger: deps.logger });
+  // What a message sent by an activity starts after its commit, as the API's messages do.
+  messageEffectsThrough(deps.db, {
+    webhooks: temporalWebhookStarter(deps.temporal, deps.config, deps.logger),
+    push: createPushSender(deps.config, deps.logger),
+    logger: deps.logger,
+  });
   return {
     async databaseTime(): Promise<string> {
       const [rows] = await deps.db.query('SELECT now() AS now');

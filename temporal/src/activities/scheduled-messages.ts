@@ -1,12 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { Config, Logger, Sequelize } from '@muse/core';
+import type { Config, Sequelize } from '@muse/core';
 import type { DeliveryOutcome } from '@muse/chat-api/delivery-contract';
-import {
-  createPushSender,
-  deliverScheduledMessage,
-  pushForMessage,
-  type DeliveryWait,
-} from '@muse/chat-api/workflow-steps';
+import { deliverScheduledMessage, type DeliveryWait } from '@muse/chat-api/workflow-steps';
 import { createDeliveryInstants } from './delivery-instants.ts';
 
 /**
@@ -26,25 +21,13 @@ const HOLD_MAX_MS = 30_000;
 const HOLD_MARGIN_MS = 10_000;
 
 /**
- * Thin: the rules and the once-only guard live in the messaging API's domain code. A message
- * this attempt sent is pushed to offline recipients, as POST /messages does (best effort).
+ * Thin: the rules, the once-only guard and what a sent message starts after its commit (push,
+ * outgoing webhooks) live in the messaging API's domain code.
  */
-export function createScheduledMessageActivities(deps: { db: Sequelize; config: Config; logger: Logger }) {
-  const push = createPushSender(deps.config, deps.logger);
+export function createScheduledMessageActivities(deps: { db: Sequelize; config: Config }) {
   const instants = createDeliveryInstants();
   const deliver = (scheduledMessageId: number, wait: DeliveryWait) =>
-    deliverScheduledMessage(
-      deps.db,
-      deps.config,
-      scheduledMessageId,
-      async (sender, messageId) => {
-        if (!push) return;
-        await pushForMessage(sender, push, messageId, deps.logger).catch((error: unknown) =>
-          deps.logger.warn({ err: error, messageId }, 'push notifications failed'),
-        );
-      },
-      wait,
-    );
+    deliverScheduledMessage(deps.db, deps.config, scheduledMessageId, wait);
   return {
     /** The local activity of workflows started before they woke early: run at the time. */
     deliverScheduledMessage(scheduledMessageId: number): Promise<DeliveryOutcome> {

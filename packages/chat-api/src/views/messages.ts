@@ -1,7 +1,5 @@
 import { sendMessage } from '../domain/actions/message-send.ts';
 import { getMessages, narrowTerms } from '../domain/lib/messages.ts';
-import { pushForMessage } from '../domain/actions/push.ts';
-import { unfinishedTriggerIds } from '../domain/lib/service-triggers.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -43,6 +41,7 @@ export const messageEndpoints = [
       const to = parseTo(params.to);
       const kind = params.type;
       let id: number;
+      // The action starts the push notifications and outgoing webhooks once it committed.
       if (kind === 'stream' || kind === 'channel') {
         if (Array.isArray(to)) {
           if (to.length !== 1 || to[0] === undefined) throw new JsonableError('Invalid channel');
@@ -51,15 +50,6 @@ export const messageEndpoints = [
       } else if (kind === 'direct' || kind === 'private') {
         id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
       } else throw new JsonableError('Invalid message type');
-      const { push, logger, webhooks } = actor.runtime;
-      // Only a direct message or a mention can call an outgoing-webhook bot (lib/service-triggers.ts).
-      if (kind === 'direct' || kind === 'private' || params.content.includes('@**'))
-        await webhooks.start(await unfinishedTriggerIds(actor.db, id));
-      // After the commit and off the request's path: a slow push service never delays the answer.
-      if (push)
-        void pushForMessage(actor, push, id, logger).catch((error: unknown) =>
-          logger.warn({ err: error, messageId: id }, 'push notifications failed'),
-        );
       return { id };
     },
   }),

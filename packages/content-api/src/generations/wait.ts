@@ -42,14 +42,14 @@ const CATCH_UP_MS = 2000;
  * the wait ran out first (the task goes on; the client follows it like any other).
  */
 export async function submitAndWait(
-  deps: { db: Sequelize; events: MessageBus; bus?: MessageBus | undefined },
+  deps: { db: Sequelize; bus: MessageBus },
   ownerId: string,
   seconds: number,
   submit: () => Promise<Submitted>,
 ): Promise<{ submitted: Submitted; end: TaskEnd | undefined }> {
   const ended = new Set<string>();
   let check = () => {};
-  const unsubscribe = await (deps.bus ?? deps.events).subscribe(FILE_STATUS_CHANNEL, (message) => {
+  const unsubscribe = await deps.bus.subscribe(FILE_STATUS_CHANNEL, (message) => {
     for (const event of payloadsOf(message) as FileStatusEvent[]) {
       if (event.owner_id !== ownerId || (event.status !== 'completed' && event.status !== 'failed')) continue;
       ended.add(event.file_id);

@@ -23,8 +23,7 @@ export function attachConversationSockets(server: HttpServer, app: Express): Con
   const ctx = contentContextOf(app);
   const hub = new SocketHub({
     db: ctx.db,
-    bus: ctx.bus ?? ctx.events,
-    triggers: ctx.events,
+    bus: ctx.bus,
     logger: ctx.logger,
   });
   const sessions = new SocketSessions({ ctx, hub, access: new SocketAccess(ctx) });

@@ -1,4 +1,4 @@
-import { payloadsOf, type EventBus, type Logger, type MessageBus, type Sequelize, rows } from '@muse/core';
+import { payloadsOf, type Logger, type MessageBus, type Sequelize, rows } from '@muse/core';
 import {
   CONVERSATION_ACCESS,
   conversationChannel,
@@ -38,8 +38,8 @@ const CATCH_UP_BATCH = 500;
 interface Room {
   id: string;
   members: Set<Member>;
-  /** This process's subscriptions to the conversation's channel (the bus, and the triggers' bus). */
-  listening: Promise<(() => Promise<void>)[]>;
+  /** This process's subscription to the conversation's channel. */
+  listening: Promise<() => Promise<void>>;
   /** Resolves once the room listens and knows the conversation's latest seq. */
   ready: Promise<void>;
   /** Events are turned into frames one after another, so storage order is kept. */
@@ -52,10 +52,8 @@ interface Room {
 
 export interface HubDeps {
   db: Sequelize;
-  /** The bus the content API announces on (MUSE_EVENT_BUS). */
+  /** The bus the content API announces on (MUSE_EVENT_BUS), and the access triggers of migration 0800. */
   bus: MessageBus;
-  /** Postgres LISTEN/NOTIFY, where the access triggers of migration 0800 announce. */
-  triggers: EventBus;
   logger: Logger;
   catchUpMs?: number;
 }
@@ -89,7 +87,7 @@ export class SocketHub {
     this.stopFileStatus ??= this.deps.bus.subscribe(FILE_STATUS_CHANNEL, (message) => {
       for (const event of payloadsOf(message)) this.onFileStatus(event as FileStatusEvent);
     });
-    this.stopAccountAccess ??= this.deps.triggers.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
+    this.stopAccountAccess ??= this.deps.bus.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
       this.onAccountAccess(event as { user_id: string }),
     );
     const room = this.rooms.get(member.conversationId) ?? this.openRoom(member.conversationId);
@@ -123,7 +121,7 @@ export class SocketHub {
     const room: Room = {
       id,
       members: new Set(),
-      listening: Promise.resolve([]),
+      listening: Promise.resolve(async () => {}),
       ready: Promise.resolve(),
       queue: Promise.resolve(),
       lastSeq: 0,
@@ -132,9 +130,7 @@ export class SocketHub {
     const handler = (message: unknown) => {
       for (const event of payloadsOf(message)) this.onConversationEvent(room, event as RoomEvent);
     };
-    const { bus, triggers } = this.deps;
-    const buses = bus === (triggers as MessageBus) ? [bus] : [bus, triggers];
-    room.listening = Promise.all(buses.map((each) => each.subscribe(conversationChannel(id), handler)));
+    room.listening = this.deps.bus.subscribe(conversationChannel(id), handler);
     // Listening first, then reading the latest seq: a message is either read or announced after.
     room.ready = room.listening.then(async () => {
       const [state] = await this.readStates([id]);
@@ -150,7 +146,7 @@ export class SocketHub {
 
   private closeRoom(room: Room): void {
     if (this.rooms.get(room.id) === room) this.rooms.delete(room.id);
-    void room.listening.then((stops) => Promise.all(stops.map((stop) => stop()))).catch(() => {});
+    void room.listening.then((stop) => stop()).catch(() => {});
   }
 
   /** Events of a room are handled in order, each after the one before. */

@@ -8,7 +8,7 @@ import {
   startTracing,
   type Config,
 } from '@muse/core';
-import { connectBus, createRuntime, type Runtime } from '../runtime.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
 
 // Each API's package is imported by its own process only: either one is a large module graph
 // (the messaging API's emoji table, the content API's sockets and validator) the other never runs.
@@ -46,10 +46,9 @@ export type ApiName = keyof typeof services;
 export async function runApi(name: ApiName, config: Config): Promise<void> {
   const tracing = await startTracing(name);
   const service = { ...services[name], ...(await services[name].load()) };
-  const runtime = createRuntime(config, name, { servesRequests: true });
+  const runtime = await createRuntime(config, name, { servesRequests: true });
   // Bootstrap and development defaults are applied before serving; a bad bootstrap file stops the start.
   const prepare = async () => {
-    await connectBus(runtime);
     await service.prepare?.(runtime);
   };
   await prepare().catch(async (error: unknown) => {

@@ -10,14 +10,13 @@ import {
 } from '@muse/core';
 import { createWorker, temporalSecurity } from '@muse/temporal';
 import { startStrandedGenerations } from '@muse/content-api';
-import { connectBus, createRuntime, requireSetting } from '../runtime.ts';
+import { createRuntime, requireSetting } from '../runtime.ts';
 
 /** Runs the Temporal worker until SIGTERM; Temporal lets running activities finish first. */
 export async function runWorker(config: Config): Promise<void> {
   const tracing = await startTracing('worker');
-  const runtime = createRuntime(config, 'worker');
   // The generation steps and replies the worker runs announce through the configured bus.
-  await connectBus(runtime);
+  const runtime = await createRuntime(config, 'worker');
   const workloads = workloadsOf(config);
   const taskQueues = workloads.map((workload) => taskQueueOf(config, workload));
   const { run, shutdown } = await createWorker({

@@ -15,6 +15,7 @@ import { receivedThroughSpan } from '../lib/user-messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
 import { recordServiceTriggers } from '../lib/service-triggers.ts';
+import { startEffectsAfterCommit } from './message-effects.ts';
 
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {
@@ -162,10 +163,11 @@ function wildcardMentionsAll(prepared: PreparedMessage): boolean {
 
 /**
  * Stores a prepared message in the caller's transaction: the message, the flags that differ
- * from the default, and a `message` event to every recipient's queues. A channel message is
- * stored under the channel's shared lock (lib/channel-locks.ts): its id, the spans that say who
- * received it and its event's recipients are read while no subscription of the channel changes,
- * so a member has it in their history exactly when their queue gets it.
+ * from the default, and a `message` event to every recipient's queues; once the transaction
+ * commits, its push notifications and outgoing webhooks start (message-effects.ts). A channel
+ * message is stored under the channel's shared lock (lib/channel-locks.ts): its id, the spans that
+ * say who received it and its event's recipients are read while no subscription of the channel
+ * changes, so a member has it in their history exactly when their queue gets it.
  */
 export async function insertMessage(
   actor: Actor,
@@ -196,7 +198,8 @@ export async function insertMessage(
   if (!row) throw new Error('message insert returned nothing');
   const groups = await storeFlags(actor, Number(row.id), prepared, options.readBySender !== false, t);
   await claimAttachments(actor, Number(row.id), prepared.content, stream, t);
-  await recordServiceTriggers(actor, Number(row.id), prepared, t);
+  const triggerIds = await recordServiceTriggers(actor, Number(row.id), prepared, t);
+  startEffectsAfterCommit(actor, t, { id: Number(row.id), triggerIds });
   // A channel message names only its sender, the actor.
   const users = stream ? [user] : await usersByIds(db, realm.id, [user.id, ...(row.recipient_ids ?? [])], t);
   const message = formatMessage(actor, row, users, stream);
@@ -215,7 +218,10 @@ export async function insertMessage(
   return Number(row.id);
 }
 
-/** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
+/**
+ * Sends a channel or direct message; recipients' queues get a `message` event in the same
+ * transaction, and its push notifications and outgoing webhooks start after the commit.
+ */
 export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
   return transact(actor.db, (t) => insertMessage(actor, prepared, t));

@@ -263,14 +263,13 @@ export interface DeliveryWait {
  * marked delivered, in one transaction that first re-reads the row locked and checks it is the
  * version that was checked; a retry (or any second attempt) finds it delivered. The checks are
  * POST /messages' own, with the state of now; if they refuse, the scheduled message is kept
- * with `failed: true` and an event.
+ * with `failed: true` and an event. The sent message's push notifications and outgoing webhooks
+ * start after the commit, as any message's (insertMessage), so a repeat starts none.
  */
 export async function deliverScheduledMessage(
   db: Sequelize,
   config: Config,
   id: number,
-  /** Runs once the message this call sent is committed (push notifications); never for a repeat. */
-  afterSend?: (sender: Actor, messageId: number) => Promise<void>,
   wait?: DeliveryWait,
 ): Promise<DeliveryOutcome> {
   const row = await readWhenDue(db, id, wait);
@@ -319,7 +318,6 @@ export async function deliverScheduledMessage(
   if (sentNow && outcome.status === 'delivered') {
     const lateMs = Date.now() - new Date(checked.deliver_at).getTime();
     platformMetrics.scheduledLateness.observe(Math.max(0, lateMs) / 1000);
-    await afterSend?.(sender, outcome.messageId);
   }
   return outcome;
 }

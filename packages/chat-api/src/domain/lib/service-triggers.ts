@@ -7,7 +7,8 @@ import { BOT_TYPE } from './bots.ts';
 /**
  * In the transaction of a new message: the active outgoing-webhook bots it mentions (in a
  * channel) or is sent to (direct) get a trigger row each, Zulip's `get_service_bot_events`. A
- * bot's own messages trigger nothing, so two bots cannot loop. Returns the triggers' ids.
+ * bot's own messages trigger nothing, so two bots cannot loop. Returns the triggers' ids (the
+ * send action starts their workflows after the commit).
  */
 export async function recordServiceTriggers(
   actor: Actor,
@@ -38,20 +39,9 @@ export async function recordServiceTriggers(
   return created.map((row) => Number(row.id));
 }
 
-/** Triggers of a message not finished yet (the API starts their workflows after the commit). */
-export async function unfinishedTriggerIds(db: Sequelize, messageId: number): Promise<number[]> {
-  const found = await rows<{ id: string }>(
-    db,
-    'SELECT id FROM chat.outgoing_webhook_triggers WHERE message_id = :messageId AND finished_at IS NULL',
-    { messageId },
-  );
-  return found.map((row) => Number(row.id));
-}
-
 /**
  * Unfinished triggers older than `ageMs` (at most a day old, 100 at a time): their workflow may
- * never have started — the API died after the commit, Temporal was away, or the message was a
- * scheduled one delivered by the worker.
+ * never have started — the sending process died after the commit, or Temporal was away.
  */
 export async function staleTriggerIds(db: Sequelize, ageMs: number): Promise<number[]> {
   const found = await rows<{ id: string }>(
