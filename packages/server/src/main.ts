@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '@muse/core';
 import { registerChatCommands } from './commands/chat.ts';
@@ -33,7 +35,27 @@ if (process.send) {
   process.channel?.unref();
 }
 
-const program = new Command('muse-server').description('Muse platform server');
+/** This package's version: its package.json is one folder up from src/, two from dist/src/. */
+function serverVersion(): string {
+  for (const up of ['..', path.join('..', '..')]) {
+    try {
+      const manifest = JSON.parse(
+        readFileSync(path.join(import.meta.dirname, up, 'package.json'), 'utf8'),
+      ) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === '@muse/server' && manifest.version) return manifest.version;
+    } catch {
+      // not here: the other layout
+    }
+  }
+  return 'unknown';
+}
+
+const program = new Command('muse-server')
+  .description('Muse platform server')
+  .version(serverVersion(), '-V, --version');
 program
   .command('content-api')
   .description('serve the content API')
