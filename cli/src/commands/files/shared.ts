@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -64,13 +65,30 @@ export async function downloadFile(f: Factory, file: FileRecord, dir: string): P
   return target;
 }
 
+/** `--out -`: the contents go to standard output, and nothing else does. */
+export const STDOUT = '-';
+
+/**
+ * Streams a completed file's content to standard output, as it arrives; answers its last byte
+ * (undefined when empty), so that a text can be ended with a newline.
+ */
+export async function writeToStdout(f: Factory, file: FileRecord): Promise<number | undefined> {
+  const stream = await f.content().files.download(file.id, { signal: f.interrupt });
+  let last: number | undefined;
+  for await (const chunk of Readable.fromWeb(stream as NodeReadableStream) as AsyncIterable<Buffer>) {
+    if (chunk.length) last = chunk[chunk.length - 1];
+    if (!f.io.stdout.write(chunk)) await once(f.io.stdout, 'drain');
+  }
+  return last;
+}
+
 /** Local paths look like paths; everything else is taken as a file id. */
 export function isLocalPath(reference: string): boolean {
   return reference.includes('/') || reference.includes('\\') || fs.existsSync(reference);
 }
 
 export function requireDirectory(dir: string | undefined): string | undefined {
-  if (dir !== undefined && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
+  if (dir !== undefined && dir !== STDOUT && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
     throw usageError(`${dir} is not a directory`);
   }
   return dir;

@@ -4,7 +4,15 @@ import { CliError } from '../../errors.ts';
 import type { Column } from '../../io/output.ts';
 import { parseSettings } from '../shared/pairs.ts';
 import { generatorId, type GeneratorKind } from '../generators/shared.ts';
-import { FILE_COLUMNS, downloadFile, isLocalPath, requireDirectory, uploadFile } from '../files/shared.ts';
+import {
+  FILE_COLUMNS,
+  STDOUT,
+  downloadFile,
+  isLocalPath,
+  requireDirectory,
+  uploadFile,
+  writeToStdout,
+} from '../files/shared.ts';
 
 /** What every `muse generate <kind>` accepts; the kind-specific fields are only set by their verb. */
 export interface GenerateOptions {
@@ -26,7 +34,8 @@ const PLURAL: Record<GeneratorKind, GenerationKind> = { image: 'images', video: 
 
 /**
  * Submits a generation; with `--wait` (or `--out`) waits until its files are done (the server's
- * wait first, then polling with progress), and downloads them into `--out`. A failed file ends
+ * wait first, then polling with progress), and downloads them into `--out` (`-`: to stdout). A
+ * waited text is printed (its record with `-o json`/`yaml`). A failed file ends
  * the command with its error message (the task was refunded) and exit code 1; a 402 exits 5;
  * an upstream timeout (504) or rate limit (529) says what to do.
  */
@@ -52,6 +61,10 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
     return;
   }
   const files = await submitAndWait(PLURAL[kind], body, key, f);
+  if (out === STDOUT || (kind === 'text' && out === undefined && f.printer().format === 'table')) {
+    await printContents(files, f);
+    return;
+  }
   const saved = new Map<string, string>();
   if (out !== undefined) {
     for (const file of files) saved.set(file.id, await downloadFile(f, file, out));
@@ -98,6 +111,14 @@ async function submitAndWait(
   const failed = result.files.find((file) => file.status === 'failed');
   if (failed) throw new GenerationFailedError(failed.id, failed.error_message ?? null);
   return result.files;
+}
+
+/** The files' contents on stdout, one after the other; a text ends with a newline. */
+async function printContents(files: readonly FileRecord[], f: Factory): Promise<void> {
+  for (const file of files) {
+    const last = await writeToStdout(f, file);
+    if (file.content_type.startsWith('text/') && last !== undefined && last !== 0x0a) f.io.stdout.write('\n');
+  }
 }
 
 /** Uploads the local paths among the references; file ids pass through. */
