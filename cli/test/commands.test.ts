@@ -197,8 +197,26 @@ describe('administration', { timeout: 90_000 }, () => {
       await json(['generators', 'update', created.id, '--base-cost', '4', '--description', 'dearer'], env),
     ).toMatchObject({ base_cost: 4, description: 'dearer' });
     expect((await muse(['generators', 'disable', 'Texts 2'], { env })).code).toBe(0);
-    expect((await muse(['generators', 'get', 'Texts 2'], { env })).code).toBe(4);
-    expect(await json(['generators', 'update', created.id, '--enable'], env)).toMatchObject({
+    // Disabled: administrators still find it by name, and list it on asking.
+    expect(await json(['generators', 'get', 'Texts 2'], env)).toMatchObject({
+      id: created.id,
+      is_active: false,
+    });
+    const listed = (await json(['generators', 'list', '--kind', 'text'], env)) as { name: string }[];
+    expect(listed.map((g) => g.name)).not.toContain('Texts 2');
+    const everything = (await json(['generators', 'list', '--kind', 'text', '--include-inactive'], env)) as {
+      name: string;
+      is_active: boolean;
+    }[];
+    expect(everything).toContainEqual(expect.objectContaining({ name: 'Texts 2', is_active: false }));
+    // Everyone else: not there (exit 4), and not listable (403, exit 1).
+    const user = as(await createTestUser(stack));
+    expect((await muse(['generators', 'get', 'Texts 2'], { env: user })).code).toBe(4);
+    const refused = await muse(['generators', 'list', '--include-inactive'], { env: user });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Administrators only');
+    expect(await json(['generators', 'update', 'Texts 2', '--enable'], env)).toMatchObject({
+      id: created.id,
       is_active: true,
     });
   });

@@ -2939,6 +2939,11 @@ export interface components {
      *     nothing more; the same key with a different body answers 409.
      */
     IdempotencyKey: string;
+    /**
+     * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+     *     and reactivate it. Anyone else asking for them gets 403.
+     */
+    IncludeInactive: boolean;
     /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
     Limit: number;
     /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -5238,6 +5243,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -5270,6 +5280,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -5302,6 +5317,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */

@@ -41,7 +41,7 @@ const PLURAL: Record<GeneratorKind, GenerationKind> = { image: 'images', video: 
  */
 export async function generate(kind: GeneratorKind, options: GenerateOptions, f: Factory): Promise<void> {
   const out = requireDirectory(options.out);
-  const generator_id = await generatorId(f, options.generator, kind);
+  const generator_id = await generatorId(f, options.generator, { kind });
   const reference_file_ids = options.reference?.length ? await referenceIds(options.reference, f) : undefined;
   const body = {
     ...parseSettings(options.param),
