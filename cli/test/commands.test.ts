@@ -224,7 +224,14 @@ describe('administration', { timeout: 90_000 }, () => {
   it('users permission add/remove, stats, delete (confirmation needed)', async () => {
     const env = as(admin);
     const user = await createTestUser(stack);
-    const granted = await json(['users', 'permission', 'add', user.id, 'character:read:all'], env);
+    // By phone number as well as by id.
+    expect(await json(['users', 'get', user.phone], env)).toMatchObject({ id: user.id, phone: user.phone });
+    const missing = await muse(['users', 'get', '19999999999'], { env });
+    expect(missing).toMatchObject({
+      code: 4,
+      stderr: expect.stringContaining('no account with the phone number'),
+    });
+    const granted = await json(['users', 'permission', 'add', user.phone, 'character:read:all'], env);
     expect(granted.permissions.granted).toContain('character:read:all');
     const revoked = await json(['users', 'permission', 'remove', user.id, 'file:delete:own'], env);
     expect(revoked.permissions.revoked).toContain('file:delete:own');
@@ -253,6 +260,13 @@ describe('files, resources and references', { timeout: 90_000 }, () => {
       visibility: 'public',
       status: 'completed',
       size: 10,
+      content_type: 'text/plain',
+    });
+    // The content type is guessed from the extension.
+    fs.writeFileSync(path.join(dir, 'dot.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+    expect(await json(['files', 'upload', path.join(dir, 'dot.png')], env)).toMatchObject({
+      name: 'dot.png',
+      content_type: 'image/png',
     });
     const out = path.join(dir, 'out');
     const downloaded = await muse(['files', 'download', uploaded.id, '--out', out], { env });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { lookup as contentTypeOf } from 'mime-types';
 import type { FileRecord } from '@muse/sdk';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
@@ -19,7 +20,10 @@ export const FILE_COLUMNS: Column<FileRecord>[] = [
   { header: 'CREATED', value: (file) => file.created_at },
 ];
 
-/** Uploads a local file (multipart `file` part) and answers its record. */
+/**
+ * Uploads a local file (multipart `file` part, its content type guessed from the extension, as
+ * curl -F does) and answers its record.
+ */
 export async function uploadFile(
   f: Factory,
   localPath: string,
@@ -38,7 +42,8 @@ export async function uploadFile(
     );
   }
   const form = new FormData();
-  form.set('file', new Blob([content]), path.basename(localPath));
+  const type = contentTypeOf(localPath) || 'application/octet-stream';
+  form.set('file', new Blob([content], { type }), path.basename(localPath));
   if (options.name) form.set('name', options.name);
   if (options.visibility) form.set('visibility', options.visibility);
   const { data } = await f.content().POST('/api/v1/files', {
