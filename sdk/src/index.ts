@@ -24,8 +24,14 @@ export type {
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';
-export type { ClientOptions } from './client-options.ts';
-export type { CallOptions } from './transport/transport.ts';
+export { SDK_VERSION, type ClientOptions } from './client-options.ts';
+export type {
+  CallOptions,
+  ClientHooks,
+  RequestHookInfo,
+  ResponseHookInfo,
+  RetryHookInfo,
+} from './transport/transport.ts';
 export type { Answer, SuccessData, TypedClient, TypedMethod } from './typed-client.ts';
 export type { components as ContentComponents } from './generated/content.ts';
 export type { components as ChatComponents } from './generated/chat.ts';

@@ -1,5 +1,5 @@
 import type { components, paths } from '../generated/content.ts';
-import { GenerationFailedError, MuseError } from '../errors.ts';
+import { FileWaitTimeoutError, GenerationFailedError, MuseError } from '../errors.ts';
 import { sleep } from '../transport/sleep.ts';
 import type { CallOptions, Transport } from '../transport/transport.ts';
 import type { TypedClient } from '../typed-client.ts';
@@ -12,11 +12,16 @@ export interface WaitOptions {
   onUpdate?(file: FileRecord): void;
   /** Milliseconds between two reads of the record (default 500). */
   pollInterval?: number;
+  /** Milliseconds to wait at most (default: no limit); then FileWaitTimeoutError. */
+  timeout?: number;
 }
 
 export interface FileHelpers {
   get(id: string, options?: CallOptions): Promise<FileRecord>;
-  /** Resolves with the record once `completed`; throws GenerationFailedError (with `error_message`) once `failed`. */
+  /**
+   * Resolves with the record once `completed`; throws GenerationFailedError (with `error_message`)
+   * once `failed`, FileWaitTimeoutError when `timeout` passes first.
+   */
   waitFor(id: string, options?: WaitOptions): Promise<FileRecord>;
   /** The file's content as a stream, through its signed download link (the bearer token is not sent there). */
   download(id: string, options?: CallOptions): Promise<ReadableStream<Uint8Array>>;
@@ -27,7 +32,8 @@ export function fileHelpers(api: TypedClient<paths>, transport: Transport, baseU
     (await api.GET('/api/v1/files/{file_id}', { params: { path: { file_id: id } }, ...options })).data;
   return {
     get,
-    async waitFor(id, { signal, onUpdate, pollInterval = 500 } = {}) {
+    async waitFor(id, { signal, onUpdate, pollInterval = 500, timeout = Infinity } = {}) {
+      const started = Date.now();
       let previous: string | undefined;
       for (;;) {
         const file = await get(id, signal ? { signal } : {});
@@ -35,7 +41,9 @@ export function fileHelpers(api: TypedClient<paths>, transport: Transport, baseU
         previous = file.status;
         if (file.status === 'completed') return file;
         if (file.status === 'failed') throw new GenerationFailedError(id, file.error_message);
-        await sleep(pollInterval, signal);
+        const elapsed = Date.now() - started;
+        if (elapsed >= timeout) throw new FileWaitTimeoutError(file, timeout);
+        await sleep(Math.min(pollInterval, timeout - elapsed), signal);
       }
     },
     async download(id, options = {}) {

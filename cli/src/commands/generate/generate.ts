@@ -1,4 +1,9 @@
-import { GenerationFailedError, type FileRecord, type GenerationKind } from '@muse/sdk';
+import {
+  GenerationFailedError,
+  type FileRecord,
+  type GenerationKind,
+  type GenerationRequest,
+} from '@muse/sdk';
 import type { Factory } from '../../factory.ts';
 import { CliError } from '../../errors.ts';
 import type { Column } from '../../io/output.ts';
@@ -44,15 +49,18 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
   const generator_id = await generatorId(f, options.generator, { kind });
   const reference_file_ids = options.reference?.length ? await referenceIds(options.reference, f) : undefined;
   const body = {
-    ...parseSettings(options.param),
     generator_id,
-    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    // Without --prompt none is sent (JSON leaves out undefined): the generator's schema says whether it needs one.
+    prompt: options.prompt as string,
     ...(options.count !== undefined ? { count: options.count } : {}),
     ...(options.aspectRatio !== undefined ? { aspect_ratio: options.aspectRatio } : {}),
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
     ...(reference_file_ids ? { reference_file_ids } : {}),
   };
-  const key = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
+  const key = {
+    parameters: parseSettings(options.param),
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  };
   if (!options.wait && out === undefined) {
     const fileIds = await f.content().generations.create(PLURAL[kind], body, key);
     f.printer().notice(`Submitted; follow it with: muse files get ${fileIds[0]}`);
@@ -84,8 +92,8 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
  */
 async function submitAndWait(
   kind: GenerationKind,
-  body: Record<string, unknown> & { generator_id: string },
-  key: { idempotencyKey?: string },
+  body: GenerationRequest<GenerationKind>,
+  key: { idempotencyKey?: string; parameters: Record<string, unknown> },
   f: Factory,
 ): Promise<FileRecord[]> {
   const progress = f.progress();
