@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from './support/stack.ts';
+
+/**
+ * What the reference pages are served with on both APIs: documents whose `servers` are relative
+ * (so "Try it out" calls the address the page came from), a page with the operations' filter box,
+ * and a root that points at the reference. The pages themselves are checked in Chromium
+ * (test/browser/docs.test.ts).
+ */
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const apis = () => [
+  ['content API', stack.contentUrl],
+  ['messaging API', stack.chatUrl],
+];
+
+describe('the reference pages of both APIs', () => {
+  it('serve documents whose only server is the one they are served from', async () => {
+    for (const [, url] of apis()) {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(document.servers.map((server) => server.url)).toEqual(['/']);
+    }
+  });
+
+  it('render the served document with a filter box', async () => {
+    for (const [, url] of apis()) {
+      const init = await (await fetch(`${url}/docs/init.js`)).text();
+      expect(init).toContain("url: '/openapi.json'");
+      expect(init).toContain('filter: true');
+    }
+  });
+
+  it('show the AsyncAPI servers at the address the page came from', async () => {
+    const init = await (await fetch(`${stack.contentUrl}/docs/asyncapi-init.js`)).text();
+    expect(init).toContain('server.host = window.location.host');
+  });
+
+  it('answer GET / with where the reference is: a redirect for a browser, JSON otherwise', async () => {
+    for (const [, url] of apis()) {
+      const browser = await fetch(`${url}/`, { headers: { accept: 'text/html,*/*' }, redirect: 'manual' });
+      expect(browser.status).toBe(302);
+      expect(browser.headers.get('location')).toBe('/docs');
+      const client = await fetch(`${url}/`, { headers: { accept: 'application/json' } });
+      expect(client.status).toBe(200);
+      expect(await client.json()).toMatchObject({ reference: '/docs', openapi: '/openapi.json' });
+    }
+    const content = (await (await fetch(`${stack.contentUrl}/`)).json()) as Record<string, string>;
+    expect(content.asyncapi).toBe('/asyncapi.json');
+  });
+});
