@@ -5,7 +5,13 @@ export {
   type ContentPaths,
 } from './content/client.ts';
 export type { AuthHelpers } from './content/auth.ts';
-export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
+export type {
+  DownloadToOptions,
+  FileHelpers,
+  FileRecord,
+  NodeWritable,
+  WaitOptions,
+} from './content/files.ts';
 export {
   MAX_GENERATION_WAIT_SECONDS,
   type CreateOptions,

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../../test/support/fakes/server.ts';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import {
   ConnectionError,
   FileWaitTimeoutError,
@@ -237,5 +238,38 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
       prompt: 'a fox',
       quality: 'hd',
     });
+  });
+
+  it('files.downloadTo writes into a Node Writable, waiting on its backpressure, or a web WritableStream', async () => {
+    const record = { id: FILE_ID, status: 'completed', download_url: `/api/v1/files/${FILE_ID}/content` };
+    const content = Buffer.alloc(256 * 1024, 7);
+    const serve: Answer = (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(content);
+    };
+    const received: Buffer[] = [];
+    let drained = 0;
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        received.push(chunk);
+        setImmediate(done);
+      },
+    });
+    slow.on('drain', () => drained++);
+    answers.push(json(200, record), serve);
+    await client.files.downloadTo(FILE_ID, slow);
+    expect(Buffer.concat(received).equals(content)).toBe(true);
+    expect(drained).toBeGreaterThan(0);
+    expect(slow.writableFinished).toBe(true);
+
+    const web: Uint8Array[] = [];
+    answers.push(json(200, record), serve);
+    await client.files.downloadTo(FILE_ID, new WritableStream({ write: (chunk) => void web.push(chunk) }));
+    expect(Buffer.concat(web).equals(content)).toBe(true);
+
+    const broken = new Writable({ write: (_chunk, _encoding, done) => done(new Error('disk full')) });
+    answers.push(json(200, record), serve);
+    await expect(client.files.downloadTo(FILE_ID, broken)).rejects.toThrow('disk full');
   });
 });

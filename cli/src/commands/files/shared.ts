@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { lookup as contentTypeOf } from 'mime-types';
 import type { FileRecord } from '@muse/sdk';
@@ -62,11 +61,9 @@ export async function downloadFile(f: Factory, file: FileRecord, dir: string): P
   const safe = path.basename(file.name).replace(/[^\w.\- ]/g, '_') || file.id;
   let target = path.join(dir, safe);
   if (fs.existsSync(target)) target = path.join(dir, `${file.id}-${safe}`);
-  const stream = await f.content().files.download(file.id, { signal: f.interrupt });
-  await pipeline(
-    Readable.fromWeb(stream as NodeReadableStream),
-    fs.createWriteStream(target, { flags: 'wx' }),
-  );
+  await f.content().files.downloadTo(file.id, fs.createWriteStream(target, { flags: 'wx' }), {
+    signal: f.interrupt,
+  });
   return target;
 }
 
