@@ -28,6 +28,7 @@ export type {
   PaymentWaitOptions,
 } from './content/payments.ts';
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
+export type { GeneratorHelpers, ResourceHelpers, ResourceName } from './content/resources.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';
 export { SDK_VERSION, type ClientOptions } from './client-options.ts';
