@@ -68,7 +68,7 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
     else f.printer().data({ file_ids: fileIds, status: 'pending' });
     return;
   }
-  const files = await submitAndWait(PLURAL[kind], body, key, f);
+  const files = await submitAndWait(PLURAL[kind], body, key, options.count ?? 1, f);
   if (out === STDOUT || (kind === 'text' && out === undefined && f.printer().format === 'table')) {
     await printContents(files, f);
     return;
@@ -94,10 +94,11 @@ async function submitAndWait(
   kind: GenerationKind,
   body: GenerationRequest<GenerationKind>,
   key: { idempotencyKey?: string; parameters: Record<string, unknown> },
+  count: number,
   f: Factory,
 ): Promise<FileRecord[]> {
   const progress = f.progress();
-  const asked = kind === 'images' && typeof body.count === 'number' ? body.count : 1;
+  const asked = kind === 'images' ? count : 1;
   progress.update(summary(Array.from({ length: asked }, () => 'pending')));
   let result;
   try {
