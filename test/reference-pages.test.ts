@@ -26,6 +26,19 @@ describe('the reference pages of both APIs', () => {
     }
   });
 
+  it('describe every operation of the content API', async () => {
+    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string; description?: string }>>;
+    };
+    const undescribed = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'put', 'post', 'patch', 'delete'].includes(method))
+        .filter(([, operation]) => !operation.summary || !operation.description)
+        .map(([method]) => `${method.toUpperCase()} ${route}`),
+    );
+    expect(undescribed).toEqual([]);
+  });
+
   it('render the served document with a filter box', async () => {
     for (const [, url] of apis()) {
       const init = await (await fetch(`${url}/docs/init.js`)).text();
