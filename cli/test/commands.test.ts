@@ -311,6 +311,21 @@ describe('files, resources and references', { timeout: 90_000 }, () => {
     expect(names).toContain('ref.txt');
   });
 
+  it("api: any call with the profile's credentials, the answer on stdout", async () => {
+    const user = await createTestUser(stack);
+    const env = as(user);
+    expect(JSON.parse((await muse(['api', 'GET', '/api/v1/users/me'], { env })).stdout)).toMatchObject({
+      id: user.id,
+    });
+    const created = await json(['api', 'POST', '/api/v1/characters', '--set', 'name=Via api'], env);
+    expect(created).toMatchObject({ name: 'Via api' });
+    const listed = await json(['api', 'GET', '/api/v1/characters', '--query', 'limit=1'], env);
+    expect(listed).toHaveLength(1);
+    expect((await muse(['api', 'DELETE', `/api/v1/characters/${created.id}`], { env })).code).toBe(0);
+    expect((await muse(['api', 'GET', `/api/v1/characters/${created.id}`], { env })).code).toBe(4);
+    expect((await muse(['api', 'FETCH', '/x'], { env })).code).toBe(2);
+  });
+
   it('resources create, list, get, update, delete', async () => {
     const user = await createTestUser(stack);
     const env = as(user);
