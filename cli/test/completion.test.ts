@@ -59,6 +59,13 @@ describe('muse completion', () => {
       expect(completed[index], `muse ${[...option.path, option.flag].join(' ')} <TAB>`).toEqual(
         option.choices,
       );
+    // Arguments with choices complete too.
+    expect(bashComplete(result.stdout, ['api', ''])).toEqual(
+      expect.arrayContaining(['GET', 'POST', 'DELETE']),
+    );
+    expect(bashComplete(result.stdout, ['completion', ''])).toEqual(
+      expect.arrayContaining(['bash', 'zsh', 'fish']),
+    );
     // The root's --output is accepted after any command.
     expect(bashComplete(result.stdout, ['generators', 'list', '--output', ''])).toEqual([
       'table',

@@ -22,6 +22,7 @@ function bashScript(nodes: readonly CompletionNode[], global: CompletionNode, zs
   const cases = nodes.map((node) => {
     const words = [
       ...node.commands.map((c) => c.name),
+      ...node.values,
       ...node.flags.map((f) => f.flag),
       ...global.flags.map((f) => f.flag),
     ];
@@ -99,6 +100,7 @@ function fishScript(nodes: readonly CompletionNode[], global: CompletionNode): s
         `complete -c muse -f ${condition}-a ${quote(command.name)} -d ${quote(command.description)}`,
       );
     }
+    if (node.values.length) lines.push(`complete -c muse -f ${condition}-a ${quote(node.values.join(' '))}`);
     for (const flag of node.flags) lines.push(flagLine(condition, flag));
   }
   return `${lines.join('\n')}\n`;
