@@ -93,6 +93,7 @@ describe('usage errors', () => {
       'providers',
       'payment-api',
       'chat',
+      'api',
       'completion',
     ]) {
       expect(commands).toMatch(new RegExp(`^  ${noun}\\b.*\\S`, 'm'));

@@ -40,7 +40,7 @@ export async function run(options: ApiOptions, f: Factory): Promise<void> {
 export function apiCommand(f: Factory): Command {
   return withBodyFlags(
     new Command('api')
-      .description('Call any endpoint with your credentials (as gh api): muse api GET /api/v1/users/me')
+      .description('Call any endpoint with your credentials (as gh api)')
       .addArgument(new Argument('<method>', 'HTTP method').choices(METHODS))
       .argument('<path>', 'the path, from /api/v1/…')
       .option('--query <KEY=VALUE>', 'a query parameter (repeatable)', collect)
