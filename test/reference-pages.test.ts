@@ -74,7 +74,9 @@ describe('the reference pages of both APIs', () => {
     for (const [, url] of apis()) {
       const init = await (await fetch(`${url}/docs/init.js`)).text();
       expect(init).toContain("url: '/openapi.json'");
+      expect(() => new Function('SwaggerUIBundle', init)).not.toThrow(); // it parses
       expect(init).toContain('filter: true');
+      expect(init).toContain("tagsSorter: (a, b) => (a === 'operations') - (b === 'operations')");
     }
   });
 

@@ -64,13 +64,15 @@ ${asyncapi ? ASYNCAPI_LINK : ''}
 }
 
 // The documents' `servers` are relative (`/`), so "Try it out" calls the server the page came
-// from, whatever its address. The filter box searches the operations by tag.
+// from, whatever its address. The filter box searches the operations by tag; tags are listed by
+// name, the operators' probes and documents (operations) last, after what developers came for.
 const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#reference',
   deepLinking: true,
   docExpansion: 'list',
   filter: true,
+  tagsSorter: (a, b) => (a === 'operations') - (b === 'operations') || a.localeCompare(b),
   validatorUrl: null,
   tryItOutEnabled: true,
   persistAuthorization: false,
