@@ -1,7 +1,7 @@
 // `npm run build`: every package compiled by tsc into its dist/ (JavaScript and declarations), in
 // dependency order, since each compiles against the declarations of the ones before it.
-//   node scripts/build.ts            all of them
-//   node scripts/build.ts sdk cli    only these (by folder name)
+//   npm run build                    all of them (under Node 24, fetched by the preflight if need be)
+//   npm run build -- sdk cli         only these (by folder name)
 // Server packages mirror their folder in dist/ (dist/src, dist/migrations and the API documents they
 // read at run time), so relative paths hold. The published ones (@muse/sdk, @muse/cli) get a dist/
 // that is the package itself: its own package.json, README, LICENSE and CHANGELOG — `npm pack
@@ -95,8 +95,10 @@ async function writePublishedPackage(dir: string, dist: string): Promise<void> {
     dependencies: await publishedDependencies(source.dependencies as Record<string, string>),
   };
   if (source.bin) {
+    // The checkout's bin is a wrapper (bin/NAME.mjs) that runs src/main.ts under Node 24; the
+    // published one is main.ts compiled, which any Node from 20 runs.
     published.bin = Object.fromEntries(
-      Object.entries(source.bin as Record<string, string>).map(([name, entry]) => [name, toDist(entry)]),
+      Object.keys(source.bin as Record<string, string>).map((name) => [name, toDist('./src/main.ts')]),
     );
     delete published.sideEffects;
   }

@@ -17,7 +17,7 @@ function hintFor(error: ApiError, profile: string): string | undefined {
   if (error.status === 401)
     return `run: muse ${error instanceof ZulipError ? 'chat login' : 'auth login'}${flag}`;
   if (error.status === 402)
-    return 'see your balance with muse me; an administrator adds credits with muse users credit';
+    return 'see your balance with muse me; buy credits with muse credits buy (muse bundles list shows what is for sale)';
   if (error.status === 403)
     return 'this needs an administrator account, or the account is banned (muse auth status)';
   if (error.status === 429) return retryHint(error);

@@ -12,7 +12,7 @@ import { apiErrorMappers } from './api-errors.ts';
 export async function runCli(argv: readonly string[], f: Factory): Promise<number> {
   const { program, failedCommand } = createProgram(f);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(helpAsFlag(argv), { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
     // --help and --version end the parse through the same path as an error, with exit code 0.
@@ -25,4 +25,21 @@ export async function runCli(argv: readonly string[], f: Factory): Promise<numbe
   } finally {
     f.prompter.close();
   }
+}
+
+/** Root flags that take a value: the word after one is not a command. */
+const ROOT_VALUE_FLAGS = new Set(['-o', '--output', '--profile']);
+
+/**
+ * `muse help generate image` as `muse generate image --help`: commander's own help command goes
+ * one level deep only, and would print `generate`'s help.
+ */
+function helpAsFlag(argv: readonly string[]): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (ROOT_VALUE_FLAGS.has(word)) i++;
+    else if (word === 'help') return [...argv.slice(0, i), ...argv.slice(i + 1), '--help'];
+    else if (!word.startsWith('-')) break;
+  }
+  return [...argv];
 }

@@ -6,8 +6,9 @@ import {
   type ContentClient,
   type ContentClientOptions,
 } from '@muse/sdk';
-import { CliError, ExitCode, notLoggedIn } from './errors.ts';
+import { CliError, ExitCode, notLoggedIn, unknownProfile } from './errors.ts';
 import type { Factory } from './factory.ts';
+import { DEFAULT_PROFILE } from './config/store.ts';
 
 /** When a bearer token expires (its `exp`), or undefined when it carries no readable one. */
 export function tokenExpiry(token: string): Date | undefined {
@@ -32,8 +33,8 @@ export function anonymousContentClient(f: Factory, baseUrl = f.profile().profile
  * passed, stops here with exit code 3 and the login command, before any request is sent.
  */
 export function contentClient(f: Factory): ContentClient {
-  const { name, profile } = f.profile();
-  if (!profile.token) throw notLoggedIn(name);
+  const { name, profile, stored } = f.profile();
+  if (!profile.token) throw stored || name === DEFAULT_PROFILE ? notLoggedIn(name) : unknownProfile(name);
   const expiry = tokenExpiry(profile.token);
   if (expiry && expiry.getTime() <= f.now().getTime()) {
     throw notLoggedIn(name, `the token expired at ${expiry.toISOString()}`);
@@ -43,7 +44,8 @@ export function contentClient(f: Factory): ContentClient {
 
 /** The messaging client of the profile in use (email + API key from `muse chat login`). */
 export function chatClient(f: Factory): ChatClient {
-  const { name, profile } = f.profile();
+  const { name, profile, stored } = f.profile();
+  if (!stored && name !== DEFAULT_PROFILE) throw unknownProfile(name);
   if (!profile.chat_email || !profile.chat_api_key) {
     throw new CliError(`no messaging API key stored (profile "${name}")`, {
       exitCode: ExitCode.notLoggedIn,

@@ -52,6 +52,15 @@ export function usageError(message: string, hint?: string): CliError {
   return new CliError(message, { exitCode: ExitCode.usage, code: 'usage', ...(hint ? { hint } : {}) });
 }
 
+/** A profile named (`--profile`, `MUSE_PROFILE`, `profile use`) that the configuration file does not hold. */
+export function unknownProfile(profile: string): CliError {
+  return new CliError(`no profile "${profile}"`, {
+    exitCode: ExitCode.notFound,
+    code: 'not_found',
+    hint: `create it with: muse auth login --profile ${profile}`,
+  });
+}
+
 export function notLoggedIn(profile: string, why = 'not logged in'): CliError {
   return new CliError(`${why} (profile "${profile}")`, {
     exitCode: ExitCode.notLoggedIn,

@@ -18,6 +18,17 @@ export function createProgram(f: Factory): { program: Command; failedCommand(): 
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'))
     .option('--profile <name>', 'profile to use (default: $MUSE_PROFILE, then the current profile)')
     .option('--no-color', 'no colours (also with NO_COLOR set)')
+    // The nouns' list without `[options]` (each noun's --help shows them), so that it stays one line each.
+    .configureHelp({
+      subcommandTerm: (command) =>
+        [
+          command.name(),
+          ...command.registeredArguments.map((argument) => {
+            const name = `${argument.name()}${argument.variadic ? '...' : ''}`;
+            return argument.required ? `<${name}>` : `[${name}]`;
+          }),
+        ].join(' '),
+    })
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 error, 2 usage, 3 not logged in or token expired, 4 not found,\n' +

@@ -55,7 +55,7 @@ describe('bad input', { timeout: 60_000 }, () => {
   it('a missing argument: exit 2', async () => {
     const result = await runMuse(['users', 'ban'], base());
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("muse: missing required argument 'id'; see muse users ban --help\n");
+    expect(result.stderr).toBe("muse: missing required argument 'user'; see muse users ban --help\n");
   });
 
   it('not logged in: exit 3, naming the login command', async () => {
@@ -119,7 +119,7 @@ describe('bad input', { timeout: 60_000 }, () => {
     // then the refusal: one line, no stack.
     expectOneLine(result.stderr.replace(/^generating: pending\n/, ''));
     expect(result.stderr).toMatch(
-      /; see your balance with muse me; an administrator adds credits with muse users credit\n$/,
+      /; see your balance with muse me; buy credits with muse credits buy \(muse bundles list shows what is for sale\)\n$/,
     );
   });
 

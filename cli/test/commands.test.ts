@@ -197,8 +197,26 @@ describe('administration', { timeout: 90_000 }, () => {
       await json(['generators', 'update', created.id, '--base-cost', '4', '--description', 'dearer'], env),
     ).toMatchObject({ base_cost: 4, description: 'dearer' });
     expect((await muse(['generators', 'disable', 'Texts 2'], { env })).code).toBe(0);
-    expect((await muse(['generators', 'get', 'Texts 2'], { env })).code).toBe(4);
-    expect(await json(['generators', 'update', created.id, '--enable'], env)).toMatchObject({
+    // Disabled: administrators still find it by name, and list it on asking.
+    expect(await json(['generators', 'get', 'Texts 2'], env)).toMatchObject({
+      id: created.id,
+      is_active: false,
+    });
+    const listed = (await json(['generators', 'list', '--kind', 'text'], env)) as { name: string }[];
+    expect(listed.map((g) => g.name)).not.toContain('Texts 2');
+    const everything = (await json(['generators', 'list', '--kind', 'text', '--include-inactive'], env)) as {
+      name: string;
+      is_active: boolean;
+    }[];
+    expect(everything).toContainEqual(expect.objectContaining({ name: 'Texts 2', is_active: false }));
+    // Everyone else: not there (exit 4), and not listable (403, exit 1).
+    const user = as(await createTestUser(stack));
+    expect((await muse(['generators', 'get', 'Texts 2'], { env: user })).code).toBe(4);
+    const refused = await muse(['generators', 'list', '--include-inactive'], { env: user });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Administrators only');
+    expect(await json(['generators', 'update', 'Texts 2', '--enable'], env)).toMatchObject({
+      id: created.id,
       is_active: true,
     });
   });
@@ -206,7 +224,14 @@ describe('administration', { timeout: 90_000 }, () => {
   it('users permission add/remove, stats, delete (confirmation needed)', async () => {
     const env = as(admin);
     const user = await createTestUser(stack);
-    const granted = await json(['users', 'permission', 'add', user.id, 'character:read:all'], env);
+    // By phone number as well as by id.
+    expect(await json(['users', 'get', user.phone], env)).toMatchObject({ id: user.id, phone: user.phone });
+    const missing = await muse(['users', 'get', '19999999999'], { env });
+    expect(missing).toMatchObject({
+      code: 4,
+      stderr: expect.stringContaining('no account with the phone number'),
+    });
+    const granted = await json(['users', 'permission', 'add', user.phone, 'character:read:all'], env);
     expect(granted.permissions.granted).toContain('character:read:all');
     const revoked = await json(['users', 'permission', 'remove', user.id, 'file:delete:own'], env);
     expect(revoked.permissions.revoked).toContain('file:delete:own');
@@ -235,6 +260,13 @@ describe('files, resources and references', { timeout: 90_000 }, () => {
       visibility: 'public',
       status: 'completed',
       size: 10,
+      content_type: 'text/plain',
+    });
+    // The content type is guessed from the extension.
+    fs.writeFileSync(path.join(dir, 'dot.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+    expect(await json(['files', 'upload', path.join(dir, 'dot.png')], env)).toMatchObject({
+      name: 'dot.png',
+      content_type: 'image/png',
     });
     const out = path.join(dir, 'out');
     const downloaded = await muse(['files', 'download', uploaded.id, '--out', out], { env });
@@ -277,6 +309,21 @@ describe('files, resources and references', { timeout: 90_000 }, () => {
     ]);
     const names = (await json(['files', 'list'], env)).map((f: { name: string }) => f.name);
     expect(names).toContain('ref.txt');
+  });
+
+  it("api: any call with the profile's credentials, the answer on stdout", async () => {
+    const user = await createTestUser(stack);
+    const env = as(user);
+    expect(JSON.parse((await muse(['api', 'GET', '/api/v1/users/me'], { env })).stdout)).toMatchObject({
+      id: user.id,
+    });
+    const created = await json(['api', 'POST', '/api/v1/characters', '--set', 'name=Via api'], env);
+    expect(created).toMatchObject({ name: 'Via api' });
+    const listed = await json(['api', 'GET', '/api/v1/characters', '--query', 'limit=1'], env);
+    expect(listed).toHaveLength(1);
+    expect((await muse(['api', 'DELETE', `/api/v1/characters/${created.id}`], { env })).code).toBe(0);
+    expect((await muse(['api', 'GET', `/api/v1/characters/${created.id}`], { env })).code).toBe(4);
+    expect((await muse(['api', 'FETCH', '/x'], { env })).code).toBe(2);
   });
 
   it('resources create, list, get, update, delete', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../test/support/stack.ts';
 import { balanceOf, createTestUser, type TestUser } from '../../test/support/content.ts';
@@ -142,5 +143,41 @@ describe('muse generate --wait', { timeout: 180_000 }, () => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ file_ids: [expect.any(String)], status: 'pending' });
+  });
+
+  it('a text with --wait: the text on stdout; with -o json its record', async () => {
+    const text = await muse(
+      ['generate', 'text', '--generator', 'Built-in texts', '--prompt', 'a fox', '--wait'],
+      {
+        env: env(),
+      },
+    );
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^a fox\n\n[A-Z][^\n]+\.\n$/);
+    const json = await muse(
+      ['generate', 'text', '--generator', 'Built-in texts', '--prompt', 'a fox', '--wait', '-o', 'json'],
+      { env: env() },
+    );
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ status: 'completed', content_type: expect.stringMatching(/^text\/plain/) }),
+    ]);
+  });
+
+  it('--out - streams the results to stdout, and files download --out - the same file', async () => {
+    const generated = await muse(
+      ['generate', 'image', '--generator', 'Built-in images', '--prompt', 'to stdout', '--out', '-'],
+      { env: env() },
+    );
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(generated.stdout.slice(1, 4)).toBe('PNG');
+    expect(existsSync('-')).toBe(false);
+    const listed = await muse(['files', 'list', '--limit', '1', '-o', 'json'], { env: env() });
+    const [latest] = JSON.parse(listed.stdout) as { id: string; name: string }[];
+    expect(latest!.name).toBe('to stdout.png');
+    const downloaded = await muse(['files', 'download', latest!.id, '--out', '-'], { env: env() });
+    expect(downloaded.code, downloaded.stderr).toBe(0);
+    expect(downloaded.stdout).toBe(generated.stdout);
+    expect(downloaded.stderr).toBe('');
   });
 });

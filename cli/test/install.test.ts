@@ -12,7 +12,7 @@ const cliFolder = path.resolve(import.meta.dirname, '..');
 
 describe('the muse bin entry', () => {
   it('is what npm links into node_modules/.bin (npx muse)', async () => {
-    expect(fs.realpathSync(MUSE_BIN)).toBe(path.join(cliFolder, 'src', 'main.ts'));
+    expect(fs.realpathSync(MUSE_BIN)).toBe(path.join(cliFolder, 'bin', 'muse.mjs'));
     const result = await runMuse(['--version'], { XDG_CONFIG_HOME: tempConfigHome() });
     expect(result).toMatchObject({ code: 0, stdout: '0.1.0\n' });
   });

@@ -3,6 +3,20 @@ import { muse, tempConfigHome } from './support/terminal.ts';
 
 const env = () => ({ XDG_CONFIG_HOME: tempConfigHome() });
 
+describe('help', () => {
+  it('muse help NOUN VERB is muse NOUN VERB --help, after global flags too', async () => {
+    const direct = await muse(['generate', 'image', '--help'], { env: env() });
+    expect(direct.stdout).toContain('--aspect-ratio');
+    for (const args of [
+      ['help', 'generate', 'image'],
+      ['--profile', 'x', 'help', 'generate', 'image'],
+    ]) {
+      const viaHelp = await muse(args, { env: env() });
+      expect(viaHelp).toEqual({ code: 0, stdout: direct.stdout, stderr: '' });
+    }
+  });
+});
+
 describe('usage errors', () => {
   it('an unknown flag is one line naming the command to read, exit 2', async () => {
     const result = await muse(['profile', 'list', '--bogus'], { env: env() });
@@ -79,6 +93,7 @@ describe('usage errors', () => {
       'providers',
       'payment-api',
       'chat',
+      'api',
       'completion',
     ]) {
       expect(commands).toMatch(new RegExp(`^  ${noun}\\b.*\\S`, 'm'));

@@ -1,5 +1,8 @@
 import type { ApiError, ApiErrorInit } from './errors.ts';
-import { createTransport, type Transport } from './transport/transport.ts';
+import { createTransport, type ClientHooks, type Transport } from './transport/transport.ts';
+
+/** This package's version, sent in the User-Agent (a test keeps it equal to package.json's). */
+export const SDK_VERSION = '0.1.0';
 
 /** What both clients accept. */
 export interface ClientOptions {
@@ -19,6 +22,10 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** The fetch to use (default `globalThis.fetch`). */
   fetch?: typeof globalThis.fetch;
+  /** `User-Agent` of every call (default `muse-sdk/<version>`; browsers may send their own instead). */
+  userAgent?: string;
+  /** Called around every try: `onRequest`, `onResponse`, `onRetry`. */
+  hooks?: ClientHooks;
 }
 
 export function transportFor(
@@ -37,6 +44,11 @@ export function transportFor(
     // Looked up per call, so a fetch patched after the client was made (tests, polyfills) is used.
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     toError,
-    prepare,
+    prepare: (headers) => {
+      if (!headers.has('user-agent'))
+        headers.set('User-Agent', options.userAgent ?? `muse-sdk/${SDK_VERSION}`);
+      prepare(headers);
+    },
+    ...(options.hooks ? { hooks: options.hooks } : {}),
   });
 }

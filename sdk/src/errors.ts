@@ -161,6 +161,16 @@ export class GenerationFailedError extends MuseError {
   }
 }
 
+/** `files.waitFor` gave up while the file was still pending or processing (it may complete later). */
+export class FileWaitTimeoutError extends MuseError {
+  override name = 'FileWaitTimeoutError';
+  readonly file: { id: string; status: string };
+  constructor(file: { id: string; status: string }, timeoutMs: number) {
+    super(`File ${file.id} is still ${file.status} after ${Math.round(timeoutMs / 1000)} s`);
+    this.file = file;
+  }
+}
+
 /** A payment ended unpaid: `closed` (expired or closed) or `failed` (the provider refused it). */
 export class PaymentNotPaidError extends MuseError {
   override name = 'PaymentNotPaidError';

@@ -5,7 +5,13 @@ export {
   type ContentPaths,
 } from './content/client.ts';
 export type { AuthHelpers } from './content/auth.ts';
-export type { FileHelpers, FileRecord, WaitOptions } from './content/files.ts';
+export type {
+  DownloadToOptions,
+  FileHelpers,
+  FileRecord,
+  NodeWritable,
+  WaitOptions,
+} from './content/files.ts';
 export {
   MAX_GENERATION_WAIT_SECONDS,
   type CreateOptions,
@@ -22,10 +28,17 @@ export type {
   PaymentWaitOptions,
 } from './content/payments.ts';
 export type { ListItem, ListPath, Paginate } from './content/paginate.ts';
+export type { GeneratorHelpers, ResourceHelpers, ResourceName } from './content/resources.ts';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatPaths } from './chat/client.ts';
 export type { ChatEvent, EventsOptions, RegisterParameters, RegisterState } from './chat/events.ts';
-export type { ClientOptions } from './client-options.ts';
-export type { CallOptions } from './transport/transport.ts';
+export { SDK_VERSION, type ClientOptions } from './client-options.ts';
+export type {
+  CallOptions,
+  ClientHooks,
+  RequestHookInfo,
+  ResponseHookInfo,
+  RetryHookInfo,
+} from './transport/transport.ts';
 export type { Answer, SuccessData, TypedClient, TypedMethod } from './typed-client.ts';
 export type { components as ContentComponents } from './generated/content.ts';
 export type { components as ChatComponents } from './generated/chat.ts';

@@ -48,6 +48,45 @@ describe('@muse/sdk content client against the real stack', () => {
     expect(me.phone).toBe(phone);
   });
 
+  it('resource helpers: create, list every page, get, update, delete', async () => {
+    const names = ['R1', 'R2', 'R3'];
+    const created = [];
+    for (const name of names) created.push(await client.characters.create({ name, tags: ['helpers'] }));
+    const listed = [];
+    // Pages of one row: list follows them to the end.
+    for await (const character of client.characters.list({ scope: 'own', limit: 1, desc: false }))
+      if (character.tags.includes('helpers')) listed.push(character.name);
+    expect(listed).toEqual(names);
+    expect(await client.characters.get(created[0]!.id)).toMatchObject({ name: 'R1' });
+    expect(await client.characters.update(created[0]!.id, { name: 'R1b' })).toMatchObject({ name: 'R1b' });
+    await client.characters.delete(created[0]!.id);
+    await expect(client.characters.get(created[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await client.resource('projects').create({ name: 'P' })).toMatchObject({ name: 'P' });
+  });
+
+  it('generator helpers: create, list by kind, delete (deactivate), list the inactive, reactivate', async () => {
+    const asAdmin = createContentClient({ baseUrl: stack.contentUrl, token: admin.token });
+    const created = await asAdmin.generators.create({
+      name: 'Helper texts',
+      kind: 'text',
+      type: 'builtin',
+      base_cost: 1,
+    });
+    const names = async (query = {}) => {
+      const found: string[] = [];
+      for await (const generator of asAdmin.generators.list('text', query)) found.push(generator.name);
+      return found;
+    };
+    expect(await names()).toContain('Helper texts');
+    await asAdmin.generators.delete(created.id);
+    expect(await names()).not.toContain('Helper texts');
+    expect(await names({ include_inactive: true })).toContain('Helper texts');
+    expect(await asAdmin.generators.get(created.id)).toMatchObject({ is_active: false });
+    expect(await asAdmin.generators.update(created.id, { is_active: true })).toMatchObject({
+      is_active: true,
+    });
+  });
+
   it('creates a resource and reads it back, typed by the document', async () => {
     const { data: created, response } = await client.POST('/api/v1/characters', {
       body: { name: 'Ada', persona: 'a patient tutor', tags: ['math'] },

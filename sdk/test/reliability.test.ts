@@ -1,8 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../../test/support/fakes/server.ts';
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import {
   ConnectionError,
+  FileWaitTimeoutError,
+  SDK_VERSION,
   RateLimitError,
   ServerError,
   TimeoutError,
@@ -174,5 +178,98 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
     controller.abort(new Error('changed my mind'));
     await expect(call).rejects.toThrow('changed my mind');
     expect(hits()).toBe(1);
+  });
+
+  it('calls the hooks around every try, and sends a User-Agent', async () => {
+    const seen: string[] = [];
+    const hooked = createContentClient({
+      baseUrl: fake.url,
+      retryBaseDelay: 5,
+      hooks: {
+        onRequest: ({ method, attempt, headers }) => {
+          headers.set('x-traced', 'yes');
+          seen.push(`request ${method} ${attempt}`);
+        },
+        onResponse: ({ response, attempt, durationMs }) =>
+          seen.push(`response ${response.status} ${attempt} ${durationMs >= 0}`),
+        onRetry: ({ error: failure, attempt, delayMs }) =>
+          seen.push(`retry ${(failure as { status: number }).status} ${attempt} ${delayMs >= 0}`),
+      },
+    });
+    answers.push(error(503));
+    expect(await login(hooked)).toBe('tok');
+    expect(seen).toEqual([
+      'request POST 0',
+      'response 503 0 true',
+      'retry 503 0 true',
+      'request POST 1',
+      'response 200 1 true',
+    ]);
+    expect(fake.requests.map((request) => request.headers['x-traced'])).toEqual(['yes', 'yes']);
+    expect(fake.requests[0]!.headers['user-agent']).toBe(`muse-sdk/${SDK_VERSION}`);
+    const named = createContentClient({ baseUrl: fake.url, userAgent: 'my-app/2' });
+    await login(named);
+    expect(fake.requests[2]!.headers['user-agent']).toBe('my-app/2');
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(SDK_VERSION).toBe(manifest.version);
+  });
+
+  it('files.waitFor gives up after its timeout with FileWaitTimeoutError', async () => {
+    const pending = json(200, { id: FILE_ID, status: 'processing', download_url: null });
+    answers.push(pending, pending, pending, pending, pending, pending);
+    const failure = await client.files
+      .waitFor(FILE_ID, { timeout: 50, pollInterval: 20 })
+      .catch((caught: unknown) => caught);
+    expect(failure).toBeInstanceOf(FileWaitTimeoutError);
+    expect(failure).toMatchObject({ file: { id: FILE_ID, status: 'processing' } });
+  });
+
+  it("sends a generator's own parameters beside the generic fields", async () => {
+    answers.push(json(202, { file_ids: [FILE_ID], status: 'pending' }));
+    await client.generations.create(
+      'images',
+      { generator_id: FILE_ID, prompt: 'a fox' },
+      { parameters: { quality: 'hd' } },
+    );
+    expect(JSON.parse(fake.requests[0]!.body)).toEqual({
+      generator_id: FILE_ID,
+      prompt: 'a fox',
+      quality: 'hd',
+    });
+  });
+
+  it('files.downloadTo writes into a Node Writable, waiting on its backpressure, or a web WritableStream', async () => {
+    const record = { id: FILE_ID, status: 'completed', download_url: `/api/v1/files/${FILE_ID}/content` };
+    const content = Buffer.alloc(256 * 1024, 7);
+    const serve: Answer = (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(content);
+    };
+    const received: Buffer[] = [];
+    let drained = 0;
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        received.push(chunk);
+        setImmediate(done);
+      },
+    });
+    slow.on('drain', () => drained++);
+    answers.push(json(200, record), serve);
+    await client.files.downloadTo(FILE_ID, slow);
+    expect(Buffer.concat(received).equals(content)).toBe(true);
+    expect(drained).toBeGreaterThan(0);
+    expect(slow.writableFinished).toBe(true);
+
+    const web: Uint8Array[] = [];
+    answers.push(json(200, record), serve);
+    await client.files.downloadTo(FILE_ID, new WritableStream({ write: (chunk) => void web.push(chunk) }));
+    expect(Buffer.concat(web).equals(content)).toBe(true);
+
+    const broken = new Writable({ write: (_chunk, _encoding, done) => done(new Error('disk full')) });
+    answers.push(json(200, record), serve);
+    await expect(client.files.downloadTo(FILE_ID, broken)).rejects.toThrow('disk full');
   });
 });

@@ -17,6 +17,7 @@ import { usersCommand } from './users/index.ts';
 import { generatorsCommand } from './generators/index.ts';
 import { chatCommand } from './chat/index.ts';
 import { completionCommand } from './completion/completion.ts';
+import { apiCommand } from './api/api.ts';
 
 /** The nouns of `muse`, in the order `muse --help` lists them: users' first, then administration. */
 export function nounCommands(f: Factory): Command[] {
@@ -37,6 +38,7 @@ export function nounCommands(f: Factory): Command[] {
     providersCommand(f),
     paymentApiCommand(f),
     chatCommand(f),
+    apiCommand(f),
     completionCommand(f),
   ];
 }

@@ -9,6 +9,8 @@ export interface ResolvedProfile {
   profile: Profile & { content_url: string; chat_url: string };
   /** Where the token came from, for `auth status`. */
   tokenSource: 'MUSE_TOKEN' | 'config' | 'none';
+  /** Whether the configuration file holds this profile (logins create it). */
+  stored: boolean;
 }
 
 /**
@@ -22,6 +24,7 @@ export function resolveProfile(
   flag: string | undefined,
 ): ResolvedProfile {
   const name = flag || env.MUSE_PROFILE || file.current_profile || DEFAULT_PROFILE;
+  const known = name in file.profiles;
   const stored = file.profiles[name] ?? { content_url: DEFAULT_CONTENT_URL, chat_url: DEFAULT_CHAT_URL };
   const profile = {
     ...stored,
@@ -29,6 +32,6 @@ export function resolveProfile(
     chat_url: env.MUSE_CHAT_URL || stored.chat_url || DEFAULT_CHAT_URL,
   };
   if (env.MUSE_TOKEN)
-    return { name, profile: { ...profile, token: env.MUSE_TOKEN }, tokenSource: 'MUSE_TOKEN' };
-  return { name, profile, tokenSource: profile.token ? 'config' : 'none' };
+    return { name, profile: { ...profile, token: env.MUSE_TOKEN }, tokenSource: 'MUSE_TOKEN', stored: known };
+  return { name, profile, tokenSource: profile.token ? 'config' : 'none', stored: known };
 }

@@ -7,6 +7,13 @@ import { fileHelpers, type FileHelpers } from './files.ts';
 import { generationHelpers, type GenerationHelpers } from './generations.ts';
 import { paginator, type Paginate } from './paginate.ts';
 import { paymentHelpers, type PaymentHelpers } from './payments.ts';
+import {
+  generatorHelpers,
+  resourceHelpers,
+  type GeneratorHelpers,
+  type ResourceHelpers,
+  type ResourceName,
+} from './resources.ts';
 
 export type ContentPaths = paths;
 
@@ -24,6 +31,13 @@ export interface ContentClient extends TypedClient<paths> {
   files: FileHelpers;
   payments: PaymentHelpers;
   paginate: Paginate;
+  /** list/get/create/update/delete of any resource served at `/api/v1/<name>` and `/api/v1/<name>/{id}`. */
+  resource<Name extends ResourceName>(name: Name): ResourceHelpers<Name>;
+  characters: ResourceHelpers<'characters'>;
+  conversations: ResourceHelpers<'conversations'>;
+  bundles: ResourceHelpers<'bundles'>;
+  users: ResourceHelpers<'users'>;
+  generators: GeneratorHelpers;
 }
 
 /** A typed client of the content service. */
@@ -40,6 +54,8 @@ export function createContentClient(options: ContentClientOptions): ContentClien
   const setToken = (next: string | null) => {
     token = next;
   };
+  const paginate = paginator(api);
+  const resource = <Name extends ResourceName>(name: Name) => resourceHelpers(api, paginate, name);
   return {
     ...api,
     get token() {
@@ -50,6 +66,12 @@ export function createContentClient(options: ContentClientOptions): ContentClien
     generations: generationHelpers(api),
     files: fileHelpers(api, transport, options.baseUrl),
     payments: paymentHelpers(api),
-    paginate: paginator(api),
+    paginate,
+    resource,
+    characters: resource('characters'),
+    conversations: resource('conversations'),
+    bundles: resource('bundles'),
+    users: resource('users'),
+    generators: generatorHelpers(api, paginate),
   };
 }

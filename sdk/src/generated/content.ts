@@ -391,7 +391,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List files */
+    /**
+     * List files
+     * @description Files the caller owns (`scope=own`, the default), the public ones (`public`), or every file (`all`, administrators), as a plain array page, generation results included with their status.
+     */
     get: operations['listFiles'];
     put?: never;
     /**
@@ -423,11 +426,17 @@ export interface paths {
     get: operations['getFile'];
     put?: never;
     post?: never;
-    /** Delete a file and its content */
+    /**
+     * Delete a file and its content
+     * @description The record and its stored content are removed. The owner deletes their files, administrators any.
+     */
     delete: operations['deleteFile'];
     options?: never;
     head?: never;
-    /** Rename a file or change its visibility */
+    /**
+     * Rename a file or change its visibility
+     * @description Only the fields sent change; a public file can be read by every user. The owner changes their files, administrators any.
+     */
     patch: operations['updateFile'];
     trace?: never;
   };
@@ -487,7 +496,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Generate images (cost base_cost, or × count under per-unit pricing) */
+    /**
+     * Generate images (cost base_cost, or × count under per-unit pricing)
+     * @description Charges the caller and starts the task: 202 with the pending result files' ids, or with `Prefer: wait` the finished records. The body is checked against the generator's schema (GET /api/v1/generations/schemas); the same `Idempotency-Key` never charges twice.
+     */
     post: operations['generateImages'];
     delete?: never;
     options?: never;
@@ -502,7 +514,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The JSON Schema of a generator's request body */
+    /**
+     * The JSON Schema of a generator's request body
+     * @description What a submission to this generator may contain: the schema a body is checked against (422 naming the failing paths).
+     */
     get: operations['getGenerationSchema'];
     put?: never;
     post?: never;
@@ -521,7 +536,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Generate a text (cost base_cost) */
+    /**
+     * Generate a text (cost base_cost)
+     * @description Charges the caller and starts the task: 202 with the pending result file's id (its content is the text), or with `Prefer: wait` the finished record. The same `Idempotency-Key` never charges twice.
+     */
     post: operations['generateTexts'];
     delete?: never;
     options?: never;
@@ -538,7 +556,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Generate a video (cost base_cost, or per started unit of duration under per-unit pricing) */
+    /**
+     * Generate a video (cost base_cost, or per started unit of duration under per-unit pricing)
+     * @description Charges the caller and starts the task: 202 with the pending result file's id, or with `Prefer: wait` the finished record. `reference_file_ids` name completed files the caller may read. The same `Idempotency-Key` never charges twice.
+     */
     post: operations['generateVideos'];
     delete?: never;
     options?: never;
@@ -555,7 +576,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a generator (administrators) */
+    /**
+     * Create a generator (administrators)
+     * @description An upstream (`type`) for one kind of result, its price (`base_cost`, `pricing`), its settings (`config`) and sealed `secrets`, and optionally its own `parameters_schema` for submissions. Names are unique (409).
+     */
     post: operations['createGenerator'];
     delete?: never;
     options?: never;
@@ -600,7 +624,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Active image generators */
+    /**
+     * Active image generators
+     * @description The image generators users can submit to (with `include_inactive`, administrators see the deactivated ones too), as a plain array page.
+     */
     get: operations['listImageGenerators'];
     put?: never;
     post?: never;
@@ -617,7 +644,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Active text generators */
+    /**
+     * Active text generators
+     * @description The text generators users can submit to (with `include_inactive`, administrators see the deactivated ones too), as a plain array page.
+     */
     get: operations['listTextGenerators'];
     put?: never;
     post?: never;
@@ -634,7 +664,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Active video generators */
+    /**
+     * Active video generators
+     * @description The video generators users can submit to (with `include_inactive`, administrators see the deactivated ones too), as a plain array page.
+     */
     get: operations['listVideoGenerators'];
     put?: never;
     post?: never;
@@ -781,14 +814,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read the payment-provider configuration */
+    /**
+     * Read the payment-provider configuration
+     * @description Which payment provider sells bundles and its settings; secrets are never returned, only named in `secrets_set`.
+     */
     get: operations['getPaymentApi'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Change the payment-provider configuration */
+    /**
+     * Change the payment-provider configuration
+     * @description Only the fields sent change; secrets are written, never read back (`secrets_set` names them). A configuration that does not fit the provider answers 422.
+     */
     patch: operations['updatePaymentApi'];
     trace?: never;
   };
@@ -945,7 +984,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Payment statistics (administrators) */
+    /**
+     * Payment statistics (administrators)
+     * @description Per status, how many payments with their amounts and credits, and the totals paid, refunded and sold, over the payments created in the window given (all of them by default).
+     */
     get: operations['getPaymentStatistics'];
     put?: never;
     post?: never;
@@ -1017,7 +1059,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read the runtime configuration */
+    /**
+     * Read the runtime configuration
+     * @description The `server-config` record that administrators change without a restart (upload limit, credit quota of new accounts, code and login limits), with the defaults of the fields never set.
+     */
     get: operations['getServerConfig'];
     put?: never;
     post?: never;
@@ -1215,11 +1260,17 @@ export interface paths {
       };
       cookie?: never;
     };
-    /** One account (the caller's own, or any for administrators) */
+    /**
+     * One account (the caller's own, or any for administrators)
+     * @description Another user's account answers 403 to anyone but an administrator.
+     */
     get: operations['getUser'];
     put?: never;
     post?: never;
-    /** Delete an account and everything it owns (administrators only) */
+    /**
+     * Delete an account and everything it owns (administrators only)
+     * @description Removes the account and, with it, what it owns (resources, files). It cannot be undone; banning (PATCH `is_active: false`) keeps the data.
+     */
     delete: operations['deleteUser'];
     options?: never;
     head?: never;
@@ -1266,14 +1317,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's account */
+    /**
+     * The caller's account
+     * @description The account of the bearer token: profile, balance, administrator flag and effective permissions.
+     */
     get: operations['getMe'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Change the caller's profile */
+    /**
+     * Change the caller's profile
+     * @description Only the fields sent change: `nickname`, `bio`, `avatar_file_id` (null removes the avatar). Balance, permissions and bans are administrators' (PATCH /api/v1/users/{id}).
+     */
     patch: operations['updateMe'];
     trace?: never;
   };
@@ -1284,7 +1341,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Account statistics (administrators only) */
+    /**
+     * Account statistics (administrators only)
+     * @description Counts of accounts: all, active, banned, administrators, and the new ones of recent periods.
+     */
     get: operations['getUserStats'];
     put?: never;
     post?: never;
@@ -1309,7 +1369,10 @@ export interface paths {
      */
     get: operations['listVerificationCodeProviders'];
     put?: never;
-    /** Add a code provider */
+    /**
+     * Add a code provider
+     * @description A provider that sends login codes (SMS, voice call, webhook, or the development `log`). `config` and `secrets` must fit its type; secrets are stored sealed and only named in answers. A name already taken answers 409.
+     */
     post: operations['createVerificationCodeProvider'];
     delete?: never;
     options?: never;
@@ -1326,11 +1389,17 @@ export interface paths {
       };
       cookie?: never;
     };
-    /** One code provider */
+    /**
+     * One code provider
+     * @description Its type, settings and priority; secrets appear by name only.
+     */
     get: operations['getVerificationCodeProvider'];
     put?: never;
     post?: never;
-    /** Remove a code provider */
+    /**
+     * Remove a code provider
+     * @description Codes are no longer sent through it; the other providers go on by priority.
+     */
     delete: operations['deleteVerificationCodeProvider'];
     options?: never;
     head?: never;
@@ -1348,7 +1417,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The conversation sockets' AsyncAPI 3 document */
+    /**
+     * The conversation sockets' AsyncAPI 3 document
+     * @description The conversation channel's WebSocket and socket.io frames, rendered at /docs/asyncapi. No credentials.
+     */
     get: operations['getAsyncApi'];
     put?: never;
     post?: never;
@@ -1365,7 +1437,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness — the process is up */
+    /**
+     * Liveness — the process is up
+     * @description 200 while the process runs, whatever its dependencies; for a liveness probe. No credentials.
+     */
     get: operations['getHealth'];
     put?: never;
     post?: never;
@@ -1382,7 +1457,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** This document */
+    /**
+     * This document
+     * @description The OpenAPI 3.1 document requests are validated against, rendered at /docs. No credentials.
+     */
     get: operations['getOpenApi'];
     put?: never;
     post?: never;
@@ -1399,7 +1477,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness — the database and Temporal are reachable */
+    /**
+     * Readiness — the database and Temporal are reachable
+     * @description 200 when Postgres and Temporal both answer, 503 naming the one that does not (`checks`); for a readiness probe. No credentials.
+     */
     get: operations['getReadiness'];
     put?: never;
     post?: never;
@@ -2943,6 +3024,11 @@ export interface components {
      *     nothing more; the same key with a different body answers 409.
      */
     IdempotencyKey: string;
+    /**
+     * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+     *     and reactivate it. Anyone else asking for them gets 403.
+     */
+    IncludeInactive: boolean;
     /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
     Limit: number;
     /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -4679,6 +4765,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "generator_id": "00000000-0000-4000-8000-000000000001",
+         *       "prompt": "a red fox",
+         *       "count": 1
+         *     }
+         */
         'application/json': components['schemas']['ImageGenerationRequest'];
       };
     };
@@ -4832,6 +4925,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "generator_id": "00000000-0000-4000-8000-000000000003",
+         *       "prompt": "a haiku about foxes"
+         *     }
+         */
         'application/json': components['schemas']['TextGenerationRequest'];
       };
     };
@@ -4956,6 +5055,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "generator_id": "00000000-0000-4000-8000-000000000002",
+         *       "prompt": "waves on a beach",
+         *       "duration": 5
+         *     }
+         */
         'application/json': components['schemas']['VideoGenerationRequest'];
       };
     };
@@ -5242,6 +5348,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -5274,6 +5385,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */
@@ -5306,6 +5422,11 @@ export interface operations {
         created_before_datetime?: components['parameters']['CreatedBefore'];
         /** @description Newest first when true. Ties on the timestamp are broken by `id` in the same direction, so pages are stable. */
         desc?: components['parameters']['Desc'];
+        /**
+         * @description Administrators: the deactivated generators too (`is_active: false`), to find one by name
+         *     and reactivate it. Anyone else asking for them gets 403.
+         */
+        include_inactive?: components['parameters']['IncludeInactive'];
         /** @description Rows to return, 1 to 100 (0, negative or more than 100 answer 422). */
         limit?: components['parameters']['Limit'];
         /** @description Rows to skip. Past the end the answer is `[]`. */

@@ -13,6 +13,41 @@ export interface TransportOptions {
   toError(base: Omit<ApiErrorInit, 'code' | 'message'>, body: unknown): ApiError;
   /** Adds the API's credentials and the like to a call's headers (once per call, not per try). */
   prepare?(headers: Headers): void;
+  hooks?: ClientHooks;
+}
+
+/** A try of a call, as the hooks see it; `attempt` counts from 0. */
+export interface RequestHookInfo {
+  method: string;
+  url: string;
+  headers: Headers;
+  attempt: number;
+}
+
+export interface ResponseHookInfo extends RequestHookInfo {
+  /** The answer, its body not read yet (it is the SDK's to read). */
+  response: Response;
+  durationMs: number;
+}
+
+export interface RetryHookInfo extends RequestHookInfo {
+  /** What this try ended with: an ApiError of a retryable status, or a ConnectionError. */
+  error: unknown;
+  /** How long the client waits before the next try. */
+  delayMs: number;
+}
+
+/**
+ * Called around every try of every call (logging, metrics, tracing). They run inside the call:
+ * one that throws fails the call, so keep them small.
+ */
+export interface ClientHooks {
+  /** Before a try is sent; the headers may still be changed. */
+  onRequest?(request: RequestHookInfo): void;
+  /** When an HTTP answer's head arrives, whatever its status. */
+  onResponse?(response: ResponseHookInfo): void;
+  /** Before the client waits to try again. */
+  onRetry?(retry: RetryHookInfo): void;
 }
 
 /** Per-call settings, given next to `params`/`body` in a call. */
@@ -61,18 +96,27 @@ export function createTransport(options: TransportOptions): Transport {
     const maxRetries = request.maxRetries ?? options.maxRetries;
     for (let retry = 0; ; retry++) {
       try {
-        return await attempt(options, request);
+        return await attempt(options, request, retry);
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason;
         const delay = retry < maxRetries && isRetryable(error) ? backoffFor(error, retry, options) : null;
         if (delay === null) throw error;
+        options.hooks?.onRetry?.({ ...tryInfo(request, retry), error, delayMs: delay });
         await sleep(delay, request.signal);
       }
     }
   };
 }
 
-async function attempt(options: TransportOptions, request: OutgoingRequest): Promise<TransportAnswer> {
+function tryInfo(request: OutgoingRequest, attempt: number): RequestHookInfo {
+  return { method: request.method, url: request.url, headers: request.headers, attempt };
+}
+
+async function attempt(
+  options: TransportOptions,
+  request: OutgoingRequest,
+  retry: number,
+): Promise<TransportAnswer> {
   const timeoutMs = request.timeout ?? options.timeoutMs;
   const controller = new AbortController();
   const timer = setTimeout(
@@ -90,12 +134,15 @@ async function attempt(options: TransportOptions, request: OutgoingRequest): Pro
   const failure = (error: unknown) => translateFailure(error, request, controller.signal);
   let streaming = false;
   try {
+    options.hooks?.onRequest?.(tryInfo(request, retry));
+    const sent = Date.now();
     const response = await options.fetch(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,
       signal: controller.signal,
     });
+    options.hooks?.onResponse?.({ ...tryInfo(request, retry), response, durationMs: Date.now() - sent });
     if (response.ok && request.parseAs === 'stream' && response.body) {
       streaming = true;
       return { data: streamed(response, finished, failure), response };

@@ -22,19 +22,24 @@ function bashScript(nodes: readonly CompletionNode[], global: CompletionNode, zs
   const cases = nodes.map((node) => {
     const words = [
       ...node.commands.map((c) => c.name),
+      ...node.values,
       ...node.flags.map((f) => f.flag),
       ...global.flags.map((f) => f.flag),
     ];
     return `    ${quote(node.path)}) words=${quote([...new Set(words)].join(' '))} ;;`;
   });
-  const choices = [...nodes, global].flatMap((node) =>
-    node.flags
-      .filter((f) => f.choices.length > 0)
-      .map(
-        (f) =>
-          `    ${quote(f.flag)}) COMPREPLY=($(compgen -W ${quote(f.choices.join(' '))} -- "$cur")); return ;;`,
-      ),
-  );
+  // A flag's values depend on the command (`generators list --kind` is not `transactions list
+  // --kind`): matched on the command's path and the flag; the root's flags on any path.
+  const choiceCase = (pattern: string, flag: CompletionNode['flags'][number]) =>
+    `    ${pattern}) COMPREPLY=($(compgen -W ${quote(flag.choices.join(' '))} -- "$cur")); return ;;`;
+  const choices = [
+    ...nodes.flatMap((node) =>
+      node.flags
+        .filter((f) => f.choices.length > 0)
+        .map((f) => choiceCase(quote(`${node.path}|${f.flag}`), f)),
+    ),
+    ...global.flags.filter((f) => f.choices.length > 0).map((f) => choiceCase(`*${quote(`|${f.flag}`)}`, f)),
+  ];
   return [
     '# muse completion (bash); load with: source <(muse completion bash)',
     ...(zsh
@@ -42,9 +47,6 @@ function bashScript(nodes: readonly CompletionNode[], global: CompletionNode, zs
       : []),
     '_muse() {',
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" path="" skip=0 word words',
-    '  case "$prev" in',
-    ...new Set(choices),
-    '  esac',
     '  for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do',
     '    if [ "$skip" = 1 ]; then skip=0; continue; fi',
     '    case "$word" in',
@@ -53,6 +55,9 @@ function bashScript(nodes: readonly CompletionNode[], global: CompletionNode, zs
     '      *) path="${path:+$path }$word" ;;',
     '    esac',
     '  done',
+    '  case "$path|$prev" in',
+    ...new Set(choices),
+    '  esac',
     '  case "$path" in',
     ...cases,
     '    *) words="" ;;',
@@ -95,6 +100,7 @@ function fishScript(nodes: readonly CompletionNode[], global: CompletionNode): s
         `complete -c muse -f ${condition}-a ${quote(command.name)} -d ${quote(command.description)}`,
       );
     }
+    if (node.values.length) lines.push(`complete -c muse -f ${condition}-a ${quote(node.values.join(' '))}`);
     for (const flag of node.flags) lines.push(flagLine(condition, flag));
   }
   return `${lines.join('\n')}\n`;

@@ -6,6 +6,8 @@ export interface CompletionNode {
   path: string;
   commands: { name: string; description: string }[];
   flags: { flag: string; description: string; takesValue: boolean; choices: readonly string[] }[];
+  /** The values of its arguments that have choices (`completion <shell>`, `api <method>`). */
+  values: readonly string[];
 }
 
 /** Walks the commander tree once; every shell's script is written from this list. */
@@ -27,6 +29,7 @@ export function completionNodes(root: Command, prefix: string[] = []): Completio
     path: prefix.join(' '),
     commands: visible.map((sub) => ({ name: sub.name(), description: sub.description() })),
     flags,
+    values: root.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
   };
   return [node, ...visible.flatMap((sub) => completionNodes(sub, [...prefix, sub.name()]))];
 }

@@ -1,8 +1,9 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { lookup as contentTypeOf } from 'mime-types';
 import type { FileRecord } from '@muse/sdk';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
@@ -18,7 +19,10 @@ export const FILE_COLUMNS: Column<FileRecord>[] = [
   { header: 'CREATED', value: (file) => file.created_at },
 ];
 
-/** Uploads a local file (multipart `file` part) and answers its record. */
+/**
+ * Uploads a local file (multipart `file` part, its content type guessed from the extension, as
+ * curl -F does) and answers its record.
+ */
 export async function uploadFile(
   f: Factory,
   localPath: string,
@@ -37,7 +41,8 @@ export async function uploadFile(
     );
   }
   const form = new FormData();
-  form.set('file', new Blob([content]), path.basename(localPath));
+  const type = contentTypeOf(localPath) || 'application/octet-stream';
+  form.set('file', new Blob([content], { type }), path.basename(localPath));
   if (options.name) form.set('name', options.name);
   if (options.visibility) form.set('visibility', options.visibility);
   const { data } = await f.content().POST('/api/v1/files', {
@@ -56,12 +61,27 @@ export async function downloadFile(f: Factory, file: FileRecord, dir: string): P
   const safe = path.basename(file.name).replace(/[^\w.\- ]/g, '_') || file.id;
   let target = path.join(dir, safe);
   if (fs.existsSync(target)) target = path.join(dir, `${file.id}-${safe}`);
-  const stream = await f.content().files.download(file.id, { signal: f.interrupt });
-  await pipeline(
-    Readable.fromWeb(stream as NodeReadableStream),
-    fs.createWriteStream(target, { flags: 'wx' }),
-  );
+  await f.content().files.downloadTo(file.id, fs.createWriteStream(target, { flags: 'wx' }), {
+    signal: f.interrupt,
+  });
   return target;
+}
+
+/** `--out -`: the contents go to standard output, and nothing else does. */
+export const STDOUT = '-';
+
+/**
+ * Streams a completed file's content to standard output, as it arrives; answers its last byte
+ * (undefined when empty), so that a text can be ended with a newline.
+ */
+export async function writeToStdout(f: Factory, file: FileRecord): Promise<number | undefined> {
+  const stream = await f.content().files.download(file.id, { signal: f.interrupt });
+  let last: number | undefined;
+  for await (const chunk of Readable.fromWeb(stream as NodeReadableStream) as AsyncIterable<Buffer>) {
+    if (chunk.length) last = chunk[chunk.length - 1];
+    if (!f.io.stdout.write(chunk)) await once(f.io.stdout, 'drain');
+  }
+  return last;
 }
 
 /** Local paths look like paths; everything else is taken as a file id. */
@@ -70,7 +90,7 @@ export function isLocalPath(reference: string): boolean {
 }
 
 export function requireDirectory(dir: string | undefined): string | undefined {
-  if (dir !== undefined && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
+  if (dir !== undefined && dir !== STDOUT && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
     throw usageError(`${dir} is not a directory`);
   }
   return dir;

@@ -12,6 +12,6 @@ export function generateCommandBase(name: string, description: string): Command 
       '--wait',
       'wait until the results are done (the server waits up to 60 s, then progress is polled)',
     )
-    .option('--out <dir>', 'download the results into this folder (implies --wait)')
+    .option('--out <dir>', 'download the results into this folder, or - to standard output (implies --wait)')
     .option('--idempotency-key <key>', 'the same key never pays twice for one request');
 }

@@ -1,10 +1,23 @@
-import { GenerationFailedError, type FileRecord, type GenerationKind } from '@muse/sdk';
+import {
+  GenerationFailedError,
+  type FileRecord,
+  type GenerationKind,
+  type GenerationRequest,
+} from '@muse/sdk';
 import type { Factory } from '../../factory.ts';
 import { CliError } from '../../errors.ts';
 import type { Column } from '../../io/output.ts';
 import { parseSettings } from '../shared/pairs.ts';
 import { generatorId, type GeneratorKind } from '../generators/shared.ts';
-import { FILE_COLUMNS, downloadFile, isLocalPath, requireDirectory, uploadFile } from '../files/shared.ts';
+import {
+  FILE_COLUMNS,
+  STDOUT,
+  downloadFile,
+  isLocalPath,
+  requireDirectory,
+  uploadFile,
+  writeToStdout,
+} from '../files/shared.ts';
 
 /** What every `muse generate <kind>` accepts; the kind-specific fields are only set by their verb. */
 export interface GenerateOptions {
@@ -26,24 +39,28 @@ const PLURAL: Record<GeneratorKind, GenerationKind> = { image: 'images', video: 
 
 /**
  * Submits a generation; with `--wait` (or `--out`) waits until its files are done (the server's
- * wait first, then polling with progress), and downloads them into `--out`. A failed file ends
+ * wait first, then polling with progress), and downloads them into `--out` (`-`: to stdout). A
+ * waited text is printed (its record with `-o json`/`yaml`). A failed file ends
  * the command with its error message (the task was refunded) and exit code 1; a 402 exits 5;
  * an upstream timeout (504) or rate limit (529) says what to do.
  */
 export async function generate(kind: GeneratorKind, options: GenerateOptions, f: Factory): Promise<void> {
   const out = requireDirectory(options.out);
-  const generator_id = await generatorId(f, options.generator, kind);
+  const generator_id = await generatorId(f, options.generator, { kind });
   const reference_file_ids = options.reference?.length ? await referenceIds(options.reference, f) : undefined;
   const body = {
-    ...parseSettings(options.param),
     generator_id,
-    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    // Without --prompt none is sent (JSON leaves out undefined): the generator's schema says whether it needs one.
+    prompt: options.prompt as string,
     ...(options.count !== undefined ? { count: options.count } : {}),
     ...(options.aspectRatio !== undefined ? { aspect_ratio: options.aspectRatio } : {}),
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
     ...(reference_file_ids ? { reference_file_ids } : {}),
   };
-  const key = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
+  const key = {
+    parameters: parseSettings(options.param),
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  };
   if (!options.wait && out === undefined) {
     const fileIds = await f.content().generations.create(PLURAL[kind], body, key);
     f.printer().notice(`Submitted; follow it with: muse files get ${fileIds[0]}`);
@@ -51,7 +68,11 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
     else f.printer().data({ file_ids: fileIds, status: 'pending' });
     return;
   }
-  const files = await submitAndWait(PLURAL[kind], body, key, f);
+  const files = await submitAndWait(PLURAL[kind], body, key, options.count ?? 1, f);
+  if (out === STDOUT || (kind === 'text' && out === undefined && f.printer().format === 'table')) {
+    await printContents(files, f);
+    return;
+  }
   const saved = new Map<string, string>();
   if (out !== undefined) {
     for (const file of files) saved.set(file.id, await downloadFile(f, file, out));
@@ -71,12 +92,13 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
  */
 async function submitAndWait(
   kind: GenerationKind,
-  body: Record<string, unknown> & { generator_id: string },
-  key: { idempotencyKey?: string },
+  body: GenerationRequest<GenerationKind>,
+  key: { idempotencyKey?: string; parameters: Record<string, unknown> },
+  count: number,
   f: Factory,
 ): Promise<FileRecord[]> {
   const progress = f.progress();
-  const asked = kind === 'images' && typeof body.count === 'number' ? body.count : 1;
+  const asked = kind === 'images' ? count : 1;
   progress.update(summary(Array.from({ length: asked }, () => 'pending')));
   let result;
   try {
@@ -98,6 +120,14 @@ async function submitAndWait(
   const failed = result.files.find((file) => file.status === 'failed');
   if (failed) throw new GenerationFailedError(failed.id, failed.error_message ?? null);
   return result.files;
+}
+
+/** The files' contents on stdout, one after the other; a text ends with a newline. */
+async function printContents(files: readonly FileRecord[], f: Factory): Promise<void> {
+  for (const file of files) {
+    const last = await writeToStdout(f, file);
+    if (file.content_type.startsWith('text/') && last !== undefined && last !== 0x0a) f.io.stdout.write('\n');
+  }
 }
 
 /** Uploads the local paths among the references; file ids pass through. */

@@ -8,7 +8,7 @@ export interface GetOptions {
 
 /** Administrators also see `config`, `secret_names` and `parameters_schema`. */
 export async function run(options: GetOptions, f: Factory): Promise<void> {
-  const id = await generatorId(f, options.generator);
+  const id = await generatorId(f, options.generator, { includeInactive: true });
   const { data } = await f
     .content()
     .GET('/api/v1/generators/{generator_id}', { params: { path: { generator_id: id } } });

@@ -8,7 +8,7 @@ export interface SchemaOptions {
 
 /** The JSON Schema of the generator's request body: what `muse generate --param` may set. */
 export async function run(options: SchemaOptions, f: Factory): Promise<void> {
-  const id = await generatorId(f, options.generator);
+  const id = await generatorId(f, options.generator, { includeInactive: true });
   const { data } = await f
     .content()
     .GET('/api/v1/generations/schemas', { params: { query: { generator_id: id } } });

@@ -1,4 +1,4 @@
-import type { ContentComponents } from '@muse/sdk';
+import { PermissionDeniedError, type ContentComponents } from '@muse/sdk';
 import { generatorKindValues } from '@muse/sdk/generated/content';
 import type { Column } from '../../io/output.ts';
 import type { Factory } from '../../factory.ts';
@@ -31,31 +31,60 @@ const LIST_PATHS = {
   text: '/api/v1/generators/texts',
 } as const;
 
-/** The active generators of some kinds (all three unless narrowed). */
-export async function activeGenerators(
+/**
+ * The generators of some kinds (all three unless narrowed), every page; the deactivated ones too
+ * with `includeInactive` (administrators: the API answers 403 to anyone else).
+ */
+export async function listGenerators(
   f: Factory,
   kinds: readonly GeneratorKind[] = GENERATOR_KINDS,
+  includeInactive = false,
 ): Promise<Generator[]> {
   const client = f.content();
-  const lists = await Promise.all(kinds.map((kind) => client.GET(LIST_PATHS[kind]).then(({ data }) => data)));
+  const query = includeInactive ? { include_inactive: true, limit: 100 } : { limit: 100 };
+  const lists = await Promise.all(
+    kinds.map(async (kind) => {
+      const rows: Generator[] = [];
+      for await (const generator of client.paginate(LIST_PATHS[kind], { params: { query } }))
+        rows.push(generator);
+      return rows;
+    }),
+  );
   return lists.flat();
 }
 
-/** A generator by id, or by the name of an active one (of `kind` when given). */
-export async function generatorId(f: Factory, idOrName: string, kind?: GeneratorKind): Promise<string> {
+/**
+ * A generator by id, or by name (of `kind` when given). Active generators are searched first;
+ * with `includeInactive` a name no active one has is looked up among the deactivated ones too
+ * (administrators' commands: `update --enable` must find the generator `disable` deactivated).
+ */
+export async function generatorId(
+  f: Factory,
+  idOrName: string,
+  { kind, includeInactive = false }: { kind?: GeneratorKind; includeInactive?: boolean } = {},
+): Promise<string> {
   if (isUuid(idOrName)) return idOrName;
-  const found = (await activeGenerators(f, kind ? [kind] : GENERATOR_KINDS)).filter(
-    (g) => g.name === idOrName,
-  );
+  const kinds = kind ? [kind] : GENERATOR_KINDS;
+  const named = (generators: Generator[]) => generators.filter((g) => g.name === idOrName);
+  let found = named(await listGenerators(f, kinds));
+  if (found.length === 0 && includeInactive) {
+    try {
+      found = named(await listGenerators(f, kinds, true));
+    } catch (error) {
+      if (!(error instanceof PermissionDeniedError)) throw error; // not an administrator: none they may see
+    }
+  }
   if (found.length === 1) return found[0]!.id;
+  const what = `${includeInactive ? '' : 'active '}${kind ? `${kind} ` : ''}generator`;
   throw new CliError(
-    found.length === 0
-      ? `no active ${kind ?? ''}${kind ? ' ' : ''}generator named "${idOrName}"`
-      : `several generators are named "${idOrName}"`,
+    found.length === 0 ? `no ${what} named "${idOrName}"` : `several generators are named "${idOrName}"`,
     {
       exitCode: found.length === 0 ? ExitCode.notFound : ExitCode.usage,
       code: found.length === 0 ? 'not_found' : 'ambiguous',
-      hint: found.length === 0 ? 'see muse generators list' : 'use its id (muse generators list)',
+      hint:
+        found.length === 0
+          ? `see muse generators list${includeInactive ? ' --include-inactive' : ''}`
+          : 'use its id (muse generators list)',
     },
   );
 }

@@ -14,7 +14,7 @@ export async function run(options: UpdateOptions, f: Factory): Promise<void> {
   const body = { ...(await generatorFields(options, f)), ...(options.enable ? { is_active: true } : {}) };
   if (Object.keys(body).length === 0)
     throw usageError('nothing to change', 'see muse generators update --help');
-  const id = await generatorId(f, options.generator);
+  const id = await generatorId(f, options.generator, { includeInactive: true });
   const { data } = await f
     .content()
     .PATCH('/api/v1/generators/{generator_id}', { params: { path: { generator_id: id } }, body });
@@ -26,7 +26,7 @@ export function updateCommand(f: Factory): Command {
   return withGeneratorFlags(
     new Command('update')
       .description('Change a generator')
-      .argument('<generator>', 'id (or name of an active one)')
+      .argument('<generator>', 'id or name')
       .option('--name <name>', 'new name')
       .option('--enable', 'reactivate a disabled generator'),
   ).action((generator: string, options: Omit<UpdateOptions, 'generator'>) =>

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Factory } from '../../factory.ts';
-import { CliError, ExitCode } from '../../errors.ts';
+import { unknownProfile } from '../../errors.ts';
 import { DEFAULT_PROFILE } from '../../config/store.ts';
 
 export interface RemoveOptions {
@@ -10,11 +10,7 @@ export interface RemoveOptions {
 export async function run(options: RemoveOptions, f: Factory): Promise<void> {
   f.config.update((file) => {
     if (!file.profiles[options.name]) {
-      throw new CliError(`no profile "${options.name}"`, {
-        exitCode: ExitCode.notFound,
-        code: 'not_found',
-        hint: 'see muse profile list',
-      });
+      throw unknownProfile(options.name);
     }
     delete file.profiles[options.name];
     if (file.current_profile === options.name) file.current_profile = DEFAULT_PROFILE;

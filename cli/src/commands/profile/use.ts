@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Factory } from '../../factory.ts';
-import { CliError, ExitCode } from '../../errors.ts';
+import { unknownProfile } from '../../errors.ts';
 
 export interface UseOptions {
   name: string;
@@ -9,11 +9,7 @@ export interface UseOptions {
 export async function run(options: UseOptions, f: Factory): Promise<void> {
   f.config.update((file) => {
     if (!file.profiles[options.name]) {
-      throw new CliError(`no profile "${options.name}"`, {
-        exitCode: ExitCode.notFound,
-        code: 'not_found',
-        hint: `create it with: muse auth login --profile ${options.name}`,
-      });
+      throw unknownProfile(options.name);
     }
     file.current_profile = options.name;
   });

@@ -14,6 +14,6 @@ export async function run(options: BanOptions, f: Factory): Promise<void> {
 export function banCommand(f: Factory): Command {
   return new Command('ban')
     .description('Ban an account (it is refused from its next request on)')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .action((id: string) => run({ id }, f));
 }

@@ -36,7 +36,7 @@ export async function run(options: CreditOptions, f: Factory): Promise<void> {
 export function creditCommand(f: Factory): Command {
   return new Command('credit')
     .description('Add (+N) or remove (-N) credits: muse users credit <id> +100 --reason "refund for #42"')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .argument('<amount>', 'credits to add (+N) or remove (-N)')
     .requiredOption('--reason <text>', 'why, recorded in the ledger')
     .option('--reference <key>', 'makes the adjustment happen once however often it is sent')

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Factory } from '../../factory.ts';
+import { userId } from './shared.ts';
 import { usageError } from '../../errors.ts';
 
 export interface DeleteOptions {
@@ -16,14 +17,15 @@ export async function run(options: DeleteOptions, f: Factory): Promise<void> {
     );
     if (answer !== options.id) throw usageError('not confirmed; nothing was deleted');
   }
-  await f.content().DELETE('/api/v1/users/{id}', { params: { path: { id: options.id } } });
+  const id = await userId(f, options.id);
+  await f.content().DELETE('/api/v1/users/{id}', { params: { path: { id } } });
   f.printer().success(`Deleted account ${options.id}`);
 }
 
 export function deleteCommand(f: Factory): Command {
   return new Command('delete')
     .description('Delete an account and everything it owns')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((id: string, options: { yes?: boolean }) => run({ id, ...options }, f));
 }

@@ -13,6 +13,6 @@ export async function run(options: GrantAdminOptions, f: Factory): Promise<void>
 export function grantAdminCommand(f: Factory): Command {
   return new Command('grant-admin')
     .description('Make an account an administrator')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .action((id: string) => run({ id }, f));
 }

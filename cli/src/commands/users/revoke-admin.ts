@@ -14,6 +14,6 @@ export async function run(options: RevokeAdminOptions, f: Factory): Promise<void
 export function revokeAdminCommand(f: Factory): Command {
   return new Command('revoke-admin')
     .description("Remove an account's administrator rights (effective at once)")
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .action((id: string) => run({ id }, f));
 }

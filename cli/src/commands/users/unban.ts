@@ -13,6 +13,6 @@ export async function run(options: UnbanOptions, f: Factory): Promise<void> {
 export function unbanCommand(f: Factory): Command {
   return new Command('unban')
     .description('Lift the ban of an account')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .action((id: string) => run({ id }, f));
 }

@@ -126,18 +126,19 @@ export async function findGenerator(
   return row;
 }
 
-/** A page of the active generators of a kind, under the shared pagination and sorting. */
-export async function listActiveGenerators(
+/** A page of the generators of a kind (the active ones unless asked), under the shared pagination and sorting. */
+export async function listGenerators(
   db: Sequelize,
   kind: GenerationKind,
   query: ListQuery,
   user: CurrentUser,
+  { includeInactive = false }: { includeInactive?: boolean } = {},
 ): Promise<GeneratorRow[]> {
   return listRows<GeneratorRow>(
     db,
     {
       from: 'content.generators',
-      where: ['kind = :kind', 'is_active'],
+      where: includeInactive ? ['kind = :kind'] : ['kind = :kind', 'is_active'],
       replacements: { kind },
       ownerless: true,
     },

@@ -7,7 +7,7 @@ import { NotFoundError } from '@muse/core';
 import {
   adminGenerator,
   findGenerator,
-  listActiveGenerators,
+  listGenerators,
   publicGenerator,
   updateGenerator,
   upsertGenerator,
@@ -30,8 +30,10 @@ export function generatorsRoutes(context: ContentContext): Routes {
   ) =>
     route(routes, 'get', path, async (req, res) => {
       const user = requirePermission(req, 'generator', 'read', 'public');
+      const includeInactive = String(req.query.include_inactive) === 'true';
+      if (includeInactive) requireAdmin(req);
       const query = parseListQuery(req.query as Record<string, unknown>);
-      res.json((await listActiveGenerators(db, kind, query, user)).map(publicGenerator));
+      res.json((await listGenerators(db, kind, query, user, { includeInactive })).map(publicGenerator));
     });
   listRoute('/api/v1/generators/images', 'image');
   listRoute('/api/v1/generators/videos', 'video');

@@ -63,26 +63,21 @@ ${asyncapi ? ASYNCAPI_LINK : ''}
 `;
 }
 
-// The document's `servers` name where the API usually runs; "Try it out" calls this server, the
-// one the page came from, first.
-const INIT = `fetch('/openapi.json')
-  .then((answer) => answer.json())
-  .then((spec) => {
-    const here = window.location.origin;
-    spec.servers = [{ url: here, description: 'this server' }].concat(
-      (spec.servers || []).filter((server) => server.url !== here),
-    );
-    window.ui = SwaggerUIBundle({
-      spec,
-      dom_id: '#reference',
-      deepLinking: true,
-      docExpansion: 'list',
-      validatorUrl: null,
-      tryItOutEnabled: true,
-      persistAuthorization: false,
-      displayRequestDuration: true,
-    });
-  });
+// The documents' `servers` are relative (`/`), so "Try it out" calls the server the page came
+// from, whatever its address. The filter box searches the operations by tag; tags are listed by
+// name, the operators' probes and documents (operations) last, after what developers came for.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#reference',
+  deepLinking: true,
+  docExpansion: 'list',
+  filter: true,
+  tagsSorter: (a, b) => (a === 'operations') - (b === 'operations') || a.localeCompare(b),
+  validatorUrl: null,
+  tryItOutEnabled: true,
+  persistAuthorization: false,
+  displayRequestDuration: true,
+});
 `;
 
 function asyncapiPage(title: string): string {
@@ -105,11 +100,19 @@ function asyncapiPage(title: string): string {
 `;
 }
 
-/** The document is fetched, then handed over whole: the renderer makes no request of its own. */
+/**
+ * The document is fetched, then handed over whole: the renderer makes no request of its own.
+ * AsyncAPI servers need a host, so the page shows the one it was served from (ws, or wss under https).
+ */
 function asyncapiInit(documentPath: string): string {
   return `fetch(${JSON.stringify(documentPath)})
-  .then((answer) => answer.text())
-  .then((schema) => {
+  .then((answer) => answer.json())
+  .then((document) => {
+    for (const server of Object.values(document.servers || {})) {
+      server.host = window.location.host;
+      if (server.protocol === 'ws' && window.location.protocol === 'https:') server.protocol = 'wss';
+    }
+    const schema = JSON.stringify(document);
     AsyncApiStandalone.render(
       { schema, config: { show: { sidebar: true, errors: true }, expand: { messageExamples: true } } },
       document.getElementById('asyncapi'),

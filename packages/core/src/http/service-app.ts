@@ -149,6 +149,11 @@ export function createServiceApp({
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+  // The root names where to read about the API: a browser is sent to the reference page.
+  app.get('/', (req, res) => {
+    if (req.accepts(['json', 'html']) === 'html') return void res.redirect(302, '/docs');
+    res.json({ reference: '/docs', openapi: '/openapi.json', ...(asyncapi ? { asyncapi } : {}) });
+  });
   const info = (openapi as { info?: { title?: string } }).info;
   const docs = referenceDocs(`${info?.title ?? name} — API reference`, asyncapi ? { asyncapi } : {});
   // Its pages are all below /docs: other requests skip its router, which would pass them on only

@@ -19,7 +19,7 @@ export async function run(options: AddOptions, f: Factory): Promise<void> {
 export function addCommand(f: Factory): Command {
   return new Command('add')
     .description('Grant permissions: muse users permission add <id> character:read:all')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .argument('<resource:operation:scope...>', 'permission triples')
     .action((id: string, triples: string[]) => run({ id, triples }, f));
 }

@@ -20,7 +20,7 @@ export async function run(options: RemoveOptions, f: Factory): Promise<void> {
 export function removeCommand(f: Factory): Command {
   return new Command('remove')
     .description('Revoke permissions: muse users permission remove <id> file:delete:own')
-    .argument('<id>', 'user id')
+    .argument('<user>', 'user id or phone number')
     .argument('<resource:operation:scope...>', 'permission triples')
     .action((id: string, triples: string[]) => run({ id, triples }, f));
 }

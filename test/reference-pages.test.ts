@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestUser } from './support/content.ts';
+import { startTestStack, type TestStack } from './support/stack.ts';
+
+/**
+ * What the reference pages are served with on both APIs: documents whose `servers` are relative
+ * (so "Try it out" calls the address the page came from), a page with the operations' filter box,
+ * and a root that points at the reference. The pages themselves are checked in Chromium
+ * (test/browser/docs.test.ts).
+ */
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.stop());
+
+const apis = () => [
+  ['content API', stack.contentUrl],
+  ['messaging API', stack.chatUrl],
+];
+
+describe('the reference pages of both APIs', () => {
+  it('serve documents whose only server is the one they are served from', async () => {
+    for (const [, url] of apis()) {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(document.servers.map((server) => server.url)).toEqual(['/']);
+    }
+  });
+
+  it('describe every operation of the content API', async () => {
+    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string; description?: string }>>;
+    };
+    const undescribed = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'put', 'post', 'patch', 'delete'].includes(method))
+        .filter(([, operation]) => !operation.summary || !operation.description)
+        .map(([method]) => `${method.toUpperCase()} ${route}`),
+    );
+    expect(undescribed).toEqual([]);
+  });
+
+  it('have request examples that the live content API accepts ("Try it out" sends them)', async () => {
+    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>
+      >;
+    };
+    const examples = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.entries(item).flatMap(([method, operation]) => {
+        const example = operation.requestBody?.content['application/json']?.example;
+        return example === undefined ? [] : [{ route, method, example }];
+      }),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    // An administrator with credits may make every call; examples are of paths without parameters.
+    const admin = await createTestUser(stack, { admin: true, balance: 1000 });
+    for (const { route, method, example } of examples) {
+      expect(route).not.toContain('{');
+      const answer = await fetch(`${stack.contentUrl}${route}`, {
+        method: method.toUpperCase(),
+        headers: { ...admin.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(example),
+      });
+      expect({ route, status: answer.status, body: await answer.text() }).toMatchObject({
+        route,
+        status: expect.toSatisfy((status: number) => status >= 200 && status < 300),
+      });
+    }
+  });
+
+  it('render the served document with a filter box', async () => {
+    for (const [, url] of apis()) {
+      const init = await (await fetch(`${url}/docs/init.js`)).text();
+      expect(init).toContain("url: '/openapi.json'");
+      expect(() => new Function('SwaggerUIBundle', init)).not.toThrow(); // it parses
+      expect(init).toContain('filter: true');
+      expect(init).toContain("tagsSorter: (a, b) => (a === 'operations') - (b === 'operations')");
+    }
+  });
+
+  it('show the AsyncAPI servers at the address the page came from', async () => {
+    const init = await (await fetch(`${stack.contentUrl}/docs/asyncapi-init.js`)).text();
+    expect(init).toContain('server.host = window.location.host');
+  });
+
+  it('answer GET / with where the reference is: a redirect for a browser, JSON otherwise', async () => {
+    for (const [, url] of apis()) {
+      const browser = await fetch(`${url}/`, { headers: { accept: 'text/html,*/*' }, redirect: 'manual' });
+      expect(browser.status).toBe(302);
+      expect(browser.headers.get('location')).toBe('/docs');
+      const client = await fetch(`${url}/`, { headers: { accept: 'application/json' } });
+      expect(client.status).toBe(200);
+      expect(await client.json()).toMatchObject({ reference: '/docs', openapi: '/openapi.json' });
+    }
+    const content = (await (await fetch(`${stack.contentUrl}/`)).json()) as Record<string, string>;
+    expect(content.asyncapi).toBe('/asyncapi.json');
+  });
+});
