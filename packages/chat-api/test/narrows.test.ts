@@ -65,7 +65,11 @@ describe('narrows and search', () => {
       topic: '✔ deploy',
       content: 'Deployed, see https://example.com/notes',
     });
-    ids.dm = await send(alice, { type: 'direct', to: JSON.stringify([bob.id]), content: 'psst, a secret word' });
+    ids.dm = await send(alice, {
+      type: 'direct',
+      to: JSON.stringify([bob.id]),
+      content: 'psst, a secret word',
+    });
     ids.group = await send(alice, {
       type: 'direct',
       to: JSON.stringify([bob.id, carol.id]),
@@ -95,13 +99,19 @@ describe('narrows and search', () => {
   it('channel (name, id, legacy stream), topic, sender (email, id, me), negation, legacy pairs and the dict form', async () => {
     expect(await found([['stream', 'kitchen']])).toEqual([ids.lunch, ids.link]);
     expect(await found([{ operator: 'channel', operand: kitchenId }])).toEqual([ids.lunch, ids.link]);
-    expect(await found([{ operator: 'channel', operand: 'kitchen' }, { operator: 'topic', operand: 'LUNCH' }])).toEqual([
-      ids.lunch,
-    ]);
+    expect(
+      await found([
+        { operator: 'channel', operand: 'kitchen' },
+        { operator: 'topic', operand: 'LUNCH' },
+      ]),
+    ).toEqual([ids.lunch]);
     expect(await found([['subject', 'lunch']])).toEqual([ids.lunch]);
-    expect(await found([{ operator: 'sender', operand: alice.email }, { operator: 'channel', operand: 'kitchen' }])).toEqual([
-      ids.lunch,
-    ]);
+    expect(
+      await found([
+        { operator: 'sender', operand: alice.email },
+        { operator: 'channel', operand: 'kitchen' },
+      ]),
+    ).toEqual([ids.lunch]);
     expect(await found([{ operator: 'sender', operand: bob.id }])).toEqual([ids.link]);
     expect(await found([{ operator: 'sender', operand: 'me' }])).toEqual([ids.link]);
     expect(
@@ -110,9 +120,12 @@ describe('narrows and search', () => {
         { operator: 'topic', operand: 'lunch', negated: true },
       ]),
     ).toEqual([ids.link]);
-    expect(await found([{ operator: 'is', operand: 'dm', negated: true }, { operator: 'sender', operand: 'me' }])).toEqual([
-      ids.link,
-    ]);
+    expect(
+      await found([
+        { operator: 'is', operand: 'dm', negated: true },
+        { operator: 'sender', operand: 'me' },
+      ]),
+    ).toEqual([ids.link]);
   });
 
   it('dm and pm-with (emails, ids), dm-including and group-pm-with, is:dm and is:private', async () => {
@@ -139,7 +152,12 @@ describe('narrows and search', () => {
     expect(unread).toContain(ids.dm);
     expect(unread).not.toContain(ids.link);
     await call(url(), 'POST', '/messages/flags', bob, { messages: [ids.dm], op: 'add', flag: 'read' });
-    expect(await found([['is', 'unread'], ['is', 'dm']])).toEqual([ids.group]);
+    expect(
+      await found([
+        ['is', 'unread'],
+        ['is', 'dm'],
+      ]),
+    ).toEqual([ids.group]);
     await call(url(), 'POST', '/user_topics', bob, {
       stream_id: kitchenId,
       topic: 'lunch',
@@ -160,17 +178,38 @@ describe('narrows and search', () => {
 
   it('id, near and with; channels:public reads public history the reader never received', async () => {
     expect(await found([{ operator: 'id', operand: ids.lunch }])).toEqual([ids.lunch]);
-    expect(await found([['near', String(ids.lunch)], ['channel', 'kitchen']])).toEqual([ids.lunch, ids.link]);
+    expect(
+      await found([
+        ['near', String(ids.lunch)],
+        ['channel', 'kitchen'],
+      ]),
+    ).toEqual([ids.lunch, ids.link]);
     expect(await found([{ operator: 'with', operand: ids.group }])).toEqual([ids.group]);
     expect(await found([{ operator: 'with', operand: ids.lunch }])).toEqual([ids.lunch]);
     // carol never joined lounge: channels:public shows its history too, nothing of secret.
-    expect(await found([['channels', 'public']], carol)).toEqual([ids.lunch, ids.link, ids.mention, ids.mention2]);
-    expect(await found([['streams', 'public'], ['topic', 'lunch']], carol)).toEqual([ids.lunch]);
+    expect(await found([['channels', 'public']], carol)).toEqual([
+      ids.lunch,
+      ids.link,
+      ids.mention,
+      ids.mention2,
+    ]);
+    expect(
+      await found(
+        [
+          ['streams', 'public'],
+          ['topic', 'lunch'],
+        ],
+        carol,
+      ),
+    ).toEqual([ids.lunch]);
     expect(await found([['channels', 'public']], carol)).not.toContain(ids.secret);
   });
 
   it("Zulip's errors for bad operators and operands; a private channel answers as one that does not exist", async () => {
-    expect(await refused([['bogus', 'x']])).toEqual({ code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown operator' });
+    expect(await refused([['bogus', 'x']])).toEqual({
+      code: 'BAD_NARROW',
+      msg: 'Invalid narrow operator: unknown operator',
+    });
     expect(await refused([['is', 'shiny']])).toEqual({
       code: 'BAD_NARROW',
       msg: "Invalid narrow operator: unknown 'is' operand",
@@ -234,8 +273,14 @@ describe('narrows and search', () => {
     expect((byIds.body.messages as { id: number }[]).map((m) => m.id)).toEqual([ids.lunch, ids.group]);
     expect(byIds.body).not.toHaveProperty('anchor');
     expect(byIds.body).not.toHaveProperty('ignored_parameters_unsupported');
-    const mixed = await call(url(), 'GET', '/messages', carol, { message_ids: [ids.lunch], anchor: 'newest' });
-    expect(mixed.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Unsupported parameter combination: message_ids, anchor' });
+    const mixed = await call(url(), 'GET', '/messages', carol, {
+      message_ids: [ids.lunch],
+      anchor: 'newest',
+    });
+    expect(mixed.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Unsupported parameter combination: message_ids, anchor',
+    });
     const future = await call(url(), 'GET', '/messages', bob, {
       anchor: 'date',
       anchor_date: '2999-01-01T00:00:00Z',
@@ -263,9 +308,9 @@ describe('narrows and search', () => {
     expect(await found([['search', 'pizza']])).toEqual([ids.mention, ids.mention2]);
     expect(await found([['search', 'pizza']], alice)).toEqual([ids.secret, ids.mention, ids.mention2]);
     expect(await found([['search', 'deploy']])).toEqual([ids.link]);
-    expect(await found([{ operator: 'search', operand: 'brown', negated: true }, ['channel', 'kitchen']])).toEqual([
-      ids.link,
-    ]);
+    expect(
+      await found([{ operator: 'search', operand: 'brown', negated: true }, ['channel', 'kitchen']]),
+    ).toEqual([ids.link]);
     const hit = await call(url(), 'GET', '/messages', bob, {
       anchor: 'newest',
       num_before: 10,
@@ -303,7 +348,9 @@ describe('narrows and search', () => {
     expect((next.body.messages as { id: number }[]).map((m) => m.id)).toEqual([ids.mention2]);
     expect(next.body.found_newest).toBe(true);
     // An edit: the old words no longer find it, the new ones do.
-    const edit = await call(url(), 'PATCH', `/messages/${ids.lunch}`, alice, { content: 'A slow green turtle' });
+    const edit = await call(url(), 'PATCH', `/messages/${ids.lunch}`, alice, {
+      content: 'A slow green turtle',
+    });
     expect(edit.status).toBe(200);
     expect(await found([['search', 'fox']])).toEqual([]);
     expect(await found([['search', 'turtles']])).toEqual([ids.lunch]);
@@ -317,9 +364,9 @@ describe('narrows and search', () => {
     expect(reply.status).toBe(200);
     expectZulipSchema('/messages/matches_narrow', 'get', reply.body);
     expect(Object.keys(reply.body.messages as object)).toEqual([String(ids.mention)]);
-    expect((reply.body.messages as Record<string, { match_content: string }>)[ids.mention]?.match_content).toContain(
-      '<span class="highlight">tonight</span>',
-    );
+    expect(
+      (reply.body.messages as Record<string, { match_content: string }>)[ids.mention]?.match_content,
+    ).toContain('<span class="highlight">tonight</span>');
     const plain = await call(url(), 'GET', '/messages/matches_narrow', bob, {
       msg_ids: [ids.link, ids.dm],
       narrow: [['is', 'dm']],
@@ -327,7 +374,10 @@ describe('narrows and search', () => {
     expect(plain.body.messages).toEqual({
       [ids.dm]: { match_content: '<p>psst, a secret word</p>', match_subject: '' },
     });
-    const bad = await call(url(), 'GET', '/messages/matches_narrow', bob, { msg_ids: [1], narrow: [['x', 'y']] });
+    const bad = await call(url(), 'GET', '/messages/matches_narrow', bob, {
+      msg_ids: [1],
+      narrow: [['x', 'y']],
+    });
     expect(bad.body).toMatchObject({ code: 'BAD_NARROW' });
   });
 
@@ -341,7 +391,11 @@ describe('narrows and search', () => {
       op: 'add',
       flag: 'starred',
     });
-    expect(marked.body).toMatchObject({ processed_count: 1, updated_count: 1, first_processed_id: ids.group });
+    expect(marked.body).toMatchObject({
+      processed_count: 1,
+      updated_count: 1,
+      first_processed_id: ids.group,
+    });
     expect(await found([['is', 'starred']], carol)).toEqual([ids.group]);
   });
 
@@ -357,7 +411,11 @@ describe('narrows and search', () => {
     const inChannel = await send(alice, { type: 'stream', to: 'lounge', topic: 'q', content: 'queue test' });
     const direct = await send(alice, { type: 'direct', to: JSON.stringify([bob.id]), content: 'queue dm' });
     const events = async (queueId: string) => {
-      const reply = await call(url(), 'GET', '/events', bob, { queue_id: queueId, last_event_id: -1, dont_block: true });
+      const reply = await call(url(), 'GET', '/events', bob, {
+        queue_id: queueId,
+        last_event_id: -1,
+        dont_block: true,
+      });
       return (reply.body.events as { message: { id: number } }[]).map((e) => e.message.id);
     };
     // The DM committed after the channel message: once it is in the DM queue, both are settled.
@@ -367,6 +425,9 @@ describe('narrows and search', () => {
     const refusedQueue = await call(url(), 'POST', '/register', bob, { narrow: [['search', 'x']] });
     expect(refusedQueue.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Operator search not supported.' });
     const hidden = await call(url(), 'POST', '/register', bob, { narrow: [['channel', 'secret']] });
-    expect(hidden.body).toMatchObject({ code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown channel' });
+    expect(hidden.body).toMatchObject({
+      code: 'BAD_NARROW',
+      msg: 'Invalid narrow operator: unknown channel',
+    });
   });
 });

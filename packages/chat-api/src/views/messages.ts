@@ -79,8 +79,16 @@ export const messageEndpoints = [
       'match the narrow, without anchor fields; it cannot be combined with anchor or num_before/num_after.',
     params: {
       anchor: p.string().optional().describe('A message id, newest (default), oldest, first_unread or date'),
-      anchor_date: p.string().optional().describe('With anchor=date: an ISO 8601 time; the anchor is the narrow\'s first message sent at or after it.'),
-      include_anchor: p.bool().optional().describe('Whether the anchor message itself is included (default true).'),
+      anchor_date: p
+        .string()
+        .optional()
+        .describe(
+          "With anchor=date: an ISO 8601 time; the anchor is the narrow's first message sent at or after it.",
+        ),
+      include_anchor: p
+        .bool()
+        .optional()
+        .describe('Whether the anchor message itself is included (default true).'),
       num_before: p.int().optional(),
       num_after: p.int().optional(),
       message_ids: p.json<number[]>({ type: 'array', items: { type: 'integer', minimum: 0 } }).optional(),
@@ -108,9 +116,19 @@ export const messageEndpoints = [
         );
         if (params.use_first_unread_anchor) range.unshift('use_first_unread_anchor' as never);
         if (range.length > 0)
-          throw new JsonableError(`Unsupported parameter combination: ${['message_ids', ...range].join(', ')}`);
-        if (params.message_ids.length > 5000) throw new JsonableError('Too many messages requested (maximum 5000).');
-        return getMessages(actor, { narrow, anchor: 'newest', numBefore: 0, numAfter: 0, messageIds: params.message_ids, applyMarkdown: params.apply_markdown });
+          throw new JsonableError(
+            `Unsupported parameter combination: ${['message_ids', ...range].join(', ')}`,
+          );
+        if (params.message_ids.length > 5000)
+          throw new JsonableError('Too many messages requested (maximum 5000).');
+        return getMessages(actor, {
+          narrow,
+          anchor: 'newest',
+          numBefore: 0,
+          numAfter: 0,
+          messageIds: params.message_ids,
+          applyMarkdown: params.apply_markdown,
+        });
       }
       const numBefore = params.num_before ?? 0;
       const numAfter = params.num_after ?? 0;
@@ -158,8 +176,11 @@ export const messageEndpoints = [
       },
     },
     view: async (params, actor) => {
-      if (params.msg_ids.length > 5000) throw new JsonableError('Too many messages requested (maximum 5000).');
-      return { messages: Object.fromEntries(await matchesNarrow(actor, parseNarrow(params.narrow), params.msg_ids)) };
+      if (params.msg_ids.length > 5000)
+        throw new JsonableError('Too many messages requested (maximum 5000).');
+      return {
+        messages: Object.fromEntries(await matchesNarrow(actor, parseNarrow(params.narrow), params.msg_ids)),
+      };
     },
   }),
 ];

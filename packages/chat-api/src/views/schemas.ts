@@ -174,7 +174,10 @@ export const chatSchemas = {
         ...str,
         description: 'With a search: the rendered content, found words in <span class="highlight">.',
       },
-      match_subject: { ...str, description: 'With a search: the HTML-escaped topic, found words highlighted.' },
+      match_subject: {
+        ...str,
+        description: 'With a search: the HTML-escaped topic, found words highlighted.',
+      },
     },
     ['stream_id', 'flags', 'last_edit_timestamp', 'last_moved_timestamp', 'match_content', 'match_subject'],
   ),

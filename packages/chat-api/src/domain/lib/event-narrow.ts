@@ -7,7 +7,12 @@
 /** Zulip's topic prefix of a resolved topic. */
 export const RESOLVED_PREFIX = '✔ ';
 /** The flags `is:mentioned` matches. */
-export const MENTION_FLAGS = ['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'];
+export const MENTION_FLAGS = [
+  'mentioned',
+  'wildcard_mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+];
 
 /** A queue's narrow with its names resolved at registration: what each message event is tested against. */
 export type EventNarrowTerm =
@@ -30,7 +35,11 @@ export interface MessageEventBody {
 }
 
 /** Whether a `message` event matches a queue's resolved narrow. */
-export function matchesEventNarrow(narrow: EventNarrowTerm[], self: number, event: MessageEventBody): boolean {
+export function matchesEventNarrow(
+  narrow: EventNarrowTerm[],
+  self: number,
+  event: MessageEventBody,
+): boolean {
   const { message, flags } = event;
   const members = Array.isArray(message.display_recipient) ? message.display_recipient.map((u) => u.id) : [];
   const isDm = message.stream_id === undefined;

@@ -103,7 +103,12 @@ function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
-async function anchorId(actor: Actor, narrow: CompiledNarrow, params: Record<string, unknown>, query: MessagesQuery): Promise<number | 'newest'> {
+async function anchorId(
+  actor: Actor,
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  query: MessagesQuery,
+): Promise<number | 'newest'> {
   let anchor = query.anchor;
   // `first_unread`: the oldest unread message of the narrow, else as `newest` (Zulip's rule).
   if (anchor === 'first_unread') {
@@ -142,7 +147,10 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   };
   if (query.messageIds) {
     const found = await messagesByIds(actor, narrow, params, query.messageIds);
-    return { messages: await present(actor, narrow, params, found, query.applyMarkdown), history_limited: false };
+    return {
+      messages: await present(actor, narrow, params, found, query.applyMarkdown),
+      history_limited: false,
+    };
   }
   const anchor = await anchorId(actor, narrow, params, query);
   const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
@@ -159,7 +167,10 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
-  const shown = [...beforeKept, ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept)];
+  const shown = [
+    ...beforeKept,
+    ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
+  ];
   return {
     messages: await present(actor, narrow, params, shown, query.applyMarkdown),
     // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
@@ -196,7 +207,10 @@ async function messagesByIds(
       if (row.stream_id === null) continue;
       if (!readable.has(row.stream_id)) {
         const stream = await streamById(actor.db, actor.realm.id, row.stream_id);
-        readable.set(row.stream_id, stream !== undefined && (await canReadHistory(actor.db, actor.user, stream)));
+        readable.set(
+          row.stream_id,
+          stream !== undefined && (await canReadHistory(actor.db, actor.user, stream)),
+        );
       }
       if (!readable.get(row.stream_id)) continue;
     }
@@ -279,7 +293,12 @@ async function present(
     shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
   );
   const matches = narrow.search
-    ? await searchMatches(actor, narrow, params, shown.map((row) => Number(row.id)))
+    ? await searchMatches(
+        actor,
+        narrow,
+        params,
+        shown.map((row) => Number(row.id)),
+      )
     : new Map();
   const streams = new Map<number, Stream | undefined>();
   const messages = [];

@@ -66,7 +66,6 @@ export const IS_OPERANDS = [
 ] as const;
 export const HAS_OPERANDS = ['link', 'attachment', 'image', 'reaction'] as const;
 
-
 const badNarrow = (detail: string) =>
   new JsonableError(`Invalid narrow operator: ${detail}`, { code: 'BAD_NARROW' });
 
@@ -82,7 +81,8 @@ function checkOperand(operator: string, operand: unknown): void {
     throw new JsonableError('elem["operand"] is not a string or an integer');
   }
   if (typeof operand !== 'string') throw new JsonableError('elem["operand"] is not a string');
-  if (operator === 'search' && operand.trim() === '') throw new JsonableError('elem["operand"] cannot be blank');
+  if (operator === 'search' && operand.trim() === '')
+    throw new JsonableError('elem["operand"] cannot be blank');
 }
 
 /** The terms of a narrow in either form, operators under their current names, operands checked. */
@@ -129,7 +129,8 @@ const TSQUERY = (param: string) => `websearch_to_tsquery(chat.search_config(), :
  * answers exactly as a channel that does not exist, so a narrow does not reveal it.
  */
 async function narrowStream(actor: Actor, operand: unknown): Promise<Stream> {
-  const asId = typeof operand === 'number' ? operand : /^\d+$/.test(String(operand)) ? Number(operand) : undefined;
+  const asId =
+    typeof operand === 'number' ? operand : /^\d+$/.test(String(operand)) ? Number(operand) : undefined;
   const stream =
     (typeof operand === 'string' ? await streamByName(actor.db, actor.realm.id, operand) : undefined) ??
     (asId === undefined ? undefined : await streamById(actor.db, actor.realm.id, asId));
@@ -152,11 +153,14 @@ async function narrowUsers(actor: Actor, operand: unknown): Promise<number[]> {
     ? operand
     : typeof operand === 'number'
       ? [operand]
-      : String(operand).split(',').filter((s) => s.trim() !== '');
+      : String(operand)
+          .split(',')
+          .filter((s) => s.trim() !== '');
   const ids: number[] = [];
   for (const name of names) {
     const found = await narrowUser(actor, name);
-    if (!found) throw badNarrow(`unknown user in ${Array.isArray(operand) ? operand.join(',') : String(operand)}`);
+    if (!found)
+      throw badNarrow(`unknown user in ${Array.isArray(operand) ? operand.join(',') : String(operand)}`);
     ids.push(found.id);
   }
   return ids;
@@ -192,7 +196,9 @@ async function resolveWith(actor: Actor, terms: NarrowTerm[]): Promise<NarrowTer
     return rest;
   }
   const conversation = new Set(['channel', 'topic', 'dm', 'dm-including']);
-  const kept = rest.filter((t) => !conversation.has(t.operator) && !(t.operator === 'is' && t.operand === 'dm'));
+  const kept = rest.filter(
+    (t) => !conversation.has(t.operator) && !(t.operator === 'is' && t.operand === 'dm'),
+  );
   if (found.stream)
     return [
       ...kept,
@@ -205,7 +211,13 @@ async function resolveWith(actor: Actor, terms: NarrowTerm[]): Promise<NarrowTer
 
 /** The narrow as SQL conditions, every name resolved as the reader may see it. */
 export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise<CompiledNarrow> {
-  const compiled: CompiledNarrow = { where: [], flags: [], params: {}, history: undefined, search: undefined };
+  const compiled: CompiledNarrow = {
+    where: [],
+    flags: [],
+    params: {},
+    history: undefined,
+    search: undefined,
+  };
   const searches: string[] = [];
   const confine = (ids: number[]) => {
     compiled.history = compiled.history ? compiled.history.filter((id) => ids.includes(id)) : ids;
@@ -228,7 +240,8 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         break;
       }
       case 'channels': {
-        if (term.operand !== 'public' && term.operand !== 'web-public') throw badNarrow('unknown channels operand');
+        if (term.operand !== 'public' && term.operand !== 'web-public')
+          throw badNarrow('unknown channels operand');
         const ids = await publicStreamIds(actor, term.operand === 'web-public');
         where(`m.stream_id = ANY (CAST(:${key} AS int[]))`, `{${ids.join(',')}}`);
         if (!term.negated) confine(ids);
@@ -270,7 +283,10 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         break;
       }
       case 'search':
-        where(`m.id IN (SELECT s.message_id FROM chat.message_search s WHERE s.tsv @@ ${TSQUERY(key)})`, term.operand);
+        where(
+          `m.id IN (SELECT s.message_id FROM chat.message_search s WHERE s.tsv @@ ${TSQUERY(key)})`,
+          term.operand,
+        );
         if (!term.negated) searches.push(TSQUERY(key));
         break;
       // `near` places the anchor (a client's concern); `with` was resolved above.
@@ -343,7 +359,10 @@ export async function eventNarrow(actor: Actor, narrow: NarrowTerm[]): Promise<E
   const resolved: EventNarrowTerm[] = [];
   for (const term of narrow) {
     const negated = term.negated;
-    if (!EVENT_OPERATORS.has(term.operator) || (term.operator === 'is' && !EVENT_IS.has(String(term.operand))))
+    if (
+      !EVENT_OPERATORS.has(term.operator) ||
+      (term.operator === 'is' && !EVENT_IS.has(String(term.operand)))
+    )
       throw new JsonableError(`Operator ${term.operator} not supported.`);
     if (term.operator === 'channel')
       resolved.push({ op: 'channel', id: (await narrowStream(actor, term.operand)).id, negated });

@@ -30,7 +30,8 @@ const SPAN_FLAGS = 'chat.default_flags(sp.user_id, sp.read_through, m.id, m.send
  */
 export function receivedMessages(query: ReceivedQuery = {}): string {
   const where = query.where?.length ? query.where.join(' AND ') : 'true';
-  const onFlags = (flags: string) => (query.flags ?? []).map((condition) => `AND ${condition(flags)}`).join(' ');
+  const onFlags = (flags: string) =>
+    (query.flags ?? []).map((condition) => `AND ${condition(flags)}`).join(' ');
   const order = query.order ?? 'DESC';
   const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
   const explicit = `SELECT m.*, um.flags, true AS explicit
