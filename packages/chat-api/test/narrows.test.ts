@@ -365,14 +365,14 @@ describe('narrows and search', () => {
     expectZulipSchema('/messages/matches_narrow', 'get', reply.body);
     expect(Object.keys(reply.body.messages as object)).toEqual([String(ids.mention)]);
     expect(
-      (reply.body.messages as Record<string, { match_content: string }>)[ids.mention]?.match_content,
+      (reply.body.messages as Record<string, { match_content: string }>)[String(ids.mention)]?.match_content,
     ).toContain('<span class="highlight">tonight</span>');
     const plain = await call(url(), 'GET', '/messages/matches_narrow', bob, {
       msg_ids: [ids.link, ids.dm],
       narrow: [['is', 'dm']],
     });
     expect(plain.body.messages).toEqual({
-      [ids.dm]: { match_content: '<p>psst, a secret word</p>', match_subject: '' },
+      [String(ids.dm)]: { match_content: '<p>psst, a secret word</p>', match_subject: '' },
     });
     const bad = await call(url(), 'GET', '/messages/matches_narrow', bob, {
       msg_ids: [1],
