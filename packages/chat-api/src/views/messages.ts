@@ -6,6 +6,9 @@ import { unfinishedTriggerIds } from '../domain/lib/service-triggers.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
+import { clientName } from '../http/user-agent.ts';
+import { renderMessage } from '../domain/lib/mentions.ts';
+import { MAX_MESSAGE_LENGTH } from '../domain/limits.ts';
 import { narrowSchema, schema } from './schemas.ts';
 
 /** `to` is a channel name or id, or a JSON list of user ids or emails. */
@@ -32,7 +35,9 @@ export const messageEndpoints = [
     description:
       '`to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. ' +
       'An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an ' +
-      '@**name** mention, to a user with no live event queue is pushed to their mobile devices.',
+      '@**name** mention, to a user with no live event queue is pushed to their mobile devices. The ' +
+      "message's `client` is the sending client's name, the User-Agent's first product (ZulipPython, " +
+      'ZulipTerminal, …), as Zulip records it.',
     params: {
       type: p.string().describe('stream or channel; direct or private'),
       to: p.string(),
@@ -40,17 +45,24 @@ export const messageEndpoints = [
       content: p.string(),
     },
     response: { required: ['id'], properties: { id: { type: 'integer', description: 'The new message.' } } },
-    view: async (params, actor) => {
+    view: async (params, actor, req) => {
       const to = parseTo(params.to);
       const kind = params.type;
+      const client = clientName(req.get('user-agent'));
       let id: number;
       if (kind === 'stream' || kind === 'channel') {
-        if (Array.isArray(to)) {
-          if (to.length !== 1 || to[0] === undefined) throw new JsonableError('Invalid channel');
-          id = await sendMessage(actor, { kind: 'stream', to: to[0], topic: params.topic }, params.content);
-        } else id = await sendMessage(actor, { kind: 'stream', to, topic: params.topic }, params.content);
+        if (Array.isArray(to) && (to.length !== 1 || to[0] === undefined))
+          throw new JsonableError('Invalid channel');
+        const channel = Array.isArray(to) ? (to[0] as string | number) : to;
+        id = await sendMessage(
+          actor,
+          { kind: 'stream', to: channel, topic: params.topic },
+          params.content,
+          client,
+        );
       } else if (kind === 'direct' || kind === 'private') {
-        id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
+        const destination = { kind: 'direct' as const, to: Array.isArray(to) ? to : [to] };
+        id = await sendMessage(actor, destination, params.content, client);
       } else throw new JsonableError('Invalid message type');
       const { push, logger, webhooks } = actor.runtime;
       // Only a direct message or a mention can call an outgoing-webhook bot (lib/service-triggers.ts).
@@ -182,5 +194,14 @@ export const messageEndpoints = [
         messages: Object.fromEntries(await matchesNarrow(actor, parseNarrow(params.narrow), params.msg_ids)),
       };
     },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/render',
+    operationId: 'renderMessage',
+    summary: 'Render Markdown as a message would be rendered (a preview), without sending it',
+    params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
+    response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
+    view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),
   }),
 ];

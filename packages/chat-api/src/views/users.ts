@@ -1,5 +1,6 @@
 import type { Actor } from '../domain/context.ts';
 import {
+  deactivateSelf,
   deactivateUser,
   reactivateUser,
   updateUser,
@@ -179,6 +180,18 @@ export const userEndpoints = [
     },
     view: async ({ user, ...changes }, actor) => {
       await updateUser(actor, await targetOf(actor, user), changes);
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/users/me',
+    operationId: 'deactivateOwnUser',
+    summary: "Deactivate the caller's own account, and their bots",
+    description:
+      'The only organization owner cannot: 400 CANNOT_DEACTIVATE_LAST_USER with is_last_owner and entity. ' +
+      "The caller's queues are deleted and their key stops working.",
+    view: async (_params, actor) => {
+      await deactivateSelf(actor);
     },
   }),
   endpoint({

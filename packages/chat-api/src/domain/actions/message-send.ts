@@ -167,15 +167,16 @@ export async function insertMessage(
   actor: Actor,
   prepared: PreparedMessage,
   t: Transaction,
-  options: { readBySender?: boolean } = {},
+  options: { readBySender?: boolean; client?: string } = {},
 ): Promise<number> {
   const { db, user, realm } = actor;
   const { stream, recipients } = prepared;
   const row = await one<MessageRow>(
     db,
     `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content,
-       wildcard_mentioned)
-     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered, :wildcard) RETURNING *`,
+       wildcard_mentioned, client)
+     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered, :wildcard, :client)
+     RETURNING *`,
     {
       realmId: realm.id,
       senderId: user.id,
@@ -185,6 +186,7 @@ export async function insertMessage(
       content: prepared.content,
       rendered: prepared.rendered,
       wildcard: wildcardMentionsAll(prepared),
+      client: options.client ?? 'API',
     },
     t,
   );
@@ -211,7 +213,13 @@ export async function insertMessage(
 }
 
 /** Sends a channel or direct message; recipients' queues get a `message` event in the same transaction. */
-export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
+export async function sendMessage(
+  actor: Actor,
+  destination: Destination,
+  content: string,
+  /** The sending client's name (Zulip's `client`); `API` when unknown. */
+  client?: string,
+): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
-  return transact(actor.db, (t) => insertMessage(actor, prepared, t));
+  return transact(actor.db, (t) => insertMessage(actor, prepared, t, client === undefined ? {} : { client }));
 }
