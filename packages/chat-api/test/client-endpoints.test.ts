@@ -248,4 +248,162 @@ describe('endpoints stock clients call', () => {
     });
     expect((await call(url(), 'GET', '/users/me', owner)).status).toBe(200);
   });
+
+  it('user status: POST /users/me/status, GET /users/{id}/status, user_status events and /register state', async () => {
+    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['user_status'] });
+    const set = await call(url(), 'POST', '/users/me/status', alice, {
+      status_text: ' In a meeting ',
+      emoji_name: 'smile',
+    });
+    expect(set.status).toBe(200);
+    expectZulipSchema('/users/me/status', 'post', set.body);
+    const got = await call(url(), 'GET', `/users/${alice.id}/status`, bob);
+    expectZulipSchema('/users/{user_id}/status', 'get', got.body);
+    expect(got.body.status).toEqual({
+      status_text: 'In a meeting',
+      emoji_name: 'smile',
+      emoji_code: expect.stringMatching(/^[0-9a-f-]+$/),
+      reaction_type: 'unicode_emoji',
+    });
+    const events = await call(url(), 'GET', '/events', bob, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
+    expect(events.body.events).toEqual([
+      expect.objectContaining({
+        type: 'user_status',
+        user_id: alice.id,
+        status_text: 'In a meeting',
+        emoji_name: 'smile',
+      }),
+    ]);
+    await call(url(), 'POST', '/users/me/status', alice, { status_text: '' });
+    expect((await call(url(), 'GET', `/users/${alice.id}/status`, bob)).body.status).toEqual({
+      emoji_name: 'smile',
+      emoji_code: expect.any(String),
+      reaction_type: 'unicode_emoji',
+    });
+    const state = await call(url(), 'POST', '/register', bob, { fetch_event_types: ['user_status'] });
+    expect((state.body.user_status as Record<string, unknown>)[String(alice.id)]).toMatchObject({
+      emoji_name: 'smile',
+    });
+    await call(url(), 'POST', '/users/me/status', alice, { emoji_name: '' });
+    expect((await call(url(), 'GET', `/users/${alice.id}/status`, bob)).body.status).toEqual({});
+    const refusals: [Record<string, unknown>, string][] = [
+      [{}, 'Client did not pass any new values.'],
+      [{ status_text: 'x'.repeat(61) }, 'status_text is too long (limit: 60 characters)'],
+      [{ emoji_name: 'no_such_emoji_here' }, "Emoji 'no_such_emoji_here' does not exist"],
+      [
+        { emoji_code: '1f604' },
+        'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      ],
+    ];
+    for (const [params, msg] of refusals)
+      expect((await call(url(), 'POST', '/users/me/status', alice, params)).body).toMatchObject({ msg });
+    expect((await call(url(), 'GET', '/users/999999/status', bob)).body).toMatchObject({
+      msg: 'No such user',
+    });
+  });
+
+  it('GET /messages/{id}/read_receipts: readers other than the sender who allow receipts', async () => {
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'receipts',
+      content: 'did you read this?',
+    });
+    const id = sent.body.id as number;
+    const receipts = async (who: TestUser) =>
+      (await call(url(), 'GET', `/messages/${id}/read_receipts`, who)).body;
+    expect((await receipts(alice)).user_ids).toEqual([]);
+    await call(url(), 'POST', '/messages/flags', bob, { messages: [id], op: 'add', flag: 'read' });
+    const body = await receipts(alice);
+    expectZulipSchema('/messages/{message_id}/read_receipts', 'get', body);
+    expect(body.user_ids).toEqual([bob.id]);
+    await call(url(), 'PATCH', '/settings', bob, { send_read_receipts: false });
+    expect((await receipts(alice)).user_ids).toEqual([]);
+    await call(url(), 'PATCH', '/settings', bob, { send_read_receipts: true });
+    expect((await receipts(admin)).user_ids).toEqual([bob.id]);
+    const hidden = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'hideout',
+      topic: 't',
+      content: 'x',
+    });
+    expect(
+      (await call(url(), 'GET', `/messages/${hidden.body.id as number}/read_receipts`, bob)).body,
+    ).toMatchObject({
+      msg: 'Invalid message(s)',
+    });
+  });
+
+  it("muted users: the muted user's messages become and arrive read; events, /register state; read receipts leave them out", async () => {
+    const before = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: JSON.stringify([bob.id]),
+      content: 'unread before muting',
+    });
+    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['muted_users', 'message'] });
+    const muted = await call(url(), 'POST', `/users/me/muted_users/${alice.id}`, bob);
+    expect(muted.status).toBe(200);
+    expectZulipSchema('/users/me/muted_users/{muted_user_id}', 'post', muted.body);
+    const flagsOf = async (messageId: number) =>
+      ((await call(url(), 'GET', `/messages/${messageId}`, bob)).body.message as { flags: string[] }).flags;
+    expect(await flagsOf(before.body.id as number)).toContain('read');
+    const dm = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: JSON.stringify([bob.id]),
+      content: 'after muting',
+    });
+    const inChannel = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'muted',
+      content: 'after muting, in a channel',
+    });
+    expect(await flagsOf(dm.body.id as number)).toContain('read');
+    expect(await flagsOf(inChannel.body.id as number)).toContain('read');
+    const events = await call(url(), 'GET', '/events', bob, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
+    const list = events.body.events as {
+      type: string;
+      muted_users?: { id: number }[];
+      flags?: string[];
+      message?: { id: number };
+    }[];
+    expect(list[0]).toMatchObject({
+      type: 'muted_users',
+      muted_users: [{ id: alice.id, timestamp: expect.any(Number) }],
+    });
+    expect(list.filter((e) => e.type === 'message').map((e) => e.flags)).toEqual([['read'], ['read']]);
+    const state = await call(url(), 'POST', '/register', bob, { fetch_event_types: ['muted_users'] });
+    expect(state.body.muted_users).toEqual([{ id: alice.id, timestamp: expect.any(Number) }]);
+    // bob read alice's channel message, but muted her: her read receipts leave him out.
+    expect(
+      (await call(url(), 'GET', `/messages/${inChannel.body.id as number}/read_receipts`, alice)).body
+        .user_ids,
+    ).toEqual([]);
+    expect((await call(url(), 'POST', `/users/me/muted_users/${alice.id}`, bob)).body).toMatchObject({
+      msg: 'User already muted',
+    });
+    expect((await call(url(), 'POST', `/users/me/muted_users/${bob.id}`, bob)).body).toMatchObject({
+      msg: 'Cannot mute self',
+    });
+    expect((await call(url(), 'POST', '/users/me/muted_users/999999', bob)).body).toMatchObject({
+      msg: 'No such user',
+    });
+    const unmuted = await call(url(), 'DELETE', `/users/me/muted_users/${alice.id}`, bob);
+    expect(unmuted.status).toBe(200);
+    expect((await call(url(), 'DELETE', `/users/me/muted_users/${alice.id}`, bob)).body).toMatchObject({
+      msg: 'User is not muted',
+    });
+    const later = await call(url(), 'POST', '/messages', alice, {
+      type: 'direct',
+      to: JSON.stringify([bob.id]),
+      content: 'unmuted',
+    });
+    expect(await flagsOf(later.body.id as number)).not.toContain('read');
+  });
 });

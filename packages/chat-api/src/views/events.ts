@@ -99,6 +99,19 @@ export const eventEndpoints = [
         },
         realm_user_groups: list(schema('UserGroup')),
         realm_default_streams: list({ type: 'integer' }, 'Ids of the default channels new users join.'),
+        muted_users: list(
+          {
+            type: 'object',
+            required: ['id', 'timestamp'],
+            properties: { id: { type: 'integer' }, timestamp: { type: 'integer' } },
+          },
+          'Whom the caller muted, with when (UNIX seconds).',
+        ),
+        user_status: {
+          type: 'object',
+          description: 'By user id, the status (text, emoji) of the users who set one.',
+          additionalProperties: { type: 'object' },
+        },
         has_videocall_token: {
           type: 'boolean',
           description: 'Whether the caller connected Zoom (needed before creating a Zoom call).',

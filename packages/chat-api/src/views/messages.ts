@@ -1,5 +1,5 @@
 import { sendMessage } from '../domain/actions/message-send.ts';
-import { getMessages, matchesNarrow } from '../domain/lib/messages.ts';
+import { getMessages, matchesNarrow, readReceipts } from '../domain/lib/messages.ts';
 import { parseNarrow } from '../domain/lib/narrow.ts';
 import { pushForMessage } from '../domain/actions/push.ts';
 import { unfinishedTriggerIds } from '../domain/lib/service-triggers.ts';
@@ -203,5 +203,21 @@ export const messageEndpoints = [
     params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
     response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
     view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/messages/{message_id}/read_receipts',
+    operationId: 'getReadReceipts',
+    summary: 'Who read a message',
+    description:
+      'Active users other than the sender who read the message and allow read receipts (send_read_receipts), ' +
+      'without users who muted the caller or whom the caller muted. A message the caller cannot read is ' +
+      '400 "Invalid message(s)".',
+    params: { message_id: p.id() },
+    response: {
+      required: ['user_ids'],
+      properties: { user_ids: { type: 'array', items: { type: 'integer' } } },
+    },
+    view: async ({ message_id }, actor) => ({ user_ids: await readReceipts(actor, message_id) }),
   }),
 ];

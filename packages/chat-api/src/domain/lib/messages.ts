@@ -7,6 +7,7 @@ import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { compileNarrow, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
+import { accessibleMessage } from './message-access.ts';
 
 export interface MessageRow {
   id: string;
@@ -276,6 +277,26 @@ export async function matchesNarrow(
     params,
     found.map((row) => Number(row.id)),
   );
+}
+
+/**
+ * GET /messages/{id}/read_receipts: who read a message the caller may read — active users other
+ * than its sender who allow read receipts (`send_read_receipts`), leaving out users who muted the
+ * caller and users the caller muted, as Zulip does.
+ */
+export async function readReceipts(actor: Actor, messageId: number): Promise<number[]> {
+  const { row } = await accessibleMessage(actor, messageId);
+  const found = await rows<{ user_id: number }>(
+    actor.db,
+    `SELECT h.user_id FROM chat.message_holders(:messageId) h JOIN chat.users u ON u.id = h.user_id
+     WHERE 'read' = ANY (h.flags) AND u.is_active AND h.user_id <> :senderId
+       AND (u.settings->>'send_read_receipts') IS DISTINCT FROM 'false'
+       AND NOT EXISTS (SELECT 1 FROM chat.muted_users mu
+         WHERE (mu.user_id = h.user_id AND mu.muted_user_id = :me) OR (mu.user_id = :me AND mu.muted_user_id = h.user_id))
+     ORDER BY h.user_id`,
+    { messageId, senderId: row.sender_id, me: actor.user.id },
+  );
+  return found.map((r) => r.user_id);
 }
 
 /** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
