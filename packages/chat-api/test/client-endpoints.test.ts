@@ -406,4 +406,102 @@ describe('endpoints stock clients call', () => {
     });
     expect(await flagsOf(later.body.id as number)).not.toContain('read');
   });
+
+  it('linkifiers: CRUD and order by administrators, realm_linkifiers events, applied by the renderer', async () => {
+    const queue = await call(url(), 'POST', '/register', bob, { event_types: ['realm_linkifiers'] });
+    const created = await call(url(), 'POST', '/realm/filters', admin, {
+      pattern: '#(?P<id>[0-9]+)',
+      url_template: 'https://github.com/zulip/zulip/issues/{id}',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expectZulipSchema('/realm/filters', 'post', created.body);
+    const issues = created.body.id as number;
+    const jira = (
+      await call(url(), 'POST', '/realm/filters', admin, {
+        pattern: 'JIRA-(?P<key>[0-9]+)',
+        url_template: 'https://jira.example.com/browse/JIRA-{key}',
+      })
+    ).body.id as number;
+    const listed = await call(url(), 'GET', '/realm/linkifiers', bob);
+    expectZulipSchema('/realm/linkifiers', 'get', listed.body);
+    expect(listed.body.linkifiers).toEqual([
+      { id: issues, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' },
+      {
+        id: jira,
+        pattern: 'JIRA-(?P<key>[0-9]+)',
+        url_template: 'https://jira.example.com/browse/JIRA-{key}',
+      },
+    ]);
+    const events = await call(url(), 'GET', '/events', bob, {
+      queue_id: queue.body.queue_id,
+      last_event_id: -1,
+    });
+    expect((events.body.events as { type: string }[]).map((e) => e.type)).toEqual([
+      'realm_linkifiers',
+      'realm_linkifiers',
+    ]);
+
+    const sent = await call(url(), 'POST', '/messages', alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'links',
+      content: 'Fixes #123 and JIRA-7, not `#456` nor abc#9 nor [#77](https://example.com)',
+    });
+    const read = await call(url(), 'GET', `/messages/${sent.body.id as number}`, bob);
+    expect((read.body.message as { content: string }).content).toBe(
+      '<p>Fixes <a href="https://github.com/zulip/zulip/issues/123">#123</a> and ' +
+        '<a href="https://jira.example.com/browse/JIRA-7">JIRA-7</a>, not <code>#456</code> nor abc#9 nor ' +
+        '<a href="https://example.com">#77</a></p>',
+    );
+    const preview = await call(url(), 'POST', '/messages/render', bob, { content: '#5' });
+    expect(preview.body.rendered).toBe('<p><a href="https://github.com/zulip/zulip/issues/5">#5</a></p>');
+
+    const reordered = await call(url(), 'PATCH', '/realm/linkifiers', admin, {
+      ordered_linkifier_ids: [jira, issues],
+    });
+    expect(reordered.status).toBe(200);
+    expect(
+      ((await call(url(), 'GET', '/realm/linkifiers', bob)).body.linkifiers as { id: number }[]).map(
+        (l) => l.id,
+      ),
+    ).toEqual([jira, issues]);
+    expect(
+      (await call(url(), 'PATCH', '/realm/linkifiers', admin, { ordered_linkifier_ids: [jira] })).body,
+    ).toMatchObject({
+      msg: 'The ordered list must enumerate all existing linkifiers exactly once',
+    });
+    const updated = await call(url(), 'PATCH', `/realm/filters/${issues}`, admin, {
+      pattern: '#(?P<id>[0-9]+)',
+      url_template: 'https://tracker.example.com/{id}',
+    });
+    expect(updated.status).toBe(200);
+    expect((await call(url(), 'POST', '/messages/render', bob, { content: '#5' })).body.rendered).toBe(
+      '<p><a href="https://tracker.example.com/5">#5</a></p>',
+    );
+    const refusals: [Record<string, string>, string][] = [
+      [{ pattern: '(', url_template: 'https://x.example/' }, 'Bad regular expression'],
+      [{ pattern: '(?P<a>a+)+$', url_template: 'https://x.example/{a}' }, 'nested repetition'],
+      [
+        { pattern: '#(?P<id>[0-9]+)', url_template: 'https://x.example/{other}' },
+        'Group "other" in URL template',
+      ],
+      [{ pattern: '#(?P<id>[0-9]+)', url_template: 'javascript:alert({id})' }, 'Invalid URL template.'],
+      [{ pattern: '#(?P<id>[0-9]+)', url_template: 'https://x.example/{?id}' }, 'Invalid URL template.'],
+    ];
+    for (const [params, msg] of refusals)
+      expect((await call(url(), 'POST', '/realm/filters', admin, params)).body.msg).toContain(msg);
+    expect(
+      (await call(url(), 'POST', '/realm/filters', bob, { pattern: 'x', url_template: 'https://x.example/' }))
+        .body,
+    ).toMatchObject({ msg: 'Must be an organization administrator' });
+    const removed = await call(url(), 'DELETE', `/realm/filters/${jira}`, admin);
+    expect(removed.status).toBe(200);
+    expect((await call(url(), 'DELETE', `/realm/filters/${jira}`, admin)).body).toMatchObject({
+      msg: 'Linkifier not found.',
+    });
+    const state = await call(url(), 'POST', '/register', bob, { fetch_event_types: ['realm_linkifiers'] });
+    expect(state.body.realm_linkifiers).toEqual([
+      { id: issues, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' },
+    ]);
+  });
 });
