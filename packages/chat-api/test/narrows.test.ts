@@ -120,6 +120,14 @@ describe('narrows and search', () => {
         { operator: 'topic', operand: 'lunch', negated: true },
       ]),
     ).toEqual([ids.link]);
+    // A negated channel keeps direct messages (they are in no channel).
+    expect(
+      await found([
+        { operator: 'channel', operand: 'kitchen', negated: true },
+        { operator: 'channel', operand: 'lounge', negated: true },
+        { operator: 'sender', operand: alice.email },
+      ]),
+    ).toEqual([ids.dm, ids.group]);
     expect(
       await found([
         { operator: 'is', operand: 'dm', negated: true },

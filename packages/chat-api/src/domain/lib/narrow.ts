@@ -209,6 +209,13 @@ async function resolveWith(actor: Actor, terms: NarrowTerm[]): Promise<NarrowTer
   return [...kept, { operator: 'dm', operand: others, negated: false }];
 }
 
+/**
+ * A condition on `m.stream_id`: as is (an equality the planner uses to pick the channel's
+ * messages), or, to be negated, with a direct message (no channel) counted as outside it.
+ */
+const inChannels = (condition: string, negated: boolean) =>
+  negated ? `COALESCE(${condition}, false)` : condition;
+
 /** The narrow as SQL conditions, every name resolved as the reader may see it. */
 export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise<CompiledNarrow> {
   const compiled: CompiledNarrow = {
@@ -232,7 +239,7 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
     switch (term.operator) {
       case 'channel': {
         const stream = await narrowStream(actor, term.operand);
-        where(`m.stream_id = :${key}`, stream.id);
+        where(inChannels(`m.stream_id = :${key}`, term.negated), stream.id);
         if (!term.negated) {
           if (await canReadHistory(actor.db, actor.user, stream)) confine([stream.id]);
           else compiled.history = undefined;
@@ -243,7 +250,7 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         if (term.operand !== 'public' && term.operand !== 'web-public')
           throw badNarrow('unknown channels operand');
         const ids = await publicStreamIds(actor, term.operand === 'web-public');
-        where(`m.stream_id = ANY (CAST(:${key} AS int[]))`, `{${ids.join(',')}}`);
+        where(inChannels(`m.stream_id = ANY (CAST(:${key} AS int[]))`, term.negated), `{${ids.join(',')}}`);
         if (!term.negated) confine(ids);
         break;
       }
