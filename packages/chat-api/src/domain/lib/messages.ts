@@ -99,7 +99,7 @@ function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
       ORDER BY m.id ${order} LIMIT :n`;
   return `SELECT m.*, ${REACTIONS_SQL}
-    FROM (${receivedMessages({ where: [condition, ...narrow.where], flags: narrow.flags, order, limit: 'n' })}) m
+    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, order, limit: 'n' })}) m
     ORDER BY m.id ${order}`;
 }
 
@@ -115,7 +115,7 @@ async function anchorId(
   if (anchor === 'first_unread') {
     const unread = await one<{ id: string }>(
       actor.db,
-      `SELECT id FROM (${receivedMessages({ where: narrow.where, flags: narrow.flags, unread: true, order: 'ASC', limit: 'one' })}) m`,
+      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, unread: true, order: 'ASC', limit: 'one' })}) m`,
       { ...params, one: 1 },
     );
     return unread ? Number(unread.id) : 'newest';
@@ -266,6 +266,7 @@ export async function matchesNarrow(
   const found = await rows<{ id: string }>(
     actor.db,
     `SELECT m.id FROM (${receivedMessages({
+      ...narrow.received,
       where: ['m.id = ANY (CAST(:ids AS bigint[]))', ...narrow.where],
       flags: narrow.flags,
     })}) m`,

@@ -120,6 +120,12 @@ export interface CompiledNarrow {
   history: number[] | undefined;
   /** The `tsquery` expression of the positive `search` terms (for highlighting), if any. */
   search: string | undefined;
+  /**
+   * What the flag terms let a reader of received messages skip (lib/user-messages.ts): `is:unread`
+   * reads above the spans' read watermarks, `is:starred` only the flags rows (the default flags
+   * are never starred), instead of testing every message received.
+   */
+  received: { unread?: boolean; explicitOnly?: boolean };
 }
 
 const TSQUERY = (param: string) => `websearch_to_tsquery(chat.search_config(), :${param})`;
@@ -224,6 +230,7 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
     params: {},
     history: undefined,
     search: undefined,
+    received: {},
   };
   const searches: string[] = [];
   const confine = (ids: number[]) => {
@@ -313,10 +320,12 @@ function isTerm(compiled: CompiledNarrow, term: NarrowTerm, key: string, not: (s
     case 'private':
       return where('m.stream_id IS NULL');
     case 'starred':
+      if (!term.negated) compiled.received.explicitOnly = true;
       return flag((f) => `'starred' = ANY (${f})`);
     case 'mentioned':
       return flag((f) => `${f} && ARRAY['${MENTION_FLAGS.join("', '")}']`);
     case 'unread':
+      if (!term.negated) compiled.received.unread = true;
       return flag((f) => `NOT ('read' = ANY (${f}))`);
     case 'alerted':
       // Zulip flags a message with the reader's alert words when it is sent; here they are looked up.

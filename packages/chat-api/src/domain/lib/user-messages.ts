@@ -14,6 +14,8 @@ export interface ReceivedQuery {
   flags?: ((flags: string) => string)[];
   /** Only messages the user has not read. */
   unread?: boolean;
+  /** Only messages whose flags a row holds (a flag the default never has, such as starred). */
+  explicitOnly?: boolean;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -48,6 +50,8 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
+  if (query.explicitOnly)
+    return `SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
   return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
 
