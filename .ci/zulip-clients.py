@@ -222,6 +222,21 @@ keep_logs()
 keys("C-c")
 print("zulip-terminal: started, listed channels, showed a live message, sent a channel and a direct message, typed, edited, reacted, marked read")
 
+# --- reading through the official client: narrows, search and a narrowed queue -------------
+dm_queue = ok(peer.register(event_types=["message"], narrow=[["is", "dm"]]))
+ok(owner.send_message({"type": "stream", "to": "general", "topic": "search", "content": "quick brown foxes"}))
+ok(owner.send_message({"type": "private", "to": ["peer@example.com"], "content": "a fox in private"}))
+hits = wait_for("a search to find the channel message", lambda: peer_messages([["channel", "general"], ["search", "fox"]]))
+assert '<span class="highlight">foxes</span>' in hits[-1]["match_content"], hits[-1]
+assert [m["id"] for m in peer_messages([{"operator": "dm", "operand": [OWNER_ID]}, ["search", "fox"]])], "dm + search"
+assert peer_messages([["sender", "me"], ["is", "dm"], ["search", "nothing-like-this"]]) == []
+private = wait_for(
+    "the narrowed queue's direct message",
+    lambda: [e for e in ok(peer.get_events(queue_id=dm_queue["queue_id"], last_event_id=-1, dont_block=True))["events"] if e["type"] == "message"],
+)
+assert [e["message"]["type"] for e in private] == ["private"], private
+print("zulip (Python): search with highlights in channel and direct-message narrows; a queue narrowed to is:dm")
+
 # --- zulip-bots -----------------------------------------------------------------------------
 (WORK / "followup.conf").write_text("[followup]\nstream = followup\n")
 ok(owner.add_subscriptions([{"name": "followup"}]))

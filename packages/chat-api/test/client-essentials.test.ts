@@ -84,7 +84,7 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
     expect(messages.map((m) => m.id)).toEqual([sent.body.id]);
     expect(messages[0]?.flags).toEqual(['read', 'historical']);
     expectZulipSchema('/messages', 'get', body);
-    // A private channel's history stays hidden from a non-subscriber.
+    // A private channel stays hidden from a non-subscriber: narrowing to it answers as to no channel.
     await call(url(), 'POST', '/users/me/subscriptions', admin, {
       subscriptions: [{ name: 'secret' }],
       invite_only: true,
@@ -100,7 +100,16 @@ describe('client essentials: /users/me, realm_url, default channels, register fi
       num_before: 10,
       narrow: [{ operator: 'channel', operand: 'secret' }],
     });
-    expect(hidden.body.messages).toEqual([]);
+    const missing = await call(url(), 'GET', '/messages', member, {
+      anchor: 'newest',
+      num_before: 10,
+      narrow: [{ operator: 'channel', operand: 'no-such-channel' }],
+    });
+    expect([hidden.status, hidden.body]).toEqual([missing.status, missing.body]);
+    expect(hidden.body).toMatchObject({
+      code: 'BAD_NARROW',
+      msg: 'Invalid narrow operator: unknown channel',
+    });
   });
 
   it('nothing configured: push is off (devices and test notifications are BAD_REQUEST), no video provider', async () => {

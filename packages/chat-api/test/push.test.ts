@@ -202,6 +202,27 @@ describe('push devices and notifications, direct APNs (HTTP/2, ES256 token auth)
     expect(apns.delivered.some((p) => p.payload.zulip_message_id === String(seen.body.id))).toBe(false);
   });
 
+  it('a muted sender pushes nothing: the message arrives read', async () => {
+    // alice is offline with a device (the test above); she mutes bob.
+    expect((await call(url(), 'POST', `/users/me/muted_users/${bob.id}`, alice)).status).toBe(200);
+    const muted = await call(url(), 'POST', '/messages', bob, {
+      type: 'direct',
+      to: [alice.id],
+      content: 'muted ping',
+    });
+    const carol = await makeUser(stack, { name: 'Carol Chen' });
+    const heard = await call(url(), 'POST', '/messages', carol, {
+      type: 'direct',
+      to: [alice.id],
+      content: 'heard',
+    });
+    await waitUntil(
+      () => apns.delivered.some((p) => p.payload.zulip_message_id === String(heard.body.id)),
+      "carol's push",
+    );
+    expect(apns.delivered.some((p) => p.payload.zulip_message_id === String(muted.body.id))).toBe(false);
+  });
+
   it('the fakes refuse what the real services refuse: a foreign APNs key, an unknown FCM bearer', async () => {
     const { privateKey } = await generateKeyPair('ES256');
     const foreign = await new SignJWT({})

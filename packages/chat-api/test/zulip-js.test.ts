@@ -18,7 +18,7 @@ describe('the zulip-js client library against a running server', () => {
   });
   afterAll(() => stack.stop());
 
-  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, schedules, edits and deletes a scheduled message, creates drafts, and follows callOnEachEvent', async () => {
+  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, schedules, edits and deletes a scheduled message, creates drafts, searches a narrow, renders Markdown, and follows callOnEachEvent', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [script, stack.chatUrl, user.email, user.password, String(user.id)],
@@ -67,6 +67,14 @@ describe('the zulip-js client library against a running server', () => {
       'draft one',
       'draft two',
     ]);
+    expectZulipSchema('/messages', 'get', report.search);
+    expect(report.search?.messages).toEqual([
+      expect.objectContaining({
+        content: '<p>Searching for quick foxes</p>',
+        match_content: '<p>Searching for quick <span class="highlight">foxes</span></p>',
+      }),
+    ]);
+    expect(report.render).toMatchObject({ result: 'success', rendered: '<p><strong>bold</strong></p>' });
     const followed = report.callOnEachEvent as unknown as { type: string; op?: string }[];
     expect(followed.at(-1)).toMatchObject({ type: 'subscription', op: 'add' });
   }, 60_000);

@@ -1,5 +1,12 @@
 import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
-import { canReadHistory, firstMessageIds, streamByName } from '../domain/lib/streams.ts';
+import {
+  canReadHistory,
+  firstMessageIds,
+  isSubscribed,
+  streamByName,
+  subscriberIds,
+} from '../domain/lib/streams.ts';
+import { isAdmin, userById } from '../domain/lib/users.ts';
 import { formatBasicStream } from '../domain/presenters/streams.ts';
 import {
   archiveChannel,
@@ -10,7 +17,7 @@ import {
 } from '../domain/actions/channel-settings.ts';
 import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { endpoint } from '../http/endpoint.ts';
-import { JsonableError } from '../http/errors.ts';
+import { adminRequired, JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
 
 const channel = { type: 'object', description: "Zulip's BasicChannel." };
@@ -157,6 +164,65 @@ export const channelEndpoints = [
       return {
         topics: await channelTopics(actor, stream, await canReadHistory(actor.db, actor.user, stream)),
       };
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/streams/{stream_id}/members',
+    operationId: 'getSubscribers',
+    summary: "A channel's subscribers (active users), by id",
+    description: 'A channel the caller may not see is 400 "Invalid channel ID", whether it exists or not.',
+    params: { stream_id: p.id() },
+    response: {
+      required: ['subscribers'],
+      properties: { subscribers: { type: 'array', items: { type: 'integer' } } },
+    },
+    view: async ({ stream_id }, actor) => {
+      const stream = await accessibleStream(actor, stream_id);
+      return { subscribers: (await subscriberIds(actor.db, [stream.id])).get(stream.id) ?? [] };
+    },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/users/{user_id}/subscriptions/{stream_id}',
+    operationId: 'getSubscriptionStatus',
+    summary: 'Whether a user is subscribed to a channel',
+    description:
+      'An unknown user is 400 "No such user"; a channel the caller may not see is 400 "Invalid channel ID".',
+    params: { user_id: p.id(), stream_id: p.id() },
+    response: { required: ['is_subscribed'], properties: { is_subscribed: { type: 'boolean' } } },
+    view: async ({ user_id, stream_id }, actor) => {
+      if (!(await userById(actor.db, actor.realm.id, user_id))) throw new JsonableError('No such user');
+      const stream = await accessibleStream(actor, stream_id);
+      return { is_subscribed: await isSubscribed(actor.db, user_id, stream.id) };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/default_streams',
+    operationId: 'addDefaultStream',
+    summary: 'Make a channel a default channel (new users join it)',
+    description:
+      'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
+      '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
+    params: { stream_id: p.int() },
+    view: async ({ stream_id }, actor) => {
+      if (!isAdmin(actor.user)) throw adminRequired();
+      await updateChannel(actor, stream_id, { is_default_stream: true, groupSettings: {} });
+    },
+  }),
+  endpoint({
+    method: 'delete',
+    path: '/default_streams',
+    operationId: 'removeDefaultStream',
+    summary: 'Make a channel no longer a default channel',
+    description:
+      'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
+      '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
+    params: { stream_id: p.int() },
+    view: async ({ stream_id }, actor) => {
+      if (!isAdmin(actor.user)) throw adminRequired();
+      await updateChannel(actor, stream_id, { is_default_stream: false, groupSettings: {} });
     },
   }),
 ];

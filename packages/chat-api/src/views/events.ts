@@ -1,4 +1,5 @@
 import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/lib/events.ts';
+import { eventNarrow, parseNarrow } from '../domain/lib/narrow.ts';
 import { fetchInitialState } from '../domain/presenters/initial-state.ts';
 import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
@@ -36,7 +37,10 @@ export const eventEndpoints = [
       'state returned: only the keys of the requested types are sent. The queue lives in Postgres and can ' +
       'be read through any API process. The call waits for changes to the caller already being written, ' +
       'so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: ' +
-      'registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.',
+      'registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID. A queue ' +
+      'registered with a `narrow` receives only the `message` events matching it (other events as usual); ' +
+      'it may use channel, topic, sender, dm, dm-including and is (dm, private, starred, mentioned, alerted, ' +
+      'unread, resolved), each possibly negated; another operator is 400 "Operator X not supported."',
     params: {
       event_types: p.json<string[] | null>(stringList).default(null),
       fetch_event_types: p.json<string[] | null>(stringList).default(null),
@@ -95,6 +99,19 @@ export const eventEndpoints = [
         },
         realm_user_groups: list(schema('UserGroup')),
         realm_default_streams: list({ type: 'integer' }, 'Ids of the default channels new users join.'),
+        muted_users: list(
+          {
+            type: 'object',
+            required: ['id', 'timestamp'],
+            properties: { id: { type: 'integer' }, timestamp: { type: 'integer' } },
+          },
+          'Whom the caller muted, with when (UNIX seconds).',
+        ),
+        user_status: {
+          type: 'object',
+          description: 'By user id, the status (text, emoji) of the users who set one.',
+          additionalProperties: { type: 'object' },
+        },
         has_videocall_token: {
           type: 'boolean',
           description: 'Whether the caller connected Zoom (needed before creating a Zoom call).',
@@ -143,6 +160,7 @@ export const eventEndpoints = [
         clientGravatar: params.client_gravatar,
         applyMarkdown: params.apply_markdown,
         allPublicStreams: params.all_public_streams,
+        narrow: await eventNarrow(actor, parseNarrow(params.narrow)),
         maxQueues: actor.config.MUSE_CHAT_MAX_QUEUES_PER_USER,
       });
       const state = await fetchInitialState(actor, {

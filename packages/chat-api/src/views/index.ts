@@ -7,6 +7,7 @@ import { uploadEndpoints } from './uploads.ts';
 import { draftEndpoints } from './drafts.ts';
 import { eventEndpoints } from './events.ts';
 import { messageEndpoints } from './messages.ts';
+import { linkifierEndpoints } from './linkifiers.ts';
 import { messageLifecycleEndpoints } from './message-lifecycle.ts';
 import { channelEndpoints } from './channels.ts';
 import { presenceEndpoints } from './presence.ts';
@@ -71,6 +72,11 @@ export const chatAreas: readonly Area[] = [
   },
   { tag: 'Channels', description: 'Creating and changing channels.', endpoints: channelEndpoints },
   { tag: 'Presence', description: 'Who is online, and typing notifications.', endpoints: presenceEndpoints },
+  {
+    tag: 'Linkifiers',
+    description: "The organization's patterns that messages' Markdown turns into links.",
+    endpoints: linkifierEndpoints,
+  },
   {
     tag: 'Settings',
     description: "The caller's settings, muted topics and the organization's emoji.",

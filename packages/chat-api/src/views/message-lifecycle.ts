@@ -8,7 +8,8 @@ import {
 import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
 import { accessibleStream } from '../domain/lib/channels.ts';
 import { readMessage } from '../domain/lib/message-access.ts';
-import { getMessages, narrowTerms } from '../domain/lib/messages.ts';
+import { getMessages } from '../domain/lib/messages.ts';
+import { parseNarrow } from '../domain/lib/narrow.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
@@ -179,11 +180,10 @@ export const messageLifecycleEndpoints = [
         anchor: params.anchor,
         numBefore: params.num_before,
         numAfter: params.num_after,
-        narrow: narrowTerms(params.narrow),
+        includeAnchor: params.include_anchor,
+        narrow: parseNarrow(params.narrow),
       });
-      const processed = (found.messages as { id: number }[])
-        .map((m) => m.id)
-        .filter((id) => params.include_anchor || String(id) !== params.anchor);
+      const processed = (found.messages as { id: number }[]).map((m) => m.id);
       const changed = await transact(actor.db, (t) =>
         changeFlags(actor, { op: params.op, flag }, { messageIds: processed }, t),
       );

@@ -1,8 +1,12 @@
 import { sendMessage } from '../domain/actions/message-send.ts';
-import { getMessages, narrowTerms } from '../domain/lib/messages.ts';
+import { getMessages, matchesNarrow, readReceipts } from '../domain/lib/messages.ts';
+import { parseNarrow } from '../domain/lib/narrow.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
+import { clientName } from '../http/user-agent.ts';
+import { renderMessage } from '../domain/lib/mentions.ts';
+import { MAX_MESSAGE_LENGTH } from '../domain/limits.ts';
 import { narrowSchema, schema } from './schemas.ts';
 
 /** `to` is a channel name or id, or a JSON list of user ids or emails. */
@@ -29,7 +33,9 @@ export const messageEndpoints = [
     description:
       '`to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. ' +
       'An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an ' +
-      '@**name** mention, to a user with no live event queue is pushed to their mobile devices.',
+      '@**name** mention, to a user with no live event queue is pushed to their mobile devices. The ' +
+      "message's `client` is the sending client's name, the User-Agent's first product (ZulipPython, " +
+      'ZulipTerminal, …), as Zulip records it.',
     params: {
       type: p.string().describe('stream or channel; direct or private'),
       to: p.string(),
@@ -37,18 +43,25 @@ export const messageEndpoints = [
       content: p.string(),
     },
     response: { required: ['id'], properties: { id: { type: 'integer', description: 'The new message.' } } },
-    view: async (params, actor) => {
+    view: async (params, actor, req) => {
       const to = parseTo(params.to);
       const kind = params.type;
+      const client = clientName(req.get('user-agent'));
       let id: number;
       // The action starts the push notifications and outgoing webhooks once it committed.
       if (kind === 'stream' || kind === 'channel') {
-        if (Array.isArray(to)) {
-          if (to.length !== 1 || to[0] === undefined) throw new JsonableError('Invalid channel');
-          id = await sendMessage(actor, { kind: 'stream', to: to[0], topic: params.topic }, params.content);
-        } else id = await sendMessage(actor, { kind: 'stream', to, topic: params.topic }, params.content);
+        if (Array.isArray(to) && (to.length !== 1 || to[0] === undefined))
+          throw new JsonableError('Invalid channel');
+        const channel = Array.isArray(to) ? (to[0] as string | number) : to;
+        id = await sendMessage(
+          actor,
+          { kind: 'stream', to: channel, topic: params.topic },
+          params.content,
+          client,
+        );
       } else if (kind === 'direct' || kind === 'private') {
-        id = await sendMessage(actor, { kind: 'direct', to: Array.isArray(to) ? to : [to] }, params.content);
+        const destination = { kind: 'direct' as const, to: Array.isArray(to) ? to : [to] };
+        id = await sendMessage(actor, destination, params.content, client);
       } else throw new JsonableError('Invalid message type');
       return { id };
     },
@@ -57,21 +70,37 @@ export const messageEndpoints = [
     method: 'get',
     path: '/messages',
     operationId: 'getMessages',
-    summary: "The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm",
+    summary: "The caller's messages of a narrow around an anchor, or the given ones",
     description:
-      'Narrowed to a channel whose history the caller may read (public, for members; shared history, ' +
-      'for subscribers), messages the caller never received are included with flags read, historical.',
+      'The narrow takes every operator of Zulip (see GET /messages/matches_narrow). Narrowed to a ' +
+      'channel whose history the caller may read (public, for members; shared history, for subscribers), ' +
+      'or to `channels:public`, messages the caller never received are included with flags read, ' +
+      'historical. A channel the caller may not see answers as one that does not exist. With a `search` ' +
+      'term each message carries `match_content` and `match_subject`, the found words in ' +
+      '`<span class="highlight">`. With `message_ids`, the listed messages the caller may read that ' +
+      'match the narrow, without anchor fields; it cannot be combined with anchor or num_before/num_after.',
     params: {
-      anchor: p.string().default('newest').describe('A message id, newest, oldest or first_unread'),
-      num_before: p.int().default(0),
-      num_after: p.int().default(0),
+      anchor: p.string().optional().describe('A message id, newest (default), oldest, first_unread or date'),
+      anchor_date: p
+        .string()
+        .optional()
+        .describe(
+          "With anchor=date: an ISO 8601 time; the anchor is the narrow's first message sent at or after it.",
+        ),
+      include_anchor: p
+        .bool()
+        .optional()
+        .describe('Whether the anchor message itself is included (default true).'),
+      num_before: p.int().optional(),
+      num_after: p.int().optional(),
+      message_ids: p.json<number[]>({ type: 'array', items: { type: 'integer', minimum: 0 } }).optional(),
       narrow: p.json<unknown[]>(narrowSchema).default([]),
       apply_markdown: p.bool().default(true),
       client_gravatar: p.bool().default(true),
       use_first_unread_anchor: p.bool().default(false).describe('Deprecated: anchor first_unread.'),
     },
     response: {
-      required: ['messages', 'anchor', 'found_anchor', 'found_oldest', 'found_newest', 'history_limited'],
+      required: ['messages', 'history_limited'],
       properties: {
         messages: { type: 'array', items: schema('Message') },
         anchor: { type: 'integer' },
@@ -82,17 +111,103 @@ export const messageEndpoints = [
       },
     },
     view: async (params, actor) => {
-      if (params.num_before < 0 || params.num_after < 0)
-        throw new JsonableError('Invalid num_before or num_after');
-      if (params.num_before + params.num_after > 5000)
-        throw new JsonableError('Too many messages requested (maximum 5000).');
+      const narrow = parseNarrow(params.narrow);
+      if (params.message_ids) {
+        const range = (['anchor', 'include_anchor', 'num_before', 'num_after'] as const).filter(
+          (name) => params[name] !== undefined,
+        );
+        if (params.use_first_unread_anchor) range.unshift('use_first_unread_anchor' as never);
+        if (range.length > 0)
+          throw new JsonableError(
+            `Unsupported parameter combination: ${['message_ids', ...range].join(', ')}`,
+          );
+        if (params.message_ids.length > 5000)
+          throw new JsonableError('Too many messages requested (maximum 5000).');
+        return getMessages(actor, {
+          narrow,
+          anchor: 'newest',
+          numBefore: 0,
+          numAfter: 0,
+          messageIds: params.message_ids,
+          applyMarkdown: params.apply_markdown,
+        });
+      }
+      const numBefore = params.num_before ?? 0;
+      const numAfter = params.num_after ?? 0;
+      if (numBefore < 0 || numAfter < 0) throw new JsonableError('Invalid num_before or num_after');
+      if (numBefore + numAfter > 5000) throw new JsonableError('Too many messages requested (maximum 5000).');
       return getMessages(actor, {
-        anchor: params.use_first_unread_anchor ? 'first_unread' : params.anchor,
+        narrow,
+        anchor: params.use_first_unread_anchor ? 'first_unread' : (params.anchor ?? 'newest'),
+        ...(params.anchor_date === undefined ? {} : { anchorDate: params.anchor_date }),
+        includeAnchor: params.include_anchor ?? true,
         applyMarkdown: params.apply_markdown,
-        numBefore: params.num_before,
-        numAfter: params.num_after,
-        narrow: narrowTerms(params.narrow),
+        numBefore,
+        numAfter,
       });
     },
+  }),
+  endpoint({
+    method: 'get',
+    path: '/messages/matches_narrow',
+    operationId: 'checkMessagesMatchNarrow',
+    summary: 'Which of the given messages match a narrow, with their highlighted matches',
+    description:
+      'Of `msg_ids`, the messages the caller received that match `narrow`, each with `match_content` ' +
+      '(rendered content) and `match_subject` (HTML-escaped topic); with a `search` term the found words ' +
+      'are wrapped in `<span class="highlight">`. Operators: channel/stream (name or id), topic, sender ' +
+      '(email, id, me), dm/pm-with (emails or ids), dm-including/group-pm-with, is (dm, private, starred, ' +
+      'mentioned, alerted, unread, resolved, followed, muted), has (link, attachment, image, reaction), id, ' +
+      'near, with, channels (public, web-public), search; any term may be negated.',
+    params: {
+      msg_ids: p.json<number[]>({ type: 'array', items: { type: 'integer', minimum: 0 } }),
+      narrow: p.json<unknown[]>(narrowSchema),
+    },
+    response: {
+      required: ['messages'],
+      properties: {
+        messages: {
+          type: 'object',
+          description: 'By message id.',
+          additionalProperties: {
+            type: 'object',
+            required: ['match_content', 'match_subject'],
+            properties: { match_content: { type: 'string' }, match_subject: { type: 'string' } },
+          },
+        },
+      },
+    },
+    view: async (params, actor) => {
+      if (params.msg_ids.length > 5000)
+        throw new JsonableError('Too many messages requested (maximum 5000).');
+      return {
+        messages: Object.fromEntries(await matchesNarrow(actor, parseNarrow(params.narrow), params.msg_ids)),
+      };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/render',
+    operationId: 'renderMessage',
+    summary: 'Render Markdown as a message would be rendered (a preview), without sending it',
+    params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
+    response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
+    view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),
+  }),
+  endpoint({
+    method: 'get',
+    path: '/messages/{message_id}/read_receipts',
+    operationId: 'getReadReceipts',
+    summary: 'Who read a message',
+    description:
+      'Active users other than the sender who read the message and allow read receipts (send_read_receipts), ' +
+      'without users who muted the caller or whom the caller muted. A message the caller cannot read is ' +
+      '400 "Invalid message(s)".',
+    params: { message_id: p.id() },
+    response: {
+      required: ['user_ids'],
+      properties: { user_ids: { type: 'array', items: { type: 'integer' } } },
+    },
+    view: async ({ message_id }, actor) => ({ user_ids: await readReceipts(actor, message_id) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { reportPresence } from '../domain/actions/presence.ts';
-import { sendTyping } from '../domain/actions/typing.ts';
+import { sendEditTyping, sendTyping } from '../domain/actions/typing.ts';
 import { formatPresences, modernPresence, realmPresence, userPresence } from '../domain/lib/presence.ts';
 import { userByEmailVisibleTo, userById, usersInRealm } from '../domain/lib/users.ts';
 import { endpoint } from '../http/endpoint.ts';
@@ -123,6 +123,20 @@ export const presenceEndpoints = [
       if (params.stream_id === undefined) throw new JsonableError("Missing 'stream_id' argument");
       if (params.topic === undefined) throw new JsonableError("Missing 'topic' argument");
       await sendTyping(actor, params.op, { kind: 'stream', streamId: params.stream_id, topic: params.topic });
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/messages/{message_id}/typing',
+    operationId: 'setTypingStatusForMessageEdit',
+    summary: 'Tell the others in a conversation that the caller started or stopped editing a message',
+    description:
+      "A typing_edit_message event (op, sender_id, message_id, recipient) to the channel's subscribers or " +
+      "the direct message's recipients who receive typing notifications; a message the caller cannot " +
+      'read is 400 "Invalid message(s)".',
+    params: { message_id: p.id(), op: p.oneOf(['start', 'stop'] as const) },
+    view: async ({ message_id, op }, actor) => {
+      await sendEditTyping(actor, op, message_id);
     },
   }),
 ];

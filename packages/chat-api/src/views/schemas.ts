@@ -34,7 +34,7 @@ export const narrowSchema: JsonSchema = {
         type: 'object',
         required: ['operator', 'operand'],
         properties: {
-          operator: { type: 'string', description: 'e.g. channel, topic, sender, is, dm, search' },
+          operator: { type: 'string', description: 'e.g. channel, topic, sender, is, has, dm, search' },
           operand: { description: 'a name, an id, or a list of ids (dm)' },
           negated: { type: 'boolean' },
         },
@@ -170,8 +170,16 @@ export const chatSchemas = {
       flags: { ...list(str), description: "The caller's flags (read, starred, mentioned, ...)." },
       last_edit_timestamp: { ...int, description: 'When the content was last edited.' },
       last_moved_timestamp: { ...int, description: 'When it was last moved to another topic or channel.' },
+      match_content: {
+        ...str,
+        description: 'With a search: the rendered content, found words in <span class="highlight">.',
+      },
+      match_subject: {
+        ...str,
+        description: 'With a search: the HTML-escaped topic, found words highlighted.',
+      },
     },
-    ['stream_id', 'flags', 'last_edit_timestamp', 'last_moved_timestamp'],
+    ['stream_id', 'flags', 'last_edit_timestamp', 'last_moved_timestamp', 'match_content', 'match_subject'],
   ),
   ScheduledMessage: closed(
     {

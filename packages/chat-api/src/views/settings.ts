@@ -1,6 +1,7 @@
 import { updateSettings } from '../domain/actions/settings.ts';
 import { legacyMuteTopic, setTopicVisibility } from '../domain/actions/user-topics.ts';
 import {
+  NOTIFICATION_SETTINGS,
   SETTING_CHOICES,
   SETTING_DEFAULTS,
   type SettingName,
@@ -38,6 +39,21 @@ export const settingsEndpoints = [
       'Each change sends user_settings (op update), and update_display_settings or ' +
       'update_global_notifications for the settings Zulip grouped that way, to the caller’s queues.',
     params: settingParams,
+    view: async (params, actor) => {
+      const changes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
+      await updateSettings(actor, changes as Partial<Record<SettingName, SettingValue>>);
+    },
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/settings/notifications',
+    operationId: 'updateNotificationSettings',
+    summary: "Change the caller's notification settings (Zulip's legacy endpoint; see PATCH /settings)",
+    description:
+      'The notification settings of PATCH /settings, with the same events; any other name is ignored.',
+    params: Object.fromEntries(NOTIFICATION_SETTINGS.map((name) => [name, settingParams[name]])) as Partial<
+      typeof settingParams
+    >,
     view: async (params, actor) => {
       const changes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
       await updateSettings(actor, changes as Partial<Record<SettingName, SettingValue>>);

@@ -1,6 +1,17 @@
 import { groupSettingSchema, type GroupSetting } from '../domain/lib/group-settings.ts';
-import { createGroup, deactivateGroup, updateMembership } from '../domain/actions/user-groups.ts';
-import { groupMembers, groupSubgroups, isGroupMember } from '../domain/lib/user-groups.ts';
+import {
+  createGroup,
+  deactivateGroup,
+  updateGroup,
+  updateMembership,
+} from '../domain/actions/user-groups.ts';
+import {
+  GROUP_PERMISSIONS,
+  groupMembers,
+  groupSubgroups,
+  isGroupMember,
+  type GroupPermission,
+} from '../domain/lib/user-groups.ts';
 import { listGroups } from '../domain/presenters/user-groups.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
@@ -8,6 +19,16 @@ import { schema } from './schemas.ts';
 
 const ids = () => p.json<number[]>({ type: 'array', items: { type: 'integer' } });
 const setting = () => p.json<GroupSetting>(groupSettingSchema).optional();
+/** Zulip's GroupSettingValueUpdate: `{new, old?}`. */
+const settingUpdate = () =>
+  p
+    .json<{ new: GroupSetting; old?: GroupSetting }>({
+      type: 'object',
+      required: ['new'],
+      additionalProperties: false,
+      properties: { new: groupSettingSchema, old: groupSettingSchema },
+    })
+    .optional();
 const groupId = () => p.id().describe('The user group');
 const idList = { type: 'array', items: { type: 'integer' } };
 
@@ -144,6 +165,28 @@ export const userGroupEndpoints = [
     params: { user_group_id: groupId() },
     view: async (params, actor) => {
       await deactivateGroup(actor, params.user_group_id);
+    },
+  }),
+  endpoint({
+    method: 'patch',
+    path: '/user_groups/{user_group_id}',
+    operationId: 'updateUserGroup',
+    summary: 'Rename a group, change its description or its permission settings',
+    description:
+      'Administrators and the holders of can_manage_group; system groups cannot be changed. Each ' +
+      'setting is `{new, old?}`; a given `old` that is not the current value is 400. Every user gets a ' +
+      'user_group update event with the changed fields.',
+    params: {
+      user_group_id: groupId(),
+      name: p.string().optional(),
+      description: p.string().optional(),
+      ...(Object.fromEntries(GROUP_PERMISSIONS.map((name) => [name, settingUpdate()])) as Record<
+        GroupPermission,
+        ReturnType<typeof settingUpdate>
+      >),
+    },
+    view: async ({ user_group_id, name, description, ...settings }, actor) => {
+      await updateGroup(actor, user_group_id, { name, description, settings });
     },
   }),
 ];

@@ -1,5 +1,6 @@
 import type { Actor } from '../domain/context.ts';
 import {
+  deactivateSelf,
   deactivateUser,
   reactivateUser,
   updateUser,
@@ -21,6 +22,10 @@ import { profileDataSchema } from './profile-data.ts';
 import type { ProfileValue } from '../domain/actions/profile-fields.ts';
 import { chatSchemas, schema } from './schemas.ts';
 import { formatUser } from '../domain/presenters/users.ts';
+import { userStatus } from '../domain/lib/user-status.ts';
+import { updateStatus } from '../domain/actions/user-status.ts';
+import { muteUser, unmuteUser } from '../domain/actions/muted-users.ts';
+import { REACTION_TYPES } from '../domain/actions/reactions.ts';
 
 const noSuchUser = () => new JsonableError('No such user');
 
@@ -183,6 +188,18 @@ export const userEndpoints = [
   }),
   endpoint({
     method: 'delete',
+    path: '/users/me',
+    operationId: 'deactivateOwnUser',
+    summary: "Deactivate the caller's own account, and their bots",
+    description:
+      'The only organization owner cannot: 400 CANNOT_DEACTIVATE_LAST_USER with is_last_owner and entity. ' +
+      "The caller's queues are deleted and their key stops working.",
+    view: async (_params, actor) => {
+      await deactivateSelf(actor);
+    },
+  }),
+  endpoint({
+    method: 'delete',
     path: '/users/{user}',
     operationId: 'deactivateUser',
     summary: 'Deactivate a user (by id), their bots first',
@@ -228,4 +245,67 @@ export const userEndpoints = [
       await reactivateUser(actor, target);
     },
   }),
+  endpoint({
+    method: 'get',
+    path: '/users/{user_id}/status',
+    operationId: 'getUserStatus',
+    summary: "A user's status: its text and emoji, the parts that are set",
+    params: { user_id: p.id() },
+    response: {
+      required: ['status'],
+      properties: {
+        status: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            status_text: { type: 'string' },
+            emoji_name: { type: 'string' },
+            emoji_code: { type: 'string' },
+            reaction_type: { type: 'string', enum: ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] },
+          },
+        },
+      },
+    },
+    view: async ({ user_id }, actor) => {
+      if (!(await userById(actor.db, actor.realm.id, user_id))) throw noSuchUser();
+      return { status: await userStatus(actor.db, user_id) };
+    },
+  }),
+  endpoint({
+    method: 'post',
+    path: '/users/me/status',
+    operationId: 'updateStatus',
+    summary: "Set the caller's status text and emoji",
+    description:
+      'Parts not sent keep their value; an empty status_text or emoji_name clears that part. The text is at ' +
+      "most 60 characters; the emoji is checked as a reaction's. Everyone gets a user_status event.",
+    params: {
+      status_text: p.string().optional(),
+      emoji_name: p.string().optional(),
+      emoji_code: p.string().optional(),
+      reaction_type: p.oneOf(REACTION_TYPES).optional(),
+    },
+    view: async (params, actor) => {
+      await updateStatus(actor, params);
+    },
+  }),
+  ...(['post', 'delete'] as const).map((method) =>
+    endpoint({
+      method,
+      path: '/users/me/muted_users/{muted_user_id}',
+      operationId: method === 'post' ? 'muteUser' : 'unmuteUser',
+      summary: method === 'post' ? 'Mute a user' : 'Unmute a user',
+      description:
+        method === 'post'
+          ? "The user's messages the caller has not read become read, and new ones arrive read (clients hide " +
+            'them). 400 "Cannot mute self", "No such user", "User already muted". The caller\'s queues get a ' +
+            'muted_users event with the whole list.'
+          : 'Their messages stay read. 400 "No such user", "User is not muted". The caller\'s queues get a ' +
+            'muted_users event.',
+      params: { muted_user_id: p.id() },
+      view: async ({ muted_user_id }, actor) => {
+        await (method === 'post' ? muteUser : unmuteUser)(actor, muted_user_id);
+      },
+    }),
+  ),
 ];

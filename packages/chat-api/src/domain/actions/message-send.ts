@@ -108,7 +108,8 @@ export async function prepareMessage(
  * flags, one group per distinct set. A channel message's other receivers have the default flags
  * through their subscription spans (migration 1070): nothing is read or written for them. Only
  * flags that differ from the default are stored: a direct message's recipients each get a row,
- * a channel message's mentioned and a sender who has no span or did not read it.
+ * a channel message's mentioned, those who muted the sender (it arrives read for them) and a
+ * sender who has no span or did not read it.
  */
 async function storeFlags(
   actor: Actor,
@@ -119,8 +120,10 @@ async function storeFlags(
 ): Promise<{ flags: string[]; users: number[] }[]> {
   const { stream } = prepared;
   const mentions = mentionFlagsSql(prepared.mentions, { streamId: stream?.id, topic: prepared.topic });
+  // Whoever muted the sender gets the message read (Zulip's rule), so a row of their own.
+  const muters = 'SELECT mu.user_id FROM chat.muted_users mu WHERE mu.muted_user_id = :senderId';
   const recipients = stream
-    ? `SELECT c.user_id FROM (SELECT CAST(:senderId AS int) AS user_id UNION ${mentions.candidates}) c
+    ? `SELECT c.user_id FROM (SELECT CAST(:senderId AS int) AS user_id UNION ${mentions.candidates} UNION ${muters}) c
        WHERE c.user_id = :senderId OR ${receivedThroughSpan('c.user_id', ':streamId', ':messageId')}`
     : 'SELECT unnest(CAST(:recipientIds AS int[]))';
   // For a channel message: the flags its span gives each recipient (read for the sender, the
@@ -135,7 +138,7 @@ async function storeFlags(
      recipients(user_id) AS (${recipients}),
      flagged AS (
        SELECT r.user_id, array_remove(ARRAY[
-         CASE WHEN r.user_id = :senderId AND :senderRead THEN 'read' END,
+         CASE WHEN (r.user_id = :senderId AND :senderRead) OR r.user_id IN (${muters}) THEN 'read' END,
          CASE WHEN ${mentions.mentioned('r.user_id')} THEN 'mentioned' END,
          CASE WHEN ${mentions.wildcard('r.user_id')} THEN 'wildcard_mentioned' END], NULL) AS flags
        FROM recipients r),
@@ -173,7 +176,7 @@ export async function insertMessage(
   actor: Actor,
   prepared: PreparedMessage,
   t: Transaction,
-  options: { readBySender?: boolean } = {},
+  options: { readBySender?: boolean; client?: string } = {},
 ): Promise<number> {
   const { db, user, realm } = actor;
   const { stream, recipients } = prepared;
@@ -181,8 +184,9 @@ export async function insertMessage(
   const row = await one<MessageRow>(
     db,
     `INSERT INTO chat.messages (realm_id, sender_id, stream_id, recipient_ids, topic, content, rendered_content,
-       wildcard_mentioned)
-     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered, :wildcard) RETURNING *`,
+       wildcard_mentioned, client)
+     VALUES (:realmId, :senderId, :streamId, :recipientIds, :topic, :content, :rendered, :wildcard, :client)
+     RETURNING *`,
     {
       realmId: realm.id,
       senderId: user.id,
@@ -192,6 +196,7 @@ export async function insertMessage(
       content: prepared.content,
       rendered: prepared.rendered,
       wildcard: wildcardMentionsAll(prepared),
+      client: options.client ?? 'API',
     },
     t,
   );
@@ -222,7 +227,13 @@ export async function insertMessage(
  * Sends a channel or direct message; recipients' queues get a `message` event in the same
  * transaction, and its push notifications and outgoing webhooks start after the commit.
  */
-export async function sendMessage(actor: Actor, destination: Destination, content: string): Promise<number> {
+export async function sendMessage(
+  actor: Actor,
+  destination: Destination,
+  content: string,
+  /** The sending client's name (Zulip's `client`); `API` when unknown. */
+  client?: string,
+): Promise<number> {
   const prepared = await prepareMessage(actor, destination, content);
-  return transact(actor.db, (t) => insertMessage(actor, prepared, t));
+  return transact(actor.db, (t) => insertMessage(actor, prepared, t, client === undefined ? {} : { client }));
 }

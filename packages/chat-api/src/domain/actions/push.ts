@@ -157,7 +157,8 @@ const PREVIEW_LENGTH = 200;
 /**
  * After a message is committed: a push to every direct-message recipient and every mentioned
  * subscriber (not the sender) who has no live event queue — someone whose client is not
- * connected — as a chat server does. Tokens the service reports unregistered are removed.
+ * connected — as a chat server does; not to whoever has it read already (a muted sender's message
+ * arrives read). Tokens the service reports unregistered are removed.
  */
 export async function pushForMessage(
   actor: Actor,
@@ -177,7 +178,7 @@ export async function pushForMessage(
   const others = await rows<User>(
     actor.db,
     `SELECT u.* FROM chat.message_holders(:messageId) h JOIN chat.users u ON u.id = h.user_id
-     WHERE u.id <> :senderId AND u.is_active AND NOT u.is_bot`,
+     WHERE u.id <> :senderId AND u.is_active AND NOT u.is_bot AND NOT ('read' = ANY (h.flags))`,
     { messageId, senderId: actor.user.id },
   );
   const targets =

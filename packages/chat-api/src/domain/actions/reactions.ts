@@ -110,3 +110,6 @@ async function ownReactionByName(
   if (!first) throw new JsonableError("Reaction doesn't exist.");
   return { name: input.emoji_name, code: first.emoji_code, type: first.reaction_type };
 }
+
+/** The emoji as Zulip stores a reaction's (also a user status's emoji). */
+export { resolve as resolveEmoji };

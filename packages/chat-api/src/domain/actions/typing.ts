@@ -6,6 +6,7 @@ import { userSettings } from '../lib/user-settings.ts';
 import { subscriberIds } from '../lib/streams.ts';
 import { apiEmail, usersByIds, type User } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';
+import { accessibleMessage } from '../lib/message-access.ts';
 
 export type TypingTarget =
   { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };
@@ -37,5 +38,33 @@ export async function sendTyping(actor: Actor, op: 'start' | 'stop', target: Typ
     .map((r) => r.id);
   await transact(db, (t) =>
     sendEvent(db, t, audience, { type: 'typing', op, sender: person(user), ...event }),
+  );
+}
+
+/**
+ * `POST /messages/{id}/typing`: a `typing_edit_message` event (someone is editing that message)
+ * to the others in its conversation, as `sendTyping` chooses them; the caller must be able to
+ * read the message ("Invalid message(s)" otherwise).
+ */
+export async function sendEditTyping(actor: Actor, op: 'start' | 'stop', messageId: number): Promise<void> {
+  const { db, user, realm } = actor;
+  const { row, stream } = await accessibleMessage(actor, messageId);
+  const members = stream
+    ? ((await subscriberIds(db, [stream.id])).get(stream.id) ?? [])
+    : (row.recipient_ids ?? []);
+  const audience = (await usersByIds(db, realm.id, members))
+    .filter((r) => r.id !== user.id && r.is_active && userSettings(r).receives_typing_notifications !== false)
+    .map((r) => r.id);
+  const recipient = stream
+    ? { type: 'channel', channel_id: stream.id, topic: row.topic }
+    : { type: 'direct', user_ids: row.recipient_ids ?? [] };
+  await transact(db, (t) =>
+    sendEvent(db, t, audience, {
+      type: 'typing_edit_message',
+      op,
+      sender_id: user.id,
+      message_id: messageId,
+      recipient,
+    }),
   );
 }

@@ -40,12 +40,7 @@ async function lockForUserChange(
   targetId: number,
   t: Transaction,
 ): Promise<{ me: User; target: User }> {
-  await exec(
-    actor.db,
-    'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
-    { realmId: actor.realm.id },
-    t,
-  );
+  await lockRealmUsers(actor, t);
   const [me, target] = await Promise.all([
     userById(actor.db, actor.realm.id, actor.user.id, t),
     userById(actor.db, actor.realm.id, targetId, t),
@@ -53,6 +48,16 @@ async function lockForUserChange(
   if (!me?.is_active || !isAdmin(me)) throw adminRequired();
   if (!target) throw new JsonableError('No such user');
   return { me, target };
+}
+
+/** The organization's row lock that role and activation changes take turns on. */
+async function lockRealmUsers(actor: Actor, t: Transaction): Promise<void> {
+  await exec(
+    actor.db,
+    'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
+    { realmId: actor.realm.id },
+    t,
+  );
 }
 
 async function activeOwnerCount(actor: Actor, t: Transaction): Promise<number> {
@@ -274,6 +279,26 @@ export async function deactivateUser(
     await deactivateOne(actor, target, actions, t);
   });
   if (comment) log('deactivation notification comment', { user_id: found.id, comment });
+}
+
+/** DELETE /users/me: the caller deactivates their own account and their bots; never the only owner. */
+export async function deactivateSelf(actor: Actor): Promise<void> {
+  await transact(actor.db, async (t) => {
+    await lockRealmUsers(actor, t);
+    if (isOwner(actor.user) && !actor.user.is_bot && (await activeOwnerCount(actor, t)) <= 1)
+      throw new JsonableError('Cannot deactivate the only organization owner', {
+        code: 'CANNOT_DEACTIVATE_LAST_USER',
+        extra: { is_last_owner: true, entity: 'organization owner' },
+      });
+    const bots = await rows<User>(
+      actor.db,
+      'SELECT * FROM chat.users WHERE bot_owner_id = :id AND is_active',
+      { id: actor.user.id },
+      t,
+    );
+    for (const bot of bots) await deactivateOne(actor, bot, {}, t);
+    await deactivateOne(actor, actor.user, {}, t);
+  });
 }
 
 export async function reactivateUser(actor: Actor, found: User): Promise<void> {

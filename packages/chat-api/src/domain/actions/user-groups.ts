@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
@@ -184,6 +185,69 @@ export async function updateMembership(
     for (const [op, key, ids] of events)
       if (ids.length)
         await sendEvent(db, t, audience, { type: 'user_group', op, group_id: group.id, [key]: ids });
+  });
+}
+
+export interface GroupChanges {
+  name?: string | undefined;
+  description?: string | undefined;
+  settings: Partial<Record<GroupPermission, { new: GroupSetting; old?: GroupSetting }>>;
+}
+
+/**
+ * PATCH /user_groups/{id}: rename, describe and change the permission settings of a group its
+ * caller manages; each setting's `old`, when given, must be the current value. Every user gets one
+ * `user_group` update event with what changed.
+ */
+export async function updateGroup(actor: Actor, groupId: number, changes: GroupChanges): Promise<void> {
+  const { db, realm } = actor;
+  await transact(db, async (t) => {
+    const group = await requireGroup(actor, groupId, t);
+    await requireManage(actor, group);
+    const data: Record<string, unknown> = {};
+    if (changes.name !== undefined && changes.name !== group.name) {
+      const name = validateGroupName(changes.name);
+      const taken = await one(
+        db,
+        'SELECT 1 FROM chat.user_groups WHERE realm_id = :r AND lower(name) = lower(:name) AND id <> :id',
+        { r: realm.id, name, id: group.id },
+        t,
+      );
+      if (taken) throw new JsonableError(`User group '${name}' already exists.`);
+      data.name = name;
+    }
+    if (changes.description !== undefined && changes.description !== group.description)
+      data.description = changes.description;
+    for (const [key, update] of Object.entries(changes.settings) as [
+      GroupPermission,
+      { new: GroupSetting; old?: GroupSetting } | undefined,
+    ][]) {
+      if (!update) continue;
+      if (update.old !== undefined && !isDeepStrictEqual(update.old, group[key]))
+        throw new JsonableError("'old' value does not match the expected value.");
+      data[key] = await validateGroupSetting(db, realm.id, key, update.new);
+    }
+    if (Object.keys(data).length === 0) return;
+    const columns = Object.keys(data);
+    await exec(
+      db,
+      `UPDATE chat.user_groups SET ${columns
+        .map((c) => (c === 'name' || c === 'description' ? `${c} = :${c}` : `${c} = CAST(:${c} AS jsonb)`))
+        .join(', ')} WHERE id = :id`,
+      {
+        id: group.id,
+        ...Object.fromEntries(
+          columns.map((c) => [c, c === 'name' || c === 'description' ? data[c] : JSON.stringify(data[c])]),
+        ),
+      },
+      t,
+    );
+    await sendEvent(db, t, await activeUserIds(db, realm.id, t), {
+      type: 'user_group',
+      op: 'update',
+      group_id: group.id,
+      data,
+    });
   });
 }
 

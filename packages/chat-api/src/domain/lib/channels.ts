@@ -56,19 +56,22 @@ export async function visibleStreams(
   }));
 }
 
-/** A channel the caller may see (public for members, else subscribed or administrator), or Zulip's "Invalid channel ID". */
+/** Whether the caller may see the channel: public for members, else subscribed or administrator. */
+export async function maySeeStream(actor: Actor, stream: Stream): Promise<boolean> {
+  const { db, user } = actor;
+  if (isAdmin(user) || (!stream.invite_only && !isGuest(user))) return true;
+  const subscribed = await rows(
+    db,
+    'SELECT 1 FROM chat.subscriptions WHERE stream_id = :streamId AND user_id = :userId AND active',
+    { streamId: stream.id, userId: user.id },
+  );
+  return subscribed.length > 0;
+}
+
+/** A channel the caller may see (see `maySeeStream`), or Zulip's "Invalid channel ID". */
 export async function accessibleStream(actor: Actor, streamId: number): Promise<Stream> {
-  const { db, realm, user } = actor;
-  const stream = await streamById(db, realm.id, streamId);
-  if (stream && (isAdmin(user) || (!stream.invite_only && !isGuest(user)))) return stream;
-  if (stream) {
-    const subscribed = await rows(
-      db,
-      'SELECT 1 FROM chat.subscriptions WHERE stream_id = :streamId AND user_id = :userId AND active',
-      { streamId, userId: user.id },
-    );
-    if (subscribed.length > 0) return stream;
-  }
+  const stream = await streamById(actor.db, actor.realm.id, streamId);
+  if (stream && (await maySeeStream(actor, stream))) return stream;
   throw new JsonableError('Invalid channel ID', { code: 'BAD_REQUEST' });
 }
 

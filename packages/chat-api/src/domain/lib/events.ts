@@ -7,6 +7,7 @@ import { JsonableError } from '../errors.ts';
 import { beforeCommit, retrying, transact } from './transact.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
 import { receivedThroughSpan, spanCovers } from './user-messages.ts';
+import { matchesEventNarrow, type EventNarrowTerm, type MessageEventBody } from './event-narrow.ts';
 
 /*
  * The event system. An event is stored once, in its organization's event log, with the ids of
@@ -261,6 +262,8 @@ export interface RegisterOptions {
   clientGravatar: boolean;
   applyMarkdown: boolean;
   allPublicStreams: boolean;
+  /** Only the message events matching it (lib/event-narrow.ts); empty: every event. */
+  narrow: EventNarrowTerm[];
   /** Queues the user may hold; the oldest beyond it are deleted (Zulip caps queues per user too). */
   maxQueues: number;
 }
@@ -282,10 +285,11 @@ export async function createQueue(
     const created = await one<EventQueue>(
       db,
       `INSERT INTO chat.event_queues
-         (id, user_id, realm_id, acked_position, event_types, client_gravatar, apply_markdown, all_public_streams)
+         (id, user_id, realm_id, acked_position, event_types, client_gravatar, apply_markdown, all_public_streams,
+          narrow)
        VALUES (:id, :userId, :realmId,
                GREATEST(CAST(:settled AS bigint), (SELECT position FROM chat.event_log_pruned)),
-               CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams)
+               CAST(:eventTypes AS jsonb), :clientGravatar, :applyMarkdown, :allPublicStreams, CAST(:narrow AS jsonb))
        RETURNING *`,
       {
         id: randomUUID(),
@@ -296,6 +300,7 @@ export async function createQueue(
         clientGravatar: options.clientGravatar,
         applyMarkdown: options.applyMarkdown,
         allPublicStreams: options.allPublicStreams,
+        narrow: options.narrow.length > 0 ? JSON.stringify(options.narrow) : null,
       },
       t,
     );
@@ -491,6 +496,8 @@ interface ReadRequest {
 
 interface Match {
   queue_id: string;
+  user_id: number;
+  narrow: EventNarrowTerm[] | null;
   realm_id: number;
   last_event_id: number;
   acked_position: string;
@@ -538,8 +545,11 @@ class EventReader {
         mine.forEach((match, i) => {
           if (match.position === null) return;
           const id = first.last_event_id + i + 1;
+          const body = bodies.get(`${match.realm_id}/${match.position}`)!;
           if (id <= request.after) acked = { to: id, position: match.position };
-          else events.push({ ...bodies.get(`${match.realm_id}/${match.position}`)!, id });
+          else if (keeps(match, body)) events.push({ ...body, id });
+          // Outside a narrowed queue's narrow: skipped, and acknowledged when nothing before it is pending.
+          else if (events.length === 0) acked = { to: id, position: match.position };
         });
         if (acked) acks.push({ id: request.queueId, from: first.last_event_id, ...acked });
         request.resolve(events);
@@ -555,7 +565,7 @@ class EventReader {
     const found = await rows<Match>(
       this.db,
       `WITH q AS (
-         SELECT id, user_id, realm_id, event_types, last_event_id, acked_position
+         SELECT id, user_id, realm_id, event_types, last_event_id, acked_position, narrow
          FROM chat.event_queues WHERE id IN (:queueIds)),
        lo AS (SELECT realm_id, min(acked_position) AS after FROM q GROUP BY realm_id),
        e AS MATERIALIZED (
@@ -575,7 +585,7 @@ class EventReader {
          WHERE e.stream_id IS NOT NULL AND (q.event_types IS NULL OR q.event_types ? e.event_type)
            AND q.user_id <> ALL (e.excluded_ids)
            AND ${receivedThroughSpan('q.user_id', 'e.stream_id', 'e.message_id')})
-       SELECT q.id AS queue_id, q.realm_id, q.last_event_id, q.acked_position, m.position
+       SELECT q.id AS queue_id, q.user_id, q.narrow, q.realm_id, q.last_event_id, q.acked_position, m.position
        FROM q LEFT JOIN m ON m.queue_id = q.id AND m.position > q.acked_position
        ORDER BY q.id, m.position`,
       { queueIds, settled },
@@ -628,6 +638,12 @@ class EventReader {
       ),
     );
   }
+}
+
+/** Whether a queue gets the event: a narrowed queue only the message events matching its narrow. */
+function keeps(match: Match, event: ChatEvent): boolean {
+  if (!match.narrow || event.type !== 'message') return true;
+  return matchesEventNarrow(match.narrow, match.user_id, event as unknown as MessageEventBody);
 }
 
 const readers = new WeakMap<Sequelize, EventReader>();

@@ -1,4 +1,5 @@
-import MarkdownIt, { type StateInline } from 'markdown-it';
+import MarkdownIt, { type StateCore, type StateInline, type Token } from 'markdown-it';
+import { expandTemplate, type CompiledLinkifier } from './linkifiers.ts';
 import { emojiCodeForName } from './emoji.ts';
 
 /** Names a message may refer to, resolved before rendering (see lib/mentions.ts). */
@@ -9,6 +10,8 @@ export interface MarkdownContext {
   groups: Map<string, { id: number; name: string }>;
   /** By lowercased name. */
   streams: Map<string, { id: number; name: string }>;
+  /** The organization's linkifiers, in order (lib/linkifiers.ts). */
+  linkifiers?: CompiledLinkifier[];
 }
 
 export type Wildcard = 'channel' | 'topic';
@@ -122,9 +125,64 @@ const LANGUAGE_NAMES: Record<string, string> = {
   text: 'Text only',
 };
 
+/** The earliest linkifier match in `text` from `from` (the first linkifier wins a tie), with its URL. */
+function nextLinkifierMatch(
+  text: string,
+  from: number,
+  linkifiers: CompiledLinkifier[],
+): { index: number; text: string; url: string } | undefined {
+  let best: { index: number; text: string; url: string } | undefined;
+  for (const linkifier of linkifiers) {
+    linkifier.regex.lastIndex = from;
+    const match = linkifier.regex.exec(text);
+    if (match && match[0] !== '' && (!best || match.index < best.index))
+      best = {
+        index: match.index,
+        text: match[0],
+        url: expandTemplate(linkifier.template, match.groups ?? {}),
+      };
+  }
+  return best;
+}
+
+/**
+ * Zulip's linkifiers: in a message's text outside links and code, each match of an organization's
+ * pattern becomes a link to its URL template (a core rule, after markdown-it's own links).
+ */
+function linkifierRule(state: StateCore): void {
+  const linkifiers = (state.env as Env).context.linkifiers;
+  if (!linkifiers?.length) return;
+  const text = (content: string) => Object.assign(new state.Token('text', '', 0), { content });
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const children: Token[] = [];
+    let insideLink = 0;
+    for (const token of block.children) {
+      if (token.type === 'link_open') insideLink += 1;
+      if (token.type === 'link_close') insideLink -= 1;
+      if (token.type !== 'text' || insideLink > 0) {
+        children.push(token);
+        continue;
+      }
+      let pos = 0;
+      for (let found = nextLinkifierMatch(token.content, 0, linkifiers); found;) {
+        if (found.index > pos) children.push(text(token.content.slice(pos, found.index)));
+        const open = new state.Token('link_open', 'a', 1);
+        open.attrs = [['href', found.url]];
+        children.push(open, text(found.text), new state.Token('link_close', 'a', -1));
+        pos = found.index + found.text.length;
+        found = nextLinkifierMatch(token.content, pos, linkifiers);
+      }
+      if (pos < token.content.length) children.push(pos === 0 ? token : text(token.content.slice(pos)));
+    }
+    block.children = children;
+  }
+}
+
 function createRenderer(): InstanceType<typeof MarkdownIt> {
   const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
   md.inline.ruler.before('emphasis', 'zulip_reference', zulipInline);
+  md.core.ruler.push('zulip_linkifiers', linkifierRule);
   const fence: NonNullable<typeof md.renderer.rules.fence> = (tokens, idx, _options, env) => {
     const token = tokens[idx];
     if (!token) return '';

@@ -1,6 +1,7 @@
 import type { Actor } from '../context.ts';
 import { renderZulipMarkdown, type MarkdownContext, type RenderedMentions } from './markdown.ts';
 import { rows, type Transaction } from '../sql.ts';
+import { compileLinkifier, realmLinkifiers } from './linkifiers.ts';
 
 /** A rendered message and the mention flags each recipient gets from it. */
 export interface RenderedMessage {
@@ -61,6 +62,7 @@ async function resolveNames(actor: Actor, content: string, t?: Transaction): Pro
     );
     for (const stream of found) context.streams.set(stream.name.toLowerCase(), stream);
   }
+  context.linkifiers = (await realmLinkifiers(db, realm.id, t)).map(compileLinkifier);
   return context;
 }
 

@@ -3,9 +3,11 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { one, rows } from '../sql.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
-import { userByEmailVisibleTo, userById, usersByIds } from './users.ts';
+import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
+import { compileNarrow, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
+import { accessibleMessage } from './message-access.ts';
 
 export interface MessageRow {
   id: string;
@@ -62,124 +64,264 @@ export async function maxMessageId(db: Sequelize, userId: number): Promise<numbe
   return max?.id ? Number(max.id) : -1;
 }
 
-export interface NarrowTerm {
-  operator: string;
-  operand: unknown;
-  negated?: boolean;
-}
-
-/** Zulip's legacy list narrow [["stream", "x"]] and the object form [{operator, operand}], as both GETs read them. */
-export function narrowTerms(narrow: unknown[]): NarrowTerm[] {
-  return narrow.map((term) => {
-    if (Array.isArray(term) && term.length === 2) return { operator: String(term[0]), operand: term[1] };
-    if (term && typeof term === 'object' && 'operator' in term && 'operand' in term)
-      return term as NarrowTerm;
-    throw new JsonableError('Invalid narrow');
-  });
-}
-
 /** The `anchor` Zulip reports for `newest`: larger than any message id. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 
-/** GET /messages: the caller's messages around an anchor, filtered by the basic narrow operators. */
-export async function getMessages(
+/** What GET /messages and POST /messages/flags/narrow ask for: a page around an anchor, or given ids. */
+export interface MessagesQuery {
+  narrow: NarrowTerm[];
+  /** A message id, `newest`, `oldest`, `first_unread` or `date` (then `anchorDate`). */
+  anchor: string;
+  anchorDate?: string;
+  numBefore: number;
+  numAfter: number;
+  includeAnchor?: boolean;
+  /** Instead of a page: these messages, those the caller may read that match the narrow. */
+  messageIds?: number[];
+  applyMarkdown?: boolean;
+}
+
+type FoundRow = MessageRow & { flags: string[] };
+
+/** The reader's flags on a message `m` read through a channel's history: theirs, else read and historical. */
+const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
+
+/**
+ * SQL of the narrow's messages meeting `condition` (on `m.id`), first `:n` in `order`: from the
+ * history of the channels the narrow confines it to when the caller may read it, else from what
+ * the caller received.
+ */
+function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC'): string {
+  if (narrow.history)
+    return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags
+      FROM chat.messages m ${USER_FLAGS_JOINS}
+      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[condition, ...narrow.where].join(' AND ')}
+        ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
+      ORDER BY m.id ${order} LIMIT :n`;
+  return `SELECT m.*, ${REACTIONS_SQL}
+    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, order, limit: 'n' })}) m
+    ORDER BY m.id ${order}`;
+}
+
+/** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
+async function anchorId(
   actor: Actor,
-  query: {
-    anchor: string;
-    numBefore: number;
-    numAfter: number;
-    narrow: NarrowTerm[];
-    applyMarkdown?: boolean;
-  },
-): Promise<Record<string, unknown>> {
-  const { db, user, realm } = actor;
-  const where: string[] = [];
-  const repl: Record<string, unknown> = { userId: user.id };
-  let historyOf: Stream | undefined;
-  for (const [i, term] of query.narrow.entries()) {
-    const key = `o${i}`;
-    // Every operator takes a channel/user id or a string; anything else would reach the SQL as a list.
-    if (typeof term.operand !== 'string' && typeof term.operand !== 'number') {
-      throw new JsonableError(`Invalid narrow operand for '${term.operator}'`);
-    }
-    const not = term.negated ? 'NOT ' : '';
-    switch (term.operator) {
-      case 'channel':
-      case 'stream': {
-        const stream = await resolveStream(actor, term.operand);
-        where.push(`${not}(m.stream_id = :${key})`);
-        repl[key] = stream.id;
-        if (!term.negated && (await canReadHistory(db, user, stream))) historyOf = stream;
-        break;
-      }
-      case 'topic':
-        where.push(`${not}(lower(m.topic) = lower(:${key}))`);
-        repl[key] = String(term.operand);
-        break;
-      case 'sender': {
-        const sender =
-          typeof term.operand === 'number'
-            ? await userById(db, realm.id, term.operand)
-            : await userByEmailVisibleTo(db, realm, actor.config, user, String(term.operand));
-        where.push(`${not}(m.sender_id = :${key})`);
-        repl[key] = sender?.id ?? -1;
-        break;
-      }
-      case 'is':
-        if (term.operand === 'dm' || term.operand === 'private') where.push(`${not}(m.stream_id IS NULL)`);
-        else throw new JsonableError(`Invalid narrow operator: unknown 'is' operand`);
-        break;
-      default:
-        throw new JsonableError(`Invalid narrow operator: unknown operator`);
-    }
-  }
-  if (historyOf) repl.historyOf = historyOf.id;
-  // `first_unread`: the oldest unread message of the narrow, else as `newest` (Zulip's rule).
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  query: MessagesQuery,
+): Promise<number | 'newest'> {
   let anchor = query.anchor;
+  // `first_unread`: the oldest unread message of the narrow, else as `newest` (Zulip's rule).
   if (anchor === 'first_unread') {
     const unread = await one<{ id: string }>(
-      db,
-      `SELECT id FROM (${receivedMessages({ where, unread: true, order: 'ASC', limit: 'one' })}) m`,
-      { ...repl, one: 1 },
+      actor.db,
+      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, unread: true, order: 'ASC', limit: 'one' })}) m`,
+      { ...params, one: 1 },
     );
-    anchor = unread ? unread.id : 'newest';
+    return unread ? Number(unread.id) : 'newest';
   }
-  const newest = anchor === 'newest';
-  const anchorId = newest ? Number.MAX_SAFE_INTEGER : anchor === 'oldest' ? 0 : Number(anchor);
-  if (!/^(newest|oldest|\d+)$/.test(anchor) || !Number.isFinite(anchorId))
-    throw new JsonableError('Invalid anchor');
-  const page = (side: 'before' | 'after') => {
-    const condition = side === 'before' ? 'm.id < :anchor' : 'm.id >= :anchor';
-    const order = side === 'before' ? 'DESC' : 'ASC';
-    // A channel whose history the user may read is read from the messages themselves; messages
-    // the user never received carry Zulip's flags for such history.
-    return historyOf
-      ? `SELECT m.*, ${REACTIONS_SQL},
-           COALESCE(${USER_FLAGS}, ARRAY['read', 'historical']) AS flags
-         FROM chat.messages m ${USER_FLAGS_JOINS} WHERE ${['m.stream_id = :historyOf', condition, ...where].join(' AND ')}
-         ORDER BY m.id ${order} LIMIT :n`
-      : `SELECT m.*, ${REACTIONS_SQL}
-         FROM (${receivedMessages({ where: [condition, ...where], order, limit: 'n' })}) m ORDER BY m.id ${order}`;
+  // `date`: the narrow's first message sent at or after `anchor_date`, else as `newest`.
+  if (anchor === 'date') {
+    const date = new Date(query.anchorDate ?? '');
+    if (!query.anchorDate || Number.isNaN(date.getTime())) throw new JsonableError('Invalid anchor_date');
+    const first = await one<{ id: string }>(
+      actor.db,
+      `SELECT m.id FROM (${pageSql(narrow, 'm.date_sent >= :anchorDate', 'ASC')}) m`,
+      { ...params, anchorDate: date, n: 1 },
+    );
+    return first ? Number(first.id) : 'newest';
+  }
+  if (anchor === 'newest') return 'newest';
+  if (anchor === 'oldest') anchor = '0';
+  if (!/^\d{1,19}$/.test(anchor)) throw new JsonableError('Invalid anchor');
+  return Number(anchor);
+}
+
+/** GET /messages: the caller's messages of a narrow around an anchor, or of given ids. */
+export async function getMessages(actor: Actor, query: MessagesQuery): Promise<Record<string, unknown>> {
+  const narrow = await compileNarrow(actor, query.narrow);
+  const params: Record<string, unknown> = {
+    ...narrow.params,
+    userId: actor.user.id,
+    realmId: actor.realm.id,
+    historyStreams: `{${(narrow.history ?? []).join(',')}}`,
   };
-  const before = await rows<MessageRow & { flags: string[] }>(db, page('before'), {
-    ...repl,
-    anchor: anchorId,
+  if (query.messageIds) {
+    const found = await messagesByIds(actor, narrow, params, query.messageIds);
+    return {
+      messages: await present(actor, narrow, params, found, query.applyMarkdown),
+      history_limited: false,
+    };
+  }
+  const anchor = await anchorId(actor, narrow, params, query);
+  const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
+  const before = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id < :anchor', 'DESC'), {
+    ...params,
+    anchor: id,
     n: query.numBefore + 1,
   });
-  const after = await rows<MessageRow & { flags: string[] }>(db, page('after'), {
-    ...repl,
-    anchor: anchorId,
+  const after = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id >= :anchor', 'ASC'), {
+    ...params,
+    anchor: id,
     n: query.numAfter + 2,
   });
-  const foundAnchor = after[0] !== undefined && Number(after[0].id) === anchorId;
+  const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
-  const shown = [...beforeKept, ...afterKept];
+  const shown = [
+    ...beforeKept,
+    ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
+  ];
+  return {
+    messages: await present(actor, narrow, params, shown, query.applyMarkdown),
+    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
+    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
+    anchor: anchor === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : id,
+    found_anchor: foundAnchor,
+    found_oldest: before.length <= query.numBefore,
+    found_newest: after.length <= afterKept.length,
+    history_limited: false,
+  };
+}
+
+/** The given messages the caller may read (received, or in a channel whose history they may read) that match. */
+async function messagesByIds(
+  actor: Actor,
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  ids: number[],
+): Promise<FoundRow[]> {
+  const flags = `COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical'])`;
+  const found = await rows<FoundRow & { received: boolean }>(
+    actor.db,
+    `SELECT m.*, ${REACTIONS_SQL}, ${flags} AS flags, chat.message_flags(:userId, m.id) IS NOT NULL AS received
+     FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
+       ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
+       ${narrow.where.map((w) => `AND ${w}`).join(' ')} ${narrow.flags.map((f) => `AND ${f(flags)}`).join(' ')}
+     ORDER BY m.id`,
+    { ...params, ids: `{${ids.join(',')}}` },
+  );
+  const readable = new Map<number, boolean>();
+  const kept: FoundRow[] = [];
+  for (const { received, ...row } of found) {
+    if (!received) {
+      if (row.stream_id === null) continue;
+      if (!readable.has(row.stream_id)) {
+        const stream = await streamById(actor.db, actor.realm.id, row.stream_id);
+        readable.set(
+          row.stream_id,
+          stream !== undefined && (await canReadHistory(actor.db, actor.user, stream)),
+        );
+      }
+      if (!readable.get(row.stream_id)) continue;
+    }
+    kept.push(row);
+  }
+  return kept;
+}
+
+/** Start and end of a search hit in `ts_headline`'s output, replaced by Zulip's highlight span. */
+const HIT_START = '\u0001';
+const HIT_END = '\u0002';
+const HEADLINE_OPTIONS = `HighlightAll=TRUE, StartSel=${HIT_START}, StopSel=${HIT_END}`;
+const ESCAPED_TOPIC = `replace(replace(replace(m.topic, '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
+
+/**
+ * Zulip's `match_content` and `match_subject` of each message: the rendered content and the
+ * (HTML-escaped) topic, the words the narrow's search found wrapped in `<span class="highlight">`.
+ */
+export async function searchMatches(
+  actor: Actor,
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  ids: number[],
+): Promise<Map<number, { match_content: string; match_subject: string }>> {
+  if (ids.length === 0) return new Map();
+  const headline = (text: string) =>
+    narrow.search ? `ts_headline(chat.search_config(), ${text}, ${narrow.search}, :headlineOptions)` : text;
+  const found = await rows<{ id: string; match_content: string; match_subject: string }>(
+    actor.db,
+    `SELECT m.id, ${headline('m.rendered_content')} AS match_content, ${headline(ESCAPED_TOPIC)} AS match_subject
+     FROM chat.messages m WHERE m.id = ANY (CAST(:matchIds AS bigint[]))`,
+    { ...params, matchIds: `{${ids.join(',')}}`, headlineOptions: HEADLINE_OPTIONS },
+  );
+  const highlight = (html: string) =>
+    html.replaceAll(HIT_START, '<span class="highlight">').replaceAll(HIT_END, '</span>');
+  return new Map(
+    found.map((row) => [
+      Number(row.id),
+      { match_content: highlight(row.match_content), match_subject: highlight(row.match_subject) },
+    ]),
+  );
+}
+
+/** GET /messages/matches_narrow: of `ids`, those the caller received that match, with their matches. */
+export async function matchesNarrow(
+  actor: Actor,
+  terms: NarrowTerm[],
+  ids: number[],
+): Promise<Map<number, { match_content: string; match_subject: string }>> {
+  const narrow = await compileNarrow(actor, terms);
+  const params = { ...narrow.params, userId: actor.user.id, ids: `{${ids.join(',')}}` };
+  const found = await rows<{ id: string }>(
+    actor.db,
+    `SELECT m.id FROM (${receivedMessages({
+      ...narrow.received,
+      where: ['m.id = ANY (CAST(:ids AS bigint[]))', ...narrow.where],
+      flags: narrow.flags,
+    })}) m`,
+    params,
+  );
+  return searchMatches(
+    actor,
+    narrow,
+    params,
+    found.map((row) => Number(row.id)),
+  );
+}
+
+/**
+ * GET /messages/{id}/read_receipts: who read a message the caller may read — active users other
+ * than its sender who allow read receipts (`send_read_receipts`), leaving out users who muted the
+ * caller and users the caller muted, as Zulip does.
+ */
+export async function readReceipts(actor: Actor, messageId: number): Promise<number[]> {
+  const { row } = await accessibleMessage(actor, messageId);
+  const found = await rows<{ user_id: number }>(
+    actor.db,
+    `SELECT h.user_id FROM chat.message_holders(:messageId) h JOIN chat.users u ON u.id = h.user_id
+     WHERE 'read' = ANY (h.flags) AND u.is_active AND h.user_id <> :senderId
+       AND (u.settings->>'send_read_receipts') IS DISTINCT FROM 'false'
+       AND NOT EXISTS (SELECT 1 FROM chat.muted_users mu
+         WHERE (mu.user_id = h.user_id AND mu.muted_user_id = :me) OR (mu.user_id = :me AND mu.muted_user_id = h.user_id))
+     ORDER BY h.user_id`,
+    { messageId, senderId: row.sender_id, me: actor.user.id },
+  );
+  return found.map((r) => r.user_id);
+}
+
+/** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
+async function present(
+  actor: Actor,
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  shown: FoundRow[],
+  applyMarkdown = true,
+): Promise<Record<string, unknown>[]> {
+  const { db, realm } = actor;
   const users = await usersByIds(
     db,
     realm.id,
     shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
   );
+  const matches = narrow.search
+    ? await searchMatches(
+        actor,
+        narrow,
+        params,
+        shown.map((row) => Number(row.id)),
+      )
+    : new Map();
   const streams = new Map<number, Stream | undefined>();
   const messages = [];
   for (const row of shown) {
@@ -187,19 +329,11 @@ export async function getMessages(
       streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
     messages.push({
       ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
-        applyMarkdown: query.applyMarkdown ?? true,
+        applyMarkdown,
       }),
       flags: row.flags,
+      ...matches.get(Number(row.id)),
     });
   }
-  return {
-    messages,
-    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
-    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
-    anchor: newest ? LARGER_THAN_MAX_MESSAGE_ID : anchorId,
-    found_anchor: foundAnchor,
-    found_oldest: before.length <= query.numBefore,
-    found_newest: after.length <= afterKept.length,
-    history_limited: false,
-  };
+  return messages;
 }

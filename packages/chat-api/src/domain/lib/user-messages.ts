@@ -10,12 +10,19 @@
 export interface ReceivedQuery {
   /** Conditions on the message `m` (narrow terms, an anchor), ANDed; the user is `:userId`. */
   where?: string[];
+  /** Conditions on the user's flags, given the SQL expression of their flags (narrow terms such as is:starred). */
+  flags?: ((flags: string) => string)[];
   /** Only messages the user has not read. */
   unread?: boolean;
+  /** Only messages whose flags a row holds (a flag the default never has, such as starred). */
+  explicitOnly?: boolean;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
 }
+
+/** The flags of a channel message `m` inside the user's subscription span `sp`: the default. */
+const SPAN_FLAGS = 'chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned)';
 
 /**
  * A subquery (use it as `FROM (…) m`) of the user's messages: every column of `chat.messages`,
@@ -25,22 +32,26 @@ export interface ReceivedQuery {
  */
 export function receivedMessages(query: ReceivedQuery = {}): string {
   const where = query.where?.length ? query.where.join(' AND ') : 'true';
+  const onFlags = (flags: string) =>
+    (query.flags ?? []).map((condition) => `AND ${condition(flags)}`).join(' ');
   const order = query.order ?? 'DESC';
   const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
   const explicit = `SELECT m.*, um.flags, true AS explicit
     FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
-    WHERE um.user_id = :userId AND (${where}) ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
+    WHERE um.user_id = :userId AND (${where}) ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
     ${query.limit ? `ORDER BY um.message_id ${order} LIMIT :${query.limit}` : ''}`;
-  const spans = `SELECT m.*,
-      chat.default_flags(sp.user_id, sp.read_through, m.id, m.sender_id, m.wildcard_mentioned) AS flags,
+  const spans = `SELECT m.*, ${SPAN_FLAGS} AS flags,
       false AS explicit
     FROM chat.subscription_spans sp CROSS JOIN LATERAL (
       SELECT m.* FROM chat.messages m
       WHERE m.stream_id = sp.stream_id AND m.id >= sp.from_id AND (sp.to_id IS NULL OR m.id <= sp.to_id)
-        AND (${where}) ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
+        AND (${where}) ${onFlags(SPAN_FLAGS)}
+        ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
+  if (query.explicitOnly)
+    return `SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
   return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
 

@@ -27,6 +27,9 @@ import { apiEmail, avatarUrl, isAdmin, isGuest, isOwner, profileValues, usersInR
 import { formatUser } from './users.ts';
 import { administeredBots, servicesOf } from '../lib/bots.ts';
 import { formatBot } from './bots.ts';
+import { realmStatuses } from '../lib/user-status.ts';
+import { mutedUsers } from '../lib/muted-users.ts';
+import { realmLinkifiers } from '../lib/linkifiers.ts';
 
 /**
  * The state part of POST /register, for the requested event types (all of them when null): for
@@ -144,6 +147,11 @@ export async function fetchInitialState(
     );
     state.realm_bots = bots.map((bot) => formatBot(bot, services.get(bot.id), realm, config));
   }
+  if (wants('user_status')) state.user_status = await realmStatuses(db, realm.id);
+  if (wants('muted_users')) state.muted_users = await mutedUsers(db, user.id);
+  if (wants('realm_linkifiers')) state.realm_linkifiers = await realmLinkifiers(db, realm.id);
+  // Zulip's legacy `realm_filters`, empty since linkifiers took URL templates (feature level 176).
+  if (wants('realm_filters')) state.realm_filters = [];
   if (wants('default_streams'))
     state.realm_default_streams = (await defaultStreams(db, realm.id)).map((s) => s.id);
   if (wants('video_calls')) {

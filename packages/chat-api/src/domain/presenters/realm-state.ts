@@ -109,7 +109,8 @@ export function realmState(
     },
     realm_email_auth_enabled: true,
     realm_password_auth_enabled: true,
-    realm_enable_read_receipts: false,
+    // GET /messages/{id}/read_receipts answers (each user's send_read_receipts applies).
+    realm_enable_read_receipts: true,
     realm_icon_url: `${url}/static/images/logo/zulip-icon-128x128.png`,
     realm_icon_source: 'G',
     realm_logo_url: '',
