@@ -225,14 +225,12 @@ describe('moving messages to another channel', () => {
       ...people
         .slice(2, 4)
         .map((p) => call(url(), 'DELETE', '/users/me/subscriptions', p, { subscriptions: ['busy to'] })),
-      ...people
-        .slice(4, 6)
-        .map((p) =>
-          call(url(), 'POST', '/users/me/subscriptions', admin, {
-            subscriptions: [{ name: 'busy to' }],
-            principals: [p.id],
-          }),
-        ),
+      ...people.slice(4, 6).map((p) =>
+        call(url(), 'POST', '/users/me/subscriptions', admin, {
+          subscriptions: [{ name: 'busy to' }],
+          principals: [p.id],
+        }),
+      ),
     ]);
     expect(replies.filter((r) => r.status !== 200).map((r) => r.body)).toEqual([]);
     const end = await call(url(), 'POST', '/messages', admin, {
