@@ -25,6 +25,8 @@ import { generatorsRoutes } from './generators/router.ts';
 import { generationsRoutes } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRoutes } from './files/router.ts';
+import { conversationsRoutes } from './conversations/router.ts';
+import { invitesRoutes } from './invites/router.ts';
 import { socketsRoutes } from './sockets/router.ts';
 import { PAYMENT_NOTIFICATIONS, paymentNotificationsRouter, paymentsRoutes } from './payments/router.ts';
 
@@ -90,6 +92,8 @@ export function createContentApp(deps: ContentDeps): Express {
         adminRoutes(context),
         paymentsRoutes(context),
         resourcesRoutes(context),
+        conversationsRoutes(context),
+        invitesRoutes(context),
         generatorsRoutes(context),
         generationsRoutes(context, starter),
         filesRoutes(context),

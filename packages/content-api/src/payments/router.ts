@@ -4,7 +4,7 @@ import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
 import { Routes } from '../http/routes.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
-import { createResourceKit } from '../resources/router.ts';
+import { createResourceKit } from '../resources/kit.ts';
 import { payment } from '../resources/declarations/payment.ts';
 import { linkOrigin } from '../files/router.ts';
 import { openOrder, type OrderBody } from './orders.ts';

@@ -2,23 +2,23 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { conversationMessagesOpenApi } from '../resources/conversation-messages.ts';
 import type { ConversationMessage } from '../conversations/messages.ts';
 
 /**
  * The channel's contract: `asyncapi/conversation.yaml`, with the message record taken from the
- * OpenAPI declaration of the messages resource (one schema for REST and sockets). It is served
+ * messages' OpenAPI declaration, `openapi/conversations.yaml` (one schema for REST and sockets). It is served
  * at /asyncapi.json, and client frames are validated against it before anything else happens.
  */
-function loadAsyncApiDocument(): Record<string, unknown> & {
-  components: { schemas: Record<string, unknown> };
-} {
-  const document = parse(
-    readFileSync(new URL('../../asyncapi/conversation.yaml', import.meta.url), 'utf8'),
-  ) as Record<string, unknown> & { components: { schemas: Record<string, unknown> } };
-  Object.assign(document.components.schemas, conversationMessagesOpenApi.components.schemas);
+function loadAsyncApiDocument(): WithSchemas {
+  const document = readYaml('../../asyncapi/conversation.yaml');
+  Object.assign(document.components.schemas, readYaml('../../openapi/conversations.yaml').components.schemas);
   return document;
 }
+
+type WithSchemas = Record<string, unknown> & { components: { schemas: Record<string, unknown> } };
+
+const readYaml = (relative: string) =>
+  parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as WithSchemas;
 
 export const asyncapiDocument = loadAsyncApiDocument();
 
