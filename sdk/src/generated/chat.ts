@@ -243,6 +243,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/default_streams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a channel a default channel (new users join it)
+     * @description Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream (a private or archived channel cannot be default). Everyone gets a default_streams event.
+     */
+    post: operations['addDefaultStream'];
+    /**
+     * Make a channel no longer a default channel
+     * @description Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream (a private or archived channel cannot be default). Everyone gets a default_streams event.
+     */
+    delete: operations['removeDefaultStream'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/dev_fetch_api_key': {
     parameters: {
       query?: never;
@@ -419,14 +443,14 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The caller's messages around an anchor, narrowed by channel, topic, sender or is:dm
-     * @description Narrowed to a channel whose history the caller may read (public, for members; shared history, for subscribers), messages the caller never received are included with flags read, historical.
+     * The caller's messages of a narrow around an anchor, or the given ones
+     * @description The narrow takes every operator of Zulip (see GET /messages/matches_narrow). Narrowed to a channel whose history the caller may read (public, for members; shared history, for subscribers), or to `channels:public`, messages the caller never received are included with flags read, historical. A channel the caller may not see answers as one that does not exist. With a `search` term each message carries `match_content` and `match_subject`, the found words in `<span class="highlight">`. With `message_ids`, the listed messages the caller may read that match the narrow, without anchor fields; it cannot be combined with anchor or num_before/num_after.
      */
     get: operations['getMessages'];
     put?: never;
     /**
      * Send a channel message (type stream/channel, to, topic, content) or a direct message (type direct/private)
-     * @description `to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an @**name** mention, to a user with no live event queue is pushed to their mobile devices.
+     * @description `to` is a channel name or id, or (direct messages) a JSON list of user ids or emails. An unknown channel id is 400 STREAM_DOES_NOT_EXIST with stream_id. A direct message, or an @**name** mention, to a user with no live event queue is pushed to their mobile devices. The message's `client` is the sending client's name, the User-Agent's first product (ZulipPython, ZulipTerminal, …), as Zulip records it.
      */
     post: operations['sendMessage'];
     delete?: never;
@@ -452,7 +476,7 @@ export interface paths {
     head?: never;
     /**
      * Edit a message's content (its sender), or move it to another topic or channel
-     * @description Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within the move limits of /register (administrators without limit); propagate_mode change_later or change_all moves the rest of the topic too. Everyone who has the message gets update_message.
+     * @description Content: the sender, within realm_message_content_edit_limit_seconds. Moving: non-guests within the move limits of /register (administrators without limit); propagate_mode change_later or change_all moves the rest of the topic too; content cannot change in the same request as the channel. Everyone who has the message gets update_message. A move to another channel: those who no longer have a moved message get delete_message for it; those who have any moved message afterwards, gainers included, get update_message (see the README for who keeps and gains).
      */
     patch: operations['updateMessage'];
     trace?: never;
@@ -495,6 +519,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/messages/{message_id}/read_receipts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who read a message
+     * @description Active users other than the sender who read the message and allow read receipts (send_read_receipts), without users who muted the caller or whom the caller muted. A message the caller cannot read is 400 "Invalid message(s)".
+     */
+    get: operations['getReadReceipts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/{message_id}/typing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Tell the others in a conversation that the caller started or stopped editing a message
+     * @description A typing_edit_message event (op, sender_id, message_id, recipient) to the channel's subscribers or the direct message's recipients who receive typing notifications; a message the caller cannot read is 400 "Invalid message(s)".
+     */
+    post: operations['setTypingStatusForMessageEdit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/messages/flags': {
     parameters: {
       query?: never;
@@ -523,6 +587,43 @@ export interface paths {
     put?: never;
     /** Add or remove a flag on the messages of a narrow around an anchor */
     post: operations['updateMessageFlagsForNarrow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/matches_narrow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Which of the given messages match a narrow, with their highlighted matches
+     * @description Of `msg_ids`, the messages the caller received that match `narrow`, each with `match_content` (rendered content) and `match_subject` (HTML-escaped topic); with a `search` term the found words are wrapped in `<span class="highlight">`. Operators: channel/stream (name or id), topic, sender (email, id, me), dm/pm-with (emails or ids), dm-including/group-pm-with, is (dm, private, starred, mentioned, alerted, unread, resolved, followed, muted), has (link, attachment, image, reaction), id, near, with, channels (public, web-public), search; any term may be negated.
+     */
+    get: operations['checkMessagesMatchNarrow'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/messages/render': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Render Markdown as a message would be rendered (a preview), without sending it */
+    post: operations['renderMessage'];
     delete?: never;
     options?: never;
     head?: never;
@@ -564,6 +665,71 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/api/v1/realm/filters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a linkifier (applied after the existing ones)
+     * @description The pattern is a regular expression in Zulip's syntax ((?P<name>…) groups), refused when nested repetition could make it slow; the URL template is an http(s) URL with {name} (percent-encoded) and {+name} expressions over the pattern's groups. Administrators only; everyone gets a realm_linkifiers event.
+     */
+    post: operations['addLinkifier'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/realm/filters/{filter_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a linkifier
+     * @description Administrators only. An unknown id is 400 "Linkifier not found.".
+     */
+    delete: operations['removeLinkifier'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a linkifier's pattern and URL template
+     * @description The pattern is a regular expression in Zulip's syntax ((?P<name>…) groups), refused when nested repetition could make it slow; the URL template is an http(s) URL with {name} (percent-encoded) and {+name} expressions over the pattern's groups. Administrators only; everyone gets a realm_linkifiers event. An unknown id is 400 "Linkifier not found.".
+     */
+    patch: operations['updateLinkifier'];
+    trace?: never;
+  };
+  '/api/v1/realm/linkifiers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's linkifiers, in the order they are applied */
+    get: operations['getLinkifiers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Set the order linkifiers are applied in
+     * @description Administrators only; the list names every linkifier exactly once.
+     */
+    patch: operations['reorderLinkifiers'];
     trace?: never;
   };
   '/api/v1/realm/presence': {
@@ -615,7 +781,7 @@ export interface paths {
     put?: never;
     /**
      * Create an event queue and return the initial state
-     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID.
+     * @description event_types limits what the queue receives; fetch_event_types (default event_types) limits the state returned: only the keys of the requested types are sent. The queue lives in Postgres and can be read through any API process. The call waits for changes to the caller already being written, so each is in the state or in the queue. A user holds at most MUSE_CHAT_MAX_QUEUES_PER_USER queues: registering another deletes the oldest, whose polls then answer 400 BAD_EVENT_QUEUE_ID. A queue registered with a `narrow` receives only the `message` events matching it (other events as usual); it may use channel, topic, sender, dm, dm-including and is (dm, private, starred, mentioned, alerted, unread, resolved), each possibly negated; another operator is 400 "Operator X not supported."
      */
     post: operations['registerQueue'];
     delete?: never;
@@ -745,6 +911,26 @@ export interface paths {
     patch: operations['updateSettings'];
     trace?: never;
   };
+  '/api/v1/settings/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the caller's notification settings (Zulip's legacy endpoint; see PATCH /settings)
+     * @description The notification settings of PATCH /settings, with the same events; any other name is ignored.
+     */
+    patch: operations['updateNotificationSettings'];
+    trace?: never;
+  };
   '/api/v1/streams': {
     parameters: {
       query?: never;
@@ -787,6 +973,26 @@ export interface paths {
     patch: operations['updateStream'];
     trace?: never;
   };
+  '/api/v1/streams/{stream_id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A channel's subscribers (active users), by id
+     * @description A channel the caller may not see is 400 "Invalid channel ID", whether it exists or not.
+     */
+    get: operations['getSubscribers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/typing': {
     parameters: {
       query?: never;
@@ -819,6 +1025,26 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user_groups/{user_group_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Rename a group, change its description or its permission settings
+     * @description Administrators and the holders of can_manage_group; system groups cannot be changed. Each setting is `{new, old?}`; a given `old` that is not the current value is 400. Every user gets a user_group update event with the changed fields.
+     */
+    patch: operations['updateUserGroup'];
     trace?: never;
   };
   '/api/v1/user_groups/{user_group_id}/deactivate': {
@@ -1009,6 +1235,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/users/{user_id}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A user's status: its text and emoji, the parts that are set */
+    get: operations['getUserStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{user_id}/subscriptions/{stream_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Whether a user is subscribed to a channel
+     * @description An unknown user is 400 "No such user"; a channel the caller may not see is 400 "Invalid channel ID".
+     */
+    get: operations['getSubscriptionStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users/{user}': {
     parameters: {
       query?: never;
@@ -1045,7 +1308,11 @@ export interface paths {
     get: operations['getOwnUser'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Deactivate the caller's own account, and their bots
+     * @description The only organization owner cannot: 400 CANNOT_DEACTIVATE_LAST_USER with is_last_owner and entity. The caller's queues are deleted and their key stops working.
+     */
+    delete: operations['deactivateOwnUser'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1171,6 +1438,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/users/me/muted_users/{muted_user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mute a user
+     * @description The user's messages the caller has not read become read, and new ones arrive read (clients hide them). 400 "Cannot mute self", "No such user", "User already muted". The caller's queues get a muted_users event with the whole list.
+     */
+    post: operations['muteUser'];
+    /**
+     * Unmute a user
+     * @description Their messages stay read. 400 "No such user", "User is not muted". The caller's queues get a muted_users event.
+     */
+    delete: operations['unmuteUser'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users/me/presence': {
     parameters: {
       query?: never;
@@ -1207,6 +1498,26 @@ export interface paths {
     head?: never;
     /** Set the caller's custom profile values (data, a JSON list of {id, value}; null removes) */
     patch: operations['updateProfileData'];
+    trace?: never;
+  };
+  '/api/v1/users/me/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set the caller's status text and emoji
+     * @description Parts not sent keep their value; an empty status_text or emoji_name clears that part. The text is at most 60 characters; the emoji is checked as a reaction's. Everyone gets a user_status event.
+     */
+    post: operations['updateStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/users/me/subscriptions': {
@@ -1414,6 +1725,10 @@ export interface components {
       last_edit_timestamp?: number;
       /** @description When it was last moved to another topic or channel. */
       last_moved_timestamp?: number;
+      /** @description With a search: the rendered content, found words in <span class="highlight">. */
+      match_content?: string;
+      /** @description With a search: the HTML-escaped topic, found words highlighted. */
+      match_subject?: string;
       reactions: {
         emoji_code: string;
         emoji_name: string;
@@ -2390,6 +2705,79 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  addDefaultStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          stream_id: number;
+        };
+        'multipart/form-data': {
+          stream_id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  removeDefaultStream: {
+    parameters: {
+      query: {
+        stream_id: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   devFetchApiKey: {
     parameters: {
       query?: never;
@@ -2879,14 +3267,17 @@ export interface operations {
     parameters: {
       query?: {
         anchor?: string;
+        anchor_date?: string;
         apply_markdown?: boolean;
         client_gravatar?: boolean;
+        include_anchor?: boolean;
+        message_ids?: number[];
         narrow?: (
           | {
               negated?: boolean;
               /** @description a name, an id, or a list of ids (dm) */
               operand: unknown;
-              /** @description e.g. channel, topic, sender, is, dm, search */
+              /** @description e.g. channel, topic, sender, is, has, dm, search */
               operator: string;
             }
           | unknown[]
@@ -2909,10 +3300,10 @@ export interface operations {
         };
         content: {
           'application/json': {
-            anchor: number;
-            found_anchor: boolean;
-            found_newest: boolean;
-            found_oldest: boolean;
+            anchor?: number;
+            found_anchor?: boolean;
+            found_newest?: boolean;
+            found_oldest?: boolean;
             history_limited: boolean;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             messages: components['schemas']['Message'][];
@@ -3233,6 +3624,85 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getReadReceipts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            user_ids: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  setTypingStatusForMessageEdit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @enum {string} */
+          op: 'start' | 'stop';
+        };
+        'multipart/form-data': {
+          /** @enum {string} */
+          op: 'start' | 'stop';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   updateMessageFlags: {
     parameters: {
       query?: never;
@@ -3301,7 +3771,7 @@ export interface operations {
                 negated?: boolean;
                 /** @description a name, an id, or a list of ids (dm) */
                 operand: unknown;
-                /** @description e.g. channel, topic, sender, is, dm, search */
+                /** @description e.g. channel, topic, sender, is, has, dm, search */
                 operator: string;
               }
             | unknown[]
@@ -3322,7 +3792,7 @@ export interface operations {
                 negated?: boolean;
                 /** @description a name, an id, or a list of ids (dm) */
                 operand: unknown;
-                /** @description e.g. channel, topic, sender, is, dm, search */
+                /** @description e.g. channel, topic, sender, is, has, dm, search */
                 operator: string;
               }
             | unknown[]
@@ -3354,6 +3824,97 @@ export interface operations {
             /** @constant */
             result: 'success';
             updated_count: number;
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  checkMessagesMatchNarrow: {
+    parameters: {
+      query: {
+        msg_ids: number[];
+        narrow: (
+          | {
+              negated?: boolean;
+              /** @description a name, an id, or a list of ids (dm) */
+              operand: unknown;
+              /** @description e.g. channel, topic, sender, is, has, dm, search */
+              operator: string;
+            }
+          | unknown[]
+        )[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            /** @description By message id. */
+            messages: {
+              [key: string]: {
+                match_content: string;
+                match_subject: string;
+              };
+            };
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  renderMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          content: string;
+        };
+        'multipart/form-data': {
+          content: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @description HTML. */
+            rendered: string;
+            /** @constant */
+            result: 'success';
           };
         };
       };
@@ -3434,6 +3995,203 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  addLinkifier: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          pattern: string;
+          url_template: string;
+        };
+        'multipart/form-data': {
+          pattern: string;
+          url_template: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  removeLinkifier: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        filter_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateLinkifier: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        filter_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          pattern: string;
+          url_template: string;
+        };
+        'multipart/form-data': {
+          pattern: string;
+          url_template: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getLinkifiers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            linkifiers: {
+              id: number;
+              pattern: string;
+              url_template: string;
+            }[];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  reorderLinkifiers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          ordered_linkifier_ids: number[];
+        };
+        'multipart/form-data': {
+          ordered_linkifier_ids: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3590,7 +4348,7 @@ export interface operations {
                 negated?: boolean;
                 /** @description a name, an id, or a list of ids (dm) */
                 operand: unknown;
-                /** @description e.g. channel, topic, sender, is, dm, search */
+                /** @description e.g. channel, topic, sender, is, has, dm, search */
                 operator: string;
               }
             | unknown[]
@@ -3619,7 +4377,7 @@ export interface operations {
                 negated?: boolean;
                 /** @description a name, an id, or a list of ids (dm) */
                 operand: unknown;
-                /** @description e.g. channel, topic, sender, is, dm, search */
+                /** @description e.g. channel, topic, sender, is, has, dm, search */
                 operator: string;
               }
             | unknown[]
@@ -3668,6 +4426,11 @@ export interface operations {
             msg: string;
             /** @description Legacy: [channel name, topic, muted at]. */
             muted_topics?: (string | number)[][];
+            /** @description Whom the caller muted, with when (UNIX seconds). */
+            muted_users?: {
+              id: number;
+              timestamp: number;
+            }[];
             never_subscribed?: Record<string, unknown>[];
             presence_last_update_id?: number;
             /** @description By API email, or by user id with slim_presence. */
@@ -3714,6 +4477,10 @@ export interface operations {
             unsubscribed?: components['schemas']['Subscription'][];
             user_id?: number;
             user_settings?: Record<string, unknown>;
+            /** @description By user id, the status (text, emoji) of the users who set one. */
+            user_status?: {
+              [key: string]: Record<string, unknown>;
+            };
             user_topics?: Record<string, unknown>[];
             zulip_feature_level: number;
             zulip_merge_base: string;
@@ -4301,6 +5068,86 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  updateNotificationSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          desktop_icon_count_display?: number;
+          email_notifications_batching_period_seconds?: number;
+          enable_desktop_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_login_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          message_content_in_email_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          pm_content_in_desktop_notifications?: boolean;
+          presence_enabled?: boolean;
+          realm_name_in_email_notifications_policy?: number;
+          wildcard_mentions_notify?: boolean;
+        };
+        'multipart/form-data': {
+          desktop_icon_count_display?: number;
+          email_notifications_batching_period_seconds?: number;
+          enable_desktop_notifications?: boolean;
+          enable_digest_emails?: boolean;
+          enable_login_emails?: boolean;
+          enable_marketing_emails?: boolean;
+          enable_offline_email_notifications?: boolean;
+          enable_offline_push_notifications?: boolean;
+          enable_online_push_notifications?: boolean;
+          enable_sounds?: boolean;
+          enable_stream_audible_notifications?: boolean;
+          enable_stream_desktop_notifications?: boolean;
+          enable_stream_email_notifications?: boolean;
+          enable_stream_push_notifications?: boolean;
+          message_content_in_email_notifications?: boolean;
+          /** @enum {string} */
+          notification_sound?: 'zulip' | 'ding' | 'none';
+          pm_content_in_desktop_notifications?: boolean;
+          presence_enabled?: boolean;
+          realm_name_in_email_notifications_policy?: number;
+          wildcard_mentions_notify?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getStreams: {
     parameters: {
       query?: {
@@ -4606,6 +5453,40 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getSubscribers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            subscribers: number[];
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   setTypingStatus: {
     parameters: {
       query?: never;
@@ -4694,6 +5575,219 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateUserGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_group_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          can_add_members_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_join_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_leave_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_manage_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_mention_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_remove_members_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          description?: string;
+          name?: string;
+        };
+        'multipart/form-data': {
+          can_add_members_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_join_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_leave_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_manage_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_mention_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          can_remove_members_group?: {
+            new:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+            old?:
+              | number
+              | {
+                  direct_members: number[];
+                  direct_subgroups: number[];
+                };
+          };
+          description?: string;
+          name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5302,6 +6396,81 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getUserStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+            status: {
+              emoji_code?: string;
+              emoji_name?: string;
+              /** @enum {string} */
+              reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+              status_text?: string;
+            };
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getSubscriptionStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        stream_id: number;
+        user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            is_subscribed: boolean;
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getUser: {
     parameters: {
       query?: {
@@ -5490,6 +6659,37 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deactivateOwnUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5941,6 +7141,74 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  muteUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        muted_user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  unmuteUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        muted_user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   updatePresence: {
     parameters: {
       query?: never;
@@ -6057,6 +7325,54 @@ export interface operations {
             id: number;
             value: string | null | number[];
           }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          emoji_code?: string;
+          emoji_name?: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+          status_text?: string;
+        };
+        'multipart/form-data': {
+          emoji_code?: string;
+          emoji_name?: string;
+          /** @enum {string} */
+          reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+          status_text?: string;
         };
       };
     };
@@ -6629,6 +7945,12 @@ export const pathsApiV1MessagesMessage_idReactionsPostRequestBodyContentMultipar
 export const pathsApiV1MessagesMessage_idReactionsDeleteParametersQueryReaction_typeValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/reactions']['delete']['parameters']['query']['reaction_type']
 > = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const pathsApiV1MessagesMessage_idTypingPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/typing']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
+> = ['start', 'stop'];
+export const pathsApiV1MessagesMessage_idTypingPostRequestBodyContentMultipartFormDataOpValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/messages/{message_id}/typing']['post']['requestBody']['content']['multipart/form-data']['op']
+> = ['start', 'stop'];
 export const pathsApiV1MessagesFlagsPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/messages/flags']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
 > = ['add', 'remove'];
@@ -6677,6 +7999,12 @@ export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataWeb_anima
 export const pathsApiV1SettingsPatchRequestBodyContentMultipartFormDataWeb_home_viewValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/settings']['patch']['requestBody']['content']['multipart/form-data']['web_home_view']
 > = ['recent_topics', 'inbox', 'all_messages'];
+export const pathsApiV1SettingsNotificationsPatchRequestBodyContentApplicationXWwwFormUrlencodedNotification_soundValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings/notifications']['patch']['requestBody']['content']['application/x-www-form-urlencoded']['notification_sound']
+> = ['zulip', 'ding', 'none'];
+export const pathsApiV1SettingsNotificationsPatchRequestBodyContentMultipartFormDataNotification_soundValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/settings/notifications']['patch']['requestBody']['content']['multipart/form-data']['notification_sound']
+> = ['zulip', 'ding', 'none'];
 export const pathsApiV1TypingPostRequestBodyContentApplicationXWwwFormUrlencodedOpValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['application/x-www-form-urlencoded']['op']
 > = ['start', 'stop'];
@@ -6689,6 +8017,9 @@ export const pathsApiV1TypingPostRequestBodyContentMultipartFormDataOpValues: Re
 export const pathsApiV1TypingPostRequestBodyContentMultipartFormDataTypeValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/typing']['post']['requestBody']['content']['multipart/form-data']['type']
 > = ['direct', 'private', 'stream', 'channel'];
+export const pathsApiV1UsersUser_idStatusGetResponses200ContentApplicationJsonStatusReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/{user_id}/status']['get']['responses']['200']['content']['application/json']['status']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
 export const pathsApiV1UsersMeGetResponses200ContentApplicationJsonRoleValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/users/me']['get']['responses']['200']['content']['application/json']['role']
 > = [100, 200, 300, 400, 600];
@@ -6698,6 +8029,12 @@ export const pathsApiV1UsersMePresencePostRequestBodyContentApplicationXWwwFormU
 export const pathsApiV1UsersMePresencePostRequestBodyContentMultipartFormDataStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/users/me/presence']['post']['requestBody']['content']['multipart/form-data']['status']
 > = ['active', 'idle'];
+export const pathsApiV1UsersMeStatusPostRequestBodyContentApplicationXWwwFormUrlencodedReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/status']['post']['requestBody']['content']['application/x-www-form-urlencoded']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
+export const pathsApiV1UsersMeStatusPostRequestBodyContentMultipartFormDataReaction_typeValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>['/api/v1/users/me/status']['post']['requestBody']['content']['multipart/form-data']['reaction_type']
+> = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'];
 export const pathsApiV1UsersMeSubscriptionsPostRequestBodyContentApplicationXWwwFormUrlencodedTopics_policyValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/users/me/subscriptions']['post']['requestBody']['content']['application/x-www-form-urlencoded']['topics_policy']
 > = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'];
