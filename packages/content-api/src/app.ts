@@ -7,10 +7,10 @@ import {
   verifyJsonText,
 } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
-import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
+import { contentOpenApiDocument } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
-import { operationPerRequest } from './http/operation.ts';
+import { accessOf, createOperationResolver, operationPerRequest } from './http/operation.ts';
 import { validateRequests } from './http/request-validation.ts';
 import { dispatchOperations } from './http/routes.ts';
 import { inSequence } from './http/sequence.ts';
