@@ -6,7 +6,7 @@ import { Routes } from '../http/routes.ts';
 import { requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { createResourceKit } from '../resources/kit.ts';
 import { payment } from '../resources/declarations/payment.ts';
-import { linkOrigin } from '../files/router.ts';
+import { linkOrigin } from '../http/link-origin.ts';
 import { openOrder, type OrderBody } from './orders.ts';
 import { receiveNotification } from './notifications.ts';
 import { startPaymentWorkflow, startRefundWorkflow } from './reconcile.ts';
