@@ -6,8 +6,9 @@ import type { ConversationMessage } from '../conversations/messages.ts';
 
 /**
  * The channel's contract: `asyncapi/conversation.yaml`, with the message record taken from the
- * messages' OpenAPI declaration, `openapi/conversations.yaml` (one schema for REST and sockets). It is served
- * at /asyncapi.json, and client frames are validated against it before anything else happens.
+ * messages' OpenAPI declaration, `openapi/conversations.yaml` (one schema for REST and sockets).
+ * It is served at /asyncapi.json, and client frames are validated against it before anything
+ * else happens.
  */
 function loadAsyncApiDocument(): WithSchemas {
   const document = readYaml('../../asyncapi/conversation.yaml');
@@ -20,7 +21,16 @@ type WithSchemas = Record<string, unknown> & { components: { schemas: Record<str
 const readYaml = (relative: string) =>
   parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as WithSchemas;
 
-export const asyncapiDocument = loadAsyncApiDocument();
+let served: WithSchemas | undefined;
+
+/**
+ * The channel's document, read on first use: processes that serve no sockets (worker, operator)
+ * read no YAML when they import the package.
+ */
+export function asyncapiDocument(): WithSchemas {
+  served ??= loadAsyncApiDocument();
+  return served;
+}
 
 export type ClientFrame =
   | { type: 'post'; content: string; client_id: string }
@@ -71,20 +81,27 @@ const CLIENT_FRAME_SCHEMAS: Record<ClientFrame['type'], string> = {
   ping: 'PingFrame',
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
-ajv.addSchema(asyncapiDocument, 'asyncapi');
-const validators = new Map<string, ValidateFunction>(
-  Object.entries(CLIENT_FRAME_SCHEMAS).map(([type, schema]) => [
-    type,
-    ajv.getSchema(`asyncapi#/components/schemas/${schema}`)!,
-  ]),
-);
+let validators: Map<string, ValidateFunction> | undefined;
+
+/** The client frames' validators, compiled from the document on first use. */
+function frameValidators(): Map<string, ValidateFunction> {
+  if (validators) return validators;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  ajv.addSchema(asyncapiDocument(), 'asyncapi');
+  validators = new Map(
+    Object.entries(CLIENT_FRAME_SCHEMAS).map(([type, schema]) => [
+      type,
+      ajv.getSchema(`asyncapi#/components/schemas/${schema}`)!,
+    ]),
+  );
+  return validators;
+}
 
 /** A client frame checked against the document, or the reason it is not one. */
 export function parseClientFrame(value: unknown): { frame: ClientFrame } | { problem: string } {
   const type = (value as { type?: unknown } | null)?.type;
-  const validate = typeof type === 'string' ? validators.get(type) : undefined;
+  const validate = typeof type === 'string' ? frameValidators().get(type) : undefined;
   if (!validate) {
     return { problem: `type must be one of ${Object.keys(CLIENT_FRAME_SCHEMAS).join(', ')}` };
   }

@@ -6,7 +6,7 @@ import { asyncapiDocument } from './protocol.ts';
 export function socketsRoutes(): Routes {
   const routes = new Routes();
   routes.add('get', '/asyncapi.json', (_req, res) => {
-    res.json(asyncapiDocument);
+    res.json(asyncapiDocument());
   });
   routes.add('get', '/api/v1/conversations/{conversation_id}/ws', () => {
     throw new AppError(
