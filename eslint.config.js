@@ -26,6 +26,20 @@ const NOT_ACTIONS = {
 // A call on the Sequelize handle (`db`, `ctx.db`, `deps.db`, `this.deps.db`), not another object's
 // method of the same name (a payment provider's `query` of an order).
 const ON_DATABASE = ":matches([callee.object.name='db'], [callee.object.property.name='db'])";
+const CONTENT_SQL = [
+  {
+    selector: `CallExpression[callee.property.name='query']${ON_DATABASE}`,
+    message: "Run content-api SQL through @muse/core's rows, one and exec.",
+  },
+  {
+    selector: `CallExpression[callee.property.name='transaction']${ON_DATABASE}`,
+    message: "Open content-api transactions with @muse/core's transact().",
+  },
+];
+const ROUTES_ADD = {
+  selector: "CallExpression[callee.property.name='add'][callee.object.name='routes']",
+  message: 'Declare the handler with route() (http/contract.ts) and its operation in openapi/<area>.yaml.',
+};
 const NOT_SERVER = {
   regex: '^@muse/(core|content-api|chat-api|temporal|operator|server)(/|$)',
   message: 'The SDK and the CLI reach the platform over HTTP only.',
@@ -72,21 +86,16 @@ export default tseslint.config(
   },
   {
     // SQL runs through core's sql.ts (rows, one, exec, transact), the one way of ARCHITECTURE.md's
-    // "Running SQL": its transact() retries a deadlock and makes the transaction ambient.
+    // "Running SQL": its transact() retries a deadlock and makes the transaction ambient. An
+    // endpoint is a resource declaration or a route() bound to openapi/<area>.yaml (ARCHITECTURE.md's
+    // "Where a new piece goes"): only those two add handlers to Routes.
     files: ['packages/content-api/src/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: `CallExpression[callee.property.name='query']${ON_DATABASE}`,
-          message: "Run content-api SQL through @muse/core's rows, one and exec.",
-        },
-        {
-          selector: `CallExpression[callee.property.name='transaction']${ON_DATABASE}`,
-          message: "Open content-api transactions with @muse/core's transact().",
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', ...CONTENT_SQL, ROUTES_ADD] },
+  },
+  {
+    // The two endpoint styles themselves.
+    files: ['packages/content-api/src/http/contract.ts', 'packages/content-api/src/resources/router.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...CONTENT_SQL] },
   },
   {
     files: ['packages/chat-api/src/**/*.ts'],

@@ -15,7 +15,7 @@ mkdirSync(folder, { recursive: true });
 const documents = {
   'content.openapi.json': contentOpenApiDocument(),
   'chat.openapi.json': chatDocument,
-  'content.asyncapi.json': asyncapiDocument,
+  'content.asyncapi.json': asyncapiDocument(),
 };
 for (const [name, document] of Object.entries(documents))
   writeFileSync(path.join(folder, name), `${JSON.stringify(document, null, 2)}\n`);

@@ -7,10 +7,10 @@ import {
   verifyJsonText,
 } from '@muse/core';
 import type { ContentContext, ContentDeps } from './context.ts';
-import { accessOf, contentOpenApiDocument, createOperationResolver } from './openapi.ts';
+import { contentOpenApiDocument } from './openapi.ts';
 import { authorizeOperation } from './http/authorize.ts';
 import { errorHandler } from './http/errors.ts';
-import { operationPerRequest } from './http/operation.ts';
+import { accessOf, createOperationResolver, operationPerRequest } from './http/operation.ts';
 import { validateRequests } from './http/request-validation.ts';
 import { dispatchOperations } from './http/routes.ts';
 import { inSequence } from './http/sequence.ts';
@@ -25,6 +25,8 @@ import { generatorsRoutes } from './generators/router.ts';
 import { generationsRoutes } from './generations/router.ts';
 import { WorkflowStarter } from './generations/starter.ts';
 import { filesRoutes } from './files/router.ts';
+import { conversationsRoutes } from './conversations/router.ts';
+import { invitesRoutes } from './invites/router.ts';
 import { socketsRoutes } from './sockets/router.ts';
 import { PAYMENT_NOTIFICATIONS, paymentNotificationsRouter, paymentsRoutes } from './payments/router.ts';
 
@@ -90,6 +92,8 @@ export function createContentApp(deps: ContentDeps): Express {
         adminRoutes(context),
         paymentsRoutes(context),
         resourcesRoutes(context),
+        conversationsRoutes(context),
+        invitesRoutes(context),
         generatorsRoutes(context),
         generationsRoutes(context, starter),
         filesRoutes(context),

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { documentRequestId } from '@muse/core';
+import { OPERATION_METHODS } from './http/operation.ts';
 import { resourcesOpenApi } from './resources/index.ts';
 
 const folder = new URL('../openapi/', import.meta.url);
@@ -33,8 +34,6 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
   return documentRequestId(documentCommonErrors(document));
 }
 
-const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
-
 const errorAnswer = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -56,7 +55,7 @@ function documentCommonErrors(document: Document): Document {
   const authenticatedByDefault = ((document as { security?: unknown[] }).security ?? []).length > 0;
   for (const item of Object.values(document.paths) as Record<string, Operation>[]) {
     const shared = (item as { parameters?: unknown[] }).parameters;
-    for (const method of METHODS) {
+    for (const method of OPERATION_METHODS) {
       const operation = item[method];
       const responses = operation?.responses;
       if (!operation || !responses) continue;
@@ -108,71 +107,4 @@ let served: Document | undefined;
 export function contentOpenApiDocument(): Document {
   served ??= loadOpenApiDocument();
   return served;
-}
-
-/** An operation of the document as it applies to one request: the operation and its path values. */
-export interface ResolvedOperation {
-  operation: Record<string, unknown> & { security?: unknown[] };
-  params: Record<string, string>;
-}
-
-/**
- * Finds, from the document alone, the operation a request is for. Matched as the router matches:
- * any letter case, an optional trailing slash, so a variant the router would serve is never
- * resolved differently. Literal paths win over templated ones (`/users/stats` before `/users/{id}`).
- * Literal paths are one map lookup; templated ones are tried only among those with the method and
- * as many segments as the request's path (a template segment never spans a slash).
- */
-export function createOperationResolver(
-  document: Document,
-): (method: string, path: string) => ResolvedOperation | undefined {
-  const literal = new Map<string, ResolvedOperation['operation']>();
-  const templated = new Map<
-    string,
-    { pattern: RegExp; names: string[]; operation: ResolvedOperation['operation'] }[]
-  >();
-  for (const [template, item] of Object.entries(document.paths)) {
-    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-    const pattern = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')}/?$`,
-      'i',
-    );
-    for (const [method, operation] of Object.entries(
-      item as Record<string, ResolvedOperation['operation']>,
-    )) {
-      if (!METHODS.includes(method)) continue;
-      if (!names.length) literal.set(`${method.toUpperCase()} ${template.toLowerCase()}`, operation);
-      else {
-        const key = `${method.toUpperCase()} ${segments(template)}`;
-        templated.set(key, [...(templated.get(key) ?? []), { pattern, names, operation }]);
-      }
-    }
-  }
-  return (method, path) => {
-    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const operation = literal.get(`${method} ${trimmed.toLowerCase()}`);
-    if (operation) return { operation, params: {} };
-    for (const rule of templated.get(`${method} ${segments(trimmed)}`) ?? []) {
-      const match = rule.pattern.exec(path);
-      if (!match) continue;
-      const params = Object.fromEntries(rule.names.map((name, i) => [name, match[i + 1]!]));
-      return { operation: rule.operation, params };
-    }
-    return undefined;
-  };
-}
-
-function segments(path: string): number {
-  return path.split('/').length;
-}
-
-/**
- * Whether a resolved operation needs a token: operations with `security: []` are public, the
- * rest inherit the document's bearer requirement. Undocumented operations are left to the
- * request validator, which answers 404 or 405.
- */
-export function accessOf(resolved: ResolvedOperation | undefined): 'public' | 'secured' | 'undocumented' {
-  if (!resolved) return 'undocumented';
-  const { security } = resolved.operation;
-  return Array.isArray(security) && security.length === 0 ? 'public' : 'secured';
 }

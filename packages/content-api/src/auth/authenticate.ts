@@ -1,8 +1,8 @@
 import type { RequestHandler, Request } from 'express';
-import { ForbiddenError, UnauthorizedError, selectRows, type Sequelize } from '@muse/core';
+import { ForbiddenError, UnauthorizedError, type Sequelize } from '@muse/core';
 import { can, type Operation, type PermissionHolder, type Scope } from '../permissions/permissions.ts';
 import type { TokenClaims, TokenSigner } from './tokens.ts';
-import { USER_COLUMNS, type UserRow } from '../users/users.ts';
+import { selectUserRow, type UserRow } from '../users/user-row.ts';
 
 /** The caller of a request, read from the database on every request (not from the token). */
 export interface CurrentUser extends PermissionHolder {
@@ -67,9 +67,7 @@ export async function loadAccount(
   db: Sequelize,
   id: string,
 ): Promise<{ user: CurrentUser; account: UserRow }> {
-  const [row] = await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [
-    id,
-  ]);
+  const row = await selectUserRow(db, id);
   if (!row) throw new UnauthorizedError('The account of this token no longer exists');
   if (!row.is_active) throw new ForbiddenError('This account is disabled');
   const user = {

@@ -11,6 +11,7 @@ import {
 } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { route } from '../http/contract.ts';
+import { linkOrigin } from '../http/link-origin.ts';
 import { Routes } from '../http/routes.ts';
 import { currentUser, requirePermission, type CurrentUser } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
@@ -19,20 +20,6 @@ import { readServerSettings } from '../server-config/server-config.ts';
 import { findFile, presentFile, readableFile, type FileRow } from './files.ts';
 import { createLinkSigner } from './signed-links.ts';
 import { receiveUpload } from './upload.ts';
-
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
-
-/**
- * Where download links point. A client-supplied Host header must not choose the origin of a link
- * that is handed on (to a browser, a cache, another user), so the origin comes from
- * `MUSE_PUBLIC_URL`; without it, only a loopback Host (a development server) is taken as it is,
- * and any other request gets a link relative to the origin it called.
- */
-export function linkOrigin(publicUrl: string | undefined, req: Pick<Request, 'protocol' | 'get'>): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  const host = req.get('host') ?? '';
-  return LOOPBACK_HOST.test(host) ? `${req.protocol}://${host}` : '';
-}
 
 /**
  * Files: uploads and generation results. Reading follows the scope rules (own, public, any

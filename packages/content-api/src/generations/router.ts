@@ -9,7 +9,7 @@ import { submitGeneration } from './submit.ts';
 import type { WorkflowStarter } from './starter.ts';
 import { preferredWait, refuseUpstreamFailure, submitAndWait } from './wait.ts';
 import { presentFile } from '../files/files.ts';
-import { linkOrigin } from '../files/router.ts';
+import { linkOrigin } from '../http/link-origin.ts';
 import { createLinkSigner } from '../files/signed-links.ts';
 
 /**

@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ForbiddenError } from '@muse/core';
-import type { ResolvedOperation } from '../openapi.ts';
-import type { RequestOperation } from './operation.ts';
+import type { RequestOperation, ResolvedOperation } from './operation.ts';
 
 /**
  * Who may call an operation, declared in the document (`x-muse-access` on the operation) and

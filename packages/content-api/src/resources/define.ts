@@ -3,7 +3,6 @@ import type { Transaction } from 'sequelize';
 import type { Scope } from '../permissions/permissions.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import type { ContentContext } from '../context.ts';
-import type { Routes } from '../http/routes.ts';
 
 /** A JSON Schema (OpenAPI 3.1 dialect) as written in a declaration. */
 export type JsonSchema = Record<string, unknown>;
@@ -49,24 +48,6 @@ export interface ResourceHooks {
   beforeDelete?(row: Row, hook: HookContext): Promise<void>;
   /** Adds computed output fields (e.g. a download link) to the presented row. */
   present?(output: Record<string, unknown>, row: Row, ctx: ContentContext): Record<string, unknown>;
-  /** Declares the handlers of extra documented operations (e.g. `/{id}/messages`). */
-  routes?(routes: Routes, kit: ResourceKit): void;
-}
-
-/** The generic mechanism's helpers, handed to a declaration's extra routes. */
-export interface ResourceKit {
-  ctx: ContentContext;
-  declaration: ResourceDeclaration;
-  /** The row if the caller may read it; the same 404 when it is missing or another user's private one. */
-  findReadable(user: CurrentUser, id: string, transaction?: Transaction): Promise<Row>;
-  /** The row locked for `operation`; 404 as above, 403 for another user's public row unless administrator. */
-  findWritable(
-    user: CurrentUser,
-    id: string,
-    operation: 'update' | 'delete',
-    transaction: Transaction,
-  ): Promise<Row>;
-  present(row: Row): Record<string, unknown>;
 }
 
 export interface ResourceDeclaration {
@@ -94,8 +75,6 @@ export interface ResourceDeclaration {
   /** The 409 message when a unique constraint refuses a row. */
   conflictMessage?: string;
   hooks?: ResourceHooks;
-  /** OpenAPI paths and components of the extra routes. */
-  openapi?: { paths?: Record<string, unknown>; components?: Record<string, Record<string, unknown>> };
 }
 
 /** Tables of the resources a field may reference, by permission name. Files belong to another area. */

@@ -16,7 +16,7 @@ const ref = (section: string, name: string) => ({ $ref: `#/components/${section}
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** The shared list parameters (pagination, sorting, time filters) as references into the document. */
-export const LIST_PARAMETER_REFS = [
+const LIST_PARAMETER_REFS = [
   'Offset',
   'Limit',
   'Desc',
@@ -79,10 +79,7 @@ export function resourcesOpenApiFragment(declarations: readonly ResourceDeclarat
     },
     tags: [],
   };
-  for (const declaration of declarations) {
-    addResource(fragment, declaration);
-    mergeExtra(fragment, declaration);
-  }
+  for (const declaration of declarations) addResource(fragment, declaration);
   return fragment;
 }
 
@@ -146,21 +143,6 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
   }
   fragment.paths[`/api/v1${path}`] = collection;
   fragment.paths[`/api/v1${path}/{id}`] = item;
-}
-
-/** The paths and components of a declaration's extra routes; a name defined twice is an error. */
-function mergeExtra(fragment: OpenApiFragment, { name, openapi }: ResourceDeclaration): void {
-  const merge = (target: Record<string, unknown>, source: Record<string, unknown>, where: string) => {
-    for (const [key, value] of Object.entries(source)) {
-      if (key in target) throw new Error(`resource ${name}: ${where} ${key} is defined twice`);
-      target[key] = value;
-    }
-  };
-  merge(fragment.paths, openapi?.paths ?? {}, 'path');
-  for (const [section, entries] of Object.entries(openapi?.components ?? {})) {
-    fragment.components[section] ??= {};
-    merge(fragment.components[section], entries, `components.${section}`);
-  }
 }
 
 function writeRule(declaration: ResourceDeclaration): string {

@@ -1,30 +1,20 @@
 import type { Request } from 'express';
 import type { Transaction } from 'sequelize';
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  exec,
-  isUniqueViolation,
-  one,
-  sqlState,
-  transact,
-} from '@muse/core';
+import { ConflictError, NotFoundError, exec, isUniqueViolation, one, sqlState, transact } from '@muse/core';
 import type { ContentContext } from '../context.ts';
 import { currentUser, requireAdmin, requirePermission } from '../auth/authenticate.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
 import type { Routes } from '../http/routes.ts';
-import { assertReferenceReadable, authorizeRead, authorizeWrite, loadRow, notFound } from './access.ts';
+import { assertReferenceReadable } from './access.ts';
 import {
   isIntegerField,
   isJsonField,
   isWritableOn,
-  storedFields,
   type HookContext,
   type ResourceDeclaration,
-  type ResourceKit,
   type Row,
 } from './define.ts';
+import { createResourceKit, selectColumns } from './kit.ts';
 
 /**
  * Turns one declaration into the handlers of its operations: list, create, get, patch, delete
@@ -41,7 +31,6 @@ export function addResourceRoutes(
   const listedAsStored =
     !declaration.hooks?.present &&
     !Object.values(declaration.fields).some((field) => field.stored !== false && isIntegerField(field));
-  declaration.hooks?.routes?.(routes, kit);
 
   routes.add('get', base, async (req, res) => {
     const query = parseListQuery(req.query as Record<string, unknown>, declaration.defaultListScope);
@@ -103,59 +92,6 @@ export function addResourceRoutes(
     });
     res.status(204).end();
   });
-}
-
-export function createResourceKit(ctx: ContentContext, declaration: ResourceDeclaration): ResourceKit {
-  const columns = selectColumns(declaration);
-  return {
-    ctx,
-    declaration,
-    async findReadable(user, id, transaction) {
-      const row = await loadRow(ctx.db, declaration.table, id, {
-        columns,
-        ...(transaction ? { transaction } : {}),
-      });
-      if (!row) throw notFound(declaration.name);
-      authorizeRead(user, declaration.name, row);
-      return row;
-    },
-    async findWritable(user, id, operation, transaction) {
-      if (declaration.adminOnlyWrite && !user.isAdmin) {
-        throw new ForbiddenError(`Only administrators may ${operation} a ${declaration.name}`);
-      }
-      const row = await loadRow(ctx.db, declaration.table, id, { columns, transaction, lock: true });
-      if (!row) throw notFound(declaration.name);
-      authorizeWrite(user, declaration.name, operation, row);
-      return row;
-    },
-    present: presenter(ctx, declaration),
-  };
-}
-
-const FRAME_COLUMNS = ['id', 'owner_id', 'visibility', 'created_at', 'updated_at'];
-
-function selectColumns(declaration: ResourceDeclaration): string {
-  return [...FRAME_COLUMNS, ...storedFields(declaration)].join(', ');
-}
-
-/** Shows a row as the API answers it; which fields and which are integers is worked out once, not per row. */
-function presenter(
-  ctx: ContentContext,
-  declaration: ResourceDeclaration,
-): (row: Row) => Record<string, unknown> {
-  const fields = Object.entries(declaration.fields)
-    .filter(([, field]) => field.stored !== false)
-    .map(([name, field]) => ({ name, integer: isIntegerField(field) }));
-  return (row) => {
-    const output: Record<string, unknown> = {};
-    for (const column of FRAME_COLUMNS) output[column] = row[column];
-    for (const { name, integer } of fields) {
-      const value = row[name];
-      // pg returns BIGINT and NUMERIC as text.
-      output[name] = integer && value !== null && value !== undefined ? Number(value) : value;
-    }
-    return declaration.hooks?.present?.(output, row, ctx) ?? output;
-  };
 }
 
 const idOf = (req: Request): string => String(req.params.id);

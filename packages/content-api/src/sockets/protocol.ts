@@ -2,25 +2,35 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { conversationMessagesOpenApi } from '../resources/conversation-messages.ts';
 import type { ConversationMessage } from '../conversations/messages.ts';
 
 /**
  * The channel's contract: `asyncapi/conversation.yaml`, with the message record taken from the
- * OpenAPI declaration of the messages resource (one schema for REST and sockets). It is served
- * at /asyncapi.json, and client frames are validated against it before anything else happens.
+ * messages' OpenAPI declaration, `openapi/conversations.yaml` (one schema for REST and sockets).
+ * It is served at /asyncapi.json, and client frames are validated against it before anything
+ * else happens.
  */
-function loadAsyncApiDocument(): Record<string, unknown> & {
-  components: { schemas: Record<string, unknown> };
-} {
-  const document = parse(
-    readFileSync(new URL('../../asyncapi/conversation.yaml', import.meta.url), 'utf8'),
-  ) as Record<string, unknown> & { components: { schemas: Record<string, unknown> } };
-  Object.assign(document.components.schemas, conversationMessagesOpenApi.components.schemas);
+function loadAsyncApiDocument(): WithSchemas {
+  const document = readYaml('../../asyncapi/conversation.yaml');
+  Object.assign(document.components.schemas, readYaml('../../openapi/conversations.yaml').components.schemas);
   return document;
 }
 
-export const asyncapiDocument = loadAsyncApiDocument();
+type WithSchemas = Record<string, unknown> & { components: { schemas: Record<string, unknown> } };
+
+const readYaml = (relative: string) =>
+  parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as WithSchemas;
+
+let served: WithSchemas | undefined;
+
+/**
+ * The channel's document, read on first use: processes that serve no sockets (worker, operator)
+ * read no YAML when they import the package.
+ */
+export function asyncapiDocument(): WithSchemas {
+  served ??= loadAsyncApiDocument();
+  return served;
+}
 
 export type ClientFrame =
   | { type: 'post'; content: string; client_id: string }
@@ -71,20 +81,27 @@ const CLIENT_FRAME_SCHEMAS: Record<ClientFrame['type'], string> = {
   ping: 'PingFrame',
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
-ajv.addSchema(asyncapiDocument, 'asyncapi');
-const validators = new Map<string, ValidateFunction>(
-  Object.entries(CLIENT_FRAME_SCHEMAS).map(([type, schema]) => [
-    type,
-    ajv.getSchema(`asyncapi#/components/schemas/${schema}`)!,
-  ]),
-);
+let validators: Map<string, ValidateFunction> | undefined;
+
+/** The client frames' validators, compiled from the document on first use. */
+function frameValidators(): Map<string, ValidateFunction> {
+  if (validators) return validators;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  ajv.addSchema(asyncapiDocument(), 'asyncapi');
+  validators = new Map(
+    Object.entries(CLIENT_FRAME_SCHEMAS).map(([type, schema]) => [
+      type,
+      ajv.getSchema(`asyncapi#/components/schemas/${schema}`)!,
+    ]),
+  );
+  return validators;
+}
 
 /** A client frame checked against the document, or the reason it is not one. */
 export function parseClientFrame(value: unknown): { frame: ClientFrame } | { problem: string } {
   const type = (value as { type?: unknown } | null)?.type;
-  const validate = typeof type === 'string' ? validators.get(type) : undefined;
+  const validate = typeof type === 'string' ? frameValidators().get(type) : undefined;
   if (!validate) {
     return { problem: `type must be one of ${Object.keys(CLIENT_FRAME_SCHEMAS).join(', ')}` };
   }

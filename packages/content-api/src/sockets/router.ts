@@ -1,14 +1,15 @@
 import { AppError } from '@muse/core';
+import { route } from '../http/contract.ts';
 import { Routes } from '../http/routes.ts';
 import { asyncapiDocument } from './protocol.ts';
 
 /** The channel's plain-HTTP side: its AsyncAPI document, and 426 for a GET that is not an upgrade. */
 export function socketsRoutes(): Routes {
   const routes = new Routes();
-  routes.add('get', '/asyncapi.json', (_req, res) => {
-    res.json(asyncapiDocument);
+  route(routes, 'get', '/asyncapi.json', (_req, res) => {
+    res.json(asyncapiDocument());
   });
-  routes.add('get', '/api/v1/conversations/{conversation_id}/ws', () => {
+  route(routes, 'get', '/api/v1/conversations/{conversation_id}/ws', () => {
     throw new AppError(
       426,
       'upgrade_required',

@@ -5,15 +5,8 @@ import { assertReferenceReadable } from '../resources/access.ts';
 import { route } from '../http/contract.ts';
 import { Routes } from '../http/routes.ts';
 import { authorizeListScope, listRows, parseListQuery } from '../listing/listing.ts';
-import {
-  changePermissions,
-  deleteUser,
-  findUser,
-  toUserView,
-  updateUser,
-  userStats,
-  type UserRow,
-} from './users.ts';
+import { changePermissions, deleteUser, findUser, toUserView, updateUser, userStats } from './users.ts';
+import type { UserRow } from './user-row.ts';
 
 /**
  * Accounts: everyone reads and edits their own profile at `/users/me`; administrators list,

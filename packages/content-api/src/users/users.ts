@@ -3,7 +3,6 @@ import {
   ConflictError,
   NotFoundError,
   ValidationError,
-  selectRows,
   type Sequelize,
   exec,
   one,
@@ -14,27 +13,7 @@ import { effectivePermissions, isPermissionTriple } from '../permissions/permiss
 import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
 import type { operations } from '@muse/sdk/generated/content';
-
-export interface UserRow {
-  id: string;
-  phone: string;
-  nickname: string;
-  avatar_file_id: string | null;
-  bio: string;
-  is_active: boolean;
-  is_admin: boolean;
-  permissions_granted: string[];
-  permissions_revoked: string[];
-  balance: string | number;
-  last_login_at: Date | null;
-  last_login_source: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** The columns of a UserRow, named: a prepared `SELECT *` breaks when a migration adds one. */
-export const USER_COLUMNS = `id, phone, nickname, avatar_file_id, bio, is_active, is_admin, permissions_granted,
-  permissions_revoked, balance, last_login_at, last_login_source, created_at, updated_at`;
+import { selectUserRow, type UserRow } from './user-row.ts';
 
 const effectiveOf = (granted: readonly string[], revoked: readonly string[]) =>
   [...effectivePermissions({ isAdmin: false, granted, revoked })].sort();
@@ -69,9 +48,9 @@ export function toUserView(row: UserRow) {
 }
 
 export async function findUser(db: Sequelize, id: string, transaction?: Transaction): Promise<UserRow> {
-  const [row] = transaction
-    ? await rows<UserRow>(db, 'SELECT * FROM content.users WHERE id = :id FOR UPDATE', { id }, transaction)
-    : await selectRows<UserRow>(db, `SELECT ${USER_COLUMNS} FROM content.users WHERE id = $1`, [id]);
+  const row = transaction
+    ? await one<UserRow>(db, 'SELECT * FROM content.users WHERE id = :id FOR UPDATE', { id }, transaction)
+    : await selectUserRow(db, id);
   if (!row) throw new NotFoundError('No such user');
   return row;
 }

@@ -1,6 +1,5 @@
 import { defineResource } from '../define.ts';
 import { text } from './common.ts';
-import { conversationMessageRoutes, conversationMessagesOpenApi } from '../conversation-messages.ts';
 
 export const conversation = defineResource({
   name: 'conversation',
@@ -28,6 +27,4 @@ export const conversation = defineResource({
       },
     },
   },
-  hooks: { routes: conversationMessageRoutes },
-  openapi: conversationMessagesOpenApi,
 });

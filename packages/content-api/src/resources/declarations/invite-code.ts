@@ -1,5 +1,4 @@
 import { defineResource } from '../define.ts';
-import { inviteRedeemOpenApi, inviteRedeemRoutes } from '../invite-redemption.ts';
 import { text } from './common.ts';
 
 export const inviteCode = defineResource({
@@ -53,6 +52,4 @@ export const inviteCode = defineResource({
       writable: true,
     },
   },
-  hooks: { routes: inviteRedeemRoutes },
-  openapi: inviteRedeemOpenApi,
 });
