@@ -40,6 +40,11 @@ async function adminQuery<T extends pg.QueryResultRow>(url: string, sql: string)
 interface Proxy {
   port: number;
   moveTo(port: number): void;
+  /**
+   * The current primary's host goes silent, as a dead machine does: the connections made stay
+   * open on the clients' side, but nothing reaches them any more, not even a reset.
+   */
+  silence(): void;
   close(): Promise<void>;
 }
 
@@ -49,19 +54,20 @@ interface Proxy {
  */
 async function startProxy(target: number): Promise<Proxy> {
   let current = target;
-  const sockets = new Set<net.Socket>();
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket; silent: boolean }>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(current, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
+    const pair = { client, upstream: net.connect(current, '127.0.0.1'), silent: false };
+    pairs.add(pair);
+    for (const socket of [client, pair.upstream]) {
       socket.on('error', () => {});
       socket.on('close', () => {
-        sockets.delete(socket);
+        if (pair.silent && socket === pair.upstream) return;
+        pairs.delete(pair);
         client.destroy();
-        upstream.destroy();
+        pair.upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(pair.upstream).pipe(client);
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -70,8 +76,20 @@ async function startProxy(target: number): Promise<Proxy> {
     moveTo(next) {
       current = next;
     },
+    silence() {
+      for (const pair of pairs) {
+        pair.silent = true;
+        pair.client.unpipe(pair.upstream);
+        pair.upstream.unpipe(pair.client);
+        pair.upstream.destroy();
+        pair.client.resume(); // what the client writes goes nowhere
+      }
+    },
     async close() {
-      for (const socket of sockets) socket.destroy();
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
       await new Promise((resolve) => server.close(resolve));
     },
   };
@@ -89,7 +107,7 @@ interface Server {
  * a commit the primary acknowledged is on the standby too, so what the test checks is the APIs,
  * not asynchronous replication's window of loss.
  */
-async function startCluster() {
+async function startCluster(stackOptions: Parameters<typeof startTestStack>[1] = {}) {
   const owner = postgresOwner();
   const base = path.join(os.tmpdir(), `muse-failover-${randomBytes(4).toString('hex')}`);
   const start = async (dir: string, prepare?: (port: number) => void): Promise<Server> => {
@@ -127,7 +145,7 @@ async function startCluster() {
   const proxy = await startProxy(primary.port);
   const stack = await startTestStack(
     {},
-    { adminDatabaseUrl: `postgres://muse:muse@127.0.0.1:${proxy.port}/postgres` },
+    { ...stackOptions, adminDatabaseUrl: `postgres://muse:muse@127.0.0.1:${proxy.port}/postgres` },
   );
   return {
     primary,
@@ -322,6 +340,27 @@ describe('a database failover', () => {
       const answers = await load.stop();
       await expectOnlyServedOrUnavailable(cluster.stack, answers);
       report('primary killed', answers, killed);
+    } finally {
+      await cluster.stop();
+    }
+  }, 300_000);
+
+  it("the primary's host gone silent (no reset): requests end at the query timeout, then served again", async () => {
+    // An API process's bounds: the client gives up 5 s past the statement timeout.
+    const cluster = await startCluster({
+      databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 },
+    });
+    try {
+      const load = await startLoad(cluster.stack);
+      await load.served();
+      cluster.proxy.silence();
+      const silenced = Date.now();
+      await cluster.primary.db.stop('immediate');
+      await cluster.failOver();
+      await load.served(Date.now());
+      const answers = await load.stop();
+      await expectOnlyServedOrUnavailable(cluster.stack, answers);
+      report('primary silent', answers, silenced);
     } finally {
       await cluster.stop();
     }
