@@ -80,8 +80,8 @@ interface PgClient {
 }
 
 /**
- * Keepalives on the connection's socket (Sequelize passes pg's `keepAlive` on but not its delay, so
- * the socket is set here), and a mark on the connection once one of its statements met a
+ * Keepalives on the connection's socket (Sequelize passes pg's `keepAlive` but not its initial
+ * delay, so the socket is set here), and a mark on the connection once one of its statements met a
  * connection fault: the pool validates a connection before handing it out again and destroys a
  * marked one, so the next request connects anew — after a failover, to the new primary instead
  * of the old one, still up but read-only. Every statement goes through `query`, Sequelize's
