@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, migrate, type Sequelize } from '@muse/core';
+import { createDatabase, migrate, type DatabaseOptions, type Sequelize } from '@muse/core';
 import { contentMigrations } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
 
@@ -11,9 +11,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, fully migrated (unless told otherwise) database of its own for one test file. */
+/**
+ * A fresh, fully migrated (unless told otherwise) database of its own for one test file.
+ * `bounds`: an API process's statement and acquire timeouts on the handle (migrations run
+ * without them, as `muse-server migrate` does).
+ */
 export async function createTestDatabase(
-  options: { migrated?: boolean; adminUrl?: string } = {},
+  options: {
+    migrated?: boolean;
+    adminUrl?: string;
+    bounds?: Pick<DatabaseOptions, 'statementTimeoutMs' | 'acquireTimeoutMs'>;
+  } = {},
 ): Promise<TestDatabase> {
   const adminUrl = options.adminUrl ?? inject('adminDatabaseUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
@@ -21,8 +29,12 @@ export async function createTestDatabase(
   const url = withDatabase(adminUrl, name);
   // One connection, as a request gets one: a query that waits for a second one inside a
   // transaction would wait forever here, and the strict guard names it first.
-  const db = createDatabase(url, undefined, { poolMax: 1 });
+  let db = createDatabase(url, undefined, { poolMax: 1 });
   if (options.migrated ?? true) await migrate(db, [contentMigrations, chatMigrations]);
+  if (options.bounds) {
+    await db.close();
+    db = createDatabase(url, undefined, { poolMax: 1, ...options.bounds });
+  }
   return {
     url,
     db,

@@ -14,6 +14,7 @@ import {
   taskQueueOf,
   WORKLOADS,
   type Config,
+  type DatabaseOptions,
   type Logger,
   type MessageBus,
   type RunningServer,
@@ -45,16 +46,21 @@ export interface TestStack {
 
 /**
  * The platform as a test file sees it: its own database, its own Temporal task queue, and
- * both APIs listening on real ports. Pass `env` to override configuration, and `adminDatabaseUrl`
- * to put the database on a Postgres server of the test's own (one it may crash).
+ * both APIs listening on real ports. Pass `env` to override configuration, `adminDatabaseUrl`
+ * to put the database on a Postgres server of the test's own (one it may crash), and
+ * `databaseBounds` for an API process's statement and acquire timeouts on its pool.
  */
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: { adminDatabaseUrl?: string } = {},
+  options: {
+    adminDatabaseUrl?: string;
+    databaseBounds?: Pick<DatabaseOptions, 'statementTimeoutMs' | 'acquireTimeoutMs'>;
+  } = {},
 ): Promise<TestStack> {
-  const database = await createTestDatabase(
-    options.adminDatabaseUrl ? { adminUrl: options.adminDatabaseUrl } : {},
-  );
+  const database = await createTestDatabase({
+    ...(options.adminDatabaseUrl ? { adminUrl: options.adminDatabaseUrl } : {}),
+    ...(options.databaseBounds ? { bounds: options.databaseBounds } : {}),
+  });
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   const temporalAddress = inject('temporalAddress');
   const config = loadConfig({

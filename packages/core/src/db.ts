@@ -28,6 +28,19 @@ export interface DatabaseOptions {
   transactionPooler?: boolean;
 }
 
+/** A new connection that is not established by then fails (503 in the APIs) instead of hanging. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * An idle pooled connection's socket sends TCP keepalive probes after this long, so one to a host
+ * that died without closing it (a failed-over primary sends no RST) is noticed and dropped.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+/**
+ * The client gives up on an answer this long after the server's own statement timeout should have
+ * fired: a server that went silent mid-query cannot hold a request (or its connection) forever.
+ */
+const QUERY_TIMEOUT_MARGIN_MS = 5_000;
+
 /** Handles whose connections a transaction-mode pooler hands out per transaction. */
 const pooled = new WeakSet<Sequelize>();
 
@@ -37,16 +50,18 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
     ? {
         statement_timeout: options.statementTimeoutMs,
         idle_in_transaction_session_timeout: options.statementTimeoutMs,
+        query_timeout: options.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
       }
     : {};
   const db = new Sequelize(url, {
     dialect: 'postgres',
     logging: logger ? (sql) => logger.trace({ sql }, 'sql') : false,
-    dialectOptions: timeouts,
+    dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...timeouts },
     pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: options.acquireTimeoutMs ?? 30_000 },
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   watchPool(db);
+  db.addHook('afterConnect', (connection) => guardConnection(connection as PgClient));
   if (options.transactionPooler) pooled.add(db);
   useAmbientTransactions();
   guardNestedAcquire(
@@ -55,6 +70,43 @@ export function createDatabase(url: string, logger?: Logger, options: DatabaseOp
     (error) => logger?.warn({ err: error }, 'nested connection acquire inside a transaction'),
   );
   return db;
+}
+
+/** What a pooled `pg` client exposes that this file uses; `_invalid` is Sequelize's mark. */
+interface PgClient {
+  query: (...args: unknown[]) => unknown;
+  connection: { stream: { setKeepAlive(enable: boolean, initialDelay: number): void } };
+  _invalid?: boolean;
+}
+
+/**
+ * Keepalives on the connection's socket (Sequelize passes pg's `keepAlive` but not its initial
+ * delay, so the socket is set here), and a mark on the connection once one of its statements met a
+ * connection fault: the pool validates a connection before handing it out again and destroys a
+ * marked one, so the next request connects anew — after a failover, to the new primary instead
+ * of the old one, still up but read-only. Every statement goes through `query`, Sequelize's
+ * (callback) and `selectRows`' (promise) alike.
+ */
+function guardConnection(client: PgClient): void {
+  client.connection.stream.setKeepAlive(true, KEEPALIVE_IDLE_MS);
+  const query = client.query.bind(client);
+  const inspect = (error: unknown): void => {
+    if (error && connectionFault(error)) client._invalid = true;
+  };
+  client.query = (...args: unknown[]) => {
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        inspect(error);
+        callback(error, result);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    // The caller handles the rejection; this branch only looks at it.
+    if (result instanceof Promise) result.catch(inspect);
+    return result;
+  };
 }
 
 interface PooledClient {
@@ -219,17 +271,22 @@ const SOCKET_CODES = new Set([
  * connection (class 08), or has no connection slot left: the request was not wrong.
  */
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-4]|53300)$/;
-/** `pg` reports a socket closed under a query without a code, only with these words. */
-const CLOSED_CONNECTION = /Connection terminated|connection error and is not queryable|Client was closed/i;
-
 /**
- * Postgres errors that mean "not available right now", not "this request is wrong": too busy (no
- * pooled connection came free in time, a statement ran past the statement timeout, or concurrent
- * transactions kept aborting each other) or away (the connection refused, lost, or the server
- * shutting down, starting or recovering). The APIs answer
- * them 503 with Retry-After rather than 500.
+ * SQLSTATEs after which the connection is not to be used again: its server is shutting down or
+ * ended the session (57P01–57P03), the connection failed (class 08), or the server is read-only
+ * (25006) — a demoted primary or a standby that the read-write address pointed to before a
+ * failover; the application opens no read-only transaction of its own.
  */
-export function databaseUnavailable(error: unknown): ServiceUnavailableError | undefined {
+const CONNECTION_FAULT_SQLSTATES = /^(08...|57P0[1-3]|25006)$/;
+/**
+ * `pg` reports a socket closed under a query without a code, only with these words, and a
+ * statement that outlived the client's `query_timeout` with the last ones.
+ */
+const CLOSED_CONNECTION =
+  /Connection terminated|connection error and is not queryable|Client was closed|Query read timeout/i;
+
+/** The SQLSTATE (or socket code) and message of an error, from `pg` or wrapped by Sequelize. */
+function driverError(error: unknown): { name?: string; code?: string; message: string } {
   const e = error as {
     name?: string;
     code?: string;
@@ -239,23 +296,37 @@ export function databaseUnavailable(error: unknown): ServiceUnavailableError | u
   };
   // Sequelize wraps the driver's error; selectRows' come from `pg` as they are.
   const cause = e.parent ?? e.original ?? e;
-  const code = cause.code ?? e.code;
+  return { name: e.name, code: cause.code ?? e.code, message: cause.message ?? '' };
+}
+
+/** The error says the connection it came on is broken or leads to a server that cannot write. */
+function connectionFault(error: unknown): boolean {
+  const { name, code, message } = driverError(error);
+  return (
+    CONNECTION_ERRORS.has(name ?? '') ||
+    (code !== undefined && (SOCKET_CODES.has(code) || CONNECTION_FAULT_SQLSTATES.test(code))) ||
+    CLOSED_CONNECTION.test(message)
+  );
+}
+
+/**
+ * Postgres errors that mean "not available right now", not "this request is wrong": too busy (no
+ * pooled connection came free in time, a statement ran past the statement timeout, or concurrent
+ * transactions kept aborting each other) or away (the connection refused, lost, or timed out, the
+ * server shutting down, starting or recovering, or read-only as a demoted primary is during a
+ * failover). The APIs answer them 503 with Retry-After rather than 500.
+ */
+export function databaseUnavailable(error: unknown): ServiceUnavailableError | undefined {
+  const { name, code } = driverError(error);
   // 40P01/40001: a deadlock or serialization failure that outlasted the callers' retries.
   const busyCodes = ['57014', '25P03', '40P01', '40001'];
-  if (
-    e.name === 'SequelizeConnectionAcquireTimeoutError' ||
-    (code !== undefined && busyCodes.includes(code))
-  ) {
+  if (name === 'SequelizeConnectionAcquireTimeoutError' || (code !== undefined && busyCodes.includes(code))) {
     return new ServiceUnavailableError(
       'The database is busy; try again shortly',
       DATABASE_BUSY_RETRY_SECONDS,
     );
   }
-  if (
-    CONNECTION_ERRORS.has(e.name ?? '') ||
-    (code !== undefined && (SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code))) ||
-    CLOSED_CONNECTION.test(cause.message ?? '')
-  ) {
+  if (connectionFault(error) || (code !== undefined && UNAVAILABLE_SQLSTATES.test(code))) {
     return new ServiceUnavailableError(
       'The database is unavailable; try again shortly',
       DATABASE_DOWN_RETRY_SECONDS,
