@@ -75,7 +75,7 @@ describe('chat wake-ups over Redis Streams', () => {
     };
     const registeredAt = await lastPolled();
     const waiting = call(first.url, 'GET', '/events', someone, { queue_id: queueId, last_event_id: -1 });
-    // The poll listens before it marks the queue polled (lib/events.ts getEvents).
+    // The poll listens before it marks the queue polled (lib/events/reader.ts getEvents).
     await waitUntil(async () => (await lastPolled()) > registeredAt, 'the poll to wait');
     const written = await call(stack.chatUrl, 'POST', '/users/me/alert_words', someone, {
       alert_words: ['postgres'],

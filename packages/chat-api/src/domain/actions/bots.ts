@@ -1,6 +1,7 @@
 import { botRequestRefused, insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, type ChatEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events/log.ts';
+import { deleteQueuesOfUser } from '../lib/events/registration.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import {

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent, type ChatEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
