@@ -22,12 +22,12 @@ import {
   avatarUrl,
   createUser,
   emailInUse,
-  generateApiKey,
   isAdmin,
   lockRealmForNewAccount,
   userById,
   type User,
 } from '../lib/users.ts';
+import { generateApiKey } from '../lib/credentials.ts';
 import { announceNewAccount } from './create-user.ts';
 
 export interface NewBot {
