@@ -20,6 +20,8 @@ COPY packages/operator/package.json packages/operator/
 COPY temporal/package.json temporal/
 COPY sdk/package.json sdk/
 COPY cli/package.json cli/
+# A workspace of the tests' shared support (no dependencies): its manifest keeps npm ci in step with the lock.
+COPY test/support/package.json test/support/
 # Without the optional dependencies: the development Postgres (for `muse-server dev`) and swc's
 # native compiler (the worker's workflow bundler hands it TypeScript only; the image's workflows
 # are compiled JavaScript).

@@ -23,6 +23,11 @@ const NOT_ACTIONS = {
   regex: '^(\\.\\./)+actions/',
   message: 'Queries, access rules and presenters do not call actions (writes that send events).',
 };
+const NO_EVENTS = {
+  regex: '(^|/)events/log\\.ts$',
+  importNames: ['sendEvent', 'sendChannelEvent', 'sendEventsPerUser'],
+  message: 'A write that sends events is an action (domain/actions/), not a query, rule or presenter.',
+};
 // A call on the Sequelize handle (`db`, `ctx.db`, `deps.db`, `this.deps.db`), not another object's
 // method of the same name (a payment provider's `query` of an order).
 const ON_DATABASE = ":matches([callee.object.name='db'], [callee.object.property.name='db'])";
@@ -107,10 +112,14 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT] }] },
   },
   {
-    // Inside the domain, actions build on lib/ (queries, access rules) and presenters/ (wire shapes), not the reverse.
+    // Inside the domain, actions build on lib/ (queries, access rules, writes that send no events)
+    // and presenters/ (wire shapes), not the reverse; only actions send events.
     files: ['packages/chat-api/src/domain/lib/**/*.ts', 'packages/chat-api/src/domain/presenters/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [NOT_CONTENT_API, NOT_TRANSPORT, NOT_ACTIONS] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [NOT_CONTENT_API, NOT_TRANSPORT, NOT_ACTIONS, NO_EVENTS] },
+      ],
     },
   },
   {

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser, randomPhone } from '../../test/support/content.ts';
-import { addWebhookProvider } from '../../test/support/login.ts';
-import { startWebhookReceiver, type CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone } from '@muse/test-support/content';
+import { addWebhookProvider } from '@muse/test-support/login';
+import { startWebhookReceiver, type CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 import { runMuse, spawnMuse } from './support/spawn.ts';
 import { tempConfigHome } from './support/terminal.ts';
 

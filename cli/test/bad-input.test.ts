@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser } from '../../test/support/content.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
 import { runMuse } from './support/spawn.ts';
 import { tempConfigHome } from './support/terminal.ts';
 

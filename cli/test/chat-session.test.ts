@@ -3,7 +3,7 @@ import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { runMuse, spawnMuse } from './support/spawn.ts';
 import { tempConfigHome } from './support/terminal.ts';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../test/support/content.ts';
-import { addWebhookProvider } from '../../test/support/login.ts';
-import type { CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { addWebhookProvider } from '@muse/test-support/login';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 import { runCli } from '../src/index.ts';
 import { fakeTerminal, muse, tempConfigHome } from './support/terminal.ts';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { balanceOf, createTestUser, type TestUser } from '../../test/support/content.ts';
-import { api } from '../../test/support/login.ts';
-import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
-import type { FakeServer } from '../../test/support/fakes/server.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { balanceOf, createTestUser, type TestUser } from '@muse/test-support/content';
+import { api } from '@muse/test-support/login';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import type { FakeServer } from '@muse/test-support/fakes/server';
 import { muse, tempConfigHome } from './support/terminal.ts';
 
 /** `muse generate --wait` in process, with the terminal faked, against the real stack and worker. */

@@ -1,9 +1,9 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { createTestUser, type TestUser } from '../../test/support/content.ts';
-import { developmentDouble, outTradeNo, paymentSuite } from '../../test/support/payments.ts';
-import { startFakeWechatPay } from '../../test/support/fakes/wechat-pay.ts';
-import { startFakeAlipay } from '../../test/support/fakes/alipay.ts';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { developmentDouble, outTradeNo, paymentSuite } from '@muse/test-support/payments';
+import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
+import { startFakeAlipay } from '@muse/test-support/fakes/alipay';
 import { ledger } from '@muse/content-api';
 import { runCli } from '../src/index.ts';
 import { fakeTerminal, muse, tempConfigHome } from './support/terminal.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../test/support/content.ts';
-import { addWebhookProvider, clientAddress } from '../../test/support/login.ts';
-import { BUILTIN } from '../../test/support/generation.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
-import type { CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { addWebhookProvider, clientAddress } from '@muse/test-support/login';
+import { BUILTIN } from '@muse/test-support/generation';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 import {
   AuthenticationError,
   GenerationFailedError,

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../test/support/content.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
 import { makeOrganization, makeUser } from '../../packages/chat-api/test/support.ts';
 import { createChatClient, createContentClient } from '../src/index.ts';
 

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser } from '../../test/support/content.ts';
-import { addWebhookProvider } from '../../test/support/login.ts';
-import type { CodeReceiver } from '../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { addWebhookProvider } from '@muse/test-support/login';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 import { until } from './support.ts';
 
 const sdk = fileURLToPath(new URL('../', import.meta.url));

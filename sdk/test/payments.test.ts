@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/support/content.ts';
-import { developmentDouble, outTradeNo, paymentSuite } from '../../test/support/payments.ts';
-import { startFakeWechatPay } from '../../test/support/fakes/wechat-pay.ts';
+import { createTestUser } from '@muse/test-support/content';
+import { developmentDouble, outTradeNo, paymentSuite } from '@muse/test-support/payments';
+import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
 import {
   ConflictError,
   NotFoundError,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../../test/support/fakes/server.ts';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '@muse/test-support/fakes/server';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {

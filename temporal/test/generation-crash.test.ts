@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../test/support/content.ts';
-import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '../../test/support/generation.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../test/support/fakes/replicate.ts';
-import { startFakeOpenAi } from '../../test/support/fakes/openai.ts';
-import type { FakeServer } from '../../test/support/fakes/server.ts';
-import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import type { FakeServer } from '@muse/test-support/fakes/server';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 
 /**
  * The worker is a real `muse-server worker` process here, killed with SIGKILL in the middle of

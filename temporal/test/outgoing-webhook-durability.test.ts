@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundFetch } from '@muse/core';
 import { outgoingWebhookWorkflowId } from '@muse/chat-api/outgoing-webhook-contract';
 import { deliverOutgoingWebhook } from '@muse/chat-api/workflow-steps';
-import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,

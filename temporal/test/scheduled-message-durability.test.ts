@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledMessageWorkflowId } from '@muse/chat-api';
-import { startMuseServer, type MuseProcess } from '../../test/support/processes.ts';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,

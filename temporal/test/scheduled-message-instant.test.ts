@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledMessageWorkflowId } from '@muse/chat-api';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,

@@ -5,14 +5,14 @@ import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, createLogger, freePort, loadConfig } from '@muse/core';
 import { createTemporalClient, createWorker, temporalSecurity } from '@muse/temporal';
-import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts';
-import { startMuseServer, waitUntilServing } from '../../test/support/processes.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
+import { startMuseServer, waitUntilServing } from '@muse/test-support/processes';
 import {
   createTestCertificates,
   startTlsTerminator,
   type TestCertificates,
   type TlsTerminator,
-} from '../../test/support/tls.ts';
+} from '@muse/test-support/tls';
 
 let certificates: TestCertificates;
 beforeAll(async () => {

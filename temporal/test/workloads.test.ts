@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, taskQueueOf, workloadsOf, WORKLOADS } from '@muse/core';
-import { startTestStack, type TestStack } from '../../test/support/stack.ts';
-import { createTestUser } from '../../test/support/content.ts';
-import { BUILTIN, getFile, submit, waitForFile } from '../../test/support/generation.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { BUILTIN, getFile, submit, waitForFile } from '@muse/test-support/generation';
 import {
   call,
   makeOrganization,

@@ -5,7 +5,7 @@ import type { MigrationContext } from '@muse/core';
  * counter row per organization locked until commit: producers of one organization no longer
  * commit one after the other (each commit waited for the previous one's WAL flush). A later
  * position can now commit first, so readers deliver only up to the settled position (every
- * position below it committed or void, lib/events.ts); a void entry (`realm_id` 0) fills a
+ * position below it committed or void, lib/events/positions.ts); a void entry (`realm_id` 0) fills a
  * position whose transaction rolled back; `event_log_pruned` holds the position below which
  * entries were pruned (settled), where readers start. Positions are unique across
  * organizations. Queues of the old numbering are dropped: their clients get BAD_EVENT_QUEUE_ID

@@ -12,7 +12,7 @@ import {
 import type { Client as TemporalClient } from '@temporalio/client';
 import { temporalScheduler } from './domain/delivery-scheduler.ts';
 import { sweepStaleTriggers, temporalWebhookStarter } from './domain/outgoing-webhook-starter.ts';
-import { QueueNotifier } from './domain/lib/events.ts';
+import { QueueNotifier } from './domain/lib/events/notifier.ts';
 import { messageEffectsThrough } from './domain/actions/message-effects.ts';
 import { endpointRouter } from './http/endpoint.ts';
 import { uploadDownloadRouter } from './http/uploads.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectZulipComponent } from './zulip-schema.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { sendEvent } from '../src/domain/lib/events.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { sendEvent } from '../src/domain/lib/events/log.ts';
 import { transact } from '../src/domain/lib/transact.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';

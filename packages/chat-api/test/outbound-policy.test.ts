@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, OutboundError } from '@muse/core';
 import { createPushSender, type PushDevice } from '../src/push/index.ts';
 import { videoProviders } from '../src/video/index.ts';
-import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.ts';
-import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
-import { directPushEnv } from '../../../test/support/fakes/direct-push.ts';
-import { startFakeBouncer, type FakeBouncer } from '../../../test/support/fakes/push-bouncer.ts';
-import { startFakeBigBlueButton, type FakeBigBlueButton } from '../../../test/support/fakes/bigbluebutton.ts';
+import { startFakeApns, type FakeApns } from '@muse/test-support/fakes/apns';
+import { startFakeFcm, type FakeFcm } from '@muse/test-support/fakes/fcm';
+import { directPushEnv } from '@muse/test-support/fakes/direct-push';
+import { startFakeBouncer, type FakeBouncer } from '@muse/test-support/fakes/push-bouncer';
+import { startFakeBigBlueButton, type FakeBigBlueButton } from '@muse/test-support/fakes/bigbluebutton';
 
 const BASE = {
   DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../../../test/support/fakes/http-fake.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startFakeServer, type FakeServer } from '@muse/test-support/fakes/http-fake';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, secondsFromNow, waitUntil, type TestUser } from './support.ts';
 
 interface Payload {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolSize } from '../../../test/support/database.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { poolSize } from '@muse/test-support/database';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 
 const MEMBERS = 20;

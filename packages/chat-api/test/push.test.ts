@@ -1,13 +1,13 @@
 import http2 from 'node:http2';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeApns, type FakeApns } from '../../../test/support/fakes/apns.ts';
-import { startFakeFcm, type FakeFcm } from '../../../test/support/fakes/fcm.ts';
-import { directPushEnv } from '../../../test/support/fakes/direct-push.ts';
-import { startFakeBouncer, type FakeBouncer } from '../../../test/support/fakes/push-bouncer.ts';
+import { startFakeApns, type FakeApns } from '@muse/test-support/fakes/apns';
+import { startFakeFcm, type FakeFcm } from '@muse/test-support/fakes/fcm';
+import { directPushEnv } from '@muse/test-support/fakes/direct-push';
+import { startFakeBouncer, type FakeBouncer } from '@muse/test-support/fakes/push-bouncer';
 import { loadConfig } from '@muse/core';
 import { createPushSender } from '../src/push/index.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 

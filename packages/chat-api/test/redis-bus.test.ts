@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
-import { startRedis } from '../../../test/support/redis.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
+import { startRedis } from '@muse/test-support/redis';
 import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
 
 /** Long, so only a wake-up can answer a waiting poll within the test. */
@@ -75,7 +75,7 @@ describe('chat wake-ups over Redis Streams', () => {
     };
     const registeredAt = await lastPolled();
     const waiting = call(first.url, 'GET', '/events', someone, { queue_id: queueId, last_event_id: -1 });
-    // The poll listens before it marks the queue polled (lib/events.ts getEvents).
+    // The poll listens before it marks the queue polled (lib/events/reader.ts getEvents).
     await waitUntil(async () => (await lastPolled()) > registeredAt, 'the poll to wait');
     const written = await call(stack.chatUrl, 'POST', '/users/me/alert_words', someone, {
       alert_words: ['postgres'],

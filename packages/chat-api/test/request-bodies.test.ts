@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { sendStreamed } from '../../../test/support/streamed-body.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { sendStreamed } from '@muse/test-support/streamed-body';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 
 const MIB = 1024 * 1024;

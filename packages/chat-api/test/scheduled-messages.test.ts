@@ -1,8 +1,8 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverScheduledMessage, scheduledMessageWorkflowId } from '@muse/chat-api';
-import { startFakeServer } from '../../../test/support/fakes/http-fake.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startFakeServer } from '@muse/test-support/fakes/http-fake';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
 import { createChatApp } from '@muse/chat-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser } from './support.ts';
 
 /** Regression tests of the messaging API's security findings (issue 14). */

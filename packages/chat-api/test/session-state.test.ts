@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { documentedRegisterKeys, expectZulipSchema } from './zulip-schema.ts';
 

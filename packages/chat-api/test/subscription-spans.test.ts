@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { migrate } from '@muse/core';
 import { chatMigrations, createChatUser, createOrganization } from '@muse/chat-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestDatabase } from '../../../test/support/database.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestDatabase } from '@muse/test-support/database';
 import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from './support.ts';
 
 // Who received a channel message follows from subscription spans; flags rows exist only where a

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 
 /** Long, so a loaded machine's delays never look like a heartbeat. */

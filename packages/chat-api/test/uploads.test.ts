@@ -3,8 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectDocumentedAnswer, servedContract } from '../../../test/support/contract.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { expectDocumentedAnswer, servedContract } from '@muse/test-support/contract';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, waitForEvents, waitUntil, type TestUser } from './support.ts';
 import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 

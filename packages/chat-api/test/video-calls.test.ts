@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeBigBlueButton, type FakeBigBlueButton } from '../../../test/support/fakes/bigbluebutton.ts';
-import { startFakeZoom, type FakeZoom } from '../../../test/support/fakes/zoom.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startFakeBigBlueButton, type FakeBigBlueButton } from '@muse/test-support/fakes/bigbluebutton';
+import { startFakeZoom, type FakeZoom } from '@muse/test-support/fakes/zoom';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
 

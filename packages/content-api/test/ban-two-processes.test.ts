@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { createTokenSigner } from '@muse/content-api';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { randomPhone } from '../../../test/support/content.ts';
-import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
+import { randomPhone } from '@muse/test-support/content';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 
 /**
  * Bans must be immediate on every API process: whatever a process keeps between requests (an

@@ -7,10 +7,10 @@ import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { createLogger, createSecretBox, freePort, loadConfig } from '@muse/core';
 import { applyBootstrapFile, prepareContentService } from '@muse/content-api';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { randomPhone } from '../../../test/support/content.ts';
-import { startWebhookReceiver, type CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
-import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
+import { randomPhone } from '@muse/test-support/content';
+import { startWebhookReceiver, type CodeReceiver } from '@muse/test-support/fakes/code-receivers';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '@muse/test-support/processes';
 
 const secretsKey = randomBytes(32).toString('base64');
 const secrets = createSecretBox(secretsKey);

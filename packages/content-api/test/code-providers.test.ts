@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import { api, clientAddress, exchangeCode, requestCode } from '../../../test/support/login.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { api, clientAddress, exchangeCode, requestCode } from '@muse/test-support/login';
 import {
   startAliyunFake,
   startTencentFake,
   type CodeReceiver,
-} from '../../../test/support/fakes/code-receivers.ts';
+} from '@muse/test-support/fakes/code-receivers';
 
 describe('verification-code providers', () => {
   let stack: TestStack;

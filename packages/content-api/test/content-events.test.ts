@@ -2,14 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from
 import { QueryTypes } from 'sequelize';
 import { Redis } from 'ioredis';
 import { freePort } from '@muse/core';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
-import { BUILTIN, createGenerator, submit } from '../../../test/support/generation.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
-import { startRedis } from '../../../test/support/redis.ts';
-import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
-import { FrameChecker, wsClient, type WsClient } from '../../../test/support/sockets.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
+import { BUILTIN, createGenerator, submit } from '@muse/test-support/generation';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import { startRedis } from '@muse/test-support/redis';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '@muse/test-support/processes';
+import { FrameChecker, wsClient, type WsClient } from '@muse/test-support/sockets';
 
 /**
  * The content API announces after commit, batched per process, and every consumer reads the

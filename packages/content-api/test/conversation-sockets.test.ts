@@ -9,15 +9,15 @@ import { inject } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { io } from 'socket.io-client';
 import { createTokenSigner } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
-import { balanceOf, BUILTIN, createGenerator, ledgerOf } from '../../../test/support/generation.ts';
-import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
-import type { FakeServer } from '../../../test/support/fakes/server.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
+import { balanceOf, BUILTIN, createGenerator, ledgerOf } from '@muse/test-support/generation';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import type { FakeServer } from '@muse/test-support/fakes/server';
 import { freePort } from '@muse/core';
-import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
-import { eventBusFromEnvironment } from '../../../test/support/redis.ts';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '@muse/test-support/processes';
+import { eventBusFromEnvironment } from '@muse/test-support/redis';
 import {
   FrameChecker,
   ioClient,
@@ -27,7 +27,7 @@ import {
   type Frame,
   type IoClient,
   type WsClient,
-} from '../../../test/support/sockets.ts';
+} from '@muse/test-support/sockets';
 
 const LIMITS = {
   MUSE_WS_MAX_FRAME_BYTES: '4096',

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { updateServerSettings } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { BUILTIN, submit, getFile } from '../../../test/support/generation.ts';
-import { sendStreamed } from '../../../test/support/streamed-body.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { BUILTIN, submit, getFile } from '@muse/test-support/generation';
+import { sendStreamed } from '@muse/test-support/streamed-body';
 
 /** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
-import { BUILTIN, balanceOf, ledgerOf, submit, waitForFile } from '../../../test/support/generation.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { BUILTIN, balanceOf, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
 
 describe('generation with the built-in generators', () => {
   let stack: TestStack;

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startStrandedGenerations } from '@muse/content-api';
 import { createDatabase } from '@muse/core';
 import { createTemporalClient } from '@muse/temporal/client';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { balanceOf, BUILTIN, createGenerator, submit } from '../../../test/support/generation.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
-import { api } from '../../../test/support/login.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { balanceOf, BUILTIN, createGenerator, submit } from '@muse/test-support/generation';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import { api } from '@muse/test-support/login';
 
 /**
  * A TCP relay to Temporal whose client-to-server bytes the test can hold: a workflow start sent

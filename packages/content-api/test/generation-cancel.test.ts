@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
 import {
   BUILTIN,
   balanceOf,
@@ -10,9 +10,9 @@ import {
   ledgerOf,
   submit,
   waitForFile,
-} from '../../../test/support/generation.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
-import { api } from '../../../test/support/login.ts';
+} from '@muse/test-support/generation';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import { api } from '@muse/test-support/login';
 
 /** Cancelling a generation: the endpoint, and a workflow cancelled from outside (`temporal workflow cancel`). */
 describe('cancelling a generation', () => {

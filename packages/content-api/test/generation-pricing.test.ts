@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { api } from '../../../test/support/login.ts';
-import {
-  balanceOf,
-  createGenerator,
-  ledgerOf,
-  submit,
-  waitForFile,
-} from '../../../test/support/generation.ts';
-import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
-import type { FakeServer } from '../../../test/support/fakes/server.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { api } from '@muse/test-support/login';
+import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import type { FakeServer } from '@muse/test-support/fakes/server';
 
 /**
  * What a task costs (spec: base_cost is "credits charged per task"), and the per-unit pricing an

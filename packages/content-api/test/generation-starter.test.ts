@@ -5,9 +5,9 @@ import { createContentApp, startStrandedGenerations, workflowIdOf } from '@muse/
 import { createTemporalClient } from '@muse/temporal';
 import { submitGeneration, type SubmitDeps } from '../src/generations/submit.ts';
 import { WorkflowStarter } from '../src/generations/starter.ts';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { BUILTIN, balanceOf, ledgerOf, waitForFile } from '../../../test/support/generation.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { BUILTIN, balanceOf, ledgerOf, waitForFile } from '@muse/test-support/generation';
 
 /**
  * The workflow start off the request path: the committed task is the outbox. These drive

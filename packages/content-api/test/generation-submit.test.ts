@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { payloadsOf } from '@muse/core';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
 import {
   BUILTIN,
   balanceOf,
@@ -11,7 +11,7 @@ import {
   ledgerOf,
   submit,
   waitForFile,
-} from '../../../test/support/generation.ts';
+} from '@muse/test-support/generation';
 
 describe('submitting generations', () => {
   let stack: TestStack;

@@ -3,16 +3,9 @@ import { listen, type RunningServer } from '@muse/core';
 import { QueryTypes } from 'sequelize';
 import { createContentApp, startStrandedGenerations, workflowIdOf } from '@muse/content-api';
 import { createTemporalClient } from '@muse/temporal';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
-import {
-  BUILTIN,
-  balanceOf,
-  getFile,
-  ledgerOf,
-  submit,
-  waitForFile,
-} from '../../../test/support/generation.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { BUILTIN, balanceOf, getFile, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
 
 /** A content API whose Temporal address answers nothing: the task must not stay charged. */
 describe('submitting while Temporal is unreachable', () => {

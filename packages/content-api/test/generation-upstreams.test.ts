@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import {
-  balanceOf,
-  createGenerator,
-  ledgerOf,
-  submit,
-  waitForFile,
-} from '../../../test/support/generation.ts';
-import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
-import { startFakeReplicate, type FakeReplicate } from '../../../test/support/fakes/replicate.ts';
-import { TINY_GIF, TINY_PNG, type FakeServer } from '../../../test/support/fakes/server.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
+import { TINY_GIF, TINY_PNG, type FakeServer } from '@muse/test-support/fakes/server';
 
 describe('generation through upstream adapters (fake upstream servers over HTTP)', () => {
   let stack: TestStack;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { api } from '../../../test/support/login.ts';
-import { startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
-import { BUILTIN, balanceOf, createGenerator, ledgerOf } from '../../../test/support/generation.ts';
-import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
-import type { FakeServer } from '../../../test/support/fakes/server.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { api } from '@muse/test-support/login';
+import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
+import { BUILTIN, balanceOf, createGenerator, ledgerOf } from '@muse/test-support/generation';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import type { FakeServer } from '@muse/test-support/fakes/server';
 
 /**
  * 504 and 529 (spec, Errors): a submit with `Prefer: wait` answers the task's end, and a

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '@muse/core';
 import { upsertGenerator } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { BUILTIN } from '../../../test/support/generation.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { BUILTIN } from '@muse/test-support/generation';
 
 /** Response bodies are asserted field by field; their shapes are the OpenAPI document's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

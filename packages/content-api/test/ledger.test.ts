@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { ledger } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, balanceOf } from '../../../test/support/content.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, balanceOf } from '@muse/test-support/content';
 
 describe('the credit ledger', () => {
   let stack: TestStack;

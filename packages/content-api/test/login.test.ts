@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import {
-  addWebhookProvider,
-  api,
-  clientAddress,
-  exchangeCode,
-  requestCode,
-} from '../../../test/support/login.ts';
-import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { addWebhookProvider, api, clientAddress, exchangeCode, requestCode } from '@muse/test-support/login';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 
 describe('phone login', () => {
   let stack: TestStack;

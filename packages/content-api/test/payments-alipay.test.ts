@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { balanceOf, createTestUser } from '../../../test/support/content.ts';
-import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
-import { startFakeAlipay } from '../../../test/support/fakes/alipay.ts';
+import { balanceOf, createTestUser } from '@muse/test-support/content';
+import { outTradeNo, paymentSuite } from '@muse/test-support/payments';
+import { startFakeAlipay } from '@muse/test-support/fakes/alipay';
 
 /** Alipay (open API, RSA2) against a fake gateway that checks signatures both ways. */
 describe('payments: Alipay', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { balanceOf, createTestUser } from '../../../test/support/content.ts';
-import { developmentDouble, paymentSuite } from '../../../test/support/payments.ts';
+import { balanceOf, createTestUser } from '@muse/test-support/content';
+import { developmentDouble, paymentSuite } from '@muse/test-support/payments';
 
 /** Orders with the development provider: opening, idempotency, paying once, refusals. */
 describe('payments: orders and the development provider', () => {

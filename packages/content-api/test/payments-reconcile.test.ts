@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, describe, expect, it } from 'vitest';
-import { balanceOf, createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
-import { startFakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
-import { READY_TIMEOUT_MS, startMuseServer, type MuseProcess } from '../../../test/support/processes.ts';
+import { balanceOf, createTestUser, type TestUser } from '@muse/test-support/content';
+import { outTradeNo, paymentSuite } from '@muse/test-support/payments';
+import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
+import { READY_TIMEOUT_MS, startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 
 /** The payment workflow on a real Temporal worker: lost notifications and expiry. */
 describe('payments: reconciliation workflow', () => {

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { balanceOf, createTestUser } from '../../../test/support/content.ts';
-import { outTradeNo, paymentSuite } from '../../../test/support/payments.ts';
-import { startFakeWechatPay } from '../../../test/support/fakes/wechat-pay.ts';
+import { balanceOf, createTestUser } from '@muse/test-support/content';
+import { outTradeNo, paymentSuite } from '@muse/test-support/payments';
+import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
 import { createOutboundFetch, createSecretBox } from '@muse/core';
 import { ledger, reconcilePayment } from '@muse/content-api';
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { QueryTypes } from 'sequelize';
 import type { Operation, Scope } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
 
 /**
  * The spec's scope table as a property: random callers (with random revoked permissions),

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
 
 /** The generic mechanism over real HTTP: scope, visibility, the same-404 rule, pagination and validation. */
 describe('resources: access, lists and errors', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser, balanceOf } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser, balanceOf } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
 
 /** Bundles, payments, the read-only ledger and invite codes: the resources that move credits. */
 describe('resources: bundles, payments, transaction logs and invite codes', () => {

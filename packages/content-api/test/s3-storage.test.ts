@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Storage } from '@muse/core';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
-import { BUILTIN, submit, waitForFile } from '../../../test/support/generation.ts';
-import { startFakeS3, type FakeS3 } from '../../../test/support/fakes/s3.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { BUILTIN, submit, waitForFile } from '@muse/test-support/generation';
+import { startFakeS3, type FakeS3 } from '@muse/test-support/fakes/s3';
 
 const credentials = {
   bucket: 'muse-files',

@@ -7,13 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '@muse/core';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import { createGenerator, submit, waitForFile } from '../../../test/support/generation.ts';
-import { startFakeOpenAi } from '../../../test/support/fakes/openai.ts';
-import type { FakeServer } from '../../../test/support/fakes/server.ts';
-import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
-import { addWebhookProvider, api, requestCode } from '../../../test/support/login.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { createGenerator, submit, waitForFile } from '@muse/test-support/generation';
+import { startFakeOpenAi } from '@muse/test-support/fakes/openai';
+import type { FakeServer } from '@muse/test-support/fakes/server';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
+import { addWebhookProvider, api, requestCode } from '@muse/test-support/login';
 
 const serverMain = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
 

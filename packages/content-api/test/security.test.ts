@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import { balanceOf, createGenerator, submit, waitForFile } from '../../../test/support/generation.ts';
-import { json, startFakeServer, type FakeServer } from '../../../test/support/fakes/server.ts';
-import { addWebhookProvider, api, exchangeCode, requestCode } from '../../../test/support/login.ts';
-import type { CodeReceiver } from '../../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { balanceOf, createGenerator, submit, waitForFile } from '@muse/test-support/generation';
+import { json, startFakeServer, type FakeServer } from '@muse/test-support/fakes/server';
+import { addWebhookProvider, api, exchangeCode, requestCode } from '@muse/test-support/login';
+import type { CodeReceiver } from '@muse/test-support/fakes/code-receivers';
 
 /** Regression tests of the content service's security findings (issue 14). */
 describe('content service hardening', () => {

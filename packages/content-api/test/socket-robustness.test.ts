@@ -4,12 +4,12 @@ import { inject } from 'vitest';
 import fc from 'fast-check';
 import WebSocket from 'ws';
 import { freePort } from '@muse/core';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
-import { call } from '../../../test/support/http.ts';
-import { startMuseServer, waitUntilServing, type MuseProcess } from '../../../test/support/processes.ts';
-import { rawUpgrade } from '../../../test/support/upgrade.ts';
-import { FrameChecker, wsClient, type WsClient } from '../../../test/support/sockets.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { call } from '@muse/test-support/http';
+import { startMuseServer, waitUntilServing, type MuseProcess } from '@muse/test-support/processes';
+import { rawUpgrade } from '@muse/test-support/upgrade';
+import { FrameChecker, wsClient, type WsClient } from '@muse/test-support/sockets';
 
 const CAPS = {
   MUSE_WS_MAX_SOCKETS_PER_ADDRESS: '3',

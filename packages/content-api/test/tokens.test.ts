@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, base64url } from 'jose';
 import { listen, loadConfig, type RunningServer } from '@muse/core';
 import { createContentApp, createTokenSigner } from '@muse/content-api';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser } from '../../../test/support/content.ts';
-import { api } from '../../../test/support/login.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser } from '@muse/test-support/content';
+import { api } from '@muse/test-support/login';
 
 describe('bearer tokens on every request', () => {
   let stack: TestStack;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { createTestUser, type TestUser, balanceOf } from '../../../test/support/content.ts';
-import { api } from '../../../test/support/login.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { createTestUser, type TestUser, balanceOf } from '@muse/test-support/content';
+import { api } from '@muse/test-support/login';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Announcer, EventBus, createLogger, createDatabase, payloadsOf, type Sequelize } from '@muse/core';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 
 const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@muse/core';
 import { RedisStreamsBus } from '../src/redis-bus.ts';
-import { startRedis } from '../../../test/support/redis.ts';
+import { startRedis } from '@muse/test-support/redis';
 
 const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
 

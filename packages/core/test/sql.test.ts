@@ -11,7 +11,7 @@ import {
   transact,
   type Sequelize,
 } from '@muse/core';
-import { createTestDatabase, poolSize, type TestDatabase } from '../../../test/support/database.ts';
+import { createTestDatabase, poolSize, type TestDatabase } from '@muse/test-support/database';
 
 /** The one SQL dialect: statements join the ambient transaction; a pool of one never deadlocks. */
 describe('core sql: ambient transactions on a pool of one', () => {

@@ -12,10 +12,10 @@ import {
   startOperator,
   type RunningOperator,
 } from '@muse/operator';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { api, clientAddress, exchangeCode, requestCode } from '../../../test/support/login.ts';
-import { createTestUser, randomPhone, type TestUser } from '../../../test/support/content.ts';
-import { startWebhookReceiver } from '../../../test/support/fakes/code-receivers.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { api, clientAddress, exchangeCode, requestCode } from '@muse/test-support/login';
+import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
+import { startWebhookReceiver } from '@muse/test-support/fakes/code-receivers';
 import { call } from '../../chat-api/test/support.ts';
 import {
   applyObjects,
@@ -24,7 +24,7 @@ import {
   startKube,
   installMuseCrds,
   type TestKube,
-} from '../../../test/support/kube.ts';
+} from '@muse/test-support/kube';
 
 const NAMESPACE = 'default';
 

@@ -3,14 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@muse/core';
 import { GROUP, VERSION } from '@muse/operator';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import {
-  applyObjects,
-  eventually,
-  startKube,
-  installMuseCrds,
-  type TestKube,
-} from '../../../test/support/kube.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
+import { applyObjects, eventually, startKube, installMuseCrds, type TestKube } from '@muse/test-support/kube';
 
 const main = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
 const NAMESPACE = 'default';

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
-import { randomPhone } from '../../../test/support/content.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
+import { randomPhone } from '@muse/test-support/content';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig, pendingMigrations } from '@muse/core';
 import { contentMigrations } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 import { createRuntime } from '../src/runtime.ts';
 import { runMigrate } from '../src/commands/migrate.ts';
 

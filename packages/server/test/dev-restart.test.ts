@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { inject } from 'vitest';
 import { freePort, stopChild } from '@muse/core';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 
 const serverMain = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, pendingMigrations } from '@muse/core';
 import { contentMigrations } from '@muse/content-api';
 import { chatMigrations } from '@muse/chat-api';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // A child process loads every workspace module first: slow on a busy machine.

@@ -1,5 +1,6 @@
 import { forgiveRateLimitHit, hitRateLimit, RateLimitedError, type RateLimit } from '@muse/core';
-import { userByAnyEmail, checkPassword, apiEmail, recordFirstLogin } from '../domain/lib/users.ts';
+import { userByAnyEmail, apiEmail, recordFirstLogin } from '../domain/lib/users.ts';
+import { checkPassword } from '../domain/lib/credentials.ts';
 import { JsonableError, rateLimited, unauthorized } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';

@@ -1,6 +1,6 @@
 import type { Config, FileStorage, Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
-import type { QueueNotifier } from '../domain/lib/events.ts';
+import type { QueueNotifier } from '../domain/lib/events/notifier.ts';
 import type { DeliveryScheduler } from '../domain/actions/scheduled-messages.ts';
 import type { OutgoingWebhookStarter } from '../domain/outgoing-webhook-starter.ts';
 import type { PushSender } from '../push/index.ts';

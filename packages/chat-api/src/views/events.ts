@@ -1,4 +1,5 @@
-import { createQueue, deleteQueue, expireIdleQueues, getEvents } from '../domain/lib/events.ts';
+import { createQueue, deleteQueue, expireIdleQueues } from '../domain/lib/events/registration.ts';
+import { getEvents } from '../domain/lib/events/reader.ts';
 import { eventNarrow, parseNarrow } from '../domain/lib/narrow.ts';
 import { fetchInitialState } from '../domain/presenters/initial-state.ts';
 import { presentQueueEvents } from '../domain/presenters/queue-events.ts';

@@ -1,10 +1,7 @@
 import { changeFlags, checkFlag, markAsRead } from '../domain/actions/message-flags.ts';
-import {
-  deleteMessage,
-  editMessage,
-  messageHistory,
-  PROPAGATE_MODES,
-} from '../domain/actions/message-edit.ts';
+import { editMessage, PROPAGATE_MODES } from '../domain/actions/message-edit.ts';
+import { deleteMessage } from '../domain/actions/message-delete.ts';
+import { messageHistory } from '../domain/presenters/message-history.ts';
 import { changeReaction, REACTION_TYPES } from '../domain/actions/reactions.ts';
 import { accessibleStream } from '../domain/lib/channels.ts';
 import { readMessage } from '../domain/lib/message-access.ts';

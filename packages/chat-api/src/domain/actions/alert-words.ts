@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from '../limits.ts';
 import { exec, one, type Transaction } from '../sql.ts';
 import { transact } from '../lib/transact.ts';

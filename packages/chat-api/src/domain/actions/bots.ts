@@ -1,6 +1,7 @@
 import { botRequestRefused, insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, type ChatEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events/log.ts';
+import { deleteQueuesOfUser } from '../lib/events/registration.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import {
@@ -21,12 +22,12 @@ import {
   avatarUrl,
   createUser,
   emailInUse,
-  generateApiKey,
   isAdmin,
   lockRealmForNewAccount,
   userById,
   type User,
 } from '../lib/users.ts';
+import { generateApiKey } from '../lib/credentials.ts';
 import { announceNewAccount } from './create-user.ts';
 
 export interface NewBot {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { insufficientPermission, JsonableError, ownerRequired } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';

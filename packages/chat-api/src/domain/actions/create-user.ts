@@ -1,6 +1,6 @@
 import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEventsPerUser } from '../lib/events.ts';
+import { sendEventsPerUser } from '../lib/events/log.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
 import { transact } from '../lib/transact.ts';
 import { welcomeNewUser } from './onboarding.ts';

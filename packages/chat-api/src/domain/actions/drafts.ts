@@ -1,6 +1,6 @@
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { MAX_TOPIC_LENGTH } from '../limits.ts';
 import { one, rows } from '../sql.ts';
 import { streamById, subscriberIds } from '../lib/streams.ts';

@@ -1,6 +1,6 @@
 import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { realmLinkifiers, validateLinkifier } from '../lib/linkifiers.ts';
 import { transact } from '../lib/transact.ts';
 import { activeUserIds, isAdmin } from '../lib/users.ts';

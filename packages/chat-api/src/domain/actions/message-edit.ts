@@ -1,6 +1,12 @@
+/*
+ * Editing a message (`PATCH /messages/{id}`): its content by the sender, its topic or channel by
+ * whoever may move it, with the rest of the topic when asked; the checks, the stored history entry,
+ * the recomputed mention flags and the `update_message` events. Deleting is message-delete.ts; the
+ * history's presentation is presenters/message-history.ts.
+ */
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent, type ChatEvent } from '../lib/events.ts';
+import { sendEvent, type ChatEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
@@ -298,88 +304,4 @@ async function announceEdit(
     ? holders
     : [...holders, { flags: [], users: [user.id] }];
   for (const group of groups) await sendEvent(db, t, group.users, { ...event, flags: group.flags });
-}
-
-/**
- * `DELETE /messages/{id}`: the sender within the organization's limit (with the channel's
- * `can_delete_own_message_group`), or an administrator; everyone who had it gets `delete_message`.
- */
-export async function deleteMessage(actor: Actor, messageId: number): Promise<void> {
-  const { db, user } = actor;
-  await transact(db, async (t) => {
-    const { row, stream } = await accessibleMessage(actor, messageId, t, true);
-    const mayDeleteAny =
-      isAdmin(user) ||
-      (stream !== undefined && (await userHasGroupSetting(db, user, stream.can_delete_any_message_group)));
-    if (!mayDeleteAny) {
-      const own =
-        row.sender_id === user.id &&
-        (stream === undefined || (await userHasGroupSetting(db, user, stream.can_delete_own_message_group)));
-      if (!own) throw new JsonableError("You don't have permission to delete this message");
-      const limit = REALM_POLICY.message_content_delete_limit_seconds;
-      if (limit !== null && secondsSince(row.date_sent) > limit)
-        throw new JsonableError('The time limit for deleting this message has passed');
-    }
-    const holders = await rows<{ user_id: number }>(
-      db,
-      'SELECT user_id FROM chat.message_holders(:messageId)',
-      { messageId },
-      t,
-    );
-    // Its flags rows go with it (the trigger of migration 1060).
-    await exec(db, 'DELETE FROM chat.messages WHERE id = :messageId', { messageId }, t);
-    await sendEvent(db, t, [user.id, ...holders.map((h) => h.user_id)], {
-      type: 'delete_message',
-      message_id: messageId,
-      message_ids: [messageId],
-      message_type: stream ? 'stream' : 'private',
-      ...(stream ? { stream_id: stream.id, topic: row.topic } : {}),
-    });
-  });
-}
-
-/**
- * `GET /messages/{id}/history`: the message as first sent, then after each edit, oldest first,
- * each snapshot with what the edit changed (`prev_*`).
- */
-export async function messageHistory(actor: Actor, messageId: number): Promise<Record<string, unknown>[]> {
-  const { row } = await accessibleMessage(actor, messageId);
-  const [history] = await rows<{ edit_history: Record<string, unknown>[] }>(
-    actor.db,
-    'SELECT edit_history FROM chat.messages WHERE id = :messageId',
-    { messageId },
-  );
-  const edits = history?.edit_history ?? [];
-  // Walk back from the current state to the original, then present forward.
-  let state = { topic: row.topic, content: row.content, rendered_content: row.rendered_content };
-  const states = [state];
-  for (const edit of [...edits].reverse()) {
-    state = {
-      topic: typeof edit.prev_topic === 'string' ? edit.prev_topic : state.topic,
-      content: typeof edit.prev_content === 'string' ? edit.prev_content : state.content,
-      rendered_content:
-        typeof edit.prev_rendered_content === 'string' ? edit.prev_rendered_content : state.rendered_content,
-    };
-    states.unshift(state);
-  }
-  const snapshots: Record<string, unknown>[] = [
-    { ...states[0], user_id: row.sender_id, timestamp: seconds(row.date_sent) },
-  ];
-  edits.forEach((edit, i) => {
-    const after = states[i + 1] ?? state;
-    const snapshot: Record<string, unknown> = {
-      ...after,
-      user_id: edit.user_id,
-      timestamp: edit.timestamp,
-    };
-    if ('prev_topic' in edit) snapshot.prev_topic = edit.prev_topic;
-    if ('prev_content' in edit) {
-      snapshot.prev_content = edit.prev_content;
-      snapshot.prev_rendered_content = edit.prev_rendered_content;
-    }
-    if ('prev_stream' in edit)
-      Object.assign(snapshot, { prev_stream: edit.prev_stream, stream: edit.stream });
-    snapshots.push(snapshot);
-  });
-  return snapshots;
 }

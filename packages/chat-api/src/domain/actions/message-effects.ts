@@ -9,7 +9,7 @@ import { pushForMessage } from './push.ts';
  * What a message sets going outside the database once it is committed, whoever sent it (a
  * request, a scheduled delivery, a bot's reply, the Welcome Bot): Zulip's actions do the same
  * with `queue_event_on_commit`. The recipients' events wake their queues after commit on their
- * own (lib/events.ts).
+ * own (lib/events/notifier.ts).
  */
 export interface MessageEffects {
   /** Calls the outgoing-webhook bots the message triggered. */

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { rows, type Transaction } from '../sql.ts';
 import { transact } from '../lib/transact.ts';
 import { receivedMessages } from '../lib/user-messages.ts';

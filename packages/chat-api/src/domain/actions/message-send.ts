@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendChannelEvent, sendEvent } from '../lib/events.ts';
+import { sendChannelEvent, sendEvent } from '../lib/events/log.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { one, rows, type Transaction } from '../sql.ts';
 import { mentionFlagsSql, renderMessage } from '../lib/mentions.ts';

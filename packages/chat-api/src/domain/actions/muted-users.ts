@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { mutedUsers } from '../lib/muted-users.ts';
 import { transact } from '../lib/transact.ts';
 import { userById } from '../lib/users.ts';

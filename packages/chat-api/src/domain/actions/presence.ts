@@ -1,5 +1,5 @@
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { legacyPresence, recordPresence } from '../lib/presence.ts';
 import { activeUserIds, apiEmail } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';

@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { FIELD_TYPE } from '../limits.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
 import { activeUserIds, isAdmin, profileEntry, type User } from '../lib/users.ts';

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { emojiCodeForName, emojiNameMatchesCode, isEmojiCode } from '../lib/emoji.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { rows, type Transaction } from '../sql.ts';

@@ -1,6 +1,6 @@
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { one } from '../sql.ts';
 import { transact } from '../lib/transact.ts';
 import { formatSnippet, type SnippetRow } from '../presenters/saved-snippets.ts';

@@ -6,7 +6,7 @@ import { platformMetrics, type Config, type Sequelize } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from '../delivery-contract.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { insertMessage, prepareMessage, type PreparedMessage } from './message-send.ts';
 import type { Destination } from '../lib/messages.ts';
 import type { Realm } from '../lib/realms.ts';

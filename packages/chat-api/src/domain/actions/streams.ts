@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import type { GroupSetting } from '../lib/group-settings.ts';
 import { lockChannels } from '../lib/channel-locks.ts';
 import { systemGroupIds } from '../lib/realms.ts';

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { subscriberIds } from '../lib/streams.ts';

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FileStorage } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { transact } from '../lib/transact.ts';
 import {
   attachmentByPathId,

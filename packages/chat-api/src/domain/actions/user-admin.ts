@@ -1,6 +1,7 @@
 import { adminRequired, JsonableError, ownerRequired } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { deleteQueuesOfUser, sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events.ts';
+import { sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events/log.ts';
+import { deleteQueuesOfUser } from '../lib/events/registration.ts';
 import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from '../limits.ts';
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
 import { GROUP_SETTING_NAMES as STREAM_GROUP_SETTINGS } from '../lib/streams.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';

@@ -1,6 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { formatUserTopic, legacyMutedTopics, userTopics, VISIBILITY } from '../lib/user-topics.ts';

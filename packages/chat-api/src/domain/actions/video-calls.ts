@@ -3,7 +3,7 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { sign, verify, ZoomTokenInvalid, type VideoProviders, type ZoomTokens } from '../../video/index.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { exec, one } from '../sql.ts';
 import type { User } from '../lib/users.ts';
 import { transact } from '../lib/transact.ts';

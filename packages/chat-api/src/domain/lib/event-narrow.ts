@@ -1,7 +1,7 @@
 /*
  * A narrowed event queue's filter (Zulip's narrow on POST /register): the queue's narrow, resolved
  * once at registration by lib/narrow.ts, tested against each `message` event when the queue is
- * read (lib/events.ts). Kept apart from lib/narrow.ts so the event log needs nothing else.
+ * read (lib/events/reader.ts). Kept apart from lib/narrow.ts so the event log needs nothing else.
  */
 
 /** Zulip's topic prefix of a resolved topic. */

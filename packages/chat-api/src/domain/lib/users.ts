@@ -1,12 +1,15 @@
-import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+/*
+ * Users: the row and who it is to others (role predicates, the email each viewer sees, the avatar),
+ * the reads of users by id and email, the new account's row (its events are its callers'),
+ * the first login, and custom profile values. Passwords and API keys are credentials.ts's.
+ */
+import { createHash } from 'node:crypto';
 import type { Config, Sequelize } from '@muse/core';
 import { EMAIL_VISIBILITY, FIELD_TYPE, ROLE } from '../limits.ts';
 import { renderMarkdown } from './markdown.ts';
 import { realmHost, type Realm } from './realms.ts';
 import { exec, one, rows, type Transaction } from '../sql.ts';
-
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+import { generateApiKey, hashPassword } from './credentials.ts';
 
 export interface User {
   id: number;
@@ -45,29 +48,6 @@ export interface ZoomToken {
 
 /** Custom profile field types whose values are Markdown. */
 const MARKDOWN_FIELD_TYPES: number[] = [FIELD_TYPE.SHORT_TEXT, FIELD_TYPE.LONG_TEXT];
-
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** 32 random alphanumeric characters, the shape of a Zulip API key. */
-export function generateApiKey(): string {
-  let key = '';
-  for (let i = 0; i < 32; i++) key += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
-  return key;
-}
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, 64);
-  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
-}
-
-export async function checkPassword(password: string, stored: string | null): Promise<boolean> {
-  const [kind, salt, hash] = (stored ?? '').split('$');
-  if (kind !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length);
-  return timingSafeEqual(actual, expected);
-}
 
 export const isAdmin = (user: Pick<User, 'role'>) => user.role <= ROLE.ADMINISTRATOR;
 export const isOwner = (user: Pick<User, 'role'>) => user.role === ROLE.OWNER;

@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import type { ChatEvent } from '../lib/events.ts';
+import type { ChatEvent } from '../lib/events/log.ts';
 import { one } from '../sql.ts';
 
 /**
