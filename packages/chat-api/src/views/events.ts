@@ -225,6 +225,11 @@ export const eventEndpoints = [
     path: '/events',
     operationId: 'deleteQueue',
     summary: 'Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown)',
+    description:
+      'A client that is done with a queue (say, on logging out) deletes it so that events stop ' +
+      'collecting for it; a long poll waiting on it answers at once with BAD_EVENT_QUEUE_ID. Only ' +
+      "the caller's own queues: another's, or an unknown id, is 400 BAD_EVENT_QUEUE_ID. Idle queues " +
+      'expire by themselves.',
     params: { queue_id: p.string() },
     view: async ({ queue_id }, actor) => {
       await deleteQueue(actor.db, queue_id, actor.user.id);

@@ -190,6 +190,11 @@ export const messageEndpoints = [
     path: '/messages/render',
     operationId: 'renderMessage',
     summary: 'Render Markdown as a message would be rendered (a preview), without sending it',
+    description:
+      "content is Markdown in Zulip's dialect; the answer is the HTML a message with it would " +
+      "carry, with mentions, channel links and linkifiers resolved for the caller's organization, " +
+      'so a client can show a preview. Nothing is stored and no event is sent; any member may call ' +
+      "it. Read-only, yet counted as a write against the caller's rate limit.",
     params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
     response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
     view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),
