@@ -68,6 +68,10 @@ export const messageLifecycleEndpoints = [
       propagate_mode: p.oneOf(PROPAGATE_MODES).default('change_one'),
     },
     response: { properties: { detached_uploads: { type: 'array', items: { type: 'object' } } } },
+    example: {
+      params: { message_id: 42, content: 'The mock-ups are ready for review (second round).' },
+      response: { detached_uploads: [] },
+    },
     view: async (params, actor) => {
       await editMessage(actor, params.message_id, {
         content: params.content,
@@ -121,6 +125,7 @@ export const messageLifecycleEndpoints = [
       "emoji's names or aliases (`Invalid emoji name.` otherwise), or by a name alone. Zulip's extra " +
       'emoji is `zulip`/`zulip`. Custom emoji do not exist (no uploads): every realm emoji id is refused.',
     params: reactionParams,
+    example: { params: { message_id: 42, emoji_name: 'octopus' }, response: {} },
     view: async ({ message_id, ...reaction }, actor) => {
       await changeReaction(actor, message_id, 'add', reaction);
     },
@@ -136,6 +141,7 @@ export const messageLifecycleEndpoints = [
       'not make is 400 "Reaction doesn\'t exist."; an unknown emoji name or code is 400 as when ' +
       'adding.',
     params: reactionParams,
+    example: { params: { message_id: 42, emoji_name: 'octopus' }, response: {} },
     view: async ({ message_id, ...reaction }, actor) => {
       await changeReaction(actor, message_id, 'remove', reaction);
     },

@@ -174,6 +174,10 @@ export const subscriptionEndpoints = [
         },
       },
     },
+    example: {
+      params: { subscriptions: [{ name: 'research', description: 'Interviews and findings' }] },
+      response: { subscribed: { '8': ['research'] }, already_subscribed: {} },
+    },
     view: async (params, actor) => {
       const { db, user } = actor;
       boundChanges(params.subscriptions.length, params.principals);

@@ -54,6 +54,13 @@ export const uploadEndpoints = [
       },
     },
     fileLimit: (actor) => actor.realm.max_file_upload_size_mib * MIB,
+    example: {
+      response: {
+        uri: '/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf',
+        url: '/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf',
+        filename: 'plan.pdf',
+      },
+    },
     view: async (_params, actor, req) => {
       // A second file part was refused while reading the body ("one file at a time").
       const [file] = uploadedFiles(req);
