@@ -3618,11 +3618,19 @@ export interface operations {
          *     }
          */
         'application/x-www-form-urlencoded': {
+          /** @example The mock-ups are ready for review. */
           content: string;
+          /** @example design */
           to: string;
-          /** @default  */
+          /**
+           * @default
+           * @example launch plan
+           */
           topic?: string;
-          /** @description stream or channel; direct or private */
+          /**
+           * @description stream or channel; direct or private
+           * @example stream
+           */
           type: string;
         };
         /**
@@ -3634,11 +3642,19 @@ export interface operations {
          *     }
          */
         'multipart/form-data': {
+          /** @example The mock-ups are ready for review. */
           content: string;
+          /** @example design */
           to: string;
-          /** @default  */
+          /**
+           * @default
+           * @example launch plan
+           */
           topic?: string;
-          /** @description stream or channel; direct or private */
+          /**
+           * @description stream or channel; direct or private
+           * @example stream
+           */
           type: string;
         };
       };
@@ -3765,6 +3781,7 @@ export interface operations {
          *     }
          */
         'application/x-www-form-urlencoded': {
+          /** @example The mock-ups are ready for review (second round). */
           content?: string;
           /**
            * @default change_one
@@ -3780,6 +3797,7 @@ export interface operations {
          *     }
          */
         'multipart/form-data': {
+          /** @example The mock-ups are ready for review (second round). */
           content?: string;
           /**
            * @default change_one
@@ -3878,6 +3896,7 @@ export interface operations {
          */
         'application/x-www-form-urlencoded': {
           emoji_code?: string;
+          /** @example octopus */
           emoji_name: string;
           /** @enum {string} */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
@@ -3889,6 +3908,7 @@ export interface operations {
          */
         'multipart/form-data': {
           emoji_code?: string;
+          /** @example octopus */
           emoji_name: string;
           /** @enum {string} */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
@@ -4695,9 +4715,21 @@ export interface operations {
           client_capabilities?: Record<string, unknown>;
           /** @default true */
           client_gravatar?: boolean;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message",
+           *       "reaction",
+           *       "update_message"
+           *     ]
+           */
           event_types?: string[] | null;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message"
+           *     ]
+           */
           fetch_event_types?: string[] | null;
           /** @default false */
           include_subscribers?: boolean;
@@ -4736,9 +4768,21 @@ export interface operations {
           client_capabilities?: Record<string, unknown>;
           /** @default true */
           client_gravatar?: boolean;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message",
+           *       "reaction",
+           *       "update_message"
+           *     ]
+           */
           event_types?: string[] | null;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message"
+           *     ]
+           */
           fetch_event_types?: string[] | null;
           /** @default false */
           include_subscribers?: boolean;
@@ -7911,6 +7955,14 @@ export interface operations {
           is_web_public?: boolean;
           message_retention_days?: string;
           principals?: number[] | string[];
+          /**
+           * @example [
+           *       {
+           *         "name": "research",
+           *         "description": "Interviews and findings"
+           *       }
+           *     ]
+           */
           subscriptions: {
             description?: string;
             name: string;
@@ -7986,6 +8038,14 @@ export interface operations {
           is_web_public?: boolean;
           message_retention_days?: string;
           principals?: number[] | string[];
+          /**
+           * @example [
+           *       {
+           *         "name": "research",
+           *         "description": "Interviews and findings"
+           *       }
+           *     ]
+           */
           subscriptions: {
             description?: string;
             name: string;

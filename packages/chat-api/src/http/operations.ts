@@ -121,7 +121,13 @@ function formBody(
     type: 'object',
     properties: {
       ...(takesFile ? FILE_PART : {}),
-      ...Object.fromEntries(params.map(([name, param]) => [name, param.documentedSchema()])),
+      // Swagger UI fills a form's fields from each property's example, not from the body's.
+      ...Object.fromEntries(
+        params.map(([name, param]) => [
+          name,
+          { ...param.documentedSchema(), ...(name in examples ? { example: examples[name] } : {}) },
+        ]),
+      ),
     },
     ...(required.length ? { required } : {}),
   };
