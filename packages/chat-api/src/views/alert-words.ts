@@ -19,8 +19,9 @@ export const alertWordEndpoints = [
     operationId: 'listAlertWords',
     summary: "The caller's alert words",
     description:
-      'Alert words are words or phrases whose appearance in a message the caller receives gives ' +
-      'that message the has_alert_word flag. Each user has at most 1000.',
+      "Alert words are words or phrases: others' messages the caller received that contain one " +
+      '(case-insensitively) match the narrow is:alerted, in GET /messages and in event queues. ' +
+      'Each user has at most 1000.',
     response: answer,
     view: async (_params, actor) => ({ alert_words: await alertWords(actor.db, actor.user.id) }),
   }),
