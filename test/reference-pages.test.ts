@@ -27,17 +27,57 @@ describe('the reference pages of both APIs', () => {
     }
   });
 
-  it('describe every operation of the content API', async () => {
-    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { summary?: string; description?: string }>>;
+  it('describe every operation of both APIs, with a summary and a description', async () => {
+    for (const [api, url] of apis()) {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, { summary?: string; description?: string }>>;
+      };
+      const undescribed = Object.entries(document.paths).flatMap(([route, item]) =>
+        Object.entries(item)
+          .filter(([method]) => ['get', 'put', 'post', 'patch', 'delete'].includes(method))
+          .filter(([, operation]) => !operation.summary?.trim() || !operation.description?.trim())
+          .map(([method]) => `${method.toUpperCase()} ${route}`),
+      );
+      expect({ api, undescribed }).toEqual({ api, undescribed: [] });
+    }
+  });
+
+  it('group operations for readers: one tag per area, the probes last', async () => {
+    for (const [api, url] of apis()) {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+        tags: { name: string }[];
+        paths: Record<string, Record<string, { tags?: string[] }>>;
+      };
+      const names = document.tags.map((tag) => tag.name);
+      expect({ api, duplicated: names.filter((name, i) => names.indexOf(name) !== i) }).toEqual({
+        api,
+        duplicated: [],
+      });
+      // Every tag an operation carries is declared, and the one holding /healthz comes last,
+      // in the tags and in the paths alike.
+      const used = Object.values(document.paths).flatMap((item) =>
+        Object.values(item).flatMap((operation) => operation.tags ?? []),
+      );
+      expect(new Set(used)).toEqual(new Set(names));
+      const probes = document.paths['/healthz']!.get!.tags![0];
+      expect({ api, last: names.at(-1) }).toEqual({ api, last: probes });
+      const routes = Object.keys(document.paths);
+      const firstProbe = routes.findIndex((route) => document.paths[route]!.get?.tags?.includes(probes!));
+      expect(
+        routes.slice(firstProbe).every((route) => document.paths[route]!.get?.tags?.includes(probes!)),
+      ).toBe(true);
+    }
+    const content = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { tags?: string[] }>>;
     };
-    const undescribed = Object.entries(document.paths).flatMap(([route, item]) =>
-      Object.entries(item)
-        .filter(([method]) => ['get', 'put', 'post', 'patch', 'delete'].includes(method))
-        .filter(([, operation]) => !operation.summary || !operation.description)
-        .map(([method]) => `${method.toUpperCase()} ${route}`),
+    // Buying credits, the providers' notifications and reading the orders are one group (the
+    // providers' configuration is the administrators').
+    const paymentTags = new Set(
+      Object.entries(content.paths)
+        .filter(([route]) => /^\/api\/v1\/payment(s|-notifications)(\/|$)/.test(route))
+        .flatMap(([, item]) => Object.values(item).flatMap((operation) => operation.tags ?? [])),
     );
-    expect(undescribed).toEqual([]);
+    expect([...paymentTags]).toEqual(['payment']);
   });
 
   it('have request examples that the live content API accepts ("Try it out" sends them)', async () => {

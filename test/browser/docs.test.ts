@@ -152,6 +152,18 @@ describe('/docs, the API reference pages, in headless Chromium', () => {
       .poll(() => page.locator('.live-responses-table tbody .response-col_status').first().textContent())
       .toContain('200');
     await page.screenshot({ path: path.join(artifacts, 'docs-chat-request.png') });
+
+    // "Try it out" on sending a message starts from the declared example, shown with its answer.
+    const send = page.locator('.opblock.opblock-post', {
+      has: page.locator('.opblock-summary-path[data-path="/api/v1/messages"]'),
+    });
+    await send.locator('.opblock-summary').first().click();
+    // Try it out is on from the start (tryItOutEnabled).
+    const to = send.locator('tr[data-property-name="to"] input');
+    await expect.poll(() => to.inputValue()).toBe('design');
+    await expect.poll(() => send.locator('.responses-wrapper').innerText()).toContain('"id": 42');
+    await send.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(artifacts, 'docs-chat-example.png') });
     expect(problems).toEqual([]);
   });
 });

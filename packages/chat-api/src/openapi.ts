@@ -17,16 +17,19 @@ type Document = Record<string, unknown> & {
  */
 export function buildOpenApiDocument(): Document {
   const document = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8')) as Document;
-  for (const [path, item] of Object.entries(endpointPaths(chatEndpoints))) {
+  // The messaging operations first; the platform's probes and this document (openapi.yaml) last.
+  const platformPaths = document.paths;
+  document.paths = endpointPaths(chatEndpoints);
+  for (const [path, item] of Object.entries(platformPaths)) {
     if (path in document.paths) throw new Error(`${path} is both in openapi.yaml and declared`);
     document.paths[path] = item;
   }
   document.tags = [
-    ...((document.tags as object[] | undefined) ?? []),
     // Several view modules may share a tag: the first one's description names it.
     ...chatAreas
       .filter((area, i) => chatAreas.findIndex((other) => other.tag === area.tag) === i)
       .map(({ tag, description }) => ({ name: tag, description })),
+    ...((document.tags as object[] | undefined) ?? []),
   ];
   const schemas = (document.components.schemas ??= {});
   for (const [name, schema] of Object.entries(chatSchemas)) {

@@ -31,7 +31,29 @@ export function loadOpenApiDocument(generated: Partial<Document>[] = [resourcesO
     ...generated.map((fragment, index) => ({ source: `generated fragment ${index + 1}`, fragment })),
   ];
   for (const { source, fragment } of fragments) mergeFragment(document, fragment, source);
-  return documentRequestId(documentCommonErrors(document));
+  return documentRequestId(documentCommonErrors(operationsLast(document)));
+}
+
+/** The operators' tag: probes and this document, which readers of the reference want last. */
+const OPERATIONS_TAG = 'operations';
+
+/** Moves the operators' tag, and the paths whose operations carry it, to the end of the document. */
+function operationsLast(document: Document): Document {
+  const tags = document.tags as { name: string }[];
+  document.tags = [
+    ...tags.filter((tag) => tag.name !== OPERATIONS_TAG),
+    ...tags.filter((tag) => tag.name === OPERATIONS_TAG),
+  ];
+  const isOperators = (item: unknown) =>
+    Object.values(item as Record<string, { tags?: string[] }>).some((operation) =>
+      operation?.tags?.includes(OPERATIONS_TAG),
+    );
+  const paths = Object.entries(document.paths);
+  document.paths = Object.fromEntries([
+    ...paths.filter(([, item]) => !isOperators(item)),
+    ...paths.filter(([, item]) => isOperators(item)),
+  ]);
+  return document;
 }
 
 const errorAnswer = (description: string) => ({
@@ -88,7 +110,11 @@ function mergeFragment(document: Document, fragment: Partial<Document>, source: 
     document.components[section] ??= {};
     mergeInto(document.components[section], entries, `${source}: components.${section}`);
   }
-  if (Array.isArray(fragment.tags)) (document.tags as unknown[]).push(...fragment.tags);
+  // Two fragments may share a tag (an area's operations beside a resource's): the first one's
+  // description names it, so the reference shows one group.
+  const tags = document.tags as { name: string }[];
+  for (const tag of (fragment.tags ?? []) as { name: string }[])
+    if (!tags.some((known) => known.name === tag.name)) tags.push(tag);
 }
 
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>, where: string): void {

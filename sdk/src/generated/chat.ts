@@ -7,7 +7,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's uploaded files, with the messages linking each */
+    /**
+     * The caller's uploaded files, with the messages linking each
+     * @description Every file the caller uploaded with POST /user_uploads, oldest first, each with its name, path_id, size, upload time and the messages that link it (a file no message links yet has none; a client may offer to delete it). upload_space_used is the organization's total, for clients that show the quota.
+     */
     get: operations['getAttachments'];
     put?: never;
     post?: never;
@@ -27,7 +30,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete one of the caller's uploads; anyone else's, or none, is 400 "Invalid attachment" */
+    /**
+     * Delete one of the caller's uploads; anyone else's, or none, is 400 "Invalid attachment"
+     * @description Only the uploader may delete a file. The record goes at once and the contents are removed from storage after the commit; messages that linked it keep the link, which then answers 404. The caller's clients get attachment remove. A file of someone else, or an unknown id, is 400 "Invalid attachment".
+     */
     delete: operations['removeAttachment'];
     options?: never;
     head?: never;
@@ -41,12 +47,21 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read entries of the caller's storage; a missing key is 400 "Key does not exist." */
+    /**
+     * Read entries of the caller's storage; a missing key is 400 "Key does not exist."
+     * @description Any caller (bots use it through the zulip_bots state handler) reads its own storage: the given keys (a JSON list), or every entry when keys is left out. If any key is missing the whole read is 400 "Key does not exist.".
+     */
     get: operations['getBotStorage'];
-    /** Set entries (all or none); past the size limit, 400 "Request exceeds storage limit by …" */
+    /**
+     * Set entries (all or none); past the size limit, 400 "Request exceeds storage limit by …"
+     * @description storage is a JSON object of string keys to string values, written together or not at all (new keys added, existing ones replaced). Keys and values of the caller's storage may hold 10,000,000 characters in all; a write past that is 400 "Request exceeds storage limit by N characters…" and nothing is written.
+     */
     put: operations['updateBotStorage'];
     post?: never;
-    /** Remove entries (all when no keys are given); a missing key removes nothing and is 400 */
+    /**
+     * Remove entries (all when no keys are given); a missing key removes nothing and is 400
+     * @description keys is a JSON list; without it every entry of the caller's storage is removed. If any given key is missing it is 400 "Key does not exist." and nothing is removed.
+     */
     delete: operations['removeBotStorage'];
     options?: never;
     head?: never;
@@ -60,7 +75,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's active bots, with their API keys */
+    /**
+     * The caller's active bots, with their API keys
+     * @description Only bots whose owner is the caller, active ones, each with its email (username), full_name, api_key, avatar_url and the Zulip fields kept for compatibility (always null or false here). Other users' bots are among GET /users (is_bot, bot_owner_id), without their keys.
+     */
     get: operations['listOwnBots'];
     put?: never;
     /**
@@ -84,7 +102,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Deactivate a bot (its owner or an administrator); its API key stops working */
+    /**
+     * Deactivate a bot (its owner or an administrator); its API key stops working
+     * @description The bot's owner or an administrator (400 "Insufficient permission" otherwise; an id that is not a bot is 400 "No such bot"). Its API key stops working and its event queues end; every active user gets realm_user update with is_active false, and its owner and the administrators get realm_bot update. Deactivating an inactive bot changes nothing.
+     */
     delete: operations['deactivateBot'];
     options?: never;
     head?: never;
@@ -104,7 +125,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A new API key for a bot (its owner or an administrator); the old one stops working */
+    /**
+     * A new API key for a bot (its owner or an administrator); the old one stops working
+     * @description The bot's owner or an administrator (400 "Insufficient permission" otherwise; an id that is not a bot is 400 "No such bot"). The old key fails from the moment this answers; the new one is in the answer, and the owner and the administrators get realm_bot update with api_key.
+     */
     post: operations['regenerateBotApiKey'];
     delete?: never;
     options?: never;
@@ -119,7 +143,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A signed BigBlueButton call link, whatever the organization's provider */
+    /**
+     * A signed BigBlueButton call link, whatever the organization's provider
+     * @description Any member; the link points at GET /calls/bigbluebutton/join on this server with the meeting's fields signed, so it can be pasted into a message. The caller becomes the meeting's moderator; voice_only starts it without video. Without BigBlueButton configured on the server (MUSE_VIDEO_BBB_URL, MUSE_VIDEO_BBB_SECRET) it is 400 "BigBlueButton is not configured on this server".
+     */
     get: operations['createBigBlueButtonCall'];
     put?: never;
     post?: never;
@@ -179,7 +206,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Forget the caller's Zoom token (has_videocall_token becomes false) */
+    /**
+     * Forget the caller's Zoom token (has_videocall_token becomes false)
+     * @description The caller's Zoom account is unlinked; Zoom calls need GET /calls/zoom/register again. When a token was stored, the caller's clients get has_zoom_token and has_videocall_token with value false. Having none is no error.
+     */
     delete: operations['removeZoomToken'];
     options?: never;
     head?: never;
@@ -233,7 +263,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Answers 302 to Zoom's OAuth authorization, with a signed state naming the caller */
+    /**
+     * Answers 302 to Zoom's OAuth authorization, with a signed state naming the caller
+     * @description Opened in the user's browser (with the API's Basic auth) to link their Zoom account: the answer redirects to Zoom, which sends the browser back to GET /calls/zoom/complete. Without Zoom configured on the server it is 400 "Zoom is not configured on this server".
+     */
     get: operations['startZoomAuthorization'];
     put?: never;
     post?: never;
@@ -294,7 +327,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's drafts, most recently edited first */
+    /**
+     * The caller's drafts, most recently edited first
+     * @description Drafts are kept per user so that a message started on one device can be finished on another. Each with id, type ('' unaddressed, stream or private), to, topic, content and timestamp (seconds); count is how many.
+     */
     get: operations['listDrafts'];
     put?: never;
     /**
@@ -318,11 +354,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a draft (404 when it does not exist or is someone else's); drafts remove event */
+    /**
+     * Delete a draft (404 when it does not exist or is someone else's); drafts remove event
+     * @description Removes one of the caller's drafts, for instance once it was sent. The caller's clients get drafts remove with draft_id.
+     */
     delete: operations['deleteDraft'];
     options?: never;
     head?: never;
-    /** Replace a draft (404 when it does not exist or is someone else's); drafts update event */
+    /**
+     * Replace a draft (404 when it does not exist or is someone else's); drafts update event
+     * @description draft is a JSON object as in POST /drafts, checked the same way (the channel one the caller may see, existing user ids, no NUL bytes), and replaces the stored draft whole. The caller's clients get drafts update with the new draft.
+     */
     patch: operations['editDraft'];
     trace?: never;
   };
@@ -340,7 +382,10 @@ export interface paths {
     get: operations['getEvents'];
     put?: never;
     post?: never;
-    /** Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown) */
+    /**
+     * Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown)
+     * @description A client that is done with a queue (say, on logging out) deletes it so that events stop collecting for it; a long poll waiting on it answers at once with BAD_EVENT_QUEUE_ID. Only the caller's own queues: another's, or an unknown id, is 400 BAD_EVENT_QUEUE_ID. Idle queues expire by themselves.
+     */
     delete: operations['deleteQueue'];
     options?: never;
     head?: never;
@@ -374,7 +419,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A channel's id from its name */
+    /**
+     * A channel's id from its name
+     * @description The name is compared as channel names are (case-insensitively). A channel that does not exist or that the caller may not see is 400 "Invalid channel name '…'".
+     */
     get: operations['getStreamId'];
     put?: never;
     post?: never;
@@ -393,7 +441,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark all the caller's messages read */
+    /**
+     * Mark all the caller's messages read
+     * @description Adds the read flag to every unread message of the caller, in one request (complete is always true). The caller's clients get update_message_flags with op add, flag read and the ids.
+     */
     post: operations['markAllAsRead'];
     delete?: never;
     options?: never;
@@ -410,7 +461,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark the caller's messages of a channel read */
+    /**
+     * Mark the caller's messages of a channel read
+     * @description Adds the read flag to the caller's unread messages of one channel. A channel the caller cannot access is 400 "Invalid channel ID". The caller's clients get update_message_flags with the ids.
+     */
     post: operations['markStreamAsRead'];
     delete?: never;
     options?: never;
@@ -427,7 +481,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Mark the caller's messages of a topic read */
+    /**
+     * Mark the caller's messages of a topic read
+     * @description Adds the read flag to the caller's unread messages of one topic of a channel (the topic compared case-insensitively). A channel the caller cannot access is 400 "Invalid channel ID". The caller's clients get update_message_flags with the ids.
+     */
     post: operations['markTopicAsRead'];
     delete?: never;
     options?: never;
@@ -466,11 +523,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One message the caller may read, with its Markdown (raw_content) */
+    /**
+     * One message the caller may read, with its Markdown (raw_content)
+     * @description The message as GET /messages would give it (rendered HTML unless apply_markdown is false), with the Markdown it was sent as in raw_content. A message the caller may not read (not a recipient, and not in a channel whose history the caller may read), or none, is 400 "Invalid message(s)".
+     */
     get: operations['getMessage'];
     put?: never;
     post?: never;
-    /** Delete a message (its sender, or an administrator) */
+    /**
+     * Delete a message (its sender, or an administrator)
+     * @description Who may: an administrator, a member of the channel's can_delete_any_message_group, or the sender if in the channel's can_delete_own_message_group (direct messages: the sender) and within the organization's message_content_delete_limit_seconds. The message and its flags are removed at once; the caller and everyone who had it get delete_message. Otherwise 400 "You don't have permission to delete this message" or "The time limit for deleting this message has passed"; a message the caller cannot read is 400 "Invalid message(s)".
+     */
     delete: operations['deleteMessage'];
     options?: never;
     head?: never;
@@ -488,7 +551,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A message's edit history, oldest first */
+    /**
+     * A message's edit history, oldest first
+     * @description The message as first sent, then one snapshot after each edit or move, each with what the edit changed (prev_content, prev_topic, prev_stream and the rendered forms), who made it (user_id) and when (timestamp). A message the caller cannot read is 400 "Invalid message(s)".
+     */
     get: operations['getMessageHistory'];
     put?: never;
     post?: never;
@@ -512,7 +578,10 @@ export interface paths {
      * @description A Unicode emoji is given by its code (checked against the emoji dataset) with one of that emoji's names or aliases (`Invalid emoji name.` otherwise), or by a name alone. Zulip's extra emoji is `zulip`/`zulip`. Custom emoji do not exist (no uploads): every realm emoji id is refused.
      */
     post: operations['addReaction'];
-    /** Remove the caller's reaction */
+    /**
+     * Remove the caller's reaction
+     * @description Takes the same emoji fields as adding one and removes the caller's own reaction only. Everyone who has the message gets a reaction event with op remove. A reaction the caller did not make is 400 "Reaction doesn't exist."; an unknown emoji name or code is 400 as when adding.
+     */
     delete: operations['removeReaction'];
     options?: never;
     head?: never;
@@ -568,7 +637,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add or remove a flag (read, starred, collapsed) on the caller's messages */
+    /**
+     * Add or remove a flag (read, starred, collapsed) on the caller's messages
+     * @description messages is a JSON list of message ids; op add or remove; flag read, starred or collapsed (another flag is 400 "Invalid flag: '…'"). Ids the caller did not receive are skipped. The answer lists the messages whose flag changed; the caller's clients get update_message_flags with those ids (removing read also gives message_details, the conversation of each).
+     */
     post: operations['updateMessageFlags'];
     delete?: never;
     options?: never;
@@ -585,7 +657,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add or remove a flag on the messages of a narrow around an anchor */
+    /**
+     * Add or remove a flag on the messages of a narrow around an anchor
+     * @description Selects messages as GET /messages does (anchor, num_before, num_after, include_anchor, narrow; at most 5000 in all, negative counts are 400) and changes the flag on those the caller received; the answer says how many were processed and changed and the first and last processed ids, so that a client can walk a long narrow in batches. The caller's clients get update_message_flags.
+     */
     post: operations['updateMessageFlagsForNarrow'];
     delete?: never;
     options?: never;
@@ -622,7 +697,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Render Markdown as a message would be rendered (a preview), without sending it */
+    /**
+     * Render Markdown as a message would be rendered (a preview), without sending it
+     * @description content is Markdown in Zulip's dialect; the answer is the HTML a message with it would carry, with mentions, channel links and linkifiers resolved for the caller's organization, so a client can show a preview. Nothing is stored and no event is sent; any member may call it. Read-only, yet counted as a write against the caller's rate limit.
+     */
     post: operations['renderMessage'];
     delete?: never;
     options?: never;
@@ -657,7 +735,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's custom emoji: none, since uploads are not served */
+    /**
+     * The organization's custom emoji: none, since uploads are not served
+     * @description Always an empty object: this server stores no custom emoji (uploading them is not offered), so clients show only Unicode emoji and zulip. Kept so that clients that ask at start-up get an answer.
+     */
     get: operations['getCustomEmoji'];
     put?: never;
     post?: never;
@@ -718,7 +799,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's linkifiers, in the order they are applied */
+    /**
+     * The organization's linkifiers, in the order they are applied
+     * @description Every member may read them: each with its id, pattern and url_template. The Markdown of a message links the text a pattern matches to the template filled with the pattern's groups; earlier linkifiers win where matches overlap. Administrators change them with the other /realm/filters operations.
+     */
     get: operations['getLinkifiers'];
     put?: never;
     post?: never;
@@ -739,7 +823,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Everyone's presence, by API email */
+    /**
+     * Everyone's presence, by API email
+     * @description Read-only: the presence every user of the organization last reported with POST /users/me/presence, keyed by their API email, each with aggregated and website entries (status active or idle, timestamp), and the server's time. Clients that report presence anyway get the same map from that call.
+     */
     get: operations['getPresence'];
     put?: never;
     post?: never;
@@ -756,7 +843,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's custom profile fields */
+    /**
+     * The organization's custom profile fields
+     * @description Every custom profile field of the organization, in display order: its id, name, hint, type, choices (field_data) and whether users may edit it. Any member may read them; administrators create them with POST /realm/profile_fields.
+     */
     get: operations['listProfileFields'];
     put?: never;
     /**
@@ -797,10 +887,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's saved snippets */
+    /**
+     * The caller's saved snippets
+     * @description Saved snippets are texts a user inserts into messages often. Each with id, title, content (Markdown) and date_created, oldest first; only the caller's own.
+     */
     get: operations['listSavedSnippets'];
     put?: never;
-    /** Create a saved snippet (title and content must not be blank); saved_snippets add event */
+    /**
+     * Create a saved snippet (title and content must not be blank); saved_snippets add event
+     * @description title (at most 200 characters) and content (Markdown, at most a message's length); a blank one is 400 "Title cannot be empty." or "Content cannot be empty.". Answers saved_snippet_id; the caller's clients get saved_snippets add with the snippet.
+     */
     post: operations['createSavedSnippet'];
     delete?: never;
     options?: never;
@@ -818,7 +914,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a saved snippet (404 when it does not exist or is someone else's); saved_snippets remove event */
+    /**
+     * Delete a saved snippet (404 when it does not exist or is someone else's); saved_snippets remove event
+     * @description Removes one of the caller's snippets; the caller's clients get saved_snippets remove with saved_snippet_id. One that does not exist or is someone else's is 404.
+     */
     delete: operations['deleteSavedSnippet'];
     options?: never;
     head?: never;
@@ -836,7 +935,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's undelivered scheduled messages (failed ones included), soonest first */
+    /**
+     * The caller's undelivered scheduled messages (failed ones included), soonest first
+     * @description Each with its id, recipients, topic, content (raw and rendered), the time it is due (scheduled_delivery_timestamp) and failed: true when delivery was tried and refused (the message stays until it is edited to a new time or deleted). Sent ones are not listed. Only the caller's own.
+     */
     get: operations['listScheduledMessages'];
     put?: never;
     /**
@@ -860,7 +962,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a scheduled message, cancelling its delivery */
+    /**
+     * Delete a scheduled message, cancelling its delivery
+     * @description Removes the caller's scheduled message before it is delivered, then cancels its delivery. One that does not exist, was already delivered or is someone else's is 404 "Scheduled message does not exist". The caller's clients get scheduled_messages remove.
+     */
     delete: operations['deleteScheduledMessage'];
     options?: never;
     head?: never;
@@ -938,7 +1043,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The channels the caller may see, by the include_* filters */
+    /**
+     * The channels the caller may see, by the include_* filters
+     * @description By default the public channels (for members; guests get none of them) and those the caller is subscribed to, archived ones left out, sorted by name; include_public, include_subscribed, include_web_public, include_default (the organization's default channels) and exclude_archived choose. include_all_active and include_all are for administrators (400 "User not authorized for this query" otherwise). Each channel says whether it is a default channel (is_default).
+     */
     get: operations['getStreams'];
     put?: never;
     post?: never;
@@ -955,7 +1063,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One channel the caller may see */
+    /**
+     * One channel the caller may see
+     * @description A public channel for members, or one the caller is subscribed to, or any for an administrator; with the id of its first message (first_message_id). Any other id is 400 "Invalid channel ID".
+     */
     get: operations['getStreamById'];
     put?: never;
     post?: never;
@@ -1002,7 +1113,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Tell the others in a conversation that the caller started or stopped typing */
+    /**
+     * Tell the others in a conversation that the caller started or stopped typing
+     * @description For a direct message, to is a JSON list of the other user ids (the caller may be among them); an empty list is 400 "Empty direct message recipient list", an unknown or deactivated user 400 "Invalid user ID". For a channel (type stream or channel), stream_id and topic are needed (400 "Missing '…' argument") and the channel must be one the caller may see. A typing event (op, sender, and the recipients or the channel and topic) goes to the others in the conversation who receive typing notifications (receives_typing_notifications); nothing is stored. Clients send start every few seconds while typing and stop when done.
+     */
     post: operations['setTypingStatus'];
     delete?: never;
     options?: never;
@@ -1017,7 +1131,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every user group; system groups list their members by role */
+    /**
+     * Every user group; system groups list their members by role
+     * @description Every member may list the organization's groups, by id: each with name, description, its direct members (active users) and direct_subgroup_ids, whether it is a system group, and its permission settings (who may manage, join, leave, add and remove members). System groups such as role:administrators hold the users of that role. Deactivated groups only with include_deactivated_groups.
+     */
     get: operations['listUserGroups'];
     put?: never;
     post?: never;
@@ -1074,7 +1191,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members, through subgroups too unless direct_member_only */
+    /**
+     * Members, through subgroups too unless direct_member_only
+     * @description User ids, ascending: the group's direct members and, unless direct_member_only, the members of its subgroups at any depth. Any member may ask. An unknown group is 400 "Invalid user group".
+     */
     get: operations['getUserGroupMembers'];
     put?: never;
     /**
@@ -1095,7 +1215,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether the user is a member of the group */
+    /**
+     * Whether the user is a member of the group
+     * @description True when the user is a direct member, or (unless direct_member_only) a member of one of the group's subgroups at any depth. An unknown user is 400 "No such user", an unknown group 400 "Invalid user group".
+     */
     get: operations['getIsUserGroupMember'];
     put?: never;
     post?: never;
@@ -1112,10 +1235,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Subgroups, recursively unless direct_subgroup_only */
+    /**
+     * Subgroups, recursively unless direct_subgroup_only
+     * @description Group ids: the group's direct subgroups, or (the default) every subgroup at any depth, ascending. Any member may ask. An unknown group is 400 "Invalid user group".
+     */
     get: operations['getUserGroupSubgroups'];
     put?: never;
-    /** Add and delete subgroups, with the membership rules */
+    /**
+     * Add and delete subgroups, with the membership rules
+     * @description add and delete are JSON lists of group ids. Adding needs the group's managers or can_add_members_group, deleting its managers or can_remove_members_group (400 "Insufficient permission"); system and deactivated groups cannot change. A group already a subgroup, one that would make a cycle, or one not a subgroup when deleting is 400 and nothing changes. Every active user gets user_group add_subgroups or remove_subgroups with direct_subgroup_ids.
+     */
     post: operations['updateUserGroupSubgroups'];
     delete?: never;
     options?: never;
@@ -1152,7 +1281,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed */
+    /**
+     * Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed
+     * @description Topics are compared case-insensitively; 0 (inherit) removes the caller's policy. A muted topic's messages leave the unread counts and match is:muted, a followed one's is:followed; unmuted overrides a muted channel. The channel must be one the caller may see (400 "Invalid channel ID"); another policy is 400 "Invalid visibility_policy", a topic past 60 characters 400 "Topic too long". The caller's clients get user_topic, and muted_topics (the legacy list) for older clients.
+     */
     post: operations['updateUserTopic'];
     delete?: never;
     options?: never;
@@ -1187,7 +1319,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All users of the organization */
+    /**
+     * All users of the organization
+     * @description Every user of the caller's organization, bots and deactivated users included (is_active, is_bot say which), by id. Any member may list them; delivery_email is the real address only where the organization's email visibility lets the caller see it, else null. With client_gravatar (the default) avatar_url is null for users whose avatar is their Gravatar, so the client computes the Gravatar URL; include_custom_profile_fields adds profile_data.
+     */
     get: operations['listUsers'];
     put?: never;
     /**
@@ -1208,7 +1343,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user's presence */
+    /**
+     * One user's presence
+     * @description By user id or API email. The user counts as active if their last active report is less than 140 seconds old, else idle since their last idle report. An unknown user is 400 "No such user"; a user who never reported is 400 "No presence data for …".
+     */
     get: operations['getUserPresence'];
     put?: never;
     post?: never;
@@ -1227,7 +1365,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reactivate a deactivated user (administrators) */
+    /**
+     * Reactivate a deactivated user (administrators)
+     * @description Administrators only (400 "Must be an organization administrator"); the user may log in and use their API key again. An unknown user is 400 "No such user", an active one 400 "User is already active". Every active user of the organization gets realm_user update with is_active true.
+     */
     post: operations['reactivateUser'];
     delete?: never;
     options?: never;
@@ -1242,7 +1383,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A user's status: its text and emoji, the parts that are set */
+    /**
+     * A user's status: its text and emoji, the parts that are set
+     * @description Any member may read any user's status: status_text and the emoji (emoji_name, emoji_code, reaction_type), each only when set; an empty object when none is. An unknown user is 400 "No such user". Users set their own with POST /users/me/status.
+     */
     get: operations['getUserStatus'];
     put?: never;
     post?: never;
@@ -1279,7 +1423,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user; an unknown or hidden one is 400 No such user */
+    /**
+     * One user; an unknown or hidden one is 400 No such user
+     * @description The user by id, by real email (when the caller may see it) or by the API email user<id>@<host>; the same fields as GET /users, with the same client_gravatar and include_custom_profile_fields. An unknown user, or one whose email the caller may not look up, is 400 "No such user".
+     */
     get: operations['getUser'];
     put?: never;
     post?: never;
@@ -1304,7 +1451,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data */
+    /**
+     * The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data
+     * @description What a client shows for the signed-in account: user_id, email, full_name, role, is_admin and the other user fields, the caller's profile_data, and max_message_id, the newest message the caller has (for a client to start reading from).
+     */
     get: operations['getOwnUser'];
     put?: never;
     post?: never;
@@ -1325,7 +1475,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A channel's topics, newest first, each with its newest message id */
+    /**
+     * A channel's topics, newest first, each with its newest message id
+     * @description When the caller may read the channel's history, every topic of the channel; otherwise the topics of the messages they received. Each with the id of its newest message (max_id), newest first. A channel the caller may not see is 400 "Invalid channel ID".
+     */
     get: operations['getStreamTopics'];
     put?: never;
     post?: never;
@@ -1342,12 +1495,21 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's alert words */
+    /**
+     * The caller's alert words
+     * @description Alert words are words or phrases: others' messages the caller received that contain one (case-insensitively) match the narrow is:alerted, in GET /messages and in event queues. Each user has at most 1000.
+     */
     get: operations['listAlertWords'];
     put?: never;
-    /** Add alert words (case-insensitive; existing ones ignored; at most 100 characters each) */
+    /**
+     * Add alert words (case-insensitive; existing ones ignored; at most 100 characters each)
+     * @description alert_words is a JSON list of strings; each is trimmed, blank ones are dropped, and one the caller already has in any case is ignored. A word longer than 100 characters is 400 "alert_words[i] is too long"; past 1000 words in all, 400 "Too many alert words" and nothing is added. Answers the whole list; the caller's clients get an alert_words event with it.
+     */
     post: operations['addAlertWords'];
-    /** Remove alert words, case-insensitively */
+    /**
+     * Remove alert words, case-insensitively
+     * @description alert_words is a JSON list of strings, compared trimmed and case-insensitively; a word the caller does not have is no error. Answers the remaining list; the caller's clients get an alert_words event with it.
+     */
     delete: operations['removeAlertWords'];
     options?: never;
     head?: never;
@@ -1368,7 +1530,10 @@ export interface paths {
      * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
      */
     post: operations['addAndroidGcmRegId'];
-    /** Remove an Android device; an unknown token is 400 "Token does not exist" */
+    /**
+     * Remove an Android device; an unknown token is 400 "Token does not exist"
+     * @description The caller's own device with this token stops receiving notifications (a client removes it on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is checked as when registering; one the caller has not registered is 400 "Token does not exist".
+     */
     delete: operations['removeAndroidGcmRegId'];
     options?: never;
     head?: never;
@@ -1389,7 +1554,10 @@ export interface paths {
      * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
      */
     post: operations['addAndroidRegId'];
-    /** Remove an Android device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist" */
+    /**
+     * Remove an Android device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist"
+     * @description The caller's own device with this token stops receiving notifications (a client removes it on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is checked as when registering; one the caller has not registered is 400 "Token does not exist".
+     */
     delete: operations['removeAndroidRegId'];
     options?: never;
     head?: never;
@@ -1410,7 +1578,10 @@ export interface paths {
      * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
      */
     post: operations['addApnsDeviceToken'];
-    /** Remove an iOS device; an unknown token is 400 "Token does not exist" */
+    /**
+     * Remove an iOS device; an unknown token is 400 "Token does not exist"
+     * @description The caller's own device with this token stops receiving notifications (a client removes it on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is checked as when registering; one the caller has not registered is 400 "Token does not exist".
+     */
     delete: operations['removeApnsDeviceToken'];
     options?: never;
     head?: never;
@@ -1431,7 +1602,10 @@ export interface paths {
      * @description An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST. With the bouncer sender the device is registered with the bouncer first.
      */
     post: operations['addIosDeviceToken'];
-    /** Remove an iOS device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist" */
+    /**
+     * Remove an iOS device (deprecated path, same code as the current one); an unknown token is 400 "Token does not exist"
+     * @description The caller's own device with this token stops receiving notifications (a client removes it on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is checked as when registering; one the caller has not registered is 400 "Token does not exist".
+     */
     delete: operations['removeIosDeviceToken'];
     options?: never;
     head?: never;
@@ -1492,11 +1666,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove the caller's values for the given field ids (data) */
+    /**
+     * Remove the caller's values for the given field ids (data)
+     * @description data is a JSON list of field ids; the caller's value of each is removed, under the same rules as setting it (editable_by_user, known ids). Every active user of the organization gets realm_user update with the field's value null.
+     */
     delete: operations['deleteProfileData'];
     options?: never;
     head?: never;
-    /** Set the caller's custom profile values (data, a JSON list of {id, value}; null removes) */
+    /**
+     * Set the caller's custom profile values (data, a JSON list of {id, value}; null removes)
+     * @description Each value is checked against its field's type: a short text of at most 50 characters, a choice id of a select field, a list of existing user ids for a user field, an http(s) URL, a date as YYYY-MM-DD; an empty value or null removes it. A non-administrator may change only fields with editable_by_user (400 otherwise; an unknown field id is 400 "Field id N not found."). All in one transaction; every active user of the organization gets realm_user update with the changed custom_profile_field.
+     */
     patch: operations['updateProfileData'];
     trace?: never;
   };
@@ -1527,7 +1707,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's channel subscriptions */
+    /**
+     * The caller's channel subscriptions
+     * @description Every channel the caller is subscribed to, with the channel's fields and the caller's settings of it (color, is_muted, pin_to_top, the notification settings); with include_subscribers, each channel's subscriber ids too. Only the caller's own subscriptions.
+     */
     get: operations['listSubscriptions'];
     put?: never;
     /**
@@ -1535,7 +1718,10 @@ export interface paths {
      * @description Creation settings (invite_only, is_web_public, history_public_to_subscribers, message_retention_days, topics_policy and the group settings) only apply to channels this call creates; message_retention_days (days, realm_default or unlimited) is for owners only. When authorization errors are not fatal, channels the caller may not join are listed in unauthorized. An unknown or deactivated principal is 400.
      */
     post: operations['subscribe'];
-    /** Unsubscribe users (principals; default the caller) from channels, by name */
+    /**
+     * Unsubscribe users (principals; default the caller) from channels, by name
+     * @description subscriptions is a JSON list of channel names; principals (user ids or emails) default to the caller. Removing others needs an administrator, the channel's can_administer_channel_group or its can_remove_subscribers_group (400 "Insufficient permission"). An unknown name is 400 "Channel(s) (…) do not exist" and nothing changes. Each removed user gets subscription remove, the channel's other subscribers peer_remove; not_removed names channels the users were not subscribed to.
+     */
     delete: operations['unsubscribe'];
     options?: never;
     head?: never;
@@ -1551,12 +1737,18 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Change one setting (property, value) of one of the caller's subscriptions */
+    /**
+     * Change one setting (property, value) of one of the caller's subscriptions
+     * @description property is one of color (a hex colour such as #c2c2c2), is_muted (or its legacy inverse in_home_view), pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; value is JSON (true, false) or a bare string. An unknown property, channel or a channel the caller is not subscribed to is 400. The caller's clients get subscription update with property and value (both is_muted and in_home_view when either changes).
+     */
     post: operations['updateSubscriptionProperty'];
     delete?: never;
     options?: never;
     head?: never;
-    /** Change one setting (property, value) of one of the caller's subscriptions */
+    /**
+     * Change one setting (property, value) of one of the caller's subscriptions
+     * @description property is one of color (a hex colour such as #c2c2c2), is_muted (or its legacy inverse in_home_view), pin_to_top, desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify; value is JSON (true, false) or a bare string. An unknown property, channel or a channel the caller is not subscribed to is 400. The caller's clients get subscription update with property and value (both is_muted and in_home_view when either changes).
+     */
     patch: operations['updateSubscriptionProperty_patch'];
     trace?: never;
   };
@@ -1573,7 +1765,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Mute or unmute a topic (legacy; see POST /user_topics) */
+    /**
+     * Mute or unmute a topic (legacy; see POST /user_topics)
+     * @description The channel by stream_id or by name (stream; 400 "Please supply 'stream' or 'stream_id'." without either, "Channel '…' does not exist" for an unknown name). op add sets the topic's policy to muted, op remove back to inherit; muting a muted topic is 400 "Topic already muted", unmuting one that is not 400 "Topic is not muted". Events as POST /user_topics.
+     */
     patch: operations['muteTopic'];
     trace?: never;
   };
@@ -1604,7 +1799,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness — the process is up */
+    /**
+     * Liveness — the process is up
+     * @description 200 while the process runs, whatever its dependencies; for a liveness probe. No credentials.
+     */
     get: operations['getHealth'];
     put?: never;
     post?: never;
@@ -1621,7 +1819,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** This document */
+    /**
+     * This document
+     * @description The OpenAPI 3.1 document of this API, generated from the endpoint declarations and rendered at /docs. No credentials.
+     */
     get: operations['getOpenApi'];
     put?: never;
     post?: never;
@@ -1638,7 +1839,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness — the database and Temporal are reachable */
+    /**
+     * Readiness — the database and Temporal are reachable
+     * @description 200 when Postgres and Temporal both answer, else 503 with what failed; for a readiness probe. No credentials.
+     */
     get: operations['getReadiness'];
     put?: never;
     post?: never;
@@ -3006,6 +3210,7 @@ export interface operations {
       query: {
         dont_block?: boolean;
         last_event_id?: number;
+        /** @example 1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10 */
         queue_id: string;
       };
       header?: never;
@@ -3021,6 +3226,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "events": [
+           *         {
+           *           "type": "message",
+           *           "id": 0,
+           *           "message": {
+           *             "id": 42,
+           *             "sender_id": 8,
+           *             "sender_full_name": "Ada Lovelace",
+           *             "sender_email": "user8@chat.example.com",
+           *             "sender_realm_str": "",
+           *             "avatar_url": null,
+           *             "client": "ZulipPython",
+           *             "content": "<p>The mock-ups are ready for review.</p>",
+           *             "content_type": "text/html",
+           *             "is_me_message": false,
+           *             "reactions": [],
+           *             "submessages": [],
+           *             "subject": "launch plan",
+           *             "topic_links": [],
+           *             "timestamp": 1764300000,
+           *             "recipient_id": 3,
+           *             "type": "stream",
+           *             "stream_id": 2,
+           *             "display_recipient": "design",
+           *             "flags": [
+           *               "read"
+           *             ]
+           *           },
+           *           "flags": []
+           *         }
+           *       ],
+           *       "queue_id": "1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10"
+           *     }
+           */
           'application/json': {
             events: components['schemas']['Event'][];
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -3266,6 +3509,7 @@ export interface operations {
   getMessages: {
     parameters: {
       query?: {
+        /** @example newest */
         anchor?: string;
         anchor_date?: string;
         apply_markdown?: boolean;
@@ -3299,6 +3543,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "messages": [
+           *         {
+           *           "id": 42,
+           *           "sender_id": 8,
+           *           "sender_full_name": "Ada Lovelace",
+           *           "sender_email": "user8@chat.example.com",
+           *           "sender_realm_str": "",
+           *           "avatar_url": null,
+           *           "client": "ZulipPython",
+           *           "content": "<p>The mock-ups are ready for review.</p>",
+           *           "content_type": "text/html",
+           *           "is_me_message": false,
+           *           "reactions": [],
+           *           "submessages": [],
+           *           "subject": "launch plan",
+           *           "topic_links": [],
+           *           "timestamp": 1764300000,
+           *           "recipient_id": 3,
+           *           "type": "stream",
+           *           "stream_id": 2,
+           *           "display_recipient": "design",
+           *           "flags": [
+           *             "read"
+           *           ]
+           *         }
+           *       ],
+           *       "anchor": 42,
+           *       "found_anchor": true,
+           *       "found_oldest": true,
+           *       "found_newest": true,
+           *       "history_limited": false
+           *     }
+           */
           'application/json': {
             anchor?: number;
             found_anchor?: boolean;
@@ -3328,20 +3609,52 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "to": "design",
+         *       "topic": "launch plan",
+         *       "content": "The mock-ups are ready for review."
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example The mock-ups are ready for review. */
           content: string;
+          /** @example design */
           to: string;
-          /** @default  */
+          /**
+           * @default
+           * @example launch plan
+           */
           topic?: string;
-          /** @description stream or channel; direct or private */
+          /**
+           * @description stream or channel; direct or private
+           * @example stream
+           */
           type: string;
         };
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "to": "design",
+         *       "topic": "launch plan",
+         *       "content": "The mock-ups are ready for review."
+         *     }
+         */
         'multipart/form-data': {
+          /** @example The mock-ups are ready for review. */
           content: string;
+          /** @example design */
           to: string;
-          /** @default  */
+          /**
+           * @default
+           * @example launch plan
+           */
           topic?: string;
-          /** @description stream or channel; direct or private */
+          /**
+           * @description stream or channel; direct or private
+           * @example stream
+           */
           type: string;
         };
       };
@@ -3354,6 +3667,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "id": 42
+           *     }
+           */
           'application/json': {
             /** @description The new message. */
             id: number;
@@ -3448,13 +3768,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "content": "The mock-ups are ready for review (second round)."
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example The mock-ups are ready for review (second round). */
           content?: string;
           /**
            * @default change_one
@@ -3464,7 +3791,13 @@ export interface operations {
           stream_id?: number;
           topic?: string;
         };
+        /**
+         * @example {
+         *       "content": "The mock-ups are ready for review (second round)."
+         *     }
+         */
         'multipart/form-data': {
+          /** @example The mock-ups are ready for review (second round). */
           content?: string;
           /**
            * @default change_one
@@ -3484,6 +3817,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "detached_uploads": []
+           *     }
+           */
           'application/json': {
             detached_uploads?: Record<string, unknown>[];
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -3542,20 +3882,33 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "emoji_name": "octopus"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           emoji_code?: string;
+          /** @example octopus */
           emoji_name: string;
           /** @enum {string} */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
         };
+        /**
+         * @example {
+         *       "emoji_name": "octopus"
+         *     }
+         */
         'multipart/form-data': {
           emoji_code?: string;
+          /** @example octopus */
           emoji_name: string;
           /** @enum {string} */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
@@ -3570,6 +3923,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3590,11 +3949,13 @@ export interface operations {
     parameters: {
       query: {
         emoji_code?: string;
+        /** @example octopus */
         emoji_name: string;
         reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
       };
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
@@ -3608,6 +3969,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4328,6 +4695,18 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "event_types": [
+         *         "message",
+         *         "reaction",
+         *         "update_message"
+         *       ],
+         *       "fetch_event_types": [
+         *         "message"
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           /** @default false */
           all_public_streams?: boolean;
@@ -4336,9 +4715,21 @@ export interface operations {
           client_capabilities?: Record<string, unknown>;
           /** @default true */
           client_gravatar?: boolean;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message",
+           *       "reaction",
+           *       "update_message"
+           *     ]
+           */
           event_types?: string[] | null;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message"
+           *     ]
+           */
           fetch_event_types?: string[] | null;
           /** @default false */
           include_subscribers?: boolean;
@@ -4357,6 +4748,18 @@ export interface operations {
           /** @default false */
           slim_presence?: boolean;
         };
+        /**
+         * @example {
+         *       "event_types": [
+         *         "message",
+         *         "reaction",
+         *         "update_message"
+         *       ],
+         *       "fetch_event_types": [
+         *         "message"
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
           /** @default false */
           all_public_streams?: boolean;
@@ -4365,9 +4768,21 @@ export interface operations {
           client_capabilities?: Record<string, unknown>;
           /** @default true */
           client_gravatar?: boolean;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message",
+           *       "reaction",
+           *       "update_message"
+           *     ]
+           */
           event_types?: string[] | null;
-          /** @default null */
+          /**
+           * @default null
+           * @example [
+           *       "message"
+           *     ]
+           */
           fetch_event_types?: string[] | null;
           /** @default false */
           include_subscribers?: boolean;
@@ -4396,6 +4811,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "queue_id": "1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10",
+           *       "last_event_id": -1,
+           *       "zulip_feature_level": 1,
+           *       "zulip_version": "0.0",
+           *       "zulip_merge_base": "0.0",
+           *       "max_message_id": 42
+           *     }
+           */
           'application/json': {
             alert_words?: string[];
             avatar_source?: string;
@@ -6212,7 +6639,17 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The file.
+           */
+          file: string;
+        };
+      };
+    };
     responses: {
       /** @description Success */
       200: {
@@ -6221,6 +6658,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "uri": "/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf",
+           *       "url": "/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf",
+           *       "filename": "plan.pdf"
+           *     }
+           */
           'application/json': {
             /** @description The name the file is stored as. */
             filename: string;
@@ -7441,6 +7887,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "subscriptions": [
+         *         {
+         *           "name": "research",
+         *           "description": "Interviews and findings"
+         *         }
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           /** @default false */
           announce?: boolean;
@@ -7499,6 +7955,14 @@ export interface operations {
           is_web_public?: boolean;
           message_retention_days?: string;
           principals?: number[] | string[];
+          /**
+           * @example [
+           *       {
+           *         "name": "research",
+           *         "description": "Interviews and findings"
+           *       }
+           *     ]
+           */
           subscriptions: {
             description?: string;
             name: string;
@@ -7506,6 +7970,16 @@ export interface operations {
           /** @enum {string} */
           topics_policy?: 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
         };
+        /**
+         * @example {
+         *       "subscriptions": [
+         *         {
+         *           "name": "research",
+         *           "description": "Interviews and findings"
+         *         }
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
           /** @default false */
           announce?: boolean;
@@ -7564,6 +8038,14 @@ export interface operations {
           is_web_public?: boolean;
           message_retention_days?: string;
           principals?: number[] | string[];
+          /**
+           * @example [
+           *       {
+           *         "name": "research",
+           *         "description": "Interviews and findings"
+           *       }
+           *     ]
+           */
           subscriptions: {
             description?: string;
             name: string;
@@ -7581,6 +8063,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "subscribed": {
+           *         "8": [
+           *           "research"
+           *         ]
+           *       },
+           *       "already_subscribed": {}
+           *     }
+           */
           'application/json': {
             /** @description Channels each user (by id) was already subscribed to. */
             already_subscribed: {

@@ -55,6 +55,12 @@ export interface EndpointDeclaration<D extends Declared, Public extends boolean>
   response?: JsonSchema;
   /** Error statuses beyond 400 (and 401, implied when not public). */
   errors?: readonly ErrorStatus[];
+  /**
+   * One call as a client makes it, shown on the reference page ("Try it out" starts from it) and
+   * made against the live API in CI (test/reference-pages-chat-examples.test.ts): the parameters
+   * (path ones too; a JSON-encoded one as its value) and the success answer's own fields.
+   */
+  example?: { params?: { [K in keyof D]?: unknown }; response?: Record<string, unknown> };
   view: (
     params: Parsed<D>,
     ctx: Public extends true ? ChatRuntime : ViewContext,

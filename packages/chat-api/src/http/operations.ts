@@ -35,14 +35,16 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
   const inPath = entries.filter(([name]) => pathNames.has(name));
   const inForm = entries.filter(([name]) => !pathNames.has(name));
   const inQuery = method === 'get' || method === 'delete';
+  const examples = (declared.example?.params ?? {}) as Record<string, unknown>;
   const parameters = [
     ...inPath.map(([name, param]) => ({
       name,
       in: 'path',
       required: true,
       schema: param.documentedSchema(),
+      ...(name in examples ? { example: examples[name] } : {}),
     })),
-    ...(inQuery ? inForm.map(([name, param]) => queryParameter(name, param)) : []),
+    ...(inQuery ? inForm.map(([name, param]) => queryParameter(name, param, examples)) : []),
   ];
   const statuses: ErrorStatus[] = [
     400,
@@ -63,11 +65,20 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
     ...(declared.description ? { description: declared.description } : {}),
     ...(declared.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(!inQuery && inForm.length ? { requestBody: formBody(inForm) } : {}),
+    ...(!inQuery && (inForm.length || declared.fileLimit)
+      ? { requestBody: formBody(inForm, examples, declared.fileLimit !== undefined) }
+      : {}),
     responses: {
       '200': {
         description: 'Success',
-        content: { 'application/json': { schema: successSchema(declared.response) } },
+        content: {
+          'application/json': {
+            schema: successSchema(declared.response),
+            ...(declared.example?.response
+              ? { example: { result: 'success', msg: '', ...declared.example.response } }
+              : {}),
+          },
+        },
       },
       ...Object.fromEntries(
         [...new Set(statuses)].map((status) => [String(status), ref('responses', ERROR_RESPONSES[status])]),
@@ -77,21 +88,47 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
 }
 
 /** A JSON-encoded query parameter is `content: application/json`, as in Zulip's own document. */
-function queryParameter(name: string, param: Param<unknown>): Record<string, unknown> {
+function queryParameter(
+  name: string,
+  param: Param<unknown>,
+  examples: Record<string, unknown>,
+): Record<string, unknown> {
   const schema = param.documentedSchema();
+  const example = name in examples ? { example: examples[name] } : {};
   return {
     name,
     in: 'query',
     ...(param.required ? { required: true } : {}),
-    ...(param.spec.json ? { content: { 'application/json': { schema } } } : { schema }),
+    ...(param.spec.json
+      ? { content: { 'application/json': { schema, ...example } } }
+      : { schema, ...example }),
   };
 }
 
-function formBody(params: [string, Param<unknown>][]): Record<string, unknown> {
-  const required = params.filter(([, param]) => param.required).map(([name]) => name);
+/** The file part of an endpoint that takes one (any part name is read; `file` is documented). */
+const FILE_PART = { file: { type: 'string', format: 'binary', description: 'The file.' } };
+
+function formBody(
+  params: [string, Param<unknown>][],
+  examples: Record<string, unknown>,
+  takesFile: boolean,
+): Record<string, unknown> {
+  const required = [
+    ...(takesFile ? ['file'] : []),
+    ...params.filter(([, param]) => param.required).map(([name]) => name),
+  ];
   const schema = {
     type: 'object',
-    properties: Object.fromEntries(params.map(([name, param]) => [name, param.documentedSchema()])),
+    properties: {
+      ...(takesFile ? FILE_PART : {}),
+      // Swagger UI fills a form's fields from each property's example, not from the body's.
+      ...Object.fromEntries(
+        params.map(([name, param]) => [
+          name,
+          { ...param.documentedSchema(), ...(name in examples ? { example: examples[name] } : {}) },
+        ]),
+      ),
+    },
     ...(required.length ? { required } : {}),
   };
   const encoding = Object.fromEntries(
@@ -99,10 +136,21 @@ function formBody(params: [string, Param<unknown>][]): Record<string, unknown> {
       .filter(([, param]) => param.spec.json)
       .map(([name]) => [name, { contentType: 'application/json' }]),
   );
-  const media = { schema, ...(Object.keys(encoding).length ? { encoding } : {}) };
+  const example = Object.fromEntries(
+    params.filter(([name]) => name in examples).map(([name]) => [name, examples[name]]),
+  );
+  const media = {
+    schema,
+    ...(Object.keys(encoding).length ? { encoding } : {}),
+    ...(Object.keys(example).length ? { example } : {}),
+  };
+  // A file goes in a multipart body only.
   return {
     required: required.length > 0,
-    content: { 'application/x-www-form-urlencoded': media, 'multipart/form-data': media },
+    content: {
+      ...(takesFile ? {} : { 'application/x-www-form-urlencoded': media }),
+      'multipart/form-data': media,
+    },
   };
 }
 

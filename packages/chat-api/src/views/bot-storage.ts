@@ -22,6 +22,10 @@ export const botStorageEndpoints = [
     path: '/bot_storage',
     operationId: 'getBotStorage',
     summary: 'Read entries of the caller\'s storage; a missing key is 400 "Key does not exist."',
+    description:
+      'Any caller (bots use it through the zulip_bots state handler) reads its own storage: the ' +
+      'given keys (a JSON list), or every entry when keys is left out. If any key is missing the ' +
+      'whole read is 400 "Key does not exist.".',
     params: { keys },
     response: { required: ['storage'], properties: { storage } },
     view: async (params, actor) => ({ storage: await getBotStorage(actor, params.keys ?? null) }),
@@ -31,6 +35,11 @@ export const botStorageEndpoints = [
     path: '/bot_storage',
     operationId: 'updateBotStorage',
     summary: 'Set entries (all or none); past the size limit, 400 "Request exceeds storage limit by …"',
+    description:
+      'storage is a JSON object of string keys to string values, written together or not at all ' +
+      "(new keys added, existing ones replaced). Keys and values of the caller's storage may hold " +
+      '10,000,000 characters in all; a write past that is 400 "Request exceeds storage limit by N ' +
+      'characters…" and nothing is written.',
     params: { storage: p.json<Record<string, string>>(storage) },
     view: async (params, actor) => {
       await putBotStorage(actor, params.storage);
@@ -41,6 +50,9 @@ export const botStorageEndpoints = [
     path: '/bot_storage',
     operationId: 'removeBotStorage',
     summary: 'Remove entries (all when no keys are given); a missing key removes nothing and is 400',
+    description:
+      "keys is a JSON list; without it every entry of the caller's storage is removed. If any given " +
+      'key is missing it is 400 "Key does not exist." and nothing is removed.',
     params: { keys },
     view: async (params, actor) => {
       await removeBotStorage(actor, params.keys ?? null);

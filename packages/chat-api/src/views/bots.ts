@@ -22,6 +22,10 @@ export const botEndpoints = [
     path: '/bots',
     operationId: 'listOwnBots',
     summary: "The caller's active bots, with their API keys",
+    description:
+      'Only bots whose owner is the caller, active ones, each with its email (username), full_name, ' +
+      'api_key, avatar_url and the Zulip fields kept for compatibility (always null or false here). ' +
+      "Other users' bots are among GET /users (is_bot, bot_owner_id), without their keys.",
     response: {
       required: ['bots'],
       properties: {
@@ -120,6 +124,11 @@ export const botEndpoints = [
     path: '/bots/{bot_id}',
     operationId: 'deactivateBot',
     summary: 'Deactivate a bot (its owner or an administrator); its API key stops working',
+    description:
+      'The bot\'s owner or an administrator (400 "Insufficient permission" otherwise; an id that is ' +
+      'not a bot is 400 "No such bot"). Its API key stops working and its event queues end; every ' +
+      'active user gets realm_user update with is_active false, and its owner and the ' +
+      'administrators get realm_bot update. Deactivating an inactive bot changes nothing.',
     params: { bot_id: p.id() },
     view: async ({ bot_id }, actor) => {
       await deactivateBot(actor, bot_id);
@@ -130,6 +139,10 @@ export const botEndpoints = [
     path: '/bots/{bot_id}/api_key/regenerate',
     operationId: 'regenerateBotApiKey',
     summary: 'A new API key for a bot (its owner or an administrator); the old one stops working',
+    description:
+      'The bot\'s owner or an administrator (400 "Insufficient permission" otherwise; an id that is ' +
+      'not a bot is 400 "No such bot"). The old key fails from the moment this answers; the new one ' +
+      'is in the answer, and the owner and the administrators get realm_bot update with api_key.',
     params: { bot_id: p.id() },
     response: { required: ['api_key'], properties: { api_key: str } },
     view: async ({ bot_id }, actor) => ({ api_key: await regenerateBotApiKey(actor, bot_id) }),

@@ -40,6 +40,12 @@ export const channelEndpoints = [
     path: '/streams',
     operationId: 'getStreams',
     summary: 'The channels the caller may see, by the include_* filters',
+    description:
+      'By default the public channels (for members; guests get none of them) and those the caller is ' +
+      'subscribed to, archived ones left out, sorted by name; include_public, include_subscribed, ' +
+      "include_web_public, include_default (the organization's default channels) and exclude_archived " +
+      'choose. include_all_active and include_all are for administrators (400 "User not authorized for ' +
+      'this query" otherwise). Each channel says whether it is a default channel (is_default).',
     params: {
       include_public: p.bool().default(true),
       include_web_public: p.bool().default(false),
@@ -67,6 +73,10 @@ export const channelEndpoints = [
     path: '/streams/{stream_id}',
     operationId: 'getStreamById',
     summary: 'One channel the caller may see',
+    description:
+      'A public channel for members, or one the caller is subscribed to, or any for an ' +
+      'administrator; with the id of its first message (first_message_id). Any other id is 400 ' +
+      '"Invalid channel ID".',
     params: { stream_id: p.id() },
     response: { required: ['stream'], properties: { stream: channel } },
     view: async ({ stream_id }, actor) => {
@@ -126,6 +136,9 @@ export const channelEndpoints = [
     path: '/get_stream_id',
     operationId: 'getStreamId',
     summary: "A channel's id from its name",
+    description:
+      'The name is compared as channel names are (case-insensitively). A channel that does not ' +
+      'exist or that the caller may not see is 400 "Invalid channel name \'…\'".',
     params: { stream: p.string() },
     response: { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
     view: async ({ stream }, actor) => {
@@ -145,6 +158,10 @@ export const channelEndpoints = [
     path: '/users/me/{stream_id}/topics',
     operationId: 'getStreamTopics',
     summary: "A channel's topics, newest first, each with its newest message id",
+    description:
+      "When the caller may read the channel's history, every topic of the channel; otherwise the " +
+      'topics of the messages they received. Each with the id of its newest message (max_id), ' +
+      'newest first. A channel the caller may not see is 400 "Invalid channel ID".',
     params: { stream_id: p.id(), allow_empty_topic_name: p.bool().default(false) },
     response: {
       required: ['topics'],

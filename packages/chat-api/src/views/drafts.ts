@@ -19,6 +19,10 @@ export const draftEndpoints = [
     path: '/drafts',
     operationId: 'listDrafts',
     summary: "The caller's drafts, most recently edited first",
+    description:
+      'Drafts are kept per user so that a message started on one device can be finished on another. ' +
+      "Each with id, type ('' unaddressed, stream or private), to, topic, content and timestamp " +
+      '(seconds); count is how many.',
     response: {
       required: ['count', 'drafts'],
       properties: { count: { type: 'integer' }, drafts: { type: 'array', items: schema('Draft') } },
@@ -46,6 +50,10 @@ export const draftEndpoints = [
     path: '/drafts/{draft_id}',
     operationId: 'editDraft',
     summary: "Replace a draft (404 when it does not exist or is someone else's); drafts update event",
+    description:
+      'draft is a JSON object as in POST /drafts, checked the same way (the channel one the caller ' +
+      "may see, existing user ids, no NUL bytes), and replaces the stored draft whole. The caller's " +
+      'clients get drafts update with the new draft.',
     params: { draft_id: draftId(), draft: p.json<DraftInput>(draftSchema) },
     errors: [404],
     view: async ({ draft_id, draft }, actor) => {
@@ -57,6 +65,9 @@ export const draftEndpoints = [
     path: '/drafts/{draft_id}',
     operationId: 'deleteDraft',
     summary: "Delete a draft (404 when it does not exist or is someone else's); drafts remove event",
+    description:
+      "Removes one of the caller's drafts, for instance once it was sent. The caller's clients get " +
+      'drafts remove with draft_id.',
     params: { draft_id: draftId() },
     errors: [404],
     view: async ({ draft_id }, actor) => {

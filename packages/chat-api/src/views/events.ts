@@ -6,7 +6,7 @@ import { presentQueueEvents } from '../domain/presenters/queue-events.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 import type { ChatRuntime } from './context.ts';
-import { narrowSchema, schema } from './schemas.ts';
+import { EXAMPLE_MESSAGE, narrowSchema, schema } from './schemas.ts';
 
 const stringList = { type: ['array', 'null'], items: { type: 'string' } };
 
@@ -153,6 +153,17 @@ export const eventEndpoints = [
           'legacy display and notification settings): the values this server applies.',
       },
     },
+    example: {
+      params: { event_types: ['message', 'reaction', 'update_message'], fetch_event_types: ['message'] },
+      response: {
+        queue_id: '1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10',
+        last_event_id: -1,
+        zulip_feature_level: 1,
+        zulip_version: '0.0',
+        zulip_merge_base: '0.0',
+        max_message_id: 42,
+      },
+    },
     view: async (params, actor, req) => {
       await expireNow(actor.runtime);
       // The queue exists before the state is read, so nothing that happens in between is lost.
@@ -191,6 +202,13 @@ export const eventEndpoints = [
       required: ['events', 'queue_id'],
       properties: { events: list(schema('Event')), queue_id: { type: 'string' } },
     },
+    example: {
+      params: { queue_id: '1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10', last_event_id: -1 },
+      response: {
+        events: [{ type: 'message', id: 0, message: EXAMPLE_MESSAGE, flags: [] }],
+        queue_id: '1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10',
+      },
+    },
     view: async (params, actor, req) => {
       const abort = new AbortController();
       // Only a client gone mid-wait aborts: 'close' follows every answer, and an abort builds an error.
@@ -226,6 +244,11 @@ export const eventEndpoints = [
     path: '/events',
     operationId: 'deleteQueue',
     summary: 'Delete an event queue (400 BAD_EVENT_QUEUE_ID with queue_id when unknown)',
+    description:
+      'A client that is done with a queue (say, on logging out) deletes it so that events stop ' +
+      'collecting for it; a long poll waiting on it answers at once with BAD_EVENT_QUEUE_ID. Only ' +
+      "the caller's own queues: another's, or an unknown id, is 400 BAD_EVENT_QUEUE_ID. Idle queues " +
+      'expire by themselves.',
     params: { queue_id: p.string() },
     view: async ({ queue_id }, actor) => {
       await deleteQueue(actor.db, queue_id, actor.user.id);

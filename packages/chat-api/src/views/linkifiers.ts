@@ -30,6 +30,11 @@ export const linkifierEndpoints = [
     path: '/realm/linkifiers',
     operationId: 'getLinkifiers',
     summary: "The organization's linkifiers, in the order they are applied",
+    description:
+      'Every member may read them: each with its id, pattern and url_template. The Markdown of a ' +
+      "message links the text a pattern matches to the template filled with the pattern's groups; " +
+      'earlier linkifiers win where matches overlap. Administrators change them with the other ' +
+      '/realm/filters operations.',
     response: { required: ['linkifiers'], properties: { linkifiers: linkifierList } },
     view: async (_params, actor) => ({ linkifiers: await realmLinkifiers(actor.db, actor.realm.id) }),
   }),

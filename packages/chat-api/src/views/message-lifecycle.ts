@@ -29,6 +29,11 @@ export const messageLifecycleEndpoints = [
     path: '/messages/{message_id}',
     operationId: 'getMessage',
     summary: 'One message the caller may read, with its Markdown (raw_content)',
+    description:
+      'The message as GET /messages would give it (rendered HTML unless apply_markdown is false), ' +
+      'with the Markdown it was sent as in raw_content. A message the caller may not read (not a ' +
+      'recipient, and not in a channel whose history the caller may read), or none, is 400 "Invalid ' +
+      'message(s)".',
     params: {
       message_id: p.id(),
       apply_markdown: p.bool().default(true),
@@ -60,6 +65,10 @@ export const messageLifecycleEndpoints = [
       propagate_mode: p.oneOf(PROPAGATE_MODES).default('change_one'),
     },
     response: { properties: { detached_uploads: { type: 'array', items: { type: 'object' } } } },
+    example: {
+      params: { message_id: 42, content: 'The mock-ups are ready for review (second round).' },
+      response: { detached_uploads: [] },
+    },
     view: async (params, actor) => {
       await editMessage(actor, params.message_id, {
         content: params.content,
@@ -75,6 +84,13 @@ export const messageLifecycleEndpoints = [
     path: '/messages/{message_id}',
     operationId: 'deleteMessage',
     summary: 'Delete a message (its sender, or an administrator)',
+    description:
+      "Who may: an administrator, a member of the channel's can_delete_any_message_group, or the " +
+      "sender if in the channel's can_delete_own_message_group (direct messages: the sender) and " +
+      "within the organization's message_content_delete_limit_seconds. The message and its flags are removed at " +
+      'once; the caller and everyone who had it get delete_message. Otherwise 400 "You don\'t have ' +
+      'permission to delete this message" or "The time limit for deleting this message has passed"; ' +
+      'a message the caller cannot read is 400 "Invalid message(s)".',
     params: { message_id: p.id() },
     view: async ({ message_id }, actor) => {
       await deleteMessage(actor, message_id);
@@ -85,6 +101,10 @@ export const messageLifecycleEndpoints = [
     path: '/messages/{message_id}/history',
     operationId: 'getMessageHistory',
     summary: "A message's edit history, oldest first",
+    description:
+      'The message as first sent, then one snapshot after each edit or move, each with what the ' +
+      'edit changed (prev_content, prev_topic, prev_stream and the rendered forms), who made it (user_id) and when (timestamp). ' +
+      'A message the caller cannot read is 400 "Invalid message(s)".',
     params: { message_id: p.id(), allow_empty_topic_name: p.bool().default(false) },
     response: {
       required: ['message_history'],
@@ -102,6 +122,7 @@ export const messageLifecycleEndpoints = [
       "emoji's names or aliases (`Invalid emoji name.` otherwise), or by a name alone. Zulip's extra " +
       'emoji is `zulip`/`zulip`. Custom emoji do not exist (no uploads): every realm emoji id is refused.',
     params: reactionParams,
+    example: { params: { message_id: 42, emoji_name: 'octopus' }, response: {} },
     view: async ({ message_id, ...reaction }, actor) => {
       await changeReaction(actor, message_id, 'add', reaction);
     },
@@ -111,7 +132,13 @@ export const messageLifecycleEndpoints = [
     path: '/messages/{message_id}/reactions',
     operationId: 'removeReaction',
     summary: "Remove the caller's reaction",
+    description:
+      "Takes the same emoji fields as adding one and removes the caller's own reaction only. " +
+      'Everyone who has the message gets a reaction event with op remove. A reaction the caller did ' +
+      'not make is 400 "Reaction doesn\'t exist."; an unknown emoji name or code is 400 as when ' +
+      'adding.',
     params: reactionParams,
+    example: { params: { message_id: 42, emoji_name: 'octopus' }, response: {} },
     view: async ({ message_id, ...reaction }, actor) => {
       await changeReaction(actor, message_id, 'remove', reaction);
     },
@@ -121,6 +148,11 @@ export const messageLifecycleEndpoints = [
     path: '/messages/flags',
     operationId: 'updateMessageFlags',
     summary: "Add or remove a flag (read, starred, collapsed) on the caller's messages",
+    description:
+      'messages is a JSON list of message ids; op add or remove; flag read, starred or collapsed ' +
+      '(another flag is 400 "Invalid flag: \'…\'"). Ids the caller did not receive are skipped. The ' +
+      "answer lists the messages whose flag changed; the caller's clients get update_message_flags " +
+      'with those ids (removing read also gives message_details, the conversation of each).',
     params: { messages: p.json<number[]>(ids), op: p.oneOf(['add', 'remove'] as const), flag: p.string() },
     response: {
       required: ['messages'],
@@ -139,6 +171,12 @@ export const messageLifecycleEndpoints = [
     path: '/messages/flags/narrow',
     operationId: 'updateMessageFlagsForNarrow',
     summary: 'Add or remove a flag on the messages of a narrow around an anchor',
+    description:
+      'Selects messages as GET /messages does (anchor, num_before, num_after, include_anchor, ' +
+      'narrow; at most 5000 in all, negative counts are 400) and changes the flag on those the ' +
+      'caller received; the answer says how many were processed and changed and the first and last ' +
+      "processed ids, so that a client can walk a long narrow in batches. The caller's clients get " +
+      'update_message_flags.',
     params: {
       anchor: p.string(),
       include_anchor: p.bool().default(true),
@@ -200,6 +238,9 @@ export const messageLifecycleEndpoints = [
     path: '/mark_all_as_read',
     operationId: 'markAllAsRead',
     summary: "Mark all the caller's messages read",
+    description:
+      'Adds the read flag to every unread message of the caller, in one request (complete is always ' +
+      "true). The caller's clients get update_message_flags with op add, flag read and the ids.",
     response: { required: ['complete'], properties: { complete: { type: 'boolean' } } },
     view: async (_params, actor) => {
       await markAsRead(actor, {});
@@ -211,6 +252,10 @@ export const messageLifecycleEndpoints = [
     path: '/mark_stream_as_read',
     operationId: 'markStreamAsRead',
     summary: "Mark the caller's messages of a channel read",
+    description:
+      "Adds the read flag to the caller's unread messages of one channel. A channel the caller " +
+      'cannot access is 400 "Invalid channel ID". The caller\'s clients get update_message_flags ' +
+      'with the ids.',
     params: { stream_id: p.int() },
     view: async ({ stream_id }, actor) => {
       await accessibleStream(actor, stream_id);
@@ -222,6 +267,10 @@ export const messageLifecycleEndpoints = [
     path: '/mark_topic_as_read',
     operationId: 'markTopicAsRead',
     summary: "Mark the caller's messages of a topic read",
+    description:
+      "Adds the read flag to the caller's unread messages of one topic of a channel (the topic " +
+      'compared case-insensitively). A channel the caller cannot access is 400 "Invalid channel ' +
+      'ID". The caller\'s clients get update_message_flags with the ids.',
     params: { stream_id: p.int(), topic_name: p.string() },
     view: async ({ stream_id, topic_name }, actor) => {
       await accessibleStream(actor, stream_id);

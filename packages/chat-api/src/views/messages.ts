@@ -7,7 +7,7 @@ import { p } from '../http/params.ts';
 import { clientName } from '../http/user-agent.ts';
 import { renderMessage } from '../domain/lib/mentions.ts';
 import { MAX_MESSAGE_LENGTH } from '../domain/limits.ts';
-import { narrowSchema, schema } from './schemas.ts';
+import { EXAMPLE_MESSAGE, narrowSchema, schema } from './schemas.ts';
 
 /** `to` is a channel name or id, or a JSON list of user ids or emails. */
 function parseTo(raw: string): string | number | (string | number)[] {
@@ -43,6 +43,15 @@ export const messageEndpoints = [
       content: p.string(),
     },
     response: { required: ['id'], properties: { id: { type: 'integer', description: 'The new message.' } } },
+    example: {
+      params: {
+        type: 'stream',
+        to: 'design',
+        topic: 'launch plan',
+        content: 'The mock-ups are ready for review.',
+      },
+      response: { id: 42 },
+    },
     view: async (params, actor, req) => {
       const to = parseTo(params.to);
       const kind = params.type;
@@ -108,6 +117,22 @@ export const messageEndpoints = [
         found_oldest: { type: 'boolean' },
         found_newest: { type: 'boolean' },
         history_limited: { type: 'boolean' },
+      },
+    },
+    example: {
+      params: {
+        anchor: 'newest',
+        num_before: 20,
+        num_after: 0,
+        narrow: [{ operator: 'channel', operand: 'design' }],
+      },
+      response: {
+        messages: [EXAMPLE_MESSAGE],
+        anchor: 42,
+        found_anchor: true,
+        found_oldest: true,
+        found_newest: true,
+        history_limited: false,
       },
     },
     view: async (params, actor) => {
@@ -190,6 +215,11 @@ export const messageEndpoints = [
     path: '/messages/render',
     operationId: 'renderMessage',
     summary: 'Render Markdown as a message would be rendered (a preview), without sending it',
+    description:
+      "content is Markdown in Zulip's dialect; the answer is the HTML a message with it would " +
+      "carry, with mentions, channel links and linkifiers resolved for the caller's organization, " +
+      'so a client can show a preview. Nothing is stored and no event is sent; any member may call ' +
+      "it. Read-only, yet counted as a write against the caller's rate limit.",
     params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
     response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
     view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),

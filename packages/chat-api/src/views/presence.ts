@@ -70,6 +70,11 @@ export const presenceEndpoints = [
     path: '/realm/presence',
     operationId: 'getPresence',
     summary: "Everyone's presence, by API email",
+    description:
+      'Read-only: the presence every user of the organization last reported with POST ' +
+      '/users/me/presence, keyed by their API email, each with aggregated and website entries ' +
+      "(status active or idle, timestamp), and the server's time. Clients that report presence " +
+      'anyway get the same map from that call.',
     response: {
       required: ['presences', 'server_timestamp'],
       properties: { presences, server_timestamp: { type: 'number' } },
@@ -84,6 +89,10 @@ export const presenceEndpoints = [
     path: '/users/{user_id_or_email}/presence',
     operationId: 'getUserPresence',
     summary: "One user's presence",
+    description:
+      'By user id or API email. The user counts as active if their last active report is less than ' +
+      '140 seconds old, else idle since their last idle report. An unknown user is 400 "No such ' +
+      'user"; a user who never reported is 400 "No presence data for …".',
     params: { user_id_or_email: p.string() },
     response: { required: ['presence'], properties: { presence: { type: 'object' } } },
     view: async ({ user_id_or_email: who }, actor) => {
@@ -107,6 +116,14 @@ export const presenceEndpoints = [
     path: '/typing',
     operationId: 'setTypingStatus',
     summary: 'Tell the others in a conversation that the caller started or stopped typing',
+    description:
+      'For a direct message, to is a JSON list of the other user ids (the caller may be among ' +
+      'them); an empty list is 400 "Empty direct message recipient list", an unknown or deactivated ' +
+      'user 400 "Invalid user ID". For a channel (type stream or channel), stream_id and topic are ' +
+      'needed (400 "Missing \'…\' argument") and the channel must be one the caller may see. A typing ' +
+      'event (op, sender, and the recipients or the channel and topic) goes to the others in the ' +
+      'conversation who receive typing notifications (receives_typing_notifications); nothing is ' +
+      'stored. Clients send start every few seconds while typing and stop when done.',
     params: {
       type: p.oneOf(['direct', 'private', 'stream', 'channel'] as const).default('direct'),
       op: p.oneOf(['start', 'stop'] as const),

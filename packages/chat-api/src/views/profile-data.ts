@@ -31,6 +31,13 @@ export const profileDataEndpoints = [
     path: '/users/me/profile_data',
     operationId: 'updateProfileData',
     summary: "Set the caller's custom profile values (data, a JSON list of {id, value}; null removes)",
+    description:
+      "Each value is checked against its field's type: a short text of at most 50 characters, a " +
+      'choice id of a select field, a list of existing user ids for a user field, an http(s) URL, a ' +
+      'date as YYYY-MM-DD; an empty value or null removes it. A non-administrator may change only fields with ' +
+      'editable_by_user (400 otherwise; an unknown field id is 400 "Field id N not found."). All in one ' +
+      'transaction; every active user of the organization gets realm_user update with the changed ' +
+      'custom_profile_field.',
     params: { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
     view: async ({ data }, actor) => {
       await transact(actor.db, (t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
@@ -41,6 +48,10 @@ export const profileDataEndpoints = [
     path: '/users/me/profile_data',
     operationId: 'deleteProfileData',
     summary: "Remove the caller's values for the given field ids (data)",
+    description:
+      "data is a JSON list of field ids; the caller's value of each is removed, under the same " +
+      'rules as setting it (editable_by_user, known ids). Every active user of the organization ' +
+      "gets realm_user update with the field's value null.",
     params: { data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
     view: async ({ data }, actor) => {
       await removeProfileData(actor.db, actor.user, data);
@@ -51,6 +62,10 @@ export const profileDataEndpoints = [
     path: '/realm/profile_fields',
     operationId: 'listProfileFields',
     summary: "The organization's custom profile fields",
+    description:
+      'Every custom profile field of the organization, in display order: its id, name, hint, type, ' +
+      'choices (field_data) and whether users may edit it. Any member may read them; administrators ' +
+      'create them with POST /realm/profile_fields.',
     response: {
       required: ['custom_fields'],
       properties: { custom_fields: { type: 'array', items: schema('ProfileField') } },

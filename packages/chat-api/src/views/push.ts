@@ -54,6 +54,10 @@ function deviceEndpoints(
     path,
     operationId: `remove${operation}`,
     summary: `Remove ${what}${note}; an unknown token is 400 "Token does not exist"`,
+    description:
+      "The caller's own device with this token stops receiving notifications (a client removes it " +
+      'on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is ' +
+      'checked as when registering; one the caller has not registered is 400 "Token does not exist".',
     params: { token: p.string() },
     view: async (params, actor) => {
       await removeDevice(actor, actor.runtime.push, kind, params.token);

@@ -21,6 +21,9 @@ export const savedSnippetEndpoints = [
     path: '/saved_snippets',
     operationId: 'listSavedSnippets',
     summary: "The caller's saved snippets",
+    description:
+      'Saved snippets are texts a user inserts into messages often. Each with id, title, content ' +
+      "(Markdown) and date_created, oldest first; only the caller's own.",
     response: {
       required: ['saved_snippets'],
       properties: { saved_snippets: { type: 'array', items: schema('SavedSnippet') } },
@@ -32,6 +35,10 @@ export const savedSnippetEndpoints = [
     path: '/saved_snippets',
     operationId: 'createSavedSnippet',
     summary: 'Create a saved snippet (title and content must not be blank); saved_snippets add event',
+    description:
+      "title (at most 200 characters) and content (Markdown, at most a message's length); a blank " +
+      'one is 400 "Title cannot be empty." or "Content cannot be empty.". Answers saved_snippet_id; ' +
+      "the caller's clients get saved_snippets add with the snippet.",
     params: { title: title(), content: content() },
     response: { required: ['saved_snippet_id'], properties: { saved_snippet_id: { type: 'integer' } } },
     view: async (params, actor) => ({
@@ -57,6 +64,9 @@ export const savedSnippetEndpoints = [
     operationId: 'deleteSavedSnippet',
     summary:
       "Delete a saved snippet (404 when it does not exist or is someone else's); saved_snippets remove event",
+    description:
+      "Removes one of the caller's snippets; the caller's clients get saved_snippets remove with " +
+      "saved_snippet_id. One that does not exist or is someone else's is 404.",
     params: { saved_snippet_id: snippetId() },
     errors: [404],
     view: async ({ saved_snippet_id }, actor) => {

@@ -54,6 +54,11 @@ export const scheduledMessageEndpoints = [
     path: '/scheduled_messages',
     operationId: 'listScheduledMessages',
     summary: "The caller's undelivered scheduled messages (failed ones included), soonest first",
+    description:
+      'Each with its id, recipients, topic, content (raw and rendered), the time it is due ' +
+      '(scheduled_delivery_timestamp) and failed: true when delivery was tried and refused (the ' +
+      'message stays until it is edited to a new time or deleted). Sent ones are not listed. Only ' +
+      "the caller's own.",
     response: {
       required: ['scheduled_messages'],
       properties: { scheduled_messages: { type: 'array', items: schema('ScheduledMessage') } },
@@ -129,6 +134,10 @@ export const scheduledMessageEndpoints = [
     path: '/scheduled_messages/{scheduled_message_id}',
     operationId: 'deleteScheduledMessage',
     summary: 'Delete a scheduled message, cancelling its delivery',
+    description:
+      "Removes the caller's scheduled message before it is delivered, then cancels its delivery. " +
+      'One that does not exist, was already delivered or is someone else\'s is 404 "Scheduled ' +
+      'message does not exist". The caller\'s clients get scheduled_messages remove.',
     params: { scheduled_message_id: id() },
     errors: [404],
     view: async ({ scheduled_message_id }, actor) => {

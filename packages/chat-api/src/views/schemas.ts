@@ -251,3 +251,27 @@ export const chatSchemas = {
     additionalProperties: true,
   },
 } satisfies Record<string, JsonSchema>;
+
+/** A channel message as GET /messages and the message event present it: the examples' message. */
+export const EXAMPLE_MESSAGE = {
+  id: 42,
+  sender_id: 8,
+  sender_full_name: 'Ada Lovelace',
+  sender_email: 'user8@chat.example.com',
+  sender_realm_str: '',
+  avatar_url: null,
+  client: 'ZulipPython',
+  content: '<p>The mock-ups are ready for review.</p>',
+  content_type: 'text/html',
+  is_me_message: false,
+  reactions: [],
+  submessages: [],
+  subject: 'launch plan',
+  topic_links: [],
+  timestamp: 1764300000,
+  recipient_id: 3,
+  type: 'stream',
+  stream_id: 2,
+  display_recipient: 'design',
+  flags: ['read'],
+};

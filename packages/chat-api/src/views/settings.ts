@@ -64,6 +64,13 @@ export const settingsEndpoints = [
     path: '/user_topics',
     operationId: 'updateUserTopic',
     summary: "Set the caller's visibility policy of a topic: 0 inherit, 1 muted, 2 unmuted, 3 followed",
+    description:
+      "Topics are compared case-insensitively; 0 (inherit) removes the caller's policy. A muted " +
+      "topic's messages leave the unread counts and match is:muted, a followed one's is:followed; " +
+      'unmuted overrides a muted channel. The channel must be one the caller may see (400 "Invalid channel ' +
+      'ID"); another policy is 400 "Invalid visibility_policy", a topic past 60 characters 400 ' +
+      '"Topic too long". The caller\'s clients get user_topic, and muted_topics (the legacy list) ' +
+      'for older clients.',
     params: { stream_id: p.int(), topic: p.string(), visibility_policy: p.int() },
     view: async ({ stream_id, topic, visibility_policy }, actor) => {
       await setTopicVisibility(actor, stream_id, topic, visibility_policy);
@@ -74,6 +81,11 @@ export const settingsEndpoints = [
     path: '/users/me/subscriptions/muted_topics',
     operationId: 'muteTopic',
     summary: 'Mute or unmute a topic (legacy; see POST /user_topics)',
+    description:
+      "The channel by stream_id or by name (stream; 400 \"Please supply 'stream' or 'stream_id'.\" " +
+      "without either, \"Channel '…' does not exist\" for an unknown name). op add sets the topic's " +
+      'policy to muted, op remove back to inherit; muting a muted topic is 400 "Topic already ' +
+      'muted", unmuting one that is not 400 "Topic is not muted". Events as POST /user_topics.',
     params: {
       stream_id: p.int().optional(),
       stream: p.string().optional(),
@@ -96,6 +108,10 @@ export const settingsEndpoints = [
     path: '/realm/emoji',
     operationId: 'getCustomEmoji',
     summary: "The organization's custom emoji: none, since uploads are not served",
+    description:
+      'Always an empty object: this server stores no custom emoji (uploading them is not offered), ' +
+      'so clients show only Unicode emoji and zulip. Kept so that clients that ask at start-up get ' +
+      'an answer.',
     response: { required: ['emoji'], properties: { emoji: { type: 'object', additionalProperties: false } } },
     view: () => ({ emoji: {} }),
   }),

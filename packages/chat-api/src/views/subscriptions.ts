@@ -109,6 +109,10 @@ export const subscriptionEndpoints = [
     path: '/users/me/subscriptions',
     operationId: 'listSubscriptions',
     summary: "The caller's channel subscriptions",
+    description:
+      "Every channel the caller is subscribed to, with the channel's fields and the caller's " +
+      'settings of it (color, is_muted, pin_to_top, the notification settings); with ' +
+      "include_subscribers, each channel's subscriber ids too. Only the caller's own subscriptions.",
     params: { include_subscribers: p.bool().default(false).describe("Add each channel's subscriber ids") },
     response: {
       required: ['subscriptions'],
@@ -169,6 +173,10 @@ export const subscriptionEndpoints = [
           description: 'Channels the caller may not join.',
         },
       },
+    },
+    example: {
+      params: { subscriptions: [{ name: 'research', description: 'Interviews and findings' }] },
+      response: { subscribed: { '8': ['research'] }, already_subscribed: {} },
     },
     view: async (params, actor) => {
       const { db, user } = actor;
@@ -273,6 +281,13 @@ export const subscriptionEndpoints = [
     path: '/users/me/subscriptions',
     operationId: 'unsubscribe',
     summary: 'Unsubscribe users (principals; default the caller) from channels, by name',
+    description:
+      'subscriptions is a JSON list of channel names; principals (user ids or emails) default to ' +
+      "the caller. Removing others needs an administrator, the channel's " +
+      'can_administer_channel_group or its can_remove_subscribers_group (400 "Insufficient ' +
+      'permission"). An unknown name is 400 "Channel(s) (…) do not exist" and nothing changes. Each ' +
+      "removed user gets subscription remove, the channel's other subscribers peer_remove; " +
+      'not_removed names channels the users were not subscribed to.',
     params: {
       subscriptions: p.json<string[]>({ type: 'array', items: { type: 'string' } }),
       principals: p.json<(number | string)[]>(principalsSchema).optional(),
@@ -354,6 +369,13 @@ export const subscriptionEndpoints = [
     path: '/users/me/subscriptions/{stream_id}',
     operationId: 'updateSubscriptionProperty',
     summary: "Change one setting (property, value) of one of the caller's subscriptions",
+    description:
+      'property is one of color (a hex colour such as #c2c2c2), is_muted (or its legacy inverse ' +
+      'in_home_view), pin_to_top, desktop_notifications, audible_notifications, push_notifications, ' +
+      'email_notifications, wildcard_mentions_notify; value is JSON (true, false) or a bare string. ' +
+      'An unknown property, channel or a channel the caller is not subscribed to is 400. The ' +
+      "caller's clients get subscription update with property and value (both is_muted and " +
+      'in_home_view when either changes).',
     params: {
       stream_id: p.id(),
       property: p.string(),

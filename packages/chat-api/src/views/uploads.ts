@@ -54,6 +54,13 @@ export const uploadEndpoints = [
       },
     },
     fileLimit: (actor) => actor.realm.max_file_upload_size_mib * MIB,
+    example: {
+      response: {
+        uri: '/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf',
+        url: '/user_uploads/1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf',
+        filename: 'plan.pdf',
+      },
+    },
     view: async (_params, actor, req) => {
       // A second file part was refused while reading the body ("one file at a time").
       const [file] = uploadedFiles(req);
@@ -74,6 +81,11 @@ export const uploadEndpoints = [
     path: '/attachments',
     operationId: 'getAttachments',
     summary: "The caller's uploaded files, with the messages linking each",
+    description:
+      'Every file the caller uploaded with POST /user_uploads, oldest first, each with its name, ' +
+      'path_id, size, upload time and the messages that link it (a file no message links yet has ' +
+      "none; a client may offer to delete it). upload_space_used is the organization's total, for " +
+      'clients that show the quota.',
     response: {
       required: ['attachments', 'upload_space_used'],
       properties: {
@@ -88,6 +100,11 @@ export const uploadEndpoints = [
     path: '/attachments/{attachment_id}',
     operationId: 'removeAttachment',
     summary: 'Delete one of the caller\'s uploads; anyone else\'s, or none, is 400 "Invalid attachment"',
+    description:
+      'Only the uploader may delete a file. The record goes at once and the contents are removed ' +
+      'from storage after the commit; messages that linked it keep the link, which then answers ' +
+      "404. The caller's clients get attachment remove. A file of someone else, or an unknown id, " +
+      'is 400 "Invalid attachment".',
     params: { attachment_id: p.id() },
     view: async ({ attachment_id }, actor) => {
       await deleteAttachment(actor, actor.runtime.storage, attachment_id);

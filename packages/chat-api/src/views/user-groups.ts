@@ -39,6 +39,12 @@ export const userGroupEndpoints = [
     path: '/user_groups',
     operationId: 'listUserGroups',
     summary: 'Every user group; system groups list their members by role',
+    description:
+      "Every member may list the organization's groups, by id: each with name, description, its " +
+      'direct members (active users) and direct_subgroup_ids, whether it is a system group, and its ' +
+      'permission settings (who may manage, join, leave, add and remove members). System groups ' +
+      'such as role:administrators hold the users of that role. Deactivated groups only with ' +
+      'include_deactivated_groups.',
     params: { include_deactivated_groups: p.bool().default(false) },
     response: {
       required: ['user_groups'],
@@ -103,6 +109,10 @@ export const userGroupEndpoints = [
     path: '/user_groups/{user_group_id}/members',
     operationId: 'getUserGroupMembers',
     summary: 'Members, through subgroups too unless direct_member_only',
+    description:
+      "User ids, ascending: the group's direct members and, unless direct_member_only, the members " +
+      'of its subgroups at any depth. Any member may ask. An unknown group is 400 "Invalid user ' +
+      'group".',
     params: { user_group_id: groupId(), direct_member_only: p.bool().default(false) },
     response: { required: ['members'], properties: { members: idList } },
     view: async (params, actor) => ({
@@ -114,6 +124,10 @@ export const userGroupEndpoints = [
     path: '/user_groups/{user_group_id}/members/{user_id}',
     operationId: 'getIsUserGroupMember',
     summary: 'Whether the user is a member of the group',
+    description:
+      'True when the user is a direct member, or (unless direct_member_only) a member of one of the ' +
+      'group\'s subgroups at any depth. An unknown user is 400 "No such user", an unknown group 400 ' +
+      '"Invalid user group".',
     params: { user_group_id: groupId(), user_id: p.id(), direct_member_only: p.bool().default(false) },
     response: {
       required: ['is_user_group_member'],
@@ -133,6 +147,13 @@ export const userGroupEndpoints = [
     path: '/user_groups/{user_group_id}/subgroups',
     operationId: 'updateUserGroupSubgroups',
     summary: 'Add and delete subgroups, with the membership rules',
+    description:
+      "add and delete are JSON lists of group ids. Adding needs the group's managers or " +
+      'can_add_members_group, deleting its managers or can_remove_members_group (400 "Insufficient ' +
+      'permission"); system and deactivated groups cannot change. A group already a subgroup, one ' +
+      'that would make a cycle, or one not a subgroup when deleting is 400 and nothing changes. ' +
+      'Every active user gets user_group add_subgroups or remove_subgroups with ' +
+      'direct_subgroup_ids.',
     params: { user_group_id: groupId(), add: ids().default([]), delete: ids().default([]) },
     view: async (params, actor) => {
       await updateMembership(actor, params.user_group_id, {
@@ -148,6 +169,9 @@ export const userGroupEndpoints = [
     path: '/user_groups/{user_group_id}/subgroups',
     operationId: 'getUserGroupSubgroups',
     summary: 'Subgroups, recursively unless direct_subgroup_only',
+    description:
+      "Group ids: the group's direct subgroups, or (the default) every subgroup at any depth, " +
+      'ascending. Any member may ask. An unknown group is 400 "Invalid user group".',
     params: { user_group_id: groupId(), direct_subgroup_only: p.bool().default(false) },
     response: { required: ['subgroups'], properties: { subgroups: idList } },
     view: async (params, actor) => ({

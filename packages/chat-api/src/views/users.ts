@@ -85,6 +85,12 @@ export const userEndpoints = [
     path: '/users',
     operationId: 'listUsers',
     summary: 'All users of the organization',
+    description:
+      "Every user of the caller's organization, bots and deactivated users included (is_active, " +
+      'is_bot say which), by id. Any member may list them; delivery_email is the real address only ' +
+      "where the organization's email visibility lets the caller see it, else null. With " +
+      'client_gravatar (the default) avatar_url is null for users whose avatar is their Gravatar, so ' +
+      'the client computes the Gravatar URL; include_custom_profile_fields adds profile_data.',
     params: formatOptions,
     response: { required: ['members'], properties: { members: { type: 'array', items: schema('User') } } },
     view: async (params, actor) => {
@@ -129,6 +135,10 @@ export const userEndpoints = [
     operationId: 'getOwnUser',
     summary:
       "The caller's own user: Zulip's user fields at the top level, with max_message_id and profile_data",
+    description:
+      'What a client shows for the signed-in account: user_id, email, full_name, role, is_admin and ' +
+      "the other user fields, the caller's profile_data, and max_message_id, the newest message the " +
+      'caller has (for a client to start reading from).',
     response: {
       required: [...OWN_USER_FIELDS.filter((name) => name !== 'profile_data'), 'max_message_id'],
       properties: {
@@ -151,6 +161,11 @@ export const userEndpoints = [
     path: '/users/{user}',
     operationId: 'getUser',
     summary: 'One user; an unknown or hidden one is 400 No such user',
+    description:
+      'The user by id, by real email (when the caller may see it) or by the API email ' +
+      'user<id>@<host>; the same fields as GET /users, with the same client_gravatar and ' +
+      'include_custom_profile_fields. An unknown user, or one whose email the caller may not look ' +
+      'up, is 400 "No such user".',
     params: { user: userPath, ...formatOptions },
     response: { required: ['user'], properties: { user: schema('User') } },
     view: async (params, actor) => {
@@ -238,6 +253,11 @@ export const userEndpoints = [
     path: '/users/{user_id}/reactivate',
     operationId: 'reactivateUser',
     summary: 'Reactivate a deactivated user (administrators)',
+    description:
+      'Administrators only (400 "Must be an organization administrator"); the user may log in and ' +
+      'use their API key again. An unknown user is 400 "No such user", an active one 400 "User is ' +
+      'already active". Every active user of the organization gets realm_user update with is_active ' +
+      'true.',
     params: { user_id: p.id() },
     view: async ({ user_id }, actor) => {
       const target = await userById(actor.db, actor.realm.id, user_id);
@@ -250,6 +270,10 @@ export const userEndpoints = [
     path: '/users/{user_id}/status',
     operationId: 'getUserStatus',
     summary: "A user's status: its text and emoji, the parts that are set",
+    description:
+      "Any member may read any user's status: status_text and the emoji (emoji_name, emoji_code, " +
+      'reaction_type), each only when set; an empty object when none is. An unknown user is 400 "No ' +
+      'such user". Users set their own with POST /users/me/status.',
     params: { user_id: p.id() },
     response: {
       required: ['status'],

@@ -53,6 +53,11 @@ export const videoCallEndpoints = [
     path: '/calls/bigbluebutton/create',
     operationId: 'createBigBlueButtonCall',
     summary: "A signed BigBlueButton call link, whatever the organization's provider",
+    description:
+      'Any member; the link points at GET /calls/bigbluebutton/join on this server with the ' +
+      "meeting's fields signed, so it can be pasted into a message. The caller becomes the " +
+      "meeting's moderator; voice_only starts it without video. Without BigBlueButton configured on " +
+      'the server (MUSE_VIDEO_BBB_URL, MUSE_VIDEO_BBB_SECRET) it is 400 "BigBlueButton is not configured on this server".',
     params: { meeting_name: p.string(), voice_only: p.bool().default(false) },
     response: callUrl,
     view: async (params, actor) => ({
@@ -101,6 +106,10 @@ export const videoCallEndpoints = [
     path: '/calls/zoom/register',
     operationId: 'startZoomAuthorization',
     summary: "Answers 302 to Zoom's OAuth authorization, with a signed state naming the caller",
+    description:
+      "Opened in the user's browser (with the API's Basic auth) to link their Zoom account: the " +
+      'answer redirects to Zoom, which sends the browser back to GET /calls/zoom/complete. Without ' +
+      'Zoom configured on the server it is 400 "Zoom is not configured on this server".',
     view: async (_params, actor, req) =>
       redirect(req, zoomAuthorizeUrl(actor, actor.runtime.video, await zoomRedirectUri(actor.runtime, req))),
   }),
@@ -126,6 +135,10 @@ export const videoCallEndpoints = [
     path: '/calls/zoom',
     operationId: 'removeZoomToken',
     summary: "Forget the caller's Zoom token (has_videocall_token becomes false)",
+    description:
+      "The caller's Zoom account is unlinked; Zoom calls need GET /calls/zoom/register again. When " +
+      "a token was stored, the caller's clients get has_zoom_token and has_videocall_token with " +
+      'value false. Having none is no error.',
     view: async (_params, actor) => {
       await removeZoomToken(actor);
     },
