@@ -193,5 +193,10 @@ describe('an organization on a server without web-public channels', () => {
     expect(members.find((m) => m.user_id === gone.id)).toMatchObject({ is_deleted: true });
     expect(members.find((m) => m.user_id === deactivated.id)).not.toHaveProperty('is_deleted');
     expect(members.find((m) => m.user_id === owner.id)).not.toHaveProperty('is_deleted');
+    // Reactivated, the user is no longer a deleted one (the name and picture stay as they were made).
+    expect((await call(url(), 'POST', `/users/${gone.id}/reactivate`, owner)).status).toBe(200);
+    const back = (await call(url(), 'GET', `/users/${gone.id}`, owner)).body.user as Record<string, unknown>;
+    expect(back).toMatchObject({ is_active: true, full_name: 'Deleted user' });
+    expect(back).not.toHaveProperty('is_deleted');
   });
 });
