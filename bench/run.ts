@@ -34,7 +34,7 @@ const SUITE_ARGS: Record<string, string[]> = {
   generation: ['400'],
   'burst-delivery': ['--generations', '300', '--messages', '10', '--upstream-seconds', '60'],
   // The million messages stay (the size); fewer searches of each kind.
-  search: ['--requests', '50'],
+  search: ['--requests', '20'],
 };
 
 const failed: string[] = [];
