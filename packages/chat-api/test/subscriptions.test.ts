@@ -282,24 +282,6 @@ describe('channel subscriptions', () => {
     expect(subs.find((s) => s.name === 'default retention')).toMatchObject({ message_retention_days: null });
   });
 
-  it('the message-deletion group settings are refused, not stored and ignored (this server deletes no messages)', async () => {
-    for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group']) {
-      const refused = await call(url(), 'POST', '/users/me/subscriptions', owner, {
-        subscriptions: [{ name: `deletions ${name}` }],
-        [name]: { direct_members: [owner.id], direct_subgroups: [] },
-      });
-      expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({
-        code: 'BAD_REQUEST',
-        msg: `${name} is not supported: who may delete messages is set for the whole organization`,
-      });
-      const subs = (await call(url(), 'GET', '/users/me/subscriptions', owner)).body.subscriptions as {
-        name: string;
-      }[];
-      expect(subs.map((sub) => sub.name)).not.toContain(`deletions ${name}`);
-    }
-  });
-
   it('group settings are validated: unknown group id is 400', async () => {
     const { status, body } = await call(url(), 'POST', '/users/me/subscriptions', owner, {
       subscriptions: [{ name: 'grouped' }],

@@ -11,6 +11,7 @@ import { linkifierEndpoints } from './linkifiers.ts';
 import { messageLifecycleEndpoints } from './message-lifecycle.ts';
 import { channelEndpoints } from './channels.ts';
 import { presenceEndpoints } from './presence.ts';
+import { realmEndpoints } from './realm.ts';
 import { settingsEndpoints } from './settings.ts';
 import { profileDataEndpoints } from './profile-data.ts';
 import { savedSnippetEndpoints } from './saved-snippets.ts';
@@ -42,7 +43,7 @@ export const chatAreas: readonly Area[] = [
   {
     tag: 'Server',
     description: "The server's and the organization's settings.",
-    endpoints: serverSettingsEndpoints,
+    endpoints: [...serverSettingsEndpoints, ...realmEndpoints],
   },
   {
     tag: 'Subscriptions',

@@ -83,6 +83,7 @@ export const chatSchemas = {
       full_name: str,
       date_joined: { ...str, format: 'date-time' },
       is_active: bool,
+      is_deleted: { type: 'boolean', enum: [true], description: 'Present only for a deleted profile.' },
       is_owner: bool,
       is_admin: bool,
       is_guest: bool,
@@ -100,7 +101,7 @@ export const chatSchemas = {
         additionalProperties: closed({ value: str, rendered_value: str }, ['rendered_value']),
       },
     },
-    ['bot_owner_id', 'profile_data'],
+    ['bot_owner_id', 'profile_data', 'is_deleted'],
   ),
   Subscription: closed(
     {

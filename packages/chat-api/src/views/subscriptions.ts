@@ -154,10 +154,10 @@ export const subscriptionEndpoints = [
       can_remove_subscribers_group: groupSetting(),
       can_administer_channel_group: groupSetting(),
       can_delete_any_message_group: groupSetting().describe(
-        'Refused (400): who may delete messages is set for the whole organization, not per channel.',
+        "Who may delete anyone's messages in the channel (administrators always may).",
       ),
       can_delete_own_message_group: groupSetting().describe(
-        'Refused (400): who may delete messages is set for the whole organization, not per channel.',
+        'Who may delete their own messages in the channel.',
       ),
       can_send_message_group: groupSetting(),
       can_subscribe_group: groupSetting(),
@@ -185,12 +185,6 @@ export const subscriptionEndpoints = [
         name: validateStreamName(s.name),
         description: validateStreamDescription(s.description ?? ''),
       }));
-      // Deletion rights are the organization's (DELETE /messages/{id}); a per-channel setting would be stored and never apply.
-      for (const name of ['can_delete_any_message_group', 'can_delete_own_message_group'] as const)
-        if (params[name] !== undefined)
-          throw new JsonableError(
-            `${name} is not supported: who may delete messages is set for the whole organization`,
-          );
       const targets = await resolvePrincipals(actor, params.principals);
       const others = targets.some((t) => t.id !== user.id);
       if (others && isGuest(user)) throw insufficientPermission();

@@ -132,7 +132,8 @@ export async function updateUser(actor: Actor, found: User, changes: UserChanges
       if ([...fullName].length > MAX_FULL_NAME_LENGTH) throw new JsonableError('Name too long!');
     }
     if (changes.new_email !== undefined) {
-      if (!isOwner(me) || !me.can_change_user_emails) {
+      // The organization's setting (PATCH /realm) or the right the server gave this owner (create-user).
+      if (!isOwner(me) || !(actor.realm.can_change_user_emails || me.can_change_user_emails)) {
         throw new JsonableError('User not authorized to change email addresses');
       }
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(changes.new_email))

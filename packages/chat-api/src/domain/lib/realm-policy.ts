@@ -1,8 +1,8 @@
 import type { SystemGroupName } from './realms.ts';
 
 /**
- * The organization policies Muse applies, with Zulip's defaults (there is no `PATCH /realm` yet,
- * so every organization has these). Rules (message editing, moving, deleting) read them here,
+ * The organization policies Muse applies, with Zulip's defaults (`PATCH /realm` does not change
+ * these, so every organization has them). Rules (message editing, moving, deleting) read them here,
  * and `/register` reports them, so what clients are told is what the server does.
  */
 export const REALM_POLICY = {

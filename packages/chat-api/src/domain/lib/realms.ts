@@ -12,6 +12,8 @@ export interface Realm {
   topics_policy: string;
   message_retention_days: number | null;
   enable_spectator_access: boolean;
+  /** Whether owners may change users' email addresses (migration 1083). */
+  can_change_user_emails: boolean;
   notification_bot_id: number | null;
   new_stream_announcements_stream_id: number | null;
   /** Zulip's provider numbers: 0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton. */

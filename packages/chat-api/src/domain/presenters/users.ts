@@ -34,6 +34,9 @@ export function formatUser(
     avatar_version: target.avatar_version,
     is_imported_stub: target.is_imported_stub,
   };
+  // Zulip's marker of a profile deleted by DELETE /users/{id} with delete_profile (present only when
+  // true); a deleted user is never active, so reactivating one ends it.
+  if (target.avatar_source === 'D' && !target.is_active) formatted.is_deleted = true;
   if (target.is_bot) formatted.bot_owner_id = target.bot_owner_id;
   if (options.profile && !target.is_bot) {
     formatted.profile_data = Object.fromEntries(
