@@ -125,19 +125,18 @@ export default tseslint.config(
   {
     // Events are written by transact()'s pre-commit hook (one lock order, retried on deadlock): a
     // plain Sequelize transaction that sends an event fails at run time, so none may be opened.
-    // SQL runs through domain/sql.ts (rows, one, exec), the one way of ARCHITECTURE.md's "Running SQL".
+    // SQL runs through core's sql.ts (rows, one, exec), the one way of ARCHITECTURE.md's "Running SQL".
     files: ['packages/chat-api/src/**/*.ts'],
-    ignores: ['packages/chat-api/src/domain/lib/transact.ts', 'packages/chat-api/src/domain/sql.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "CallExpression[callee.property.name='transaction']",
-          message: 'Open chat-api transactions with transact() (domain/lib/transact.ts).',
+          message: "Open chat-api transactions with @muse/core's transact().",
         },
         {
           selector: "CallExpression[callee.property.name='query']",
-          message: 'Run chat-api SQL through domain/sql.ts (rows, one, exec).',
+          message: "Run chat-api SQL through @muse/core's rows, one and exec.",
         },
       ],
     },

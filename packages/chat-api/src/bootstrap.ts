@@ -1,12 +1,11 @@
 import type { Config, Sequelize } from '@muse/core';
 import { ROLE } from './domain/limits.ts';
-import { exec, one } from './domain/sql.ts';
 import { createRealm, realmBySubdomain, type Realm } from './domain/lib/realms.ts';
 import { createUser, type User } from './domain/lib/users.ts';
 import { PUBLIC_CHANNEL } from './domain/lib/streams.ts';
 import { createStream, joinDefaultStreams } from './domain/actions/streams.ts';
-import { transact } from './domain/lib/transact.ts';
 import { createWelcomeBot, welcomeNewUser } from './domain/actions/onboarding.ts';
+import { exec, one, transact } from '@muse/core';
 
 /** What `muse-server chat create-organization` runs: an organization with its system groups. */
 export async function createOrganization(

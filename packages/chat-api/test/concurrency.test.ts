@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '@muse/core';
+import { createDatabase, beforeCommit, transact } from '@muse/core';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { sendEvent } from '../src/domain/lib/events/log.ts';
-import { beforeCommit, transact } from '../src/domain/lib/transact.ts';
 import {
   call,
   makeOrganization,

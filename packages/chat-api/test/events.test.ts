@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { sendEvent } from '../src/domain/lib/events/log.ts';
-import { transact } from '../src/domain/lib/transact.ts';
 import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
+import { transact } from '@muse/core';
 
 type Event = { id: number; type: string; op?: string; [key: string]: unknown };
 

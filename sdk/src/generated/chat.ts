@@ -728,6 +728,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/realm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the organization's settings
+     * @description Organization owners only (400 "Must be an organization owner"). Settings not sent are kept; everyone in the organization gets one realm update_dict event (property "default") with the values that changed, none when nothing did.
+     */
+    patch: operations['updateRealm'];
+    trace?: never;
+  };
   '/api/v1/realm/emoji': {
     parameters: {
       query?: never;
@@ -2086,6 +2106,11 @@ export interface components {
       is_active: boolean;
       is_admin: boolean;
       is_bot: boolean;
+      /**
+       * @description Present only for a deleted profile.
+       * @enum {boolean}
+       */
+      is_deleted?: true;
       is_guest: boolean;
       is_imported_stub: boolean;
       is_owner: boolean;
@@ -4308,6 +4333,56 @@ export interface operations {
         'multipart/form-data': {
           /** @description Without it, every device of the caller */
           token?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
+            msg: string;
+            /** @constant */
+            result: 'success';
+          };
+        };
+      };
+      400: components['responses']['Error'];
+      401: components['responses']['Unauthorized'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['RateLimited'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateRealm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          /** @description Whether owners may change users' email addresses (PATCH /users/{user_id} new_email). */
+          can_change_user_emails?: boolean;
+          /** @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings. */
+          email_address_visibility?: number;
+          /** @description Whether people who are not logged in may read the web-public channels; turning it on needs the server setting MUSE_CHAT_WEB_PUBLIC_STREAMS. */
+          enable_spectator_access?: boolean;
+        };
+        'multipart/form-data': {
+          /** @description Whether owners may change users' email addresses (PATCH /users/{user_id} new_email). */
+          can_change_user_emails?: boolean;
+          /** @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings. */
+          email_address_visibility?: number;
+          /** @description Whether people who are not logged in may read the web-public channels; turning it on needs the server setting MUSE_CHAT_WEB_PUBLIC_STREAMS. */
+          enable_spectator_access?: boolean;
         };
       };
     };
@@ -7914,14 +7989,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
-          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
+          /** @description Who may delete anyone's messages in the channel (administrators always may). */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
-          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
+          /** @description Who may delete their own messages in the channel. */
           can_delete_own_message_group?:
             | number
             | {
@@ -7997,14 +8072,14 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
-          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
+          /** @description Who may delete anyone's messages in the channel (administrators always may). */
           can_delete_any_message_group?:
             | number
             | {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
-          /** @description Refused (400): who may delete messages is set for the whole organization, not per channel. */
+          /** @description Who may delete their own messages in the channel. */
           can_delete_own_message_group?:
             | number
             | {

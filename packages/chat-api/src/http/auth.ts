@@ -2,9 +2,9 @@ import type { RequestHandler } from 'express';
 import type { Config, Sequelize } from '@muse/core';
 import type { Actor } from '../domain/context.ts';
 import { realmBySubdomain, subdomainForHost, type Realm } from '../domain/lib/realms.ts';
-import { one } from '../domain/sql.ts';
 import { apiEmail, type User } from '../domain/lib/users.ts';
 import { unauthorized } from './errors.ts';
+import { one } from '@muse/core';
 
 /** The organization addressed by the Host header, or undefined when none exists there. */
 export async function requestRealm(

@@ -1,10 +1,10 @@
 import { createBot, deactivateBot, regenerateBotApiKey, updateBot } from '../domain/actions/bots.ts';
 import { BOT_TYPE, GENERIC_INTERFACE } from '../domain/lib/bots.ts';
 import { formatOwnedBot } from '../domain/presenters/bots.ts';
-import { rows } from '../domain/sql.ts';
 import type { User } from '../domain/lib/users.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
+import { rows } from '@muse/core';
 
 const str = { type: 'string' };
 const nullableStr = { type: ['string', 'null'] };

@@ -11,7 +11,7 @@ import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
 import { narrowSchema, schema } from './schemas.ts';
-import { transact } from '../domain/lib/transact.ts';
+import { transact } from '@muse/core';
 
 const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
 

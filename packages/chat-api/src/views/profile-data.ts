@@ -10,7 +10,7 @@ import { p } from '../http/params.ts';
 import { isAdmin } from '../domain/lib/users.ts';
 import { listProfileFields } from '../domain/presenters/profile-fields.ts';
 import { schema } from './schemas.ts';
-import { transact } from '../domain/lib/transact.ts';
+import { transact } from '@muse/core';
 
 export const profileDataSchema = {
   type: 'array',

@@ -30,8 +30,8 @@ import { sendMessage } from '../domain/actions/message-send.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
 import { schema } from './schemas.ts';
-import { transact } from '../domain/lib/transact.ts';
 import { lockChannels } from '../domain/lib/channel-locks.ts';
+import { transact } from '@muse/core';
 
 const principalsSchema = {
   anyOf: [

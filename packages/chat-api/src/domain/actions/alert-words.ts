@@ -2,9 +2,8 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { MAX_ALERT_WORD_LENGTH, MAX_ALERT_WORDS } from '../limits.ts';
-import { exec, one, type Transaction } from '../sql.ts';
-import { transact } from '../lib/transact.ts';
 import { alertWords } from '../lib/alert-words.ts';
+import { exec, one, type Transaction, transact } from '@muse/core';
 
 /** Words are trimmed; empty ones dropped; one already present (in any case) is ignored. */
 function clean(words: string[]): string[] {

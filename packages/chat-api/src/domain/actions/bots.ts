@@ -13,10 +13,8 @@ import {
   serviceOf,
 } from '../lib/bots.ts';
 import { REALM_GROUP_SETTINGS } from '../lib/realm-policy.ts';
-import { transact } from '../lib/transact.ts';
 import { formatBot } from '../presenters/bots.ts';
 import { realmHost, systemGroupIds } from '../lib/realms.ts';
-import { exec, one, type Transaction } from '../sql.ts';
 import {
   activeUserIds,
   avatarUrl,
@@ -29,6 +27,7 @@ import {
 } from '../lib/users.ts';
 import { generateApiKey } from '../lib/credentials.ts';
 import { announceNewAccount } from './create-user.ts';
+import { transact, exec, one, type Transaction } from '@muse/core';
 
 export interface NewBot {
   full_name: string;

@@ -4,9 +4,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import { isAdmin, isGuest, isOwner } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import {
   isSubscribed,
   peerAudience,
@@ -17,6 +15,7 @@ import {
   type Stream,
 } from '../lib/streams.ts';
 import { formatBasicStream } from '../presenters/streams.ts';
+import { exec, one, rows, type Transaction, transact } from '@muse/core';
 
 // PATCH and DELETE /streams/{stream_id}: a channel's own settings and its archiving, with the
 // `stream` events everyone who can see the channel gets (Zulip's do_change_stream_* actions).

@@ -2,7 +2,6 @@ import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEventsPerUser } from '../lib/events/log.ts';
 import { MAX_FULL_NAME_LENGTH } from '../limits.ts';
-import { transact } from '../lib/transact.ts';
 import { welcomeNewUser } from './onboarding.ts';
 import { joinDefaultStreams } from './streams.ts';
 import {
@@ -13,8 +12,8 @@ import {
   usersInRealm,
   type User,
 } from '../lib/users.ts';
-import type { Transaction } from '../sql.ts';
 import { formatUser } from '../presenters/users.ts';
+import { transact, type Transaction } from '@muse/core';
 
 /** Zulip's `password_min_length`, as the registration answer states it. */
 const MIN_PASSWORD_LENGTH = 6;

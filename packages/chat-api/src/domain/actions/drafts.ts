@@ -2,10 +2,9 @@ import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { MAX_TOPIC_LENGTH } from '../limits.ts';
-import { one, rows } from '../sql.ts';
 import { streamById, subscriberIds } from '../lib/streams.ts';
-import { transact } from '../lib/transact.ts';
 import { formatDraft, type DraftRow } from '../presenters/drafts.ts';
+import { one, rows, transact } from '@muse/core';
 
 /** A draft as clients send it (Zulip's Draft object); `timestamp` is filled by the server when absent. */
 export interface DraftInput {

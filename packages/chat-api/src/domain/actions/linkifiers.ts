@@ -2,9 +2,8 @@ import { adminRequired, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { realmLinkifiers, validateLinkifier } from '../lib/linkifiers.ts';
-import { transact } from '../lib/transact.ts';
 import { activeUserIds, isAdmin } from '../lib/users.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
+import { transact, exec, one, rows, type Transaction } from '@muse/core';
 
 const notFound = () => new JsonableError('Linkifier not found.');
 

@@ -8,9 +8,8 @@ import { sendEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { REALM_POLICY } from '../lib/realm-policy.ts';
-import { exec, rows } from '../sql.ts';
 import { isAdmin } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
+import { exec, rows, transact } from '@muse/core';
 
 const secondsSince = (d: Date) => (Date.now() - new Date(d).getTime()) / 1000;
 

@@ -12,11 +12,10 @@ import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
 import { mentionFlags, renderMessage } from '../lib/mentions.ts';
 import { REALM_POLICY } from '../lib/realm-policy.ts';
-import { exec, rows, type Transaction } from '../sql.ts';
 import { streamById, type Stream } from '../lib/streams.ts';
 import { isAdmin, isGuest } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import { moveHolders, type HolderGroup } from '../lib/message-moves.ts';
+import { exec, rows, type Transaction, transact } from '@muse/core';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];

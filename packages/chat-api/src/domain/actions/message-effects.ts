@@ -2,8 +2,8 @@ import type { Logger, Sequelize } from '@muse/core';
 import type { Actor } from '../context.ts';
 import type { OutgoingWebhookStarter } from '../outgoing-webhook-starter.ts';
 import type { PushSender } from '../../push/index.ts';
-import type { Transaction } from '../sql.ts';
 import { pushForMessage } from './push.ts';
+import { type Transaction } from '@muse/core';
 
 /**
  * What a message sets going outside the database once it is committed, whoever sent it (a

@@ -1,9 +1,8 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
-import { rows, type Transaction } from '../sql.ts';
-import { transact } from '../lib/transact.ts';
 import { receivedMessages } from '../lib/user-messages.ts';
+import { rows, type Transaction, transact } from '@muse/core';
 
 /** The flags a user may set on their own messages (Zulip's `POST /messages/flags`). */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;

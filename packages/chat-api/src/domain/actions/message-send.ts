@@ -2,20 +2,19 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendChannelEvent, sendEvent } from '../lib/events/log.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits.ts';
-import { one, rows, type Transaction } from '../sql.ts';
 import { mentionFlagsSql, renderMessage } from '../lib/mentions.ts';
 import type { RenderedMentions } from '../lib/markdown.ts';
 import { resolveStream, type Destination, type MessageRow } from '../lib/messages.ts';
 import { isSubscribed, type Stream } from '../lib/streams.ts';
 import { userHasGroupSetting } from '../lib/group-settings.ts';
 import { apiEmail, userByEmailVisibleTo, userById, usersByIds } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import { lockChannels } from '../lib/channel-locks.ts';
 import { receivedThroughSpan } from '../lib/user-messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { claimAttachments } from './uploads.ts';
 import { recordServiceTriggers } from '../lib/service-triggers.ts';
 import { startEffectsAfterCommit } from './message-effects.ts';
+import { one, rows, type Transaction, transact } from '@muse/core';
 
 /** A message that passed every check of its sender, ready to be stored. */
 export interface PreparedMessage {

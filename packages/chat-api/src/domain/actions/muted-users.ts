@@ -2,10 +2,9 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { mutedUsers } from '../lib/muted-users.ts';
-import { transact } from '../lib/transact.ts';
 import { userById } from '../lib/users.ts';
-import { one, rows } from '../sql.ts';
 import { changeFlags } from './message-flags.ts';
+import { transact, one, rows } from '@muse/core';
 
 /**
  * POST /users/me/muted_users/{id}: as in Zulip, the muted user's messages the caller has not read

@@ -1,8 +1,8 @@
 import type { Config, Sequelize } from '@muse/core';
 import { sendMessage } from './message-send.ts';
 import type { Realm } from '../lib/realms.ts';
-import { one, type Transaction } from '../sql.ts';
 import { createUser, type User } from '../lib/users.ts';
+import { one, type Transaction } from '@muse/core';
 
 // Zulip's onboarding: each organization has a Welcome Bot, and a new person gets a direct message
 // from it, so nobody starts in front of an empty message list (zulip-terminal 0.7.0 cannot draw one).

@@ -4,14 +4,13 @@ import type { Actor } from '../context.ts';
 import { JsonableError } from '../errors.ts';
 import { serviceOf } from '../lib/bots.ts';
 import { streamById } from '../lib/streams.ts';
-import { transact } from '../lib/transact.ts';
 import { type Destination, type MessageRow } from '../lib/messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { insertMessage, prepareMessage } from './message-send.ts';
 import type { WebhookOutcome } from '../outgoing-webhook-contract.ts';
 import { realmUrl, type Realm } from '../lib/realms.ts';
-import { exec, one } from '../sql.ts';
 import { userById, usersByIds, type User } from '../lib/users.ts';
+import { transact, exec, one } from '@muse/core';
 
 /** Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: how long a bot server has to answer. */
 export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;

@@ -2,7 +2,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { legacyPresence, recordPresence } from '../lib/presence.ts';
 import { activeUserIds, apiEmail } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
+import { transact } from '@muse/core';
 
 /**
  * A client's presence report. Only a report that changes what others see (back online, or active

@@ -2,10 +2,9 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { FIELD_TYPE } from '../limits.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import { activeUserIds, isAdmin, profileEntry, type User } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import { listProfileFields, type ProfileField } from '../presenters/profile-fields.ts';
+import { exec, one, rows, type Transaction, transact } from '@muse/core';
 
 export type ProfileValue = string | number[] | null;
 

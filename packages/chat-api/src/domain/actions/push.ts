@@ -8,8 +8,8 @@ import {
 } from '../../push/index.ts';
 import type { Actor } from '../context.ts';
 import { realmUrl, type Realm } from '../lib/realms.ts';
-import { exec, one, rows } from '../sql.ts';
 import type { User } from '../lib/users.ts';
+import { exec, one, rows } from '@muse/core';
 
 export type DeviceKind = PushDevice['kind'];
 

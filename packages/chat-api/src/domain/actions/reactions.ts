@@ -3,9 +3,8 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { emojiCodeForName, emojiNameMatchesCode, isEmojiCode } from '../lib/emoji.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
-import { rows, type Transaction } from '../sql.ts';
 import { apiEmail } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
+import { rows, type Transaction, transact } from '@muse/core';
 
 export const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];

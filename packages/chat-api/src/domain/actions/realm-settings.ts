@@ -1,11 +1,10 @@
 import { JsonableError, ownerRequired } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { sendEvent } from '../lib/events.ts';
+import { sendEvent } from '../lib/events/log.ts';
 import { EMAIL_VISIBILITY } from '../limits.ts';
-import { transact } from '../lib/transact.ts';
 import { isOwner, usersInRealm } from '../lib/users.ts';
-import { exec, one } from '../sql.ts';
 import type { Realm } from '../lib/realms.ts';
+import { transact, exec, one } from '@muse/core';
 
 /** The organization settings an owner may change with `PATCH /realm`. */
 export interface RealmChanges {

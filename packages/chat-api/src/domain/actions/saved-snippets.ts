@@ -1,9 +1,8 @@
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
-import { one } from '../sql.ts';
-import { transact } from '../lib/transact.ts';
 import { formatSnippet, type SnippetRow } from '../presenters/saved-snippets.ts';
+import { one, transact } from '@muse/core';
 
 export const MAX_SNIPPET_TITLE_LENGTH = 200;
 

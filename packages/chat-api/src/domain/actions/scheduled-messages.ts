@@ -2,7 +2,15 @@
 // deliver) turns on one row and its version, and the once-only delivery reads best beside the
 // edits it races with.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { platformMetrics, type Config, type Sequelize } from '@muse/core';
+import {
+  platformMetrics,
+  type Config,
+  type Sequelize,
+  exec,
+  one,
+  type Transaction,
+  transact,
+} from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import type { DeliveryOutcome, DeliveryPlan } from '../delivery-contract.ts';
@@ -10,9 +18,7 @@ import { sendEvent } from '../lib/events/log.ts';
 import { insertMessage, prepareMessage, type PreparedMessage } from './message-send.ts';
 import type { Destination } from '../lib/messages.ts';
 import type { Realm } from '../lib/realms.ts';
-import { exec, one, type Transaction } from '../sql.ts';
 import { userById } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import { formatScheduledMessage, type ScheduledRow } from '../presenters/scheduled-messages.ts';
 
 /** Starts, moves and cancels deliveries; the messaging API's is Temporal (../delivery-scheduler.ts). */

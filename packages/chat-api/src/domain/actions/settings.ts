@@ -9,8 +9,7 @@ import {
   type SettingName,
   type SettingValue,
 } from '../lib/user-settings.ts';
-import { exec } from '../sql.ts';
-import { transact } from '../lib/transact.ts';
+import { exec, transact } from '@muse/core';
 
 /**
  * `PATCH /settings` for the personal settings `/register` reports: each changed value is kept

@@ -5,7 +5,6 @@ import { sendEvent } from '../lib/events/log.ts';
 import type { GroupSetting } from '../lib/group-settings.ts';
 import { lockChannels } from '../lib/channel-locks.ts';
 import { systemGroupIds } from '../lib/realms.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import type { User } from '../lib/users.ts';
 import {
   defaultStreams,
@@ -20,6 +19,7 @@ import {
   type SubscriptionRow,
 } from '../lib/streams.ts';
 import { formatBasicStream, formatSubscription } from '../presenters/streams.ts';
+import { exec, one, rows, type Transaction } from '@muse/core';
 
 // Channel writes that send events: creation, (un)subscription, subscription settings.
 

@@ -5,8 +5,8 @@ import { accessibleStream } from '../lib/channels.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { subscriberIds } from '../lib/streams.ts';
 import { apiEmail, usersByIds, type User } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
+import { transact } from '@muse/core';
 
 export type TypingTarget =
   { kind: 'direct'; to: number[] } | { kind: 'stream'; streamId: number; topic: string };

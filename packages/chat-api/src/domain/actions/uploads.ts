@@ -4,7 +4,6 @@ import type { FileStorage } from '@muse/core';
 import { JsonableError, notFound } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
-import { transact } from '../lib/transact.ts';
 import {
   attachmentByPathId,
   canAccessAttachment,
@@ -14,7 +13,7 @@ import {
   type Attachment,
 } from '../lib/attachments.ts';
 import type { Stream } from '../lib/streams.ts';
-import { one, rows, type Transaction } from '../sql.ts';
+import { transact, one, rows, type Transaction } from '@muse/core';
 
 /** Zulip's `sanitize_name`: letters, digits, `_`, `.`, `-`; runs of spaces and dashes become one dash. */
 export function sanitizeFileName(raw: string): string {

@@ -4,7 +4,6 @@ import { sendEvent, sendEventsPerUser, type ChatEvent } from '../lib/events/log.
 import { deleteQueuesOfUser } from '../lib/events/registration.ts';
 import { MAX_DEACTIVATION_COMMENT_LENGTH, MAX_FULL_NAME_LENGTH, ROLE, ROLES } from '../limits.ts';
 import { updateProfileData, type ProfileValue } from './profile-fields.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import {
   avatarUrl,
   canSeeRealEmail,
@@ -14,7 +13,7 @@ import {
   usersInRealm,
   type User,
 } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
+import { exec, one, rows, type Transaction, transact } from '@muse/core';
 
 export interface UserChanges {
   full_name?: string | undefined;

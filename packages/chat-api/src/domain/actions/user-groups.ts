@@ -5,9 +5,7 @@ import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from '../lib/group-settings.ts';
 import { GROUP_SETTING_NAMES as STREAM_GROUP_SETTINGS } from '../lib/streams.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import { activeUserIds, isGuest } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
 
 import {
   type GroupPermission,
@@ -26,6 +24,7 @@ import {
   validateGroupName,
 } from '../lib/user-groups.ts';
 import { formatGroup } from '../presenters/user-groups.ts';
+import { exec, one, rows, type Transaction, transact } from '@muse/core';
 
 // User-group writes that send events: creation, membership, deactivation.
 

@@ -1,10 +1,9 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
-import { transact } from '../lib/transact.ts';
 import { activeUserIds } from '../lib/users.ts';
-import { exec } from '../sql.ts';
 import { resolveEmoji, type ReactionType } from './reactions.ts';
+import { transact, exec } from '@muse/core';
 
 /** Zulip's limit on a status text. */
 export const MAX_STATUS_TEXT_LENGTH = 60;

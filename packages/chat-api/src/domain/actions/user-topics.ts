@@ -4,8 +4,7 @@ import { sendEvent } from '../lib/events/log.ts';
 import { MAX_TOPIC_LENGTH } from '../limits.ts';
 import { accessibleStream } from '../lib/channels.ts';
 import { formatUserTopic, legacyMutedTopics, userTopics, VISIBILITY } from '../lib/user-topics.ts';
-import { one } from '../sql.ts';
-import { transact } from '../lib/transact.ts';
+import { one, transact } from '@muse/core';
 
 /**
  * `POST /user_topics`: the caller's visibility policy for a topic (0 inherit removes it). The

@@ -4,9 +4,8 @@ import { JsonableError } from '../errors.ts';
 import { sign, verify, ZoomTokenInvalid, type VideoProviders, type ZoomTokens } from '../../video/index.ts';
 import type { Actor } from '../context.ts';
 import { sendEvent } from '../lib/events/log.ts';
-import { exec, one } from '../sql.ts';
 import type { User } from '../lib/users.ts';
-import { transact } from '../lib/transact.ts';
+import { exec, one, transact } from '@muse/core';
 
 /** Zulip's numbers for `realm_video_chat_provider`. */
 export const VIDEO_CHAT_PROVIDER = { none: 0, jitsi: 1, zoom: 3, bigbluebutton: 4 } as const;

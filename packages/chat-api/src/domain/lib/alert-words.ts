@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows, type Transaction } from '../sql.ts';
+import { rows, type Transaction } from '@muse/core';
 
 export async function alertWords(db: Sequelize, userId: number, t?: Transaction): Promise<string[]> {
   const found = await rows<{ word: string }>(

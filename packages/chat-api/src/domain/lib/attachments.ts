@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import { isGuest, type User } from './users.ts';
-import { one, rows, type Transaction } from '../sql.ts';
+import { one, rows, type Transaction } from '@muse/core';
 
 /** An uploaded file (Zulip's Attachment). */
 export interface Attachment {

@@ -1,7 +1,6 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { exec, one, rows } from '../sql.ts';
-import { transact } from './transact.ts';
+import { exec, one, rows, transact } from '@muse/core';
 
 /** Zulip's USER_STATE_SIZE_LIMIT: characters of keys and values together, per bot. */
 export const BOT_STORAGE_SIZE_LIMIT = 10_000_000;

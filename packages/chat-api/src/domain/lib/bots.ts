@@ -1,9 +1,9 @@
 import type { Sequelize } from '@muse/core';
 import { insufficientPermission, JsonableError } from '../errors.ts';
 import { ROLE } from '../limits.ts';
-import { rows, one, type Transaction } from '../sql.ts';
 import { isAdmin, userById, type User } from './users.ts';
 import type { Actor } from '../context.ts';
+import { rows, one, type Transaction } from '@muse/core';
 
 /** Zulip's bot types. Embedded bots (4) run inside Zulip's server and are not offered. */
 export const BOT_TYPE = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3 } as const;

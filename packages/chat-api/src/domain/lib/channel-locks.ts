@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { exec, type Transaction } from '../sql.ts';
+import { exec, type Transaction } from '@muse/core';
 
 /*
  * One lock per channel, held to the end of the transaction, so that who is in a channel and what

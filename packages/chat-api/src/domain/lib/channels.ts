@@ -1,10 +1,10 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { rows } from '../sql.ts';
 import { firstMessageIds, streamById, type Stream } from './streams.ts';
 import { formatBasicStream } from '../presenters/streams.ts';
 import { isAdmin, isGuest } from './users.ts';
 import { receivedMessages } from './user-messages.ts';
+import { rows } from '@muse/core';
 
 export interface StreamFilters {
   includePublic?: boolean;

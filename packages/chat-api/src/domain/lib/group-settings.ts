@@ -2,8 +2,8 @@ import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import { ROLE } from '../limits.ts';
 import type { SystemGroupName } from './realms.ts';
-import { one, rows } from '../sql.ts';
 import type { User } from './users.ts';
+import { one, rows } from '@muse/core';
 
 /** A group-setting value: a group id, or an anonymous group of users and subgroups. */
 export type GroupSetting = number | { direct_members: number[]; direct_subgroups: number[] };

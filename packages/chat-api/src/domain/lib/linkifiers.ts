@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
 import safeRegex from 'safe-regex2';
 import { JsonableError } from '../errors.ts';
-import { rows, type Transaction } from '../sql.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /**
  * Linkifiers (Zulip's realm filters): an organization's patterns that the Markdown renderer turns

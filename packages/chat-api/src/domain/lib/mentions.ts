@@ -1,7 +1,7 @@
 import type { Actor } from '../context.ts';
 import { renderZulipMarkdown, type MarkdownContext, type RenderedMentions } from './markdown.ts';
-import { rows, type Transaction } from '../sql.ts';
 import { compileLinkifier, realmLinkifiers } from './linkifiers.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /** A rendered message and the mention flags each recipient gets from it. */
 export interface RenderedMessage {

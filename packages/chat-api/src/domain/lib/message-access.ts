@@ -2,9 +2,9 @@ import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { REACTIONS_SQL, type MessageRow } from './messages.ts';
 import { formatMessage } from '../presenters/messages.ts';
-import { one, type Transaction } from '../sql.ts';
 import { canReadHistory, streamById, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
+import { one, type Transaction } from '@muse/core';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */
 export interface AccessibleMessage {

@@ -1,8 +1,8 @@
 import type { Sequelize } from '@muse/core';
-import { rows, type Transaction } from '../sql.ts';
 import { lockChannels } from './channel-locks.ts';
 import type { Stream } from './streams.ts';
 import { spanCovers } from './user-messages.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /** Users with the same flags on a message. */
 export interface HolderGroup {

@@ -1,13 +1,13 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { one, rows } from '../sql.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { compileNarrow, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage } from './message-access.ts';
+import { one, rows } from '@muse/core';
 
 export interface MessageRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows, type Transaction } from '../sql.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /** Zulip's `muted_users`: whom the user muted, with when (UNIX seconds), oldest first. */
 export async function mutedUsers(

@@ -1,13 +1,13 @@
 import { JsonableError } from '../errors.ts';
 import { alertWords } from './alert-words.ts';
 import type { Actor } from '../context.ts';
-import { rows } from '../sql.ts';
 import { maySeeStream } from './channels.ts';
 import { accessibleMessage } from './message-access.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { isGuest, userByEmailVisibleTo, userById, type User } from './users.ts';
 import { VISIBILITY } from './user-topics.ts';
 import { MENTION_FLAGS, RESOLVED_PREFIX, type EventNarrowTerm } from './event-narrow.ts';
+import { rows } from '@muse/core';
 
 /*
  * Zulip's narrow grammar, the one implementation behind GET /messages, POST /messages/flags/narrow,

@@ -1,8 +1,8 @@
 import type { Config, Sequelize } from '@muse/core';
 import type { Realm } from './realms.ts';
-import { one, rows, type Transaction } from '../sql.ts';
 import { apiEmail, type User } from './users.ts';
 import { PRESENCE_OFFLINE_THRESHOLD_SECONDS } from './realm-policy.ts';
+import { one, rows, type Transaction } from '@muse/core';
 
 /** One user's presence: when a client last saw them active, and last connected at all. */
 export interface PresenceRow {

@@ -1,5 +1,5 @@
 import type { Config, Sequelize } from '@muse/core';
-import { exec, one, rows, type Transaction } from '../sql.ts';
+import { exec, one, rows, type Transaction } from '@muse/core';
 
 export interface Realm {
   id: number;

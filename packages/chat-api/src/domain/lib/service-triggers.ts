@@ -1,8 +1,8 @@
 import type { Sequelize } from '@muse/core';
 import type { Actor } from '../context.ts';
 import type { RenderedMentions } from './markdown.ts';
-import { rows, type Transaction } from '../sql.ts';
 import { BOT_TYPE } from './bots.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /**
  * In the transaction of a new message: the active outgoing-webhook bots it mentions (in a

@@ -3,8 +3,8 @@ import { insufficientPermission, JsonableError, ownerRequired } from '../errors.
 import type { Actor } from '../context.ts';
 import { userHasGroupSetting, validateGroupSetting, type GroupSetting } from './group-settings.ts';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../limits.ts';
-import { one, rows, type Transaction } from '../sql.ts';
 import { isAdmin, isGuest, isOwner, type User } from './users.ts';
+import { one, rows, type Transaction } from '@muse/core';
 
 // Channels (Zulip's streams): their rows, the queries that read them, and who may do what with
 // them. Writes that send events are in actions/streams.ts; the wire shapes in presenters/streams.ts.

@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
-import { rows } from '../sql.ts';
 import { VISIBILITY } from './user-topics.ts';
 import { receivedMessages } from './user-messages.ts';
+import { rows } from '@muse/core';
 
 /** Zulip sends at most this many unread messages in `unread_msgs` (and says when it left some out). */
 const MAX_UNREAD = 50000;

@@ -3,8 +3,8 @@ import { insufficientPermission, JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
 import { SYSTEM_GROUP_MAX_ROLE, userHasGroupSetting, type GroupSetting } from './group-settings.ts';
 import { systemGroupIds, type SystemGroupName } from './realms.ts';
-import { one, rows, type Transaction } from '../sql.ts';
 import { activeUserIds, isAdmin } from './users.ts';
+import { one, rows, type Transaction } from '@muse/core';
 
 // User groups: their rows, the queries that read them, and who may manage them. Writes that send
 // events are in actions/user-groups.ts; the wire shape in presenters/user-groups.ts.

@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { one, rows } from '../sql.ts';
+import { one, rows } from '@muse/core';
 
 /** A user's status as stored (migration 1081): empty strings where nothing is set. */
 export interface StoredStatus {

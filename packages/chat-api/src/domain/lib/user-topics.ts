@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows, type Transaction } from '../sql.ts';
+import { rows, type Transaction } from '@muse/core';
 
 /** Zulip's visibility policies of a topic for one user. */
 export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;

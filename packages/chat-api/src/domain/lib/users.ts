@@ -8,8 +8,8 @@ import type { Config, Sequelize } from '@muse/core';
 import { EMAIL_VISIBILITY, FIELD_TYPE, ROLE } from '../limits.ts';
 import { renderMarkdown } from './markdown.ts';
 import { realmHost, type Realm } from './realms.ts';
-import { exec, one, rows, type Transaction } from '../sql.ts';
 import { generateApiKey, hashPassword } from './credentials.ts';
+import { exec, one, rows, type Transaction } from '@muse/core';
 
 export interface User {
   id: number;

@@ -4,7 +4,7 @@
  */
 import type { Actor } from '../context.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
-import { rows } from '../sql.ts';
+import { rows } from '@muse/core';
 
 const seconds = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
 

@@ -1,6 +1,6 @@
 import type { Sequelize } from '@muse/core';
 import type { ChatEvent } from '../lib/events/log.ts';
-import { one } from '../sql.ts';
+import { one } from '@muse/core';
 
 /**
  * Events as a queue's client asked for them: `message` events carry the sender's Markdown beside

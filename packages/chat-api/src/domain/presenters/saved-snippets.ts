@@ -1,5 +1,5 @@
 import type { Sequelize } from '@muse/core';
-import { rows, type Transaction } from '../sql.ts';
+import { rows, type Transaction } from '@muse/core';
 
 export interface SnippetRow {
   id: number;

@@ -1,6 +1,5 @@
 import type { Sequelize } from '@muse/core';
 import { renderMarkdown } from '../lib/markdown.ts';
-import { rows } from '../sql.ts';
 import type { User } from '../lib/users.ts';
 import {
   firstMessageIds,
@@ -9,6 +8,7 @@ import {
   type Stream,
   type SubscriptionRow,
 } from '../lib/streams.ts';
+import { rows } from '@muse/core';
 
 /** The subscription record Zulip sends in `GET /users/me/subscriptions` and `subscription add`. */
 export function formatSubscription(

@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
-import { rows } from '../sql.ts';
 
 import { GROUP_PERMISSIONS, type UserGroup, membersByGroup, subgroupsByGroup } from '../lib/user-groups.ts';
+import { rows } from '@muse/core';
 
 export function formatGroup(
   group: UserGroup,

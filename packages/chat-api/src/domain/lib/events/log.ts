@@ -10,10 +10,9 @@
  * (registration.ts), read by reader.ts.
  */
 import type { Sequelize } from '@muse/core';
-import { beforeCommit } from '../transact.ts';
-import { one, rows, type Transaction } from '../../sql.ts';
 import { spanCovers } from '../user-messages.ts';
 import { MAX_IDS_PER_WAKE, wake } from './notifier.ts';
+import { beforeCommit, one, rows, type Transaction } from '@muse/core';
 
 export type ChatEvent = { type: string } & Record<string, unknown>;
 

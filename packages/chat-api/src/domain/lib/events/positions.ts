@@ -6,7 +6,7 @@
  * last one ended.
  */
 import type { Sequelize } from '@muse/core';
-import { exec, one, rows } from '../../sql.ts';
+import { exec, one, rows } from '@muse/core';
 
 /** Per database handle: a position known settled (see settledPosition). */
 const knownSettled = new WeakMap<Sequelize, number>();

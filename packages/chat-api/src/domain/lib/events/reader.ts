@@ -5,14 +5,13 @@
  * event loop are batched into a few statements (EventReader).
  */
 import type { Sequelize } from '@muse/core';
-import { retrying, transact } from '../transact.ts';
-import { exec, rows } from '../../sql.ts';
 import { receivedThroughSpan } from '../user-messages.ts';
 import { matchesEventNarrow, type EventNarrowTerm, type MessageEventBody } from '../event-narrow.ts';
 import { appendToLog, type ChatEvent, type LogEntry } from './log.ts';
 import type { QueueNotifier } from './notifier.ts';
 import { settledPosition } from './positions.ts';
 import { badQueue } from './registration.ts';
+import { retrying, transact, exec, rows } from '@muse/core';
 
 export interface EventQueueSettings {
   heartbeatMs: number;

@@ -9,11 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../../errors.ts';
-import { retrying, transact } from '../transact.ts';
-import { exec, one, rows, type Transaction } from '../../sql.ts';
 import type { EventNarrowTerm } from '../event-narrow.ts';
 import { wake } from './notifier.ts';
 import { settledPosition } from './positions.ts';
+import { retrying, transact, exec, one, rows, type Transaction } from '@muse/core';
 
 /** Advisory-lock namespace serializing one user's registrations (the queue cap). */
 const REGISTER_LOCK = 0x63686174;
