@@ -4,7 +4,7 @@ import type { Actor } from '../context.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
-import { compileNarrow, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
+import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage } from './message-access.ts';
 import { one, rows } from '@muse/core';
@@ -95,11 +95,11 @@ function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC
   if (narrow.history)
     return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags
       FROM chat.messages m ${USER_FLAGS_JOINS}
-      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[condition, ...narrow.where].join(' AND ')}
+      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[condition, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
       ORDER BY m.id ${order} LIMIT :n`;
   return `SELECT m.*, ${REACTIONS_SQL}
-    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, order, limit: 'n' })}) m
+    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, matching: narrow.matching, order, limit: 'n' })}) m
     ORDER BY m.id ${order}`;
 }
 
@@ -115,7 +115,7 @@ async function anchorId(
   if (anchor === 'first_unread') {
     const unread = await one<{ id: string }>(
       actor.db,
-      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, unread: true, order: 'ASC', limit: 'one' })}) m`,
+      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, matching: narrow.matching, unread: true, order: 'ASC', limit: 'one' })}) m`,
       { ...params, one: 1 },
     );
     return unread ? Number(unread.id) : 'newest';
@@ -197,7 +197,9 @@ async function messagesByIds(
     `SELECT m.*, ${REACTIONS_SQL}, ${flags} AS flags, chat.message_flags(:userId, m.id) IS NOT NULL AS received
      FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
-       ${narrow.where.map((w) => `AND ${w}`).join(' ')} ${narrow.flags.map((f) => `AND ${f(flags)}`).join(' ')}
+       ${narrowConditions(narrow)
+         .map((w) => `AND ${w}`)
+         .join(' ')} ${narrow.flags.map((f) => `AND ${f(flags)}`).join(' ')}
      ORDER BY m.id`,
     { ...params, ids: `{${ids.join(',')}}` },
   );
@@ -269,6 +271,7 @@ export async function matchesNarrow(
       ...narrow.received,
       where: ['m.id = ANY (CAST(:ids AS bigint[]))', ...narrow.where],
       flags: narrow.flags,
+      matching: narrow.matching,
     })}) m`,
     params,
   );
