@@ -87,20 +87,32 @@ type FoundRow = MessageRow & { flags: string[] };
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
 
 /**
- * SQL of the narrow's messages meeting `condition` (on `m.id`), first `:n` in `order`: from the
- * history of the channels the narrow confines it to when the caller may read it, else from what
- * the caller received.
+ * SQL of the narrow's messages meeting `condition` (on `m`, or on the message id alone as a
+ * function of it), first `:n` in `order`: from the history of the channels the narrow confines
+ * it to when the caller may read it, else from what the caller received.
  */
-function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC'): string {
+function pageSql(
+  narrow: CompiledNarrow,
+  condition: string | ((id: string) => string),
+  order: 'ASC' | 'DESC',
+): string {
+  const onMessage = typeof condition === 'string' ? condition : condition('m.id');
   if (narrow.history)
     return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags
       FROM chat.messages m ${USER_FLAGS_JOINS}
-      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[condition, ...narrowConditions(narrow)].join(' AND ')}
+      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[onMessage, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
       ORDER BY m.id ${order} LIMIT :n`;
-  return `SELECT m.*, ${REACTIONS_SQL}
-    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, matching: narrow.matching, order, limit: 'n' })}) m
-    ORDER BY m.id ${order}`;
+  const received = receivedMessages({
+    ...narrow.received,
+    where: [onMessage, ...narrow.where],
+    flags: narrow.flags,
+    matching: narrow.matching,
+    onId: typeof condition === 'string' ? undefined : condition,
+    order,
+    limit: 'n',
+  });
+  return `SELECT m.*, ${REACTIONS_SQL} FROM (${received}) m ORDER BY m.id ${order}`;
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
@@ -155,16 +167,24 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   }
   const anchor = await anchorId(actor, narrow, params, query);
   const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
-  const before = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id < :anchor', 'DESC'), {
-    ...params,
-    anchor: id,
-    n: query.numBefore + 1,
-  });
-  const after = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id >= :anchor', 'ASC'), {
-    ...params,
-    anchor: id,
-    n: query.numAfter + 2,
-  });
+  const before = await rows<FoundRow>(
+    actor.db,
+    pageSql(narrow, (message) => `${message} < :anchor`, 'DESC'),
+    {
+      ...params,
+      anchor: id,
+      n: query.numBefore + 1,
+    },
+  );
+  const after = await rows<FoundRow>(
+    actor.db,
+    pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
+    {
+      ...params,
+      anchor: id,
+      n: query.numAfter + 2,
+    },
+  );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();

@@ -21,6 +21,8 @@ export interface ReceivedQuery {
    * the read starts from them instead of walking each channel's messages.
    */
   matching?: string;
+  /** A condition on the message id alone, given its SQL (an anchor's side): it bounds `matching` too. */
+  onId?: (id: string) => string;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -58,7 +60,10 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
-  const matching = query.matching ? `WITH matching (id) AS MATERIALIZED (${query.matching})` : '';
+  const matching = query.matching
+    ? `WITH matching (id) AS MATERIALIZED (SELECT * FROM (${query.matching}) matched (id)
+        ${query.onId ? `WHERE ${query.onId('matched.id')}` : ''})`
+    : '';
   if (query.explicitOnly)
     return `${matching} SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
   return `${matching} SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
