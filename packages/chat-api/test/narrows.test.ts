@@ -316,6 +316,26 @@ describe('narrows and search', () => {
     expect(await found([['search', 'pizza']])).toEqual([ids.mention, ids.mention2]);
     expect(await found([['search', 'pizza']], alice)).toEqual([ids.secret, ids.mention, ids.mention2]);
     expect(await found([['search', 'deploy']])).toEqual([ids.link]);
+    // A direct message (the reader's flags row), two terms at once, a search beside other terms.
+    expect(await found([['search', 'secret']])).toEqual([ids.dm]);
+    expect(await found([['search', 'secret']], carol)).toEqual([]);
+    expect(
+      await found([
+        ['search', 'pizza'],
+        ['search', 'brown'],
+      ]),
+    ).toEqual([ids.mention2]);
+    expect(
+      await found([
+        ['search', 'pizza'],
+        ['is', 'mentioned'],
+      ]),
+    ).toEqual([ids.mention2]);
+    const byIds = await call(url(), 'GET', '/messages', bob, {
+      message_ids: [ids.lunch, ids.mention, ids.dm],
+      narrow: [['search', 'pizza']],
+    });
+    expect((byIds.body.messages as { id: number }[]).map((m) => m.id)).toEqual([ids.mention]);
     expect(
       await found([{ operator: 'search', operand: 'brown', negated: true }, ['channel', 'kitchen']]),
     ).toEqual([ids.link]);

@@ -4,7 +4,7 @@ import type { Actor } from '../context.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
-import { compileNarrow, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
+import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage } from './message-access.ts';
 import { one, rows } from '@muse/core';
@@ -87,20 +87,32 @@ type FoundRow = MessageRow & { flags: string[] };
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
 
 /**
- * SQL of the narrow's messages meeting `condition` (on `m.id`), first `:n` in `order`: from the
- * history of the channels the narrow confines it to when the caller may read it, else from what
- * the caller received.
+ * SQL of the narrow's messages meeting `condition` (on `m`, or on the message id alone as a
+ * function of it), first `:n` in `order`: from the history of the channels the narrow confines
+ * it to when the caller may read it, else from what the caller received.
  */
-function pageSql(narrow: CompiledNarrow, condition: string, order: 'ASC' | 'DESC'): string {
+function pageSql(
+  narrow: CompiledNarrow,
+  condition: string | ((id: string) => string),
+  order: 'ASC' | 'DESC',
+): string {
+  const onMessage = typeof condition === 'string' ? condition : condition('m.id');
   if (narrow.history)
     return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags
       FROM chat.messages m ${USER_FLAGS_JOINS}
-      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[condition, ...narrow.where].join(' AND ')}
+      WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[onMessage, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
       ORDER BY m.id ${order} LIMIT :n`;
-  return `SELECT m.*, ${REACTIONS_SQL}
-    FROM (${receivedMessages({ ...narrow.received, where: [condition, ...narrow.where], flags: narrow.flags, order, limit: 'n' })}) m
-    ORDER BY m.id ${order}`;
+  const received = receivedMessages({
+    ...narrow.received,
+    where: [onMessage, ...narrow.where],
+    flags: narrow.flags,
+    matching: narrow.matching,
+    onId: typeof condition === 'string' ? undefined : condition,
+    order,
+    limit: 'n',
+  });
+  return `SELECT m.*, ${REACTIONS_SQL} FROM (${received}) m ORDER BY m.id ${order}`;
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
@@ -115,7 +127,7 @@ async function anchorId(
   if (anchor === 'first_unread') {
     const unread = await one<{ id: string }>(
       actor.db,
-      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, unread: true, order: 'ASC', limit: 'one' })}) m`,
+      `SELECT id FROM (${receivedMessages({ ...narrow.received, where: narrow.where, flags: narrow.flags, matching: narrow.matching, unread: true, order: 'ASC', limit: 'one' })}) m`,
       { ...params, one: 1 },
     );
     return unread ? Number(unread.id) : 'newest';
@@ -155,16 +167,24 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   }
   const anchor = await anchorId(actor, narrow, params, query);
   const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
-  const before = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id < :anchor', 'DESC'), {
-    ...params,
-    anchor: id,
-    n: query.numBefore + 1,
-  });
-  const after = await rows<FoundRow>(actor.db, pageSql(narrow, 'm.id >= :anchor', 'ASC'), {
-    ...params,
-    anchor: id,
-    n: query.numAfter + 2,
-  });
+  const before = await rows<FoundRow>(
+    actor.db,
+    pageSql(narrow, (message) => `${message} < :anchor`, 'DESC'),
+    {
+      ...params,
+      anchor: id,
+      n: query.numBefore + 1,
+    },
+  );
+  const after = await rows<FoundRow>(
+    actor.db,
+    pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
+    {
+      ...params,
+      anchor: id,
+      n: query.numAfter + 2,
+    },
+  );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
@@ -197,7 +217,9 @@ async function messagesByIds(
     `SELECT m.*, ${REACTIONS_SQL}, ${flags} AS flags, chat.message_flags(:userId, m.id) IS NOT NULL AS received
      FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
-       ${narrow.where.map((w) => `AND ${w}`).join(' ')} ${narrow.flags.map((f) => `AND ${f(flags)}`).join(' ')}
+       ${narrowConditions(narrow)
+         .map((w) => `AND ${w}`)
+         .join(' ')} ${narrow.flags.map((f) => `AND ${f(flags)}`).join(' ')}
      ORDER BY m.id`,
     { ...params, ids: `{${ids.join(',')}}` },
   );
@@ -269,6 +291,7 @@ export async function matchesNarrow(
       ...narrow.received,
       where: ['m.id = ANY (CAST(:ids AS bigint[]))', ...narrow.where],
       flags: narrow.flags,
+      matching: narrow.matching,
     })}) m`,
     params,
   );

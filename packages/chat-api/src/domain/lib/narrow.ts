@@ -121,6 +121,12 @@ export interface CompiledNarrow {
   /** The `tsquery` expression of the positive `search` terms (for highlighting), if any. */
   search: string | undefined;
   /**
+   * SQL of the ids of the messages the positive `search` terms match, found through the GIN
+   * index; not among `where`: a reader of received messages starts from them (lib/user-messages.ts),
+   * the others add `narrowConditions`.
+   */
+  matching: string | undefined;
+  /**
    * What the flag terms let a reader of received messages skip (lib/user-messages.ts): `is:unread`
    * reads above the spans' read watermarks, `is:starred` only the flags rows (the default flags
    * are never starred), instead of testing every message received.
@@ -129,6 +135,10 @@ export interface CompiledNarrow {
 }
 
 const TSQUERY = (param: string) => `websearch_to_tsquery(chat.search_config(), :${param})`;
+
+/** SQL: the ids of the messages whose words match every `tsquery` expression. */
+const matchingIds = (tsqueries: string[]) =>
+  `SELECT s.message_id FROM chat.message_search s WHERE ${tsqueries.map((q) => `s.tsv @@ ${q}`).join(' AND ')}`;
 
 /**
  * The channel a narrow names, as the reader may see it: a private channel they may not see
@@ -230,6 +240,7 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
     params: {},
     history: undefined,
     search: undefined,
+    matching: undefined,
     received: {},
   };
   const searches: string[] = [];
@@ -297,19 +308,27 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         break;
       }
       case 'search':
-        where(
-          `m.id IN (SELECT s.message_id FROM chat.message_search s WHERE s.tsv @@ ${TSQUERY(key)})`,
-          term.operand,
-        );
-        if (!term.negated) searches.push(TSQUERY(key));
+        if (term.negated) where(`m.id IN (${matchingIds([TSQUERY(key)])})`, term.operand);
+        else {
+          compiled.params[key] = term.operand;
+          searches.push(TSQUERY(key));
+        }
         break;
       // `near` places the anchor (a client's concern); `with` was resolved above.
       default:
         break;
     }
   }
-  if (searches.length > 0) compiled.search = `(${searches.join(' && ')})`;
+  if (searches.length > 0) {
+    compiled.search = `(${searches.join(' && ')})`;
+    compiled.matching = matchingIds(searches);
+  }
   return compiled;
+}
+
+/** The narrow's conditions on `m` for a reader that does not start from its search's matches. */
+export function narrowConditions(narrow: CompiledNarrow): string[] {
+  return narrow.matching ? [...narrow.where, `m.id IN (${narrow.matching})`] : narrow.where;
 }
 
 function isTerm(compiled: CompiledNarrow, term: NarrowTerm, key: string, not: (sql: string) => string): void {

@@ -16,6 +16,13 @@ export interface ReceivedQuery {
   unread?: boolean;
   /** Only messages whose flags a row holds (a flag the default never has, such as starred). */
   explicitOnly?: boolean;
+  /**
+   * SQL of a few message ids (a search's matches, from its index) every message read is among:
+   * the read starts from them instead of walking each channel's messages.
+   */
+  matching?: string;
+  /** A condition on the message id alone, given its SQL (an anchor's side): it bounds `matching` too. */
+  onId?: (id: string) => string;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -38,9 +45,12 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
   const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
   const explicit = `SELECT m.*, um.flags, true AS explicit
     FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
+      ${query.matching ? 'JOIN matching ON matching.id = um.message_id' : ''}
     WHERE um.user_id = :userId AND (${where}) ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
     ${query.limit ? `ORDER BY um.message_id ${order} LIMIT :${query.limit}` : ''}`;
-  const spans = `SELECT m.*, ${SPAN_FLAGS} AS flags,
+  const spans = query.matching
+    ? matchedInSpans(where, onFlags(SPAN_FLAGS), query)
+    : `SELECT m.*, ${SPAN_FLAGS} AS flags,
       false AS explicit
     FROM chat.subscription_spans sp CROSS JOIN LATERAL (
       SELECT m.* FROM chat.messages m
@@ -50,9 +60,33 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
+  const matching = query.matching
+    ? `WITH matching (id) AS MATERIALIZED (SELECT * FROM (${query.matching}) matched (id)
+        ${query.onId ? `WHERE ${query.onId('matched.id')}` : ''})`
+    : '';
   if (query.explicitOnly)
-    return `SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
-  return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+    return `${matching} SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+  return `${matching} SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+}
+
+/**
+ * The spans' branch when the messages are among `matching`: the matches in order, each message
+ * looked up by id and then the span covering it, until the limit. The `OFFSET 0` keep the
+ * planner to that order: it misjudges how few messages the spans keep and would otherwise read
+ * every message of the spans' channels and join them to all the matches (what the walk per
+ * channel did too, testing each message against the search).
+ */
+function matchedInSpans(where: string, onFlags: string, query: ReceivedQuery): string {
+  const order = query.order ?? 'DESC';
+  return `SELECT m.*, ${SPAN_FLAGS} AS flags, false AS explicit
+    FROM (SELECT id FROM matching ORDER BY id ${order}) matched
+      CROSS JOIN LATERAL (SELECT * FROM chat.messages m WHERE m.id = matched.id OFFSET 0) m
+      CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
+        WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} OFFSET 0) sp
+    WHERE (${where}) ${onFlags}
+      ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
+      AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
+    ${query.limit ? `ORDER BY matched.id ${order} LIMIT :${query.limit}` : ''}`;
 }
 
 /** SQL: whether subscription span `sp` covers message id `message` (a column or parameter). */
