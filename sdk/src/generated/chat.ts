@@ -2197,6 +2197,14 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description The request line and headers together are longer than the server reads (Node's 16 KiB): refused before the request is routed or authenticated, with an empty body. Send large parameters in fewer or shorter values (a narrow by ids rather than by names, say). */
+    HeadersTooLarge: {
+      headers: {
+        'X-Request-Id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content?: never;
+    };
     /** @description The object does not exist for the caller (someone else's counts as not existing); code BAD_REQUEST, as Zulip answers */
     NotFound: {
       headers: {
@@ -2379,6 +2387,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2458,6 +2467,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2736,6 +2746,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2772,6 +2783,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -2868,6 +2880,7 @@ export interface operations {
       };
       400: components['responses']['Error'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3004,6 +3017,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3302,6 +3316,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3335,6 +3350,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3414,6 +3430,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3622,6 +3639,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3751,6 +3769,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -3899,6 +3918,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4013,6 +4033,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -4272,6 +4293,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -5686,6 +5708,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6077,6 +6100,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6360,6 +6384,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6454,6 +6479,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6490,6 +6516,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -6797,6 +6824,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7026,6 +7054,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7068,6 +7097,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7250,6 +7280,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7359,6 +7390,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7432,6 +7464,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7505,6 +7538,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7582,6 +7616,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7659,6 +7694,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7823,6 +7859,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -7950,6 +7987,7 @@ export interface operations {
       400: components['responses']['Error'];
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };
@@ -8209,6 +8247,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['RateLimited'];
+      431: components['responses']['HeadersTooLarge'];
       503: components['responses']['Unavailable'];
     };
   };

@@ -20,6 +20,7 @@ export const ERROR_RESPONSES = {
   409: 'Conflict',
   413: 'PayloadTooLarge',
   429: 'RateLimited',
+  431: 'HeadersTooLarge',
   503: 'Unavailable',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_RESPONSES;

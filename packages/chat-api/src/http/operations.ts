@@ -56,6 +56,8 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
     ...(inPath.length ? [404 as const] : []),
     // Any request may carry a body past its budget (http/body.ts), or meet a saturated database.
     413,
+    // Parameters in the query string can make the request line longer than Node lets through.
+    ...(inQuery && inForm.length ? [431 as const] : []),
     503,
   ];
   return {
