@@ -76,9 +76,10 @@ async function pageLoads(base: string, page: string): Promise<number> {
   const documents = new Set<string>();
   for (const asset of assets) {
     const body = await get(asset);
-    // The page's init script fetches the document it renders (`fetch('/openapi.json')`).
+    // The page's init script names the document it renders: fetched itself
+    // (`fetch('/asyncapi.json')`) or handed to Swagger UI (`url: '/openapi.json'`).
     if (asset.endsWith('init.js'))
-      for (const match of body.matchAll(/fetch\((['"])(\/[^'"]+)\1\)/g)) documents.add(match[2]!);
+      for (const match of body.matchAll(/(?:fetch\(|url: )(['"])(\/[^'"]+)\1/g)) documents.add(match[2]!);
   }
   if (!documents.size) throw new Error(`${page}: its init script fetches no document`);
   for (const document of documents) JSON.parse(await get(document));
