@@ -107,12 +107,13 @@ function asyncapiPage(title: string): string {
 function asyncapiInit(documentPath: string): string {
   return `fetch(${JSON.stringify(documentPath)})
   .then((answer) => answer.json())
-  .then((document) => {
-    for (const server of Object.values(document.servers || {})) {
+  .then((asyncapi) => {
+    // Not named \`document\`: that would hide the page's own, which the render call below needs.
+    for (const server of Object.values(asyncapi.servers || {})) {
       server.host = window.location.host;
       if (server.protocol === 'ws' && window.location.protocol === 'https:') server.protocol = 'wss';
     }
-    const schema = JSON.stringify(document);
+    const schema = JSON.stringify(asyncapi);
     AsyncApiStandalone.render(
       { schema, config: { show: { sidebar: true, errors: true }, expand: { messageExamples: true } } },
       document.getElementById('asyncapi'),
