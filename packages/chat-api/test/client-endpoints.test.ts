@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, chatOnPool, makeOrganization, makeUser, type TestUser } from './support.ts';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 /** Endpoints stock clients call (issue 40 item 4), and a message's `client` from the User-Agent. */
@@ -503,5 +503,22 @@ describe('endpoints stock clients call', () => {
     expect(state.body.realm_linkifiers).toEqual([
       { id: issues, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' },
     ]);
+  });
+
+  it('a linkifier made through one process is applied by another that had rendered before', async () => {
+    const other = await chatOnPool(stack, 1);
+    try {
+      const render = async (at: string) =>
+        (await call(at, 'POST', '/messages/render', bob, { content: 'see TKT-9' })).body.rendered;
+      expect(await render(other.url)).toBe('<p>see TKT-9</p>');
+      const created = await call(url(), 'POST', '/realm/filters', admin, {
+        pattern: 'TKT-(?P<n>[0-9]+)',
+        url_template: 'https://tickets.example.com/{n}',
+      });
+      expect(created.status).toBe(200);
+      expect(await render(other.url)).toBe('<p>see <a href="https://tickets.example.com/9">TKT-9</a></p>');
+    } finally {
+      await other.close();
+    }
   });
 });

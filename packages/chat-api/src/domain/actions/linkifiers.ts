@@ -20,9 +20,11 @@ async function announce(actor: Actor, t: Transaction): Promise<void> {
 async function changing<T>(actor: Actor, change: (t: Transaction) => Promise<T>): Promise<T> {
   if (!isAdmin(actor.user)) throw adminRequired();
   return transact(actor.db, async (t) => {
+    // The row lock orders the organization's changes; the new version tells every process that
+    // its compiled linkifiers are stale (lib/linkifiers.ts).
     await exec(
       actor.db,
-      'SELECT 1 FROM chat.realms WHERE id = :realmId FOR NO KEY UPDATE',
+      'UPDATE chat.realms SET linkifiers_version = linkifiers_version + 1 WHERE id = :realmId',
       { realmId: actor.realm.id },
       t,
     );

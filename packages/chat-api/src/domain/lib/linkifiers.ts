@@ -2,6 +2,7 @@ import type { Sequelize } from '@muse/core';
 import safeRegex from 'safe-regex2';
 import { JsonableError } from '../errors.ts';
 import { rows, type Transaction } from '@muse/core';
+import type { Realm } from './realms.ts';
 
 /**
  * Linkifiers (Zulip's realm filters): an organization's patterns that the Markdown renderer turns
@@ -31,6 +32,30 @@ export async function realmLinkifiers(db: Sequelize, realmId: number, t?: Transa
     { realmId },
     t,
   );
+}
+
+/** Each database's organizations' compiled linkifiers, with the `linkifiers_version` they are of. */
+const compiledByDatabase = new WeakMap<
+  Sequelize,
+  Map<number, { version: number; compiled: CompiledLinkifier[] }>
+>();
+
+/**
+ * The organization's linkifiers ready for the renderer. Read once per version: the realm row each
+ * request reads carries the version, so a change made by any process is seen by the next message.
+ */
+export async function compiledLinkifiers(
+  db: Sequelize,
+  realm: Pick<Realm, 'id' | 'linkifiers_version'>,
+  t?: Transaction,
+): Promise<CompiledLinkifier[]> {
+  let realms = compiledByDatabase.get(db);
+  if (!realms) compiledByDatabase.set(db, (realms = new Map()));
+  const cached = realms.get(realm.id);
+  if (cached?.version === realm.linkifiers_version) return cached.compiled;
+  const compiled = (await realmLinkifiers(db, realm.id, t)).map(compileLinkifier);
+  realms.set(realm.id, { version: realm.linkifiers_version, compiled });
+  return compiled;
 }
 
 /** Python's named groups in JavaScript's spelling; the regular expression finds every match. */

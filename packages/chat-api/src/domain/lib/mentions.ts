@@ -1,6 +1,6 @@
 import type { Actor } from '../context.ts';
 import { renderZulipMarkdown, type MarkdownContext, type RenderedMentions } from './markdown.ts';
-import { compileLinkifier, realmLinkifiers } from './linkifiers.ts';
+import { compiledLinkifiers } from './linkifiers.ts';
 import { rows, type Transaction } from '@muse/core';
 
 /** A rendered message and the mention flags each recipient gets from it. */
@@ -62,7 +62,7 @@ async function resolveNames(actor: Actor, content: string, t?: Transaction): Pro
     );
     for (const stream of found) context.streams.set(stream.name.toLowerCase(), stream);
   }
-  context.linkifiers = (await realmLinkifiers(db, realm.id, t)).map(compileLinkifier);
+  context.linkifiers = await compiledLinkifiers(db, realm, t);
   return context;
 }
 

@@ -14,6 +14,8 @@ export interface Realm {
   enable_spectator_access: boolean;
   /** Whether owners may change users' email addresses (migration 1083). */
   can_change_user_emails: boolean;
+  /** Bumped by every linkifier change (migration 1084): the key of a process's compiled linkifiers. */
+  linkifiers_version: number;
   notification_bot_id: number | null;
   new_stream_announcements_stream_id: number | null;
   /** Zulip's provider numbers: 0 none, 1 Jitsi, 3 Zoom (user OAuth), 4 BigBlueButton. */
