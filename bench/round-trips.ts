@@ -6,6 +6,8 @@
  * `requests` times one after the other, after a warm-up; the figure is the count over the run
  * divided by the requests, beside what the same process did idle over the same time. Counts, not
  * timings: they hold on a busy machine and say whether a change kept the statements of a path.
+ * `--statements` also prints the statements of each path's last request, to see which one a
+ * change added.
  */
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -14,9 +16,21 @@ import { createChatUser, createOrganization } from '@muse/chat-api';
 import { basic, form } from './chat-client.ts';
 import { benchAccount, freePort, startBenchStack, startProcess } from './lib.ts';
 
-const REQUESTS = Number(process.argv[2] ?? 20);
+const REQUESTS = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 20);
+const SHOW_STATEMENTS = process.argv.includes('--statements');
 const BUILTIN_TEXT = '00000000-0000-4000-8000-000000000003';
 const serverMain = fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url));
+
+/** The text of the statements the relays saw since the last request began (`--statements`). */
+const statements: string[] = [];
+
+/** The SQL of a simple Query ('Q': the text) or of a Parse ('P': a statement name, then the text). */
+function statementText(type: string, body: Buffer): string | undefined {
+  if (type === 'Q') return body.subarray(0, body.indexOf(0)).toString();
+  if (type !== 'P') return undefined;
+  const textStart = body.indexOf(0) + 1;
+  return body.subarray(textStart, body.indexOf(0, textStart)).toString();
+}
 
 /** A TCP relay to Postgres that counts the round trips its clients start. */
 async function countingRelay(target: URL): Promise<{ url: string; count: () => number }> {
@@ -44,6 +58,8 @@ async function countingRelay(target: URL): Promise<{ url: string; count: () => n
         if (pending.length < 1 + length) break;
         const type = String.fromCharCode(pending[0]!);
         if (type === 'S' || type === 'Q') trips++;
+        const text = SHOW_STATEMENTS ? statementText(type, pending.subarray(5, 1 + length)) : undefined;
+        if (text) statements.push(text.replace(/\s+/g, ' '));
         pending = pending.subarray(1 + length);
       }
     });
@@ -104,9 +120,14 @@ async function measure(count: () => number, call: (index: number) => Promise<voi
   await sleep(1000);
   const before = count();
   const started = performance.now();
-  for (let i = 0; i < REQUESTS; i++) await call(i);
+  for (let i = 0; i < REQUESTS; i++) {
+    statements.length = 0;
+    await call(i);
+  }
   await sleep(500); // work a request hands off (a workflow start) lands in the count
   const busy = count() - before;
+  // Printed before the path's figure; what the other processes did meanwhile is among them.
+  for (const text of SHOW_STATEMENTS ? statements : []) console.log(`      ${text.slice(0, 150)}`);
   const idle = await idleTrips(count, performance.now() - started);
   return `${(busy / REQUESTS).toFixed(2)} per request (idle over the same time: ${idle})`;
 }

@@ -109,47 +109,57 @@ export async function sendEventsPerUser(
 
 async function appendEvents(db: Sequelize, t: Transaction, entries: LogEntry[]): Promise<void> {
   // Events never cross organizations: the first recipient's (or channel's) is everyone's.
-  const realm = await one<{ realm_id: number | null }>(
+  const realmId = await appendToLog(
     db,
-    `SELECT COALESCE((SELECT realm_id FROM chat.users WHERE id = :userId),
-                     (SELECT realm_id FROM chat.streams WHERE id = :streamId)) AS realm_id`,
+    t,
     {
       userId: entries.find((e) => e.users)?.users?.[0] ?? null,
       streamId: entries.find((e) => e.channel)?.channel?.streamId ?? null,
     },
-    t,
+    entries,
   );
-  const realmId = realm?.realm_id;
   if (!realmId) return;
-  await appendToLog(db, t, realmId, entries);
   const users = [...new Set(entries.flatMap((e) => e.users ?? []))];
   const named = users.length <= MAX_IDS_PER_WAKE && !entries.some((e) => e.channel);
   t.afterCommit(() => wake(db, { realms: [{ id: realmId, ...(named ? { users } : {}) }] }));
 }
 
+/** An organization, or where to find it: a user's or a channel's (in the same statement). */
+export type LogRealm = number | { userId: number | null; streamId: number | null };
+
 /**
  * Writes the entries at the sequence's next positions, in order, as the transaction's last
- * statement (nothing stays locked until commit). A reader that meant to void one of these
- * positions got there first (settledPosition): the whole transaction runs again.
+ * statement (nothing stays locked until commit), and answers the organization's id, or null when
+ * there is none (the user or channel is gone: nothing is written). A reader that meant to void
+ * one of these positions got there first (settledPosition): the whole transaction runs again.
  */
 export async function appendToLog(
   db: Sequelize,
   t: Transaction,
-  realmId: number,
+  realm: LogRealm,
   entries: LogEntry[],
-): Promise<void> {
+): Promise<number | null> {
   const array = (ids: number[] | null | undefined) => (ids ? `"{${ids.join(',')}}"` : 'null');
-  const written = await rows(
+  const realmSql =
+    typeof realm === 'number'
+      ? 'CAST(:realmId AS int)'
+      : `COALESCE((SELECT realm_id FROM chat.users WHERE id = :userId),
+                  (SELECT realm_id FROM chat.streams WHERE id = :streamId))`;
+  const result = await one<{ realm_id: number | null; written: number }>(
     db,
-    `INSERT INTO chat.event_log
-       (realm_id, position, event_type, user_ids, queue_id, stream_id, message_id, excluded_ids, event)
-     SELECT :realmId, nextval('chat.event_log_positions'), b.item->>'type', CAST(b.item->>'users' AS int[]),
-            b.item->>'queue', CAST(b.item->>'stream' AS int), CAST(b.item->>'message' AS bigint),
-            CAST(b.item->>'excluded' AS int[]), b.item->'event'
-     FROM jsonb_array_elements(CAST(:batch AS jsonb)) AS b(item)
-     ON CONFLICT (position) DO NOTHING RETURNING 1`,
+    `WITH realm AS (SELECT ${realmSql} AS id),
+     written AS (
+       INSERT INTO chat.event_log
+         (realm_id, position, event_type, user_ids, queue_id, stream_id, message_id, excluded_ids, event)
+       SELECT (SELECT id FROM realm), nextval('chat.event_log_positions'), b.item->>'type',
+              CAST(b.item->>'users' AS int[]), b.item->>'queue', CAST(b.item->>'stream' AS int),
+              CAST(b.item->>'message' AS bigint), CAST(b.item->>'excluded' AS int[]), b.item->'event'
+       FROM jsonb_array_elements(CAST(:batch AS jsonb)) AS b(item)
+       WHERE (SELECT id FROM realm) IS NOT NULL
+       ON CONFLICT (position) DO NOTHING RETURNING 1)
+     SELECT (SELECT id FROM realm) AS realm_id, CAST((SELECT count(*) FROM written) AS int) AS written`,
     {
-      realmId,
+      ...(typeof realm === 'number' ? { realmId: realm } : realm),
       // The event's own JSON is spliced in as it is: no parse and re-serialize per entry. The
       // recipients go as one array literal (a string), not as thousands of JSON numbers.
       batch: `[${entries
@@ -163,6 +173,8 @@ export async function appendToLog(
     },
     t,
   );
-  if (written.length < entries.length)
+  if (!result?.realm_id) return null;
+  if (result.written < entries.length)
     throw Object.assign(new Error('a reader voided a position of this transaction'), { code: '40001' });
+  return result.realm_id;
 }
