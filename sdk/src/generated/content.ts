@@ -6282,7 +6282,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The provider refused the order (code `payment_provider_error`); the payment is `failed` and nothing was charged. */
+      /** @description The provider refused the order, or could not be called (an address the outbound policy refuses); code `payment_provider_error`. The payment is `failed` and nothing was charged. */
       502: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

@@ -5,6 +5,7 @@ import {
   ConflictError,
   NotFoundError,
   NotImplementedError,
+  OutboundError,
   ServiceUnavailableError,
   exec,
   isUniqueViolation,
@@ -34,8 +35,11 @@ export interface OrderDeps extends PaymentsDeps {
   reconcile?(payment: PaymentRow): Promise<void>;
 }
 
-/** The provider refused the order (or a refund); the order was failed and nothing was charged. */
-export class ProviderUnavailableError extends AppError {
+/**
+ * 502: the provider refused the order (then failed, nothing charged) or a refund, or could not be
+ * called at all; a provider that is down answers 503 instead (failOrder).
+ */
+export class PaymentProviderError extends AppError {
   constructor(message: string) {
     super(502, 'payment_provider_error', message);
   }
@@ -242,14 +246,23 @@ async function failOrder(deps: OrderDeps, payment: PaymentRow, error: unknown): 
   if (error instanceof ProviderCallError) {
     deps.logger.warn({ err: error, paymentId: payment.id }, 'payment: the provider refused the order');
     await failPending(deps.db, payment.id, error.message);
-    return new ProviderUnavailableError(`The payment provider refused the order: ${error.message}`);
+    return new PaymentProviderError(`The payment provider refused the order: ${error.message}`);
   }
+  const unavailable = isProviderUnavailable(error);
   deps.logger.warn(
     { err: error, paymentId: payment.id },
     'payment: no answer from the provider; order failed',
   );
-  await failPending(deps.db, payment.id, 'the provider was unavailable', { releaseIdempotencyKey: true });
-  if (!isProviderUnavailable(error)) return error as Error;
+  await failPending(
+    deps.db,
+    payment.id,
+    unavailable ? 'the provider was unavailable' : 'the provider could not be called',
+    { releaseIdempotencyKey: true },
+  );
+  // Not an outage but a call that could not be made (an address the policy refuses, an answer too large).
+  if (error instanceof OutboundError && !unavailable)
+    return new PaymentProviderError(`The payment provider could not be called: ${error.message}`);
+  if (!unavailable) return error as Error;
   return new ServiceUnavailableError(
     'The payment provider is unavailable; nothing was charged. Try again later (the same Idempotency-Key may be sent again)',
     Math.ceil(deps.config.MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS / 1000),

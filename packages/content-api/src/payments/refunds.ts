@@ -14,7 +14,7 @@ import {
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
-import { ProviderUnavailableError } from './orders.ts';
+import { PaymentProviderError } from './orders.ts';
 import { findPayment, outTradeNoOf, type PaymentRow } from './transitions.ts';
 import { ProviderCallError, type ProviderName } from './providers/types.ts';
 
@@ -67,7 +67,7 @@ export async function refundPayment(
     outcome = await settleRefund(deps, refundId);
   } catch (error) {
     deps.logger.error({ err: error, paymentId, refundId }, 'payment refund: no answer from the provider');
-    throw new ProviderUnavailableError(
+    throw new PaymentProviderError(
       `The provider did not answer; refund ${refundId} stays pending (the credits stay taken) ` +
         (deps.retry
           ? 'and is asked again until the provider answers'
@@ -75,7 +75,7 @@ export async function refundPayment(
     );
   }
   if (outcome.status === 'failed')
-    throw new ProviderUnavailableError(`The provider refused the refund: ${outcome.failure_reason ?? ''}`);
+    throw new PaymentProviderError(`The provider refused the refund: ${outcome.failure_reason ?? ''}`);
   return (await findPayment(deps.db, paymentId))!;
 }
 
