@@ -84,12 +84,17 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
     expect(await provider.notify(outTradeNo(refunded.order.id))).toBe(provider.accepted);
     const lost = await suite.openOrder(120, 1200);
     const late = await suite.openOrder(70, 700);
+    const unpaid = await suite.openOrder(30, 300);
 
     provider.outage.start(mode);
     const outageStarted = Date.now();
     // Both payers pay as the provider goes down; its notifications are lost with it.
     provider.pay(outTradeNo(lost.order.id));
     provider.pay(outTradeNo(late.order.id));
+    // One order is never paid and its time runs out while the provider is down.
+    await suite.stack.database.db.query('UPDATE content.payments SET expires_at = now() WHERE id = :id', {
+      replacements: { id: unpaid.order.id },
+    });
 
     // Ordering answers 503 with Retry-After; nothing is left pending, nothing is charged.
     const buyer = await createTestUser(suite.stack);
@@ -111,7 +116,7 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
 
     // What the administrator sees while it lasts.
     expect(await stats()).toMatchObject({
-      by_status: { pending: { count: 2 }, failed: { count: 1 } },
+      by_status: { pending: { count: 3 }, failed: { count: 1 } },
       needs_refund: 0,
       pending_refunds: { count: 1, amount_cents: 400, credits: 40 },
     });
@@ -127,6 +132,8 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
       )
       .toBe(true);
     expect(await payment(lost.user, lost.order.id)).toMatchObject({ status: 'pending' });
+    // Expired, but it cannot be closed at the provider yet, so it is not closed here either.
+    expect(await payment(unpaid.user, unpaid.order.id)).toMatchObject({ status: 'pending' });
     expect(await payment(refunded.user, refunded.order.id)).toMatchObject({ refunded_cents: 400 });
 
     provider.outage.end();
@@ -138,6 +145,9 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
     await expect
       .poll(async () => (await refundsOf(refunded.order.id)).map((row) => row.status), settled)
       .toEqual(['succeeded']);
+    await expect
+      .poll(async () => (await payment(unpaid.user, unpaid.order.id)).status, settled)
+      .toBe('closed');
     // The provider repeats its notification once more: it changes nothing.
     expect(await provider.notify(outTradeNo(lost.order.id))).toBe(provider.accepted);
 
@@ -145,6 +155,7 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
     expect(await kit.ledgerOf(lost.order.id)).toHaveLength(1);
     expect(await balanceOf(suite.stack, late.user.id)).toBe(70);
     expect(await kit.ledgerOf(late.order.id)).toHaveLength(1);
+    expect(await kit.ledgerOf(unpaid.order.id)).toEqual([]);
     expect(provider.refundedAt(outTradeNo(refunded.order.id))).toBe(400);
     expect((await kit.ledgerOf(refunded.order.id)).map((entry) => entry.amount)).toEqual([100, -40]);
     expect(await balanceOf(suite.stack, refunded.user.id)).toBe(60);
@@ -155,7 +166,7 @@ describe.each(cases)('payments: an hour-long outage of the provider (%s)', (_nam
     expect(again.body.code_url).toBeTruthy();
 
     expect(await stats()).toMatchObject({
-      by_status: { pending: { count: 1 }, paid: { count: 3 }, failed: { count: 1 } },
+      by_status: { pending: { count: 1 }, paid: { count: 3 }, failed: { count: 1 }, closed: { count: 1 } },
       needs_refund: 0,
       pending_refunds: { count: 0, amount_cents: 0, credits: 0 },
     });
