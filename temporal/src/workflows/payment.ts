@@ -33,7 +33,10 @@ export async function paymentReconciliationWorkflow(
     const outcome = await reconcilePayment(paymentId);
     if (outcome.state === 'settled') return;
     wait = Math.min(wait * 2, longest);
-    await sleep(Math.max(Math.min(1_000, wait), Math.min(wait, outcome.secondsToExpiry * 1000)));
+    // The next look after the pause, or at the expiry when sooner; but not within a second (unless
+    // the pauses are configured shorter), so an order at its expiry is not asked about in a loop.
+    const untilExpiry = outcome.secondsToExpiry * 1000;
+    await sleep(Math.max(Math.min(1_000, wait), Math.min(wait, untilExpiry)));
   }
 }
 

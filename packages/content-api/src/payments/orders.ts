@@ -263,6 +263,7 @@ async function failOrder(deps: OrderDeps, payment: PaymentRow, error: unknown): 
   if (error instanceof OutboundError && !unavailable)
     return new PaymentProviderError(`The payment provider could not be called: ${error.message}`);
   if (!unavailable) return error as Error;
+  // Retry-After: as long as the reconciliation's longest pause, how often Muse itself asks the provider.
   return new ServiceUnavailableError(
     'The payment provider is unavailable; nothing was charged. Try again later (the same Idempotency-Key may be sent again)',
     Math.ceil(deps.config.MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS / 1000),
