@@ -37,16 +37,17 @@ export interface PaymentSuite<Provider extends ProviderDouble> {
 
 /**
  * The setup every payment test file shares, registered as the file's hooks: a stack (with a
- * worker when asked), an administrator, the provider double, and the provider configured in
- * `payment-api` before each test (unless `configure: false`). Read the fields inside tests.
+ * worker when asked; configured with `env`), an administrator, the provider double, and the
+ * provider configured in `payment-api` before each test (unless `configure: false`). Read the
+ * fields inside tests.
  */
 export function paymentSuite<Provider extends ProviderDouble>(
   startProvider: () => Promise<Provider>,
-  options: { worker?: boolean; configure?: boolean } = {},
+  options: { worker?: boolean; configure?: boolean; env?: Record<string, string> } = {},
 ): PaymentSuite<Provider> {
   const suite = {} as PaymentSuite<Provider>;
   beforeAll(async () => {
-    suite.stack = await startTestStack();
+    suite.stack = await startTestStack(options.env);
     if (options.worker) await suite.stack.startWorker();
     suite.admin = await createTestUser(suite.stack, { admin: true });
     suite.kit = paymentKit(suite.stack, suite.admin);
@@ -93,8 +94,12 @@ export function paymentKit(stack: TestStack, admin: TestUser) {
       return answer.body as { id: string };
     },
     /** `POST /api/v1/payments`, with an Idempotency-Key when given; the answer must be documented. */
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers loosely and assert their shape
-    async order(user: TestUser, body: Record<string, unknown>, key?: string): Promise<HttpAnswer<any>> {
+    async order(
+      user: TestUser,
+      body: Record<string, unknown>,
+      key?: string,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers loosely and assert their shape
+    ): Promise<HttpAnswer<any> & { headers: Headers }> {
       const response = await fetch(`${stack.contentUrl}/api/v1/payments`, {
         method: 'POST',
         headers: {
@@ -110,7 +115,7 @@ export function paymentKit(stack: TestStack, admin: TestUser) {
         contentType: response.headers.get('content-type'),
         body: parsed,
       });
-      return { status: response.status, body: parsed };
+      return { status: response.status, body: parsed, headers: response.headers };
     },
     /** The ledger's entries about a payment: its credit and its refunds' debits. */
     async ledgerOf(paymentId: string): Promise<{ kind: string; amount: number; reference: string }[]> {

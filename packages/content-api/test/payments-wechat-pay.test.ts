@@ -135,6 +135,19 @@ describe('payments: WeChat Pay API v3', () => {
     expect(await balanceOf(suite.stack, user.id)).toBe(0);
   });
 
+  it('fails the order (502) when the provider is at an address the outbound policy refuses', async () => {
+    await suite.kit.configure({ ...suite.provider.settings(), api_base_url: 'http://10.0.0.1:9' });
+    const user = await createTestUser(suite.stack);
+    const bundle = await suite.kit.createBundle();
+    const refused = await suite.kit.order(user, { bundle_id: bundle.id }, 'blocked-1');
+    expect(refused.status).toBe(502);
+    expect(refused.body).toMatchObject({ code: 'payment_provider_error' });
+    expect((await suite.kit.api('GET', '/api/v1/payments', user)).body).toMatchObject([
+      { status: 'failed', failure_reason: 'the provider could not be called' },
+    ]);
+    expect(await balanceOf(suite.stack, user.id)).toBe(0);
+  });
+
   const paidOrder = async (credits: number, price: number) => {
     const { user, order } = await openOrder(credits, price);
     suite.provider.pay(outTradeNo(order.id));

@@ -123,6 +123,12 @@ export interface Config {
   MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: number;
   /** Content API: payment orders one user may hold open (pending, unexpired) at once. */
   MUSE_PAYMENT_MAX_OPEN_ORDERS: number;
+  /** Payments: the longest one call to the payment provider may take (an order, a query, a refund). */
+  MUSE_PAYMENT_PROVIDER_TIMEOUT_MS: number;
+  /** Payments: the longest pause between the reconciliation's looks at a pending order (and between its retries while the provider does not answer). */
+  MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS: number;
+  /** Payments: the longest pause between a pending refund's attempts while the provider does not answer. */
+  MUSE_PAYMENT_REFUND_RETRY_MAX_MS: number;
   /** Messaging API: whether the server allows web-public channels at all. */
   MUSE_CHAT_WEB_PUBLIC_STREAMS: boolean;
   /** Messaging API: the address clients reach (`realm_url`); unset: the request's own origin. */
@@ -264,6 +270,9 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_USER_WRITES: { type: 'integer', minimum: 0, default: 200 },
     MUSE_CHAT_USER_WRITES_WINDOW_SECONDS: { type: 'integer', minimum: 1, default: 60 },
     MUSE_PAYMENT_MAX_OPEN_ORDERS: { type: 'integer', minimum: 1, default: 5 },
+    MUSE_PAYMENT_PROVIDER_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 30000 },
+    MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS: { type: 'integer', minimum: 100, default: 60000 },
+    MUSE_PAYMENT_REFUND_RETRY_MAX_MS: { type: 'integer', minimum: 100, default: 600000 },
     MUSE_CHAT_WEB_PUBLIC_STREAMS: { type: 'boolean', default: false },
     MUSE_CHAT_EXTERNAL_URL: { type: 'string', pattern: '^https?://[^/?#]+/?$', nullable: true },
     MUSE_PUBLIC_URL: { type: 'string', pattern: '^https?://', nullable: true },

@@ -2536,6 +2536,13 @@ export interface components {
       needs_refund: number;
       /** @description Amount of paid (and later refunded) payments. */
       paid_cents: number;
+      /** @description Refunds the provider has not answered yet (during an outage, say): their credits are taken, and their workflow asks the provider again until it answers. */
+      pending_refunds: {
+        amount_cents: number;
+        count: number;
+        /** @description Credits taken back by them. */
+        credits: number;
+      };
       refunded_cents: number;
     };
     /**
@@ -6275,7 +6282,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The provider refused the order (the payment is then `failed`) or could not be reached (it stays `pending`; repeat with the same Idempotency-Key). */
+      /** @description The provider refused the order, or could not be called (an address the outbound policy refuses); code `payment_provider_error`. The payment is `failed` and nothing was charged. */
       502: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6285,7 +6292,18 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      503: components['responses']['Overloaded'];
+      /** @description The provider is unavailable (it answered a server error, did not answer within `MUSE_PAYMENT_PROVIDER_TIMEOUT_MS`, or could not be reached: code `service_unavailable`). Nothing was charged and no one can pay the order: the payment is `failed` and its Idempotency-Key released, so the same request may be sent again after `Retry-After`. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before ordering again. */
+          'Retry-After'?: number;
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getPayment: {
@@ -6394,7 +6412,7 @@ export interface operations {
         };
       };
       422: components['responses']['ValidationFailed'];
-      /** @description The provider refused the refund (the credits were given back), or did not answer (the refund stays pending with its credits taken, and is asked again, under the same refund number, until the provider answers). */
+      /** @description The provider refused the refund (the credits were given back), or is unavailable (no answer in time, a dropped connection, a server error such as 503 during an outage; the refund stays pending with its credits taken, counted in the statistics' `pending_refunds`, and is asked again, under the same refund number, until the provider answers). */
       502: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

@@ -1,6 +1,7 @@
 import { createSign, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { providerOutage, type ProviderCall } from './outage.ts';
 
 export interface FakeAlipayOrder {
   out_trade_no: string;
@@ -138,6 +139,7 @@ export async function startFakeAlipay() {
     }
   };
 
+  const outage = providerOutage();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -147,6 +149,7 @@ export async function startFakeAlipay() {
         ...Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))),
       };
       const method = params.method ?? '';
+      if (outage.intercept(res, CALLS[method] ?? 'other')) return;
       const { sign: signature = '', ...signed } = params;
       const genuine =
         params.app_id === identity.appId &&
@@ -227,6 +230,8 @@ export async function startFakeAlipay() {
       order.trade_status = 'TRADE_SUCCESS';
     },
     notification,
+    /** Takes the provider down (503 or no answer to every call) and back up. */
+    outage,
     async send(message: ReturnType<typeof notification>) {
       const response = await fetch(message.url, {
         method: 'POST',
@@ -235,8 +240,18 @@ export async function startFakeAlipay() {
       });
       return { status: response.status, body: await response.text() };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      outage.end();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
 export type FakeAlipay = Awaited<ReturnType<typeof startFakeAlipay>>;
+
+const CALLS: Record<string, ProviderCall> = {
+  'alipay.trade.precreate': 'order',
+  'alipay.trade.query': 'query',
+  'alipay.trade.close': 'close',
+  'alipay.trade.refund': 'refund',
+};

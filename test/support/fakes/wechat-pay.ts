@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { providerOutage, type ProviderCall } from './outage.ts';
 
 /** An order as the fake keeps it. */
 export interface FakeWechatOrder {
@@ -58,6 +59,7 @@ export async function startFakeWechatPay() {
   let unansweredRefunds = 0;
   /** While set, order queries are held unanswered until it resolves. */
   let held: Promise<void> | undefined;
+  const outage = providerOutage();
 
   const signedHeaders = (body: string, key: KeyObject = platform.privateKey, timestamp = now()) => {
     const nonce = randomBytes(16).toString('hex');
@@ -180,6 +182,7 @@ export async function startFakeWechatPay() {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
+      if (outage.intercept(res, callOf(req.method!, req.url!))) return;
       const body = Buffer.concat(chunks).toString('utf8');
       if (req.method === 'GET' && req.url!.startsWith('/v3/pay/transactions/out-trade-no/')) {
         queries++;
@@ -296,6 +299,8 @@ export async function startFakeWechatPay() {
       order.trade_state = 'SUCCESS';
     },
     notification,
+    /** Takes the provider down (503 or no answer to every call) and back up. */
+    outage,
     /** Sends a notification (as built by `notification`) and answers Muse's status and body. */
     async send(message: ReturnType<typeof notification>) {
       const response = await fetch(message.url, {
@@ -305,10 +310,21 @@ export async function startFakeWechatPay() {
       });
       return { status: response.status, body: await response.text() };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      outage.end();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
 export type FakeWechatPay = Awaited<ReturnType<typeof startFakeWechatPay>>;
 
 const now = () => Math.floor(Date.now() / 1000);
+
+function callOf(method: string, url: string): ProviderCall {
+  const path = new URL(url, 'http://fake').pathname;
+  if (path === '/v3/pay/transactions/native') return 'order';
+  if (path === '/v3/refund/domestic/refunds') return 'refund';
+  if (path.endsWith('/close')) return 'close';
+  return method === 'GET' && path.startsWith('/v3/pay/transactions/out-trade-no/') ? 'query' : 'other';
+}

@@ -64,10 +64,24 @@ export async function providerAdapter(
   const secrets = await readPaymentSecrets(deps.db, deps.secrets);
   return factory({
     settings: { ...settings, secrets },
-    outbound: deps.outbound,
+    outbound: boundedOutbound(deps),
     logger: deps.logger,
     developmentKey: developmentKey(deps.config),
   });
+}
+
+/**
+ * Every provider call is bounded by MUSE_PAYMENT_PROVIDER_TIMEOUT_MS (a hung provider answers
+ * OutboundError 'timeout' then), so a request or a workflow step never waits longer than that.
+ */
+function boundedOutbound({ outbound, config }: PaymentsDeps): OutboundFetch {
+  return (url, init = {}) => {
+    const timeout = AbortSignal.timeout(config.MUSE_PAYMENT_PROVIDER_TIMEOUT_MS);
+    return outbound(url, {
+      ...init,
+      signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout,
+    });
+  };
 }
 
 /** The development provider's link key, derived from the token secret (a separate purpose). */

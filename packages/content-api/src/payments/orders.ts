@@ -5,6 +5,8 @@ import {
   ConflictError,
   NotFoundError,
   NotImplementedError,
+  OutboundError,
+  ServiceUnavailableError,
   exec,
   isUniqueViolation,
   one,
@@ -14,7 +16,12 @@ import { readPaymentApi } from '../admin/payment-api.ts';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { DEFAULT_ORDER_TTL_SECONDS, orderingProvider, providerAdapter, type PaymentsDeps } from './config.ts';
 import { failPending, findPayment, outTradeNoOf, type PaymentRow } from './transitions.ts';
-import { ProviderCallError, type PaymentProviderAdapter, type ProviderName } from './providers/types.ts';
+import {
+  ProviderCallError,
+  isProviderUnavailable,
+  type PaymentProviderAdapter,
+  type ProviderName,
+} from './providers/types.ts';
 
 export interface OrderBody {
   bundle_id: string;
@@ -28,8 +35,11 @@ export interface OrderDeps extends PaymentsDeps {
   reconcile?(payment: PaymentRow): Promise<void>;
 }
 
-/** The provider refused or did not answer; the order was failed and nothing was charged. */
-export class ProviderUnavailableError extends AppError {
+/**
+ * 502: the provider refused the order (then failed, nothing charged) or a refund, or could not be
+ * called at all; a provider that is down answers 503 instead (failOrder).
+ */
+export class PaymentProviderError extends AppError {
   constructor(message: string) {
     super(502, 'payment_provider_error', message);
   }
@@ -192,7 +202,7 @@ async function insertPending(
   });
 }
 
-/** Asks the provider for the order; a refusal fails the payment (nothing was charged). */
+/** Asks the provider for the order and stores how to pay it; without an answer, see failOrder. */
 async function askProvider(
   deps: OrderDeps,
   adapter: PaymentProviderAdapter,
@@ -209,28 +219,55 @@ async function askProvider(
       notifyUrl,
     });
   } catch (error) {
-    const reason = error instanceof ProviderCallError ? error.message : 'the provider could not be reached';
-    deps.logger.warn({ err: error, paymentId: payment.id }, 'payment: the provider refused the order');
-    if (error instanceof ProviderCallError) {
-      await failPending(deps.db, payment.id, reason);
-      throw new ProviderUnavailableError(`The payment provider refused the order: ${reason}`);
-    }
-    // Unreachable: the order may exist there; it stays pending for reconciliation to settle.
-    throw new ProviderUnavailableError(
-      'The payment provider could not be reached; try again with the same Idempotency-Key',
-    );
+    throw await failOrder(deps, payment, error);
   }
   const row = await one<PaymentRow>(
     deps.db,
     `UPDATE content.payments SET code_url = :codeUrl, pay_url = :payUrl, updated_at = now()
-      WHERE id = :id RETURNING *`,
+      WHERE id = :id AND status = 'pending' RETURNING *`,
     {
       id: payment.id,
       codeUrl: instructions.code_url ?? null,
       payUrl: instructions.pay_url ?? null,
     },
   );
-  return row!;
+  // Failed meanwhile by a concurrent repeat whose call got no answer: answered as it is, unpayable.
+  return row ?? (await findPayment(deps.db, payment.id))!;
+}
+
+/**
+ * The provider gave no pay instructions, so nobody was shown how to pay this order: it is failed
+ * at once (an order the provider may have opened expires there unpaid) and nothing was charged.
+ * A refusal answers 502. An unavailable provider (a server error, no answer in time, no
+ * connection: an outage) answers 503 with Retry-After, and the Idempotency-Key is released, so the
+ * same request may be sent again once the provider is back. Answers the error to throw.
+ */
+async function failOrder(deps: OrderDeps, payment: PaymentRow, error: unknown): Promise<Error> {
+  if (error instanceof ProviderCallError) {
+    deps.logger.warn({ err: error, paymentId: payment.id }, 'payment: the provider refused the order');
+    await failPending(deps.db, payment.id, error.message);
+    return new PaymentProviderError(`The payment provider refused the order: ${error.message}`);
+  }
+  const unavailable = isProviderUnavailable(error);
+  deps.logger.warn(
+    { err: error, paymentId: payment.id },
+    'payment: no answer from the provider; order failed',
+  );
+  await failPending(
+    deps.db,
+    payment.id,
+    unavailable ? 'the provider was unavailable' : 'the provider could not be called',
+    { releaseIdempotencyKey: true },
+  );
+  // Not an outage but a call that could not be made (an address the policy refuses, an answer too large).
+  if (error instanceof OutboundError && !unavailable)
+    return new PaymentProviderError(`The payment provider could not be called: ${error.message}`);
+  if (!unavailable) return error as Error;
+  // Retry-After: as long as the reconciliation's longest pause, how often Muse itself asks the provider.
+  return new ServiceUnavailableError(
+    'The payment provider is unavailable; nothing was charged. Try again later (the same Idempotency-Key may be sent again)',
+    Math.ceil(deps.config.MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS / 1000),
+  );
 }
 
 export function notifyUrlOf(base: string, provider: ProviderName): string {

@@ -7,6 +7,7 @@ import {
   PAYMENT_WORKFLOW,
   paymentRefundWorkflowId,
   paymentWorkflowId,
+  type PaymentTiming,
   type ReconcileOutcome,
 } from './workflow-contract.ts';
 import { ProviderCallError, type ProviderName } from './providers/types.ts';
@@ -55,6 +56,15 @@ export function startPaymentWorkflow(deps: WorkflowDeps, paymentId: string): Pro
   return startOnce(deps, PAYMENT_WORKFLOW, paymentWorkflowId(paymentId), paymentId);
 }
 
+/** The workflows' pauses, from this process's configuration (the sandbox reads none). */
+export function paymentTiming(config: Config): PaymentTiming {
+  return {
+    providerTimeoutMs: config.MUSE_PAYMENT_PROVIDER_TIMEOUT_MS,
+    reconcileMaxWaitMs: config.MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS,
+    refundRetryMaxMs: config.MUSE_PAYMENT_REFUND_RETRY_MAX_MS,
+  };
+}
+
 /** Starts the refund's workflow (it asks the provider again if the first call got no answer). */
 export function startRefundWorkflow(deps: WorkflowDeps, refundId: string): Promise<void> {
   return startOnce(deps, PAYMENT_REFUND_WORKFLOW, paymentRefundWorkflowId(refundId), refundId);
@@ -71,7 +81,7 @@ async function startOnce(
       deps.temporal.workflow.start(workflow, {
         taskQueue: taskQueueOf(deps.config, 'payments'),
         workflowId,
-        args: [arg],
+        args: [arg, paymentTiming(deps.config)],
       }),
     );
   } catch (error) {

@@ -14,7 +14,7 @@ import {
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { postEntry } from '../ledger/ledger.ts';
 import { providerAdapter, type PaymentsDeps } from './config.ts';
-import { ProviderUnavailableError } from './orders.ts';
+import { PaymentProviderError } from './orders.ts';
 import { findPayment, outTradeNoOf, type PaymentRow } from './transitions.ts';
 import { ProviderCallError, type ProviderName } from './providers/types.ts';
 
@@ -67,7 +67,7 @@ export async function refundPayment(
     outcome = await settleRefund(deps, refundId);
   } catch (error) {
     deps.logger.error({ err: error, paymentId, refundId }, 'payment refund: no answer from the provider');
-    throw new ProviderUnavailableError(
+    throw new PaymentProviderError(
       `The provider did not answer; refund ${refundId} stays pending (the credits stay taken) ` +
         (deps.retry
           ? 'and is asked again until the provider answers'
@@ -75,7 +75,7 @@ export async function refundPayment(
     );
   }
   if (outcome.status === 'failed')
-    throw new ProviderUnavailableError(`The provider refused the refund: ${outcome.failure_reason ?? ''}`);
+    throw new PaymentProviderError(`The provider refused the refund: ${outcome.failure_reason ?? ''}`);
   return (await findPayment(deps.db, paymentId))!;
 }
 
@@ -257,6 +257,7 @@ export interface PaymentStatistics {
   credits_sold: number;
   credits_refunded: number;
   needs_refund: number;
+  pending_refunds: { count: number; amount_cents: number; credits: number };
 }
 
 /** Totals over payments created in the window (all time by default), for administrators. */
@@ -264,6 +265,10 @@ export async function paymentStatistics(
   db: Sequelize,
   window: { created_after?: string; created_before?: string },
 ): Promise<PaymentStatistics> {
+  const bounds = {
+    after: instant(window.created_after, 'created_after'),
+    before: instant(window.created_before, 'created_before'),
+  };
   const found = await rows<{
     status: string;
     count: string;
@@ -281,10 +286,7 @@ export async function paymentStatistics(
       WHERE (CAST(:after AS timestamptz) IS NULL OR created_at >= CAST(:after AS timestamptz))
         AND (CAST(:before AS timestamptz) IS NULL OR created_at < CAST(:before AS timestamptz))
       GROUP BY status`,
-    {
-      after: instant(window.created_after, 'created_after'),
-      before: instant(window.created_before, 'created_before'),
-    },
+    bounds,
   );
   const stats: PaymentStatistics = {
     by_status: {},
@@ -293,6 +295,7 @@ export async function paymentStatistics(
     credits_sold: 0,
     credits_refunded: 0,
     needs_refund: 0,
+    pending_refunds: await pendingRefunds(db, bounds),
   };
   for (const row of found) {
     stats.by_status[row.status] = {
@@ -309,6 +312,30 @@ export async function paymentStatistics(
     stats.needs_refund += Number(row.needs_refund);
   }
   return stats;
+}
+
+/**
+ * Refunds the provider has not answered yet (their credits are taken; their workflow asks until
+ * it answers): what an administrator watches during a provider outage.
+ */
+async function pendingRefunds(
+  db: Sequelize,
+  bounds: { after: string | null; before: string | null },
+): Promise<PaymentStatistics['pending_refunds']> {
+  const found = await one<{ count: string; amount_cents: string; credits: string }>(
+    db,
+    `SELECT count(*) AS count, coalesce(sum(r.amount_cents), 0) AS amount_cents, coalesce(sum(r.credits), 0) AS credits
+       FROM content.payment_refunds r JOIN content.payments p ON p.id = r.payment_id
+      WHERE r.status = 'pending'
+        AND (CAST(:after AS timestamptz) IS NULL OR p.created_at >= CAST(:after AS timestamptz))
+        AND (CAST(:before AS timestamptz) IS NULL OR p.created_at < CAST(:before AS timestamptz))`,
+    bounds,
+  );
+  return {
+    count: Number(found!.count),
+    amount_cents: Number(found!.amount_cents),
+    credits: Number(found!.credits),
+  };
 }
 
 /** A date-time the schema let through, as Postgres reads it (any offset JS accepts, normalised to UTC). */

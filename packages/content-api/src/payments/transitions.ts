@@ -112,9 +112,17 @@ export function closePending(db: Sequelize, id: string, reason: string): Promise
   return endPending(db, id, 'closed', reason);
 }
 
-/** pending → failed (the provider refused the order or reported it failed). */
-export function failPending(db: Sequelize, id: string, reason: string): Promise<boolean> {
-  return endPending(db, id, 'failed', reason);
+/**
+ * pending → failed (the provider refused the order, reported it failed, or could not be asked).
+ * `releaseIdempotencyKey`: the order was never placed for sure, so its key may open a new one.
+ */
+export function failPending(
+  db: Sequelize,
+  id: string,
+  reason: string,
+  options: { releaseIdempotencyKey?: boolean } = {},
+): Promise<boolean> {
+  return endPending(db, id, 'failed', reason, options.releaseIdempotencyKey ?? false);
 }
 
 /** Ends a payment still pending; only one caller can (the status is checked in the same statement). */
@@ -123,12 +131,14 @@ async function endPending(
   id: string,
   status: 'closed' | 'failed',
   reason: string,
+  releaseKey = false,
 ): Promise<boolean> {
   const found = await rows(
     db,
-    `UPDATE content.payments SET status = :status, closed_at = now(), failure_reason = :reason, updated_at = now()
+    `UPDATE content.payments SET status = :status, closed_at = now(), failure_reason = :reason, updated_at = now(),
+            idempotency_key = CASE WHEN :releaseKey THEN NULL ELSE idempotency_key END
       WHERE id = :id AND status = 'pending' RETURNING id`,
-    { id, status, reason },
+    { id, status, reason, releaseKey },
   );
   return found.length > 0;
 }

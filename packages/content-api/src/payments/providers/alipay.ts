@@ -5,6 +5,7 @@ import { privateKeyOf, publicKeyOf, requiredSetting } from './keys.ts';
 import {
   NotificationRejected,
   ProviderCallError,
+  ProviderOutageError,
   type PaymentProviderAdapter,
   type ProviderDeps,
   type ProviderOrderState,
@@ -64,6 +65,7 @@ export function alipayProvider({ settings, outbound }: ProviderDeps): PaymentPro
       body: form,
     });
     const raw = await response.text();
+    if (response.status >= 500) throw new ProviderOutageError('alipay', `${method}: HTTP ${response.status}`);
     if (!response.ok) throw new ProviderCallError('alipay', `${method}: HTTP ${response.status}`);
     const responseKey = `${method.replaceAll('.', '_')}_response`;
     let parsed: Record<string, unknown>;
@@ -74,6 +76,12 @@ export function alipayProvider({ settings, outbound }: ProviderDeps): PaymentPro
     }
     const answer = (parsed[responseKey] ?? parsed.error_response) as Record<string, string> | undefined;
     if (!answer) throw new ProviderCallError('alipay', `${method}: the answer has no ${responseKey}`);
+    // 20000 is Alipay's "service unavailable": an outage, whatever the signature.
+    if (answer.code === '20000')
+      throw new ProviderOutageError(
+        'alipay',
+        `${method}: 20000 ${answer.sub_code ?? ''} ${answer.msg ?? ''}`.trim(),
+      );
     try {
       sdk.checkResponseSign(
         raw,

@@ -1,4 +1,4 @@
-import type { Logger, OutboundFetch } from '@muse/core';
+import { OutboundError, type Logger, type OutboundFetch } from '@muse/core';
 
 /** The providers an order can be paid with (`development` only outside production). */
 export type ProviderName = 'development' | 'wechat_pay' | 'alipay';
@@ -105,4 +105,25 @@ export class ProviderCallError extends Error {
     this.provider = provider;
     this.providerCode = providerCode;
   }
+}
+
+/**
+ * The provider answered with a server error (WeChat Pay 5xx `SYSTEM_ERROR`, Alipay `20000`
+ * service unavailable, or a gateway's 502/503 in front of either): an outage, which decided
+ * nothing. Not a ProviderCallError: the call is asked again later, never taken as a refusal.
+ */
+export class ProviderOutageError extends Error {
+  readonly provider: ProviderName;
+  constructor(provider: ProviderName, message: string) {
+    super(message);
+    this.provider = provider;
+  }
+}
+
+/** The provider is unavailable: it answered a server error, did not answer in time, or could not be reached. */
+export function isProviderUnavailable(error: unknown): boolean {
+  return (
+    error instanceof ProviderOutageError ||
+    (error instanceof OutboundError && (error.reason === 'timeout' || error.reason === 'unreachable'))
+  );
 }

@@ -3,6 +3,7 @@ import { NotImplementedError } from '@muse/core';
 import {
   NotificationRejected,
   ProviderCallError,
+  ProviderOutageError,
   type IncomingNotification,
   type PaymentProviderAdapter,
   type ProviderDeps,
@@ -72,6 +73,9 @@ export function wechatPayProvider({ settings, outbound }: ProviderDeps): Payment
       ...(body === undefined ? {} : { body: text }),
     });
     const answer = await response.text();
+    // Before the signature: a gateway's 503 in front of WeChat Pay is not signed, and decides nothing.
+    if (response.status >= 500)
+      throw new ProviderOutageError('wechat_pay', `${method} ${path}: HTTP ${response.status}`);
     if (!verifySignature(platformKey, settings.platform_public_key_id, response.headers, answer))
       throw new ProviderCallError(
         'wechat_pay',
