@@ -41,6 +41,7 @@ export const videoCallEndpoints = [
       'Zoom (otherwise 400 INVALID_ZOOM_TOKEN; see has_videocall_token). An organization without a ' +
       'provider, or a provider this server has no settings for, is 400 BAD_REQUEST.',
     response: callUrl,
+    example: { response: { url: 'https://meet.jit.si/8c1d5e0f3a7b2946#config.startWithVideoMuted=false' } },
     view: async (_params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: `${actor.user.full_name}'s call`,
@@ -60,6 +61,12 @@ export const videoCallEndpoints = [
       'the server (MUSE_VIDEO_BBB_URL, MUSE_VIDEO_BBB_SECRET) it is 400 "BigBlueButton is not configured on this server".',
     params: { meeting_name: p.string(), voice_only: p.bool().default(false) },
     response: callUrl,
+    example: {
+      params: { meeting_name: 'Design review', voice_only: false },
+      response: {
+        url: '/api/v1/calls/bigbluebutton/join?meeting_id=muse-7f3c2a91d04b8e6c5a19&name=Design+review&voice_only=false&moderator=8&checksum=9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6',
+      },
+    },
     view: async (params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: params.meeting_name,
@@ -93,6 +100,7 @@ export const videoCallEndpoints = [
     summary: 'A Zoom meeting created as the caller; 400 INVALID_ZOOM_TOKEN without a usable token',
     description: 'An expired access token is refreshed once; a refused refresh forgets the token.',
     response: callUrl,
+    example: { response: { url: 'https://us06web.zoom.us/j/85643729104?pwd=dXhZa3RLc0N6Q2VvR1BVdz09' } },
     view: async (_params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: `${actor.user.full_name}'s call`,
@@ -122,6 +130,10 @@ export const videoCallEndpoints = [
     description: 'The browser carries no API key: the signed state names the user (a forged one is 400).',
     public: true,
     params: { code: p.string(), state: p.string() },
+    example: {
+      params: { code: 'pBs8x3ZLk2_qT9VwYd4mNr', state: '1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q' },
+      response: {},
+    },
     view: async (params, runtime, req) => {
       await completeZoomAuthorization(runtime.db, runtime.video, {
         code: params.code,
@@ -139,6 +151,7 @@ export const videoCallEndpoints = [
       "The caller's Zoom account is unlinked; Zoom calls need GET /calls/zoom/register again. When " +
       "a token was stored, the caller's clients get has_zoom_token and has_videocall_token with " +
       'value false. Having none is no error.',
+    example: { response: {} },
     view: async (_params, actor) => {
       await removeZoomToken(actor);
     },
