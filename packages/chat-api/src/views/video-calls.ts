@@ -90,6 +90,18 @@ export const videoCallEndpoints = [
       moderator: p.string(),
       checksum: p.string(),
     },
+    redirect: "BigBlueButton's join URL for the caller, signed with the server's secret.",
+    example: {
+      params: {
+        meeting_id: 'muse-7f3c2a91d04b8e6c5a19',
+        name: 'Design review',
+        voice_only: 'false',
+        moderator: '8',
+        checksum: '9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6',
+      },
+      location:
+        'https://bbb.example.com/bigbluebutton/api/join?meetingID=muse-7f3c2a91d04b8e6c5a19&fullName=Grace+Hopper&role=VIEWER&redirect=true&checksum=1b6453892473a467d07372d45eb05abc2031647a',
+    },
     view: async (params, actor, req) =>
       redirect(req, await bigBlueButtonJoinUrl(actor, actor.runtime.video, params)),
   }),
@@ -118,6 +130,11 @@ export const videoCallEndpoints = [
       "Opened in the user's browser (with the API's Basic auth) to link their Zoom account: the " +
       'answer redirects to Zoom, which sends the browser back to GET /calls/zoom/complete. Without ' +
       'Zoom configured on the server it is 400 "Zoom is not configured on this server".',
+    redirect: "Zoom's OAuth authorization page, with the signed state and where Zoom sends the browser back.",
+    example: {
+      location:
+        'https://zoom.us/oauth/authorize?response_type=code&client_id=Xk2rT9vQS8aLm3nB4cD5e&redirect_uri=https%3A%2F%2Fchat.example.com%2Fapi%2Fv1%2Fcalls%2Fzoom%2Fcomplete&state=1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q',
+    },
     view: async (_params, actor, req) =>
       redirect(req, zoomAuthorizeUrl(actor, actor.runtime.video, await zoomRedirectUri(actor.runtime, req))),
   }),
