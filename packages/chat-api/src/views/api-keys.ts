@@ -38,7 +38,7 @@ export const apiKeyEndpoints = [
     response: apiKeyAnswer,
     errors: [401, 429],
     example: {
-      params: { username: 'user8@chat.example.com', password: 'correct-horse-battery-staple' },
+      params: { username: 'ada@chat.example.com', password: 'correct-horse-battery-staple' },
       response: { api_key: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', email: 'user8@chat.example.com', user_id: 8 },
     },
     view: async ({ username, password }, rt, req) => {
@@ -69,7 +69,7 @@ export const apiKeyEndpoints = [
     response: apiKeyAnswer,
     errors: [401],
     example: {
-      params: { username: 'user8@chat.example.com' },
+      params: { username: 'ada@chat.example.com' },
       response: { api_key: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', email: 'user8@chat.example.com', user_id: 8 },
     },
     view: async ({ username }, rt, req) => {
