@@ -95,150 +95,174 @@ afterAll(async () => {
   await Promise.all([zoom?.close(), bigBlueButton?.close()]);
 });
 
+type Client = (
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  route: string,
+  params?: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
+
+/** Calls made as `user` while building the world: each must succeed. */
+const callsAs =
+  (user: TestUser): Client =>
+  async (method, route, params = {}) => {
+    const answer = await call(stack.chatUrl, method, route, user, params);
+    expect({ route, status: answer.status, body: answer.body }).toMatchObject({ route, status: 200 });
+    return answer.body;
+  };
+
+/** The people of the examples: Ada owns the organization and makes the calls. */
+async function makePeople() {
+  return {
+    ada: await makeUser(stack, { role: 100, name: 'Ada Lovelace', canCreateUsers: true }),
+    grace: await makeUser(stack, { name: 'Grace Hopper' }),
+    alan: await makeUser(stack, { name: 'Alan Turing' }),
+    /** Deactivates her own account. */
+    leaver: await makeUser(stack, { name: 'Margaret Hamilton' }),
+    /** Deactivated by Ada. */
+    leaving: await makeUser(stack, { name: 'Edsger Dijkstra' }),
+    /** Already deactivated, to be reactivated. */
+    gone: await makeUser(stack, { name: 'Barbara Liskov' }),
+  };
+}
+type People = Awaited<ReturnType<typeof makePeople>>;
+
 /**
- * The organization the examples speak of. Its owner Ada (the caller) is subscribed to `design`,
- * with a queue registered and then a message sent, so that the queue has an event to give; Grace
- * and Alan are members, Grace with a status and a presence. Besides, one of each thing the
- * examples read or change: a draft, a snippet, a scheduled message, a linkifier, user groups, a
- * bot, a profile field, an upload, bot storage and push devices, and a spare of each thing an
- * example consumes.
+ * Ada and Grace in `design`, Ada also in `random` and `old-website`; Ada's queues registered, then
+ * her messages sent (so that a queue has an event to give), one read by Grace; Grace with a status
+ * and a presence; Barbara deactivated.
+ */
+async function makeConversation({ ada, grace, gone }: People) {
+  const [byAda, byGrace] = [callsAs(ada), callsAs(grace)];
+  for (const client of [byAda, byGrace])
+    await client('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'design' }] });
+  await byAda('POST', '/users/me/subscriptions', {
+    subscriptions: [{ name: 'random' }, { name: 'old-website' }],
+  });
+  const channel = async (name: string) =>
+    (await byAda('GET', '/get_stream_id', { stream: name })).stream_id as number;
+  const queues = [
+    await byAda('POST', '/register', { event_types: ['message'] }),
+    await byAda('POST', '/register', { event_types: ['message'] }),
+  ].map((queue) => queue.queue_id as string);
+  const send = async (content: string, topic = 'launch plan') =>
+    (await byAda('POST', '/messages', { type: 'stream', to: 'design', topic, content })).id as number;
+  const messages = [
+    await send('The mock-ups are ready for review.'),
+    await send('The logo variants are in the shared folder.', 'logo'),
+    await send('Wrong channel, sorry.'),
+  ];
+  await byGrace('POST', '/users/me/presence', { status: 'active', new_user_input: true });
+  await byGrace('POST', '/users/me/status', { status_text: 'In a meeting', emoji_name: 'calendar' });
+  await byGrace('POST', '/messages/flags', { messages: [messages[0]], op: 'add', flag: 'read' });
+  await byAda('DELETE', `/users/${gone.id}`);
+  return { design: await channel('design'), oldWebsite: await channel('old-website'), queues, messages };
+}
+
+const DRAFT = { type: 'stream', topic: 'launch plan', content: 'Can we move the review to Thursday?' };
+
+/** Makers of the things examples read or change, each made by Ada; called once more for a spare. */
+function makers(byAda: Client, design: number, deliveryTime: number) {
+  const made = async (route: string, params: Record<string, unknown>, field: string) =>
+    (await byAda('POST', route, params))[field] as number;
+  return {
+    draft: async () =>
+      ((await byAda('POST', '/drafts', { drafts: [{ ...DRAFT, to: [design] }] })).ids as number[])[0],
+    snippet: () =>
+      made(
+        '/saved_snippets',
+        { title: 'Review request', content: 'Could you review this by end of day?' },
+        'saved_snippet_id',
+      ),
+    scheduled: () =>
+      made(
+        '/scheduled_messages',
+        {
+          type: 'stream',
+          to: design,
+          topic: 'launch plan',
+          content: 'Reminder: the design review starts in an hour.',
+          scheduled_delivery_timestamp: deliveryTime,
+        },
+        'scheduled_message_id',
+      ),
+    linkifier: (pattern: string) =>
+      made('/realm/filters', { pattern, url_template: 'https://tracker.example.com/issue/{id}' }, 'id'),
+    group: (name: string, members: number[]) =>
+      made('/user_groups/create', { name, description: `The ${name}`, members }, 'group_id'),
+    bot: (name: string) =>
+      made('/bots', { full_name: `${name} bot`, short_name: name.toLowerCase() }, 'user_id'),
+    field: () => made('/realm/profile_fields', { name: 'Phone number', field_type: 1 }, 'id'),
+  };
+}
+
+/** Ada's upload of a file no message links yet; its attachment id. */
+async function upload(ada: TestUser): Promise<number> {
+  const form = new FormData();
+  form.set('file', new Blob(['%PDF-1.4\n'], { type: 'application/pdf' }), 'plan.pdf');
+  const answer = await fetch(`${stack.chatUrl}/api/v1/user_uploads`, {
+    method: 'POST',
+    headers: { authorization: basic(ada) },
+    body: form,
+  });
+  expect(answer.status).toBe(200);
+  return ((await callsAs(ada)('GET', '/attachments')).attachments as { id: number }[]).at(-1)!.id;
+}
+
+/** Ada's push devices, one for each example that removes or notifies one: their tokens. */
+async function registerDevices(byAda: Client) {
+  const tokens = {
+    apns: [1, 2].map((n) => `${'ab'.repeat(31)}0${n}`),
+    fcm: [1, 2, 3].map((n) => `fcm-registration-${n}`),
+  };
+  await byAda('POST', '/users/me/apns_device_token', { token: tokens.apns[0], appid: 'org.zulip.Zulip' });
+  await byAda('POST', '/users/me/ios_device_token', { token: tokens.apns[1], appid: 'org.zulip.Zulip' });
+  for (const token of tokens.fcm) await byAda('POST', '/users/me/android_gcm_reg_id', { token });
+  return tokens;
+}
+
+/**
+ * The organization the examples speak of (see `makeConversation`), with one of each thing the
+ * examples read or change — a draft, a snippet, a scheduled message, a linkifier, user groups, a
+ * bot, a profile field, an upload, bot storage, push devices, a linked Zoom account — and a spare
+ * of each thing an example consumes.
  */
 async function makeWorld(): Promise<{
   caller: TestUser;
   world: Record<string, unknown>;
   settings: Record<string, Setting>;
 }> {
-  const ada = await makeUser(stack, { role: 100, name: 'Ada Lovelace', canCreateUsers: true });
-  const grace = await makeUser(stack, { name: 'Grace Hopper' });
-  const alan = await makeUser(stack, { name: 'Alan Turing' });
-  const leaver = await makeUser(stack, { name: 'Margaret Hamilton' });
-  const leaving = await makeUser(stack, { name: 'Edsger Dijkstra' });
-  const gone = await makeUser(stack, { name: 'Barbara Liskov' });
-  const as =
-    (user: TestUser) =>
-    async (
-      method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-      route: string,
-      params: Record<string, unknown> = {},
-    ) => {
-      const answer = await call(stack.chatUrl, method, route, user, params);
-      expect({ route, status: answer.status, body: answer.body }).toMatchObject({ route, status: 200 });
-      return answer.body as Record<string, unknown>;
-    };
-  const byAda = as(ada);
-  const byGrace = as(grace);
-  for (const user of [ada, grace])
-    await as(user)('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'design' }] });
-  await byAda('POST', '/users/me/subscriptions', {
-    subscriptions: [{ name: 'random' }, { name: 'old-website' }],
-  });
-  const channel = async (name: string) =>
-    (await byAda('GET', '/get_stream_id', { stream: name })).stream_id as number;
-  const design = await channel('design');
-  const queue = await byAda('POST', '/register', { event_types: ['message'] });
-  const spareQueue = await byAda('POST', '/register', { event_types: ['message'] });
-  const send = async (content: string, topic = 'launch plan') =>
-    (await byAda('POST', '/messages', { type: 'stream', to: 'design', topic, content })).id as number;
-  const message = await send('The mock-ups are ready for review.');
-  const another = await send('The logo variants are in the shared folder.', 'logo');
-  const doomed = await send('Wrong channel, sorry.');
-  await byGrace('POST', '/users/me/presence', { status: 'active', new_user_input: true });
-  await byGrace('POST', '/users/me/status', { status_text: 'In a meeting', emoji_name: 'calendar' });
-  await byGrace('POST', '/messages/flags', { messages: [message], op: 'add', flag: 'read' });
-  await byAda('DELETE', `/users/${gone.id}`);
-
-  const draft = async () =>
-    (
-      (
-        await byAda('POST', '/drafts', {
-          drafts: [
-            {
-              type: 'stream',
-              to: [design],
-              topic: 'launch plan',
-              content: 'Can we move the review to Thursday?',
-            },
-          ],
-        })
-      ).ids as number[]
-    )[0];
-  const snippet = async () =>
-    (
-      await byAda('POST', '/saved_snippets', {
-        title: 'Review request',
-        content: 'Could you review this by end of day?',
-      })
-    ).saved_snippet_id as number;
+  const people = await makePeople();
+  const { ada, grace, alan } = people;
+  const byAda = callsAs(ada);
+  const { design, oldWebsite, queues, messages } = await makeConversation(people);
+  const [message, another, doomed] = messages as [number, number, number];
   const tomorrow = Math.ceil(Date.now() / 1000) + 86_400;
-  const scheduled = async () =>
-    (
-      await byAda('POST', '/scheduled_messages', {
-        type: 'stream',
-        to: design,
-        topic: 'launch plan',
-        content: 'Reminder: the design review starts in an hour.',
-        scheduled_delivery_timestamp: tomorrow,
-      })
-    ).scheduled_message_id as number;
-  const linkifier = async (pattern: string) =>
-    (
-      await byAda('POST', '/realm/filters', {
-        pattern,
-        url_template: 'https://tracker.example.com/issue/{id}',
-      })
-    ).id as number;
-  const group = async (name: string, members: number[]) =>
-    (await byAda('POST', '/user_groups/create', { name, description: `The ${name}`, members }))
-      .group_id as number;
-  const bot = async (name: string) =>
-    (await byAda('POST', '/bots', { full_name: `${name} bot`, short_name: name.toLowerCase() }))
-      .user_id as number;
-  const field = (await byAda('POST', '/realm/profile_fields', { name: 'Phone number', field_type: 1 }))
-    .id as number;
+  const make = makers(byAda, design, tomorrow);
+  const field = await make.field();
   await byAda('PUT', '/bot_storage', { storage: { last_deploy: '"v2.4.0"', deploys_today: '2' } });
-  const tokens = {
-    apns: (n: number) => `${'ab'.repeat(31)}0${n}`,
-    fcm: (n: number) => `fcm-registration-${n}`,
-  };
-  for (const [route, token] of [
-    ['/users/me/apns_device_token', tokens.apns(1)],
-    ['/users/me/ios_device_token', tokens.apns(2)],
-  ] as const)
-    await byAda('POST', route, { token, appid: 'org.zulip.Zulip' });
-  for (const n of [1, 2, 3]) await byAda('POST', '/users/me/android_gcm_reg_id', { token: tokens.fcm(n) });
-  const attachment = async () => {
-    const form = new FormData();
-    form.set('file', new Blob(['%PDF-1.4\n'], { type: 'application/pdf' }), 'plan.pdf');
-    await fetch(`${stack.chatUrl}/api/v1/user_uploads`, {
-      method: 'POST',
-      headers: { authorization: basic(ada) },
-      body: form,
-    });
-    return ((await byAda('GET', '/attachments')).attachments as { id: number }[]).at(-1)!.id;
-  };
+  const tokens = await registerDevices(byAda);
   // Ada's Zoom account is linked, as a browser would link it.
   const linked = await zoomReturn(ada);
   expect(
     (await fetch(`${stack.chatUrl}/api/v1/calls/zoom/complete?${new URLSearchParams(linked)}`)).status,
   ).toBe(200);
-  const designers = await group('designers', [ada.id, grace.id]);
   return {
     caller: ada,
     world: {
-      queue_id: queue.queue_id,
+      queue_id: queues[0],
       message_id: message,
       stream_id: design,
       user_id: grace.id,
       user: String(grace.id),
       user_id_or_email: String(grace.id),
       muted_user_id: alan.id,
-      draft_id: await draft(),
-      saved_snippet_id: await snippet(),
-      scheduled_message_id: await scheduled(),
+      draft_id: await make.draft(),
+      saved_snippet_id: await make.snippet(),
+      scheduled_message_id: await make.scheduled(),
       scheduled_delivery_timestamp: tomorrow,
-      filter_id: await linkifier('ISSUE-(?P<id>[0-9]+)'),
-      user_group_id: designers,
-      bot_id: await bot('CI'),
+      filter_id: await make.linkifier('ISSUE-(?P<id>[0-9]+)'),
+      user_group_id: await make.group('designers', [ada.id, grace.id]),
+      bot_id: await make.bot('CI'),
       username: ada.email,
       password: ada.password,
     },
@@ -246,7 +270,7 @@ async function makeWorld(): Promise<{
       checkMessagesMatchNarrow: { values: { msg_ids: [message, another] } },
       deleteMessage: { values: { message_id: doomed } },
       updateMessageFlags: { values: { messages: [message, another] } },
-      deleteQueue: { values: { queue_id: spareQueue.queue_id } },
+      deleteQueue: { values: { queue_id: queues[1] } },
       updateSubscriptionProperties: {
         values: {
           subscription_data: [
@@ -255,37 +279,17 @@ async function makeWorld(): Promise<{
           ],
         },
       },
-      archiveStream: { values: { stream_id: await channel('old-website') } },
-      deactivateOwnUser: { caller: leaver },
-      deactivateUser: { values: { user: leaving.id } },
-      reactivateUser: { values: { user_id: gone.id } },
-      createDrafts: {
-        values: {
-          drafts: [
-            {
-              type: 'stream',
-              to: [design],
-              topic: 'launch plan',
-              content: 'Can we move the review to Thursday?',
-            },
-          ],
-        },
-      },
-      editDraft: {
-        values: {
-          draft: {
-            type: 'stream',
-            to: [design],
-            topic: 'launch plan',
-            content: 'Can we move the review to Thursday morning?',
-          },
-        },
-      },
-      deleteDraft: { values: { draft_id: await draft() } },
-      deleteSavedSnippet: { values: { saved_snippet_id: await snippet() } },
+      archiveStream: { values: { stream_id: oldWebsite } },
+      deactivateOwnUser: { caller: people.leaver },
+      deactivateUser: { values: { user: people.leaving.id } },
+      reactivateUser: { values: { user_id: people.gone.id } },
+      createDrafts: { values: { drafts: [{ ...DRAFT, to: [design] }] } },
+      editDraft: { values: { draft: { ...DRAFT, to: [design], content: 'Can we move it to Friday?' } } },
+      deleteDraft: { values: { draft_id: await make.draft() } },
+      deleteSavedSnippet: { values: { saved_snippet_id: await make.snippet() } },
       createScheduledMessage: { values: { to: design } },
-      deleteScheduledMessage: { values: { scheduled_message_id: await scheduled() } },
-      removeLinkifier: { values: { filter_id: await linkifier('TICKET-(?P<id>[0-9]+)') } },
+      deleteScheduledMessage: { values: { scheduled_message_id: await make.scheduled() } },
+      removeLinkifier: { values: { filter_id: await make.linkifier('TICKET-(?P<id>[0-9]+)') } },
       // Every linkifier there is when it runs, in reverse.
       reorderLinkifiers: {
         values: async () => ({
@@ -304,17 +308,17 @@ async function makeWorld(): Promise<{
       },
       createUserGroup: { values: { members: [ada.id, grace.id] } },
       updateUserGroupMembers: { values: { add: [alan.id] } },
-      updateUserGroupSubgroups: { values: { add: [await group('reviewers', [alan.id])] } },
-      deactivateUserGroup: { values: { user_group_id: await group('former interns', [grace.id]) } },
-      deactivateBot: { values: { bot_id: await bot('Retired') } },
+      updateUserGroupSubgroups: { values: { add: [await make.group('reviewers', [alan.id])] } },
+      deactivateUserGroup: { values: { user_group_id: await make.group('former interns', [grace.id]) } },
+      deactivateBot: { values: { bot_id: await make.bot('Retired') } },
       updateProfileData: { values: { data: [{ id: field, value: '+1-555-0142' }] } },
       deleteProfileData: { values: { data: [field] } },
-      removeApnsDeviceToken: { values: { token: tokens.apns(1) } },
-      removeIosDeviceToken: { values: { token: tokens.apns(2) } },
-      removeAndroidGcmRegId: { values: { token: tokens.fcm(1) } },
-      removeAndroidRegId: { values: { token: tokens.fcm(2) } },
-      sendTestNotification: { values: { token: tokens.fcm(3) } },
-      removeAttachment: { values: { attachment_id: await attachment() } },
+      removeApnsDeviceToken: { values: { token: tokens.apns[0] } },
+      removeIosDeviceToken: { values: { token: tokens.apns[1] } },
+      removeAndroidGcmRegId: { values: { token: tokens.fcm[0] } },
+      removeAndroidRegId: { values: { token: tokens.fcm[1] } },
+      sendTestNotification: { values: { token: tokens.fcm[2] } },
+      removeAttachment: { values: { attachment_id: await upload(ada) } },
     },
   };
 }
