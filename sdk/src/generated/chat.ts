@@ -3271,20 +3271,20 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "username": "user8@chat.example.com"
+         *       "username": "ada@chat.example.com"
          *     }
          */
         'application/x-www-form-urlencoded': {
-          /** @example user8@chat.example.com */
+          /** @example ada@chat.example.com */
           username: string;
         };
         /**
          * @example {
-         *       "username": "user8@chat.example.com"
+         *       "username": "ada@chat.example.com"
          *     }
          */
         'multipart/form-data': {
-          /** @example user8@chat.example.com */
+          /** @example ada@chat.example.com */
           username: string;
         };
       };
@@ -3778,26 +3778,26 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "username": "user8@chat.example.com",
+         *       "username": "ada@chat.example.com",
          *       "password": "correct-horse-battery-staple"
          *     }
          */
         'application/x-www-form-urlencoded': {
           /** @example correct-horse-battery-staple */
           password: string;
-          /** @example user8@chat.example.com */
+          /** @example ada@chat.example.com */
           username: string;
         };
         /**
          * @example {
-         *       "username": "user8@chat.example.com",
+         *       "username": "ada@chat.example.com",
          *       "password": "correct-horse-battery-staple"
          *     }
          */
         'multipart/form-data': {
           /** @example correct-horse-battery-staple */
           password: string;
-          /** @example user8@chat.example.com */
+          /** @example ada@chat.example.com */
           username: string;
         };
       };
