@@ -8,14 +8,15 @@ import { startTestStack, type TestStack } from './support/stack.ts';
 /**
  * The messaging API's examples (declared beside each endpoint, `example` in http/endpoint.ts) are
  * made against the live API, so that what the reference page shows cannot rot: every operation
- * under /api/v1 shows one, each example request is answered 200, its example answer is one the
- * document allows, and the live answer has the same fields.
+ * under /api/v1 shows one (the first test names those that do not), each example request is
+ * answered 200 (302 for the two that redirect a browser), its example answer is one the document
+ * allows, and the live answer has the same fields.
  *
  * Examples speak of the channel `design` and of the ids of a small organization; the world made
  * here holds what they name (see `makeWorld`), and its live ids replace the examples' ones by
  * parameter name. An operation that consumes what it names (a deletion, a deactivation) gets its
- * own copy, and one a member of another kind must make (a bot, a user leaving) its own caller, so
- * that the examples do not depend on their order.
+ * own copy, and one another member must make (a user leaving) its own caller, so that no example
+ * takes away what a later one names.
  */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
