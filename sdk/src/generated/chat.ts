@@ -2288,6 +2288,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "attachments": [
+           *         {
+           *           "id": 1,
+           *           "name": "plan.pdf",
+           *           "path_id": "1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf",
+           *           "size": 48213,
+           *           "create_time": 1764299940000,
+           *           "messages": [
+           *             {
+           *               "id": 42,
+           *               "date_sent": 1764300000000
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "upload_space_used": 48213
+           *     }
+           */
           'application/json': {
             attachments: {
               /** @description UNIX time in milliseconds. */
@@ -2325,6 +2347,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         attachment_id: number;
       };
       cookie?: never;
@@ -2338,6 +2361,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2372,6 +2401,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "storage": {
+           *         "last_deploy": "\"v2.4.1\""
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2400,14 +2438,42 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storage": {
+         *         "last_deploy": "\"v2.4.1\"",
+         *         "deploys_today": "3"
+         *       }
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description Key → value, both strings (the bots library stores JSON text). */
+          /**
+           * @description Key → value, both strings (the bots library stores JSON text).
+           * @example {
+           *       "last_deploy": "\"v2.4.1\"",
+           *       "deploys_today": "3"
+           *     }
+           */
           storage: {
             [key: string]: string;
           };
         };
+        /**
+         * @example {
+         *       "storage": {
+         *         "last_deploy": "\"v2.4.1\"",
+         *         "deploys_today": "3"
+         *       }
+         *     }
+         */
         'multipart/form-data': {
-          /** @description Key → value, both strings (the bots library stores JSON text). */
+          /**
+           * @description Key → value, both strings (the bots library stores JSON text).
+           * @example {
+           *       "last_deploy": "\"v2.4.1\"",
+           *       "deploys_today": "3"
+           *     }
+           */
           storage: {
             [key: string]: string;
           };
@@ -2422,6 +2488,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2455,6 +2527,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2487,6 +2565,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "bots": [
+           *         {
+           *           "username": "deploy-bot@chat.example.com",
+           *           "full_name": "Deploy bot",
+           *           "api_key": "QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB",
+           *           "avatar_url": "https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1",
+           *           "default_sending_stream": null,
+           *           "default_events_register_stream": null,
+           *           "default_all_public_streams": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             bots: {
               api_key: string;
@@ -2523,26 +2618,54 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "full_name": "Deploy bot",
+         *       "short_name": "deploy",
+         *       "bot_type": 1
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @default 1 */
+          /**
+           * @default 1
+           * @example 1
+           */
           bot_type?: number;
+          /** @example Deploy bot */
           full_name: string;
           /** @default 1 */
           interface_type?: number;
           /** @description Required for outgoing-webhook bots. */
           payload_url?: string;
-          /** @default  */
+          /**
+           * @default
+           * @example deploy
+           */
           short_name?: string;
         };
+        /**
+         * @example {
+         *       "full_name": "Deploy bot",
+         *       "short_name": "deploy",
+         *       "bot_type": 1
+         *     }
+         */
         'multipart/form-data': {
-          /** @default 1 */
+          /**
+           * @default 1
+           * @example 1
+           */
           bot_type?: number;
+          /** @example Deploy bot */
           full_name: string;
           /** @default 1 */
           interface_type?: number;
           /** @description Required for outgoing-webhook bots. */
           payload_url?: string;
-          /** @default  */
+          /**
+           * @default
+           * @example deploy
+           */
           short_name?: string;
         };
       };
@@ -2555,6 +2678,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "user_id": 20,
+           *       "api_key": "QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB",
+           *       "avatar_url": "https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1",
+           *       "default_sending_stream": null,
+           *       "default_events_register_stream": null,
+           *       "default_all_public_streams": false
+           *     }
+           */
           'application/json': {
             api_key: string;
             avatar_url: string;
@@ -2584,6 +2719,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 21 */
         bot_id: number;
       };
       cookie?: never;
@@ -2597,6 +2733,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2618,22 +2760,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 20 */
         bot_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "full_name": "Release bot"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           bot_owner_id?: number;
+          /** @example Release bot */
           full_name?: string;
           /** @default 1 */
           service_interface?: number;
           /** @description An http(s) URL, JSON-encoded as in Zulip. */
           service_payload_url?: string;
         };
+        /**
+         * @example {
+         *       "full_name": "Release bot"
+         *     }
+         */
         'multipart/form-data': {
           bot_owner_id?: number;
+          /** @example Release bot */
           full_name?: string;
           /** @default 1 */
           service_interface?: number;
@@ -2650,6 +2805,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "full_name": "Release bot",
+           *       "avatar_url": "https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1",
+           *       "service_interface": 1,
+           *       "service_payload_url": null,
+           *       "config_data": null,
+           *       "bot_owner": "user8@chat.example.com",
+           *       "default_sending_stream": null,
+           *       "default_events_register_stream": null,
+           *       "default_all_public_streams": false
+           *     }
+           */
           'application/json': {
             avatar_url: string;
             /** @description The owner's email. */
@@ -2684,6 +2854,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 20 */
         bot_id: number;
       };
       cookie?: never;
@@ -2697,6 +2868,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "api_key": "h8Tq2VbN4mXc6ZpL0sWd3RfY7gJk9EuA"
+           *     }
+           */
           'application/json': {
             api_key: string;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -2717,6 +2895,7 @@ export interface operations {
   createBigBlueButtonCall: {
     parameters: {
       query: {
+        /** @example Design review */
         meeting_name: string;
         voice_only?: boolean;
       };
@@ -2733,6 +2912,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "url": "/api/v1/calls/bigbluebutton/join?meeting_id=muse-7f3c2a91d04b8e6c5a19&name=Design+review&voice_only=false&moderator=8&checksum=9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6"
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2753,10 +2939,15 @@ export interface operations {
   joinBigBlueButtonCall: {
     parameters: {
       query: {
+        /** @example 9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6 */
         checksum: string;
+        /** @example muse-7f3c2a91d04b8e6c5a19 */
         meeting_id: string;
+        /** @example 8 */
         moderator: string;
+        /** @example Design review */
         name: string;
+        /** @example false */
         voice_only: string;
       };
       header?: never;
@@ -2765,19 +2956,17 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      200: {
+      /** @description BigBlueButton's join URL for the caller, signed with the server's secret. */
+      302: {
         headers: {
+          /** @example https://bbb.example.com/bigbluebutton/api/join?meetingID=muse-7f3c2a91d04b8e6c5a19&fullName=Grace+Hopper&role=VIEWER&redirect=true&checksum=1b6453892473a467d07372d45eb05abc2031647a */
+          Location: string;
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
-            msg: string;
-            /** @constant */
-            result: 'success';
-          };
+          'text/html': string;
+          'text/plain': string;
         };
       };
       400: components['responses']['Error'];
@@ -2803,6 +2992,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "url": "https://meet.jit.si/8c1d5e0f3a7b2946#config.startWithVideoMuted=false"
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2836,6 +3032,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2854,7 +3056,9 @@ export interface operations {
   completeZoomAuthorization: {
     parameters: {
       query: {
+        /** @example pBs8x3ZLk2_qT9VwYd4mNr */
         code: string;
+        /** @example 1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q */
         state: string;
       };
       header?: never;
@@ -2870,6 +3074,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2900,6 +3110,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "url": "https://us06web.zoom.us/j/85643729104?pwd=dXhZa3RLc0N6Q2VvR1BVdz09"
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -2926,19 +3143,17 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      200: {
+      /** @description Zoom's OAuth authorization page, with the signed state and where Zoom sends the browser back. */
+      302: {
         headers: {
+          /** @example https://zoom.us/oauth/authorize?response_type=code&client_id=Xk2rT9vQS8aLm3nB4cD5e&redirect_uri=https%3A%2F%2Fchat.example.com%2Fapi%2Fv1%2Fcalls%2Fzoom%2Fcomplete&state=1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q */
+          Location: string;
           'X-Request-Id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
-            msg: string;
-            /** @constant */
-            result: 'success';
-          };
+          'text/html': string;
+          'text/plain': string;
         };
       };
       400: components['responses']['Error'];
@@ -2956,10 +3171,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stream_id": 2
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example 2 */
           stream_id: number;
         };
+        /**
+         * @example {
+         *       "stream_id": 2
+         *     }
+         */
         'multipart/form-data': {
+          /** @example 2 */
           stream_id: number;
         };
       };
@@ -2972,6 +3199,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3005,6 +3238,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3030,10 +3269,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "username": "ada@chat.example.com"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example ada@chat.example.com */
           username: string;
         };
+        /**
+         * @example {
+         *       "username": "ada@chat.example.com"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example ada@chat.example.com */
           username: string;
         };
       };
@@ -3046,6 +3297,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "api_key": "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv",
+           *       "email": "user8@chat.example.com",
+           *       "user_id": 8
+           *     }
+           */
           'application/json': {
             api_key: string;
             /** @description The API email to use with the key. */
@@ -3080,6 +3340,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "count": 1,
+           *       "drafts": [
+           *         {
+           *           "id": 3,
+           *           "type": "stream",
+           *           "to": [
+           *             2
+           *           ],
+           *           "topic": "launch plan",
+           *           "content": "Can we move the review to Thursday?",
+           *           "timestamp": 1764300000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             count: number;
             drafts: components['schemas']['Draft'][];
@@ -3105,8 +3384,36 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "drafts": [
+         *         {
+         *           "type": "stream",
+         *           "to": [
+         *             2
+         *           ],
+         *           "topic": "launch plan",
+         *           "content": "Can we move the review to Thursday?",
+         *           "timestamp": 1764300000
+         *         }
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       {
+           *         "type": "stream",
+           *         "to": [
+           *           2
+           *         ],
+           *         "topic": "launch plan",
+           *         "content": "Can we move the review to Thursday?",
+           *         "timestamp": 1764300000
+           *       }
+           *     ]
+           */
           drafts?: {
             content: string;
             timestamp?: number;
@@ -3116,8 +3423,36 @@ export interface operations {
             type: '' | 'stream' | 'private';
           }[];
         };
+        /**
+         * @example {
+         *       "drafts": [
+         *         {
+         *           "type": "stream",
+         *           "to": [
+         *             2
+         *           ],
+         *           "topic": "launch plan",
+         *           "content": "Can we move the review to Thursday?",
+         *           "timestamp": 1764300000
+         *         }
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       {
+           *         "type": "stream",
+           *         "to": [
+           *           2
+           *         ],
+           *         "topic": "launch plan",
+           *         "content": "Can we move the review to Thursday?",
+           *         "timestamp": 1764300000
+           *       }
+           *     ]
+           */
           drafts?: {
             content: string;
             timestamp?: number;
@@ -3137,6 +3472,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "ids": [
+           *         3
+           *       ]
+           *     }
+           */
           'application/json': {
             ids: number[];
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -3158,6 +3502,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 3 */
         draft_id: number;
       };
       cookie?: never;
@@ -3171,6 +3516,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3192,13 +3543,38 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 3 */
         draft_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "draft": {
+         *         "type": "stream",
+         *         "to": [
+         *           2
+         *         ],
+         *         "topic": "launch plan",
+         *         "content": "Can we move the review to Thursday morning?",
+         *         "timestamp": 1764300060
+         *       }
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /**
+           * @example {
+           *       "type": "stream",
+           *       "to": [
+           *         2
+           *       ],
+           *       "topic": "launch plan",
+           *       "content": "Can we move the review to Thursday morning?",
+           *       "timestamp": 1764300060
+           *     }
+           */
           draft: {
             content: string;
             timestamp?: number;
@@ -3208,7 +3584,31 @@ export interface operations {
             type: '' | 'stream' | 'private';
           };
         };
+        /**
+         * @example {
+         *       "draft": {
+         *         "type": "stream",
+         *         "to": [
+         *           2
+         *         ],
+         *         "topic": "launch plan",
+         *         "content": "Can we move the review to Thursday morning?",
+         *         "timestamp": 1764300060
+         *       }
+         *     }
+         */
         'multipart/form-data': {
+          /**
+           * @example {
+           *       "type": "stream",
+           *       "to": [
+           *         2
+           *       ],
+           *       "topic": "launch plan",
+           *       "content": "Can we move the review to Thursday morning?",
+           *       "timestamp": 1764300060
+           *     }
+           */
           draft: {
             content: string;
             timestamp?: number;
@@ -3228,6 +3628,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3323,6 +3729,7 @@ export interface operations {
   deleteQueue: {
     parameters: {
       query: {
+        /** @example 1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10 */
         queue_id: string;
       };
       header?: never;
@@ -3338,6 +3745,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3363,12 +3776,28 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "username": "ada@chat.example.com",
+         *       "password": "correct-horse-battery-staple"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example correct-horse-battery-staple */
           password: string;
+          /** @example ada@chat.example.com */
           username: string;
         };
+        /**
+         * @example {
+         *       "username": "ada@chat.example.com",
+         *       "password": "correct-horse-battery-staple"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example correct-horse-battery-staple */
           password: string;
+          /** @example ada@chat.example.com */
           username: string;
         };
       };
@@ -3381,6 +3810,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "api_key": "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv",
+           *       "email": "user8@chat.example.com",
+           *       "user_id": 8
+           *     }
+           */
           'application/json': {
             api_key: string;
             /** @description The API email to use with the key. */
@@ -3403,6 +3841,7 @@ export interface operations {
   getStreamId: {
     parameters: {
       query: {
+        /** @example design */
         stream: string;
       };
       header?: never;
@@ -3418,6 +3857,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "stream_id": 2
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3450,6 +3896,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "complete": true
+           *     }
+           */
           'application/json': {
             complete: boolean;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -3475,10 +3928,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stream_id": 2
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example 2 */
           stream_id: number;
         };
+        /**
+         * @example {
+         *       "stream_id": 2
+         *     }
+         */
         'multipart/form-data': {
+          /** @example 2 */
           stream_id: number;
         };
       };
@@ -3491,6 +3956,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3515,12 +3986,28 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stream_id": 2,
+         *       "topic_name": "launch plan"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example 2 */
           stream_id: number;
+          /** @example launch plan */
           topic_name: string;
         };
+        /**
+         * @example {
+         *       "stream_id": 2,
+         *       "topic_name": "launch plan"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example 2 */
           stream_id: number;
+          /** @example launch plan */
           topic_name: string;
         };
       };
@@ -3533,6 +4020,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3742,6 +4235,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
@@ -3755,6 +4249,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "raw_content": "The mock-ups are ready for review.",
+           *       "message": {
+           *         "id": 42,
+           *         "sender_id": 8,
+           *         "sender_full_name": "Ada Lovelace",
+           *         "sender_email": "user8@chat.example.com",
+           *         "sender_realm_str": "",
+           *         "avatar_url": null,
+           *         "client": "ZulipPython",
+           *         "content": "<p>The mock-ups are ready for review.</p>",
+           *         "content_type": "text/html",
+           *         "is_me_message": false,
+           *         "reactions": [],
+           *         "submessages": [],
+           *         "subject": "launch plan",
+           *         "topic_links": [],
+           *         "timestamp": 1764300000,
+           *         "recipient_id": 3,
+           *         "type": "stream",
+           *         "stream_id": 2,
+           *         "display_recipient": "design",
+           *         "flags": [
+           *           "read"
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             message: components['schemas']['Message'];
@@ -3778,6 +4303,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
@@ -3791,6 +4317,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -3892,6 +4424,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
@@ -3905,6 +4438,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "message_history": [
+           *         {
+           *           "topic": "launch plan",
+           *           "content": "The mock-ups are ready for review.",
+           *           "rendered_content": "<p>The mock-ups are ready for review.</p>",
+           *           "timestamp": 1764300000,
+           *           "user_id": 8
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             message_history: Record<string, unknown>[];
@@ -4042,6 +4590,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
@@ -4055,6 +4604,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "user_ids": [
+           *         9,
+           *         10
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4076,18 +4635,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 42 */
         message_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "op": "start"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @enum {string} */
+          /**
+           * @example start
+           * @enum {string}
+           */
           op: 'start' | 'stop';
         };
+        /**
+         * @example {
+         *       "op": "start"
+         *     }
+         */
         'multipart/form-data': {
-          /** @enum {string} */
+          /**
+           * @example start
+           * @enum {string}
+           */
           op: 'start' | 'stop';
         };
       };
@@ -4100,6 +4676,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4125,16 +4707,56 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "messages": [
+         *         42,
+         *         43
+         *       ],
+         *       "op": "add",
+         *       "flag": "starred"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example starred */
           flag: string;
+          /**
+           * @example [
+           *       42,
+           *       43
+           *     ]
+           */
           messages: number[];
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
         };
+        /**
+         * @example {
+         *       "messages": [
+         *         42,
+         *         43
+         *       ],
+         *       "op": "add",
+         *       "flag": "starred"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example starred */
           flag: string;
+          /**
+           * @example [
+           *       42,
+           *       43
+           *     ]
+           */
           messages: number[];
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
         };
       };
@@ -4147,6 +4769,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "messages": [
+           *         42,
+           *         43
+           *       ],
+           *       "ignored_because_not_subscribed_channels": []
+           *     }
+           */
           'application/json': {
             ignored_because_not_subscribed_channels?: number[];
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -4173,12 +4806,37 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "anchor": "newest",
+         *       "num_before": 100,
+         *       "num_after": 0,
+         *       "narrow": [
+         *         {
+         *           "operator": "channel",
+         *           "operand": "design"
+         *         }
+         *       ],
+         *       "op": "add",
+         *       "flag": "read"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example newest */
           anchor: string;
+          /** @example read */
           flag: string;
           /** @default true */
           include_anchor?: boolean;
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       {
+           *         "operator": "channel",
+           *         "operand": "design"
+           *       }
+           *     ]
+           */
           narrow?: (
             | {
                 negated?: boolean;
@@ -4189,17 +4847,47 @@ export interface operations {
               }
             | unknown[]
           )[];
+          /** @example 0 */
           num_after: number;
+          /** @example 100 */
           num_before: number;
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
         };
+        /**
+         * @example {
+         *       "anchor": "newest",
+         *       "num_before": 100,
+         *       "num_after": 0,
+         *       "narrow": [
+         *         {
+         *           "operator": "channel",
+         *           "operand": "design"
+         *         }
+         *       ],
+         *       "op": "add",
+         *       "flag": "read"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example newest */
           anchor: string;
+          /** @example read */
           flag: string;
           /** @default true */
           include_anchor?: boolean;
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       {
+           *         "operator": "channel",
+           *         "operand": "design"
+           *       }
+           *     ]
+           */
           narrow?: (
             | {
                 negated?: boolean;
@@ -4210,9 +4898,14 @@ export interface operations {
               }
             | unknown[]
           )[];
+          /** @example 0 */
           num_after: number;
+          /** @example 100 */
           num_before: number;
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
         };
       };
@@ -4225,6 +4918,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "processed_count": 2,
+           *       "updated_count": 1,
+           *       "first_processed_id": 42,
+           *       "last_processed_id": 43,
+           *       "found_oldest": true,
+           *       "found_newest": true,
+           *       "ignored_because_not_subscribed_channels": []
+           *     }
+           */
           'application/json': {
             first_processed_id: number | null;
             found_newest: boolean;
@@ -4275,6 +4981,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "messages": {
+           *         "42": {
+           *           "match_content": "<p>The <span class=\"highlight\">mock</span>-<span class=\"highlight\">ups</span> are ready for review.</p>",
+           *           "match_subject": "launch plan"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             /** @description By message id. */
@@ -4306,10 +5024,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "content": "**Ship it** on Friday, @**Grace Hopper**?"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example **Ship it** on Friday, @**Grace Hopper**? */
           content: string;
         };
+        /**
+         * @example {
+         *       "content": "**Ship it** on Friday, @**Grace Hopper**?"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example **Ship it** on Friday, @**Grace Hopper**? */
           content: string;
         };
       };
@@ -4322,6 +5052,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "rendered": "<p><strong>Ship it</strong> on Friday, <span class=\"user-mention\" data-user-id=\"9\">@Grace Hopper</span>?</p>"
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4348,12 +5085,28 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description Without it, every device of the caller */
+          /**
+           * @description Without it, every device of the caller
+           * @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3
+           */
           token?: string;
         };
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description Without it, every device of the caller */
+          /**
+           * @description Without it, every device of the caller
+           * @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3
+           */
           token?: string;
         };
       };
@@ -4366,6 +5119,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4390,18 +5149,34 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "email_address_visibility": 3
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           /** @description Whether owners may change users' email addresses (PATCH /users/{user_id} new_email). */
           can_change_user_emails?: boolean;
-          /** @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings. */
+          /**
+           * @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings.
+           * @example 3
+           */
           email_address_visibility?: number;
           /** @description Whether people who are not logged in may read the web-public channels; turning it on needs the server setting MUSE_CHAT_WEB_PUBLIC_STREAMS. */
           enable_spectator_access?: boolean;
         };
+        /**
+         * @example {
+         *       "email_address_visibility": 3
+         *     }
+         */
         'multipart/form-data': {
           /** @description Whether owners may change users' email addresses (PATCH /users/{user_id} new_email). */
           can_change_user_emails?: boolean;
-          /** @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings. */
+          /**
+           * @description Who may see a new account's real email (1 everyone, 2 members, 3 administrators, 4 nobody, 5 moderators); each user may change theirs in PATCH /settings.
+           * @example 3
+           */
           email_address_visibility?: number;
           /** @description Whether people who are not logged in may read the web-public channels; turning it on needs the server setting MUSE_CHAT_WEB_PUBLIC_STREAMS. */
           enable_spectator_access?: boolean;
@@ -4416,6 +5191,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4447,6 +5228,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "emoji": {}
+           *     }
+           */
           'application/json': {
             emoji: Record<string, unknown>;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -4471,12 +5259,28 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example #(?P<id>[0-9]+) */
           pattern: string;
+          /** @example https://github.com/zulip/zulip/issues/{id} */
           url_template: string;
         };
+        /**
+         * @example {
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example #(?P<id>[0-9]+) */
           pattern: string;
+          /** @example https://github.com/zulip/zulip/issues/{id} */
           url_template: string;
         };
       };
@@ -4489,6 +5293,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "id": 1
+           *     }
+           */
           'application/json': {
             id: number;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -4510,6 +5321,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         filter_id: number;
       };
       cookie?: never;
@@ -4523,6 +5335,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4544,18 +5362,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         filter_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "pattern": "ZUL-(?P<id>[0-9]+)",
+         *       "url_template": "https://tracker.example.com/issue/ZUL-{id}"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example ZUL-(?P<id>[0-9]+) */
           pattern: string;
+          /** @example https://tracker.example.com/issue/ZUL-{id} */
           url_template: string;
         };
+        /**
+         * @example {
+         *       "pattern": "ZUL-(?P<id>[0-9]+)",
+         *       "url_template": "https://tracker.example.com/issue/ZUL-{id}"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example ZUL-(?P<id>[0-9]+) */
           pattern: string;
+          /** @example https://tracker.example.com/issue/ZUL-{id} */
           url_template: string;
         };
       };
@@ -4568,6 +5403,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4600,6 +5441,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "linkifiers": [
+           *         {
+           *           "id": 1,
+           *           "pattern": "#(?P<id>[0-9]+)",
+           *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             linkifiers: {
@@ -4628,10 +5482,38 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "ordered_linkifier_ids": [
+         *         2,
+         *         1
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /**
+           * @example [
+           *       2,
+           *       1
+           *     ]
+           */
           ordered_linkifier_ids: number[];
         };
+        /**
+         * @example {
+         *       "ordered_linkifier_ids": [
+         *         2,
+         *         1
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
+          /**
+           * @example [
+           *       2,
+           *       1
+           *     ]
+           */
           ordered_linkifier_ids: number[];
         };
       };
@@ -4644,6 +5526,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4675,6 +5563,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "presences": {
+           *         "user9@chat.example.com": {
+           *           "aggregated": {
+           *             "client": "website",
+           *             "status": "active",
+           *             "timestamp": 1764300000
+           *           },
+           *           "website": {
+           *             "client": "website",
+           *             "status": "active",
+           *             "timestamp": 1764300000,
+           *             "pushable": false
+           *           }
+           *         }
+           *       },
+           *       "server_timestamp": 1764300012.345
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -4708,6 +5618,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "custom_fields": [
+           *         {
+           *           "id": 1,
+           *           "name": "Phone number",
+           *           "hint": "Including the country code",
+           *           "type": 1,
+           *           "field_data": "",
+           *           "order": 1,
+           *           "display_in_profile_summary": false,
+           *           "required": false,
+           *           "editable_by_user": true
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             custom_fields: components['schemas']['ProfileField'][];
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -4732,26 +5661,50 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Pronouns",
+         *       "hint": "What pronouns should people use to refer to you?",
+         *       "field_type": 8
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           /** @default true */
           editable_by_user?: boolean;
           /** @default  */
           field_data?: string;
+          /** @example 8 */
           field_type: number;
-          /** @default  */
+          /**
+           * @default
+           * @example What pronouns should people use to refer to you?
+           */
           hint?: string;
+          /** @example Pronouns */
           name: string;
           /** @default false */
           required?: boolean;
         };
+        /**
+         * @example {
+         *       "name": "Pronouns",
+         *       "hint": "What pronouns should people use to refer to you?",
+         *       "field_type": 8
+         *     }
+         */
         'multipart/form-data': {
           /** @default true */
           editable_by_user?: boolean;
           /** @default  */
           field_data?: string;
+          /** @example 8 */
           field_type: number;
-          /** @default  */
+          /**
+           * @default
+           * @example What pronouns should people use to refer to you?
+           */
           hint?: string;
+          /** @example Pronouns */
           name: string;
           /** @default false */
           required?: boolean;
@@ -4766,6 +5719,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "id": 2
+           *     }
+           */
           'application/json': {
             /** @description The new field. */
             id: number;
@@ -5037,6 +5997,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "saved_snippets": [
+           *         {
+           *           "id": 1,
+           *           "title": "Review request",
+           *           "content": "Could you review this by end of day? Thanks!",
+           *           "date_created": 1764300000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5061,14 +6035,34 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "title": "Review request",
+         *       "content": "Could you review this by end of day? Thanks!"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description Markdown */
+          /**
+           * @description Markdown
+           * @example Could you review this by end of day? Thanks!
+           */
           content: string;
+          /** @example Review request */
           title: string;
         };
+        /**
+         * @example {
+         *       "title": "Review request",
+         *       "content": "Could you review this by end of day? Thanks!"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description Markdown */
+          /**
+           * @description Markdown
+           * @example Could you review this by end of day? Thanks!
+           */
           content: string;
+          /** @example Review request */
           title: string;
         };
       };
@@ -5081,6 +6075,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "saved_snippet_id": 1
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5102,6 +6103,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         saved_snippet_id: number;
       };
       cookie?: never;
@@ -5115,6 +6117,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5136,19 +6144,36 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         saved_snippet_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "content": "Could you review this by tomorrow noon? Thanks!"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description Markdown */
+          /**
+           * @description Markdown
+           * @example Could you review this by tomorrow noon? Thanks!
+           */
           content?: string;
           title?: string;
         };
+        /**
+         * @example {
+         *       "content": "Could you review this by tomorrow noon? Thanks!"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description Markdown */
+          /**
+           * @description Markdown
+           * @example Could you review this by tomorrow noon? Thanks!
+           */
           content?: string;
           title?: string;
         };
@@ -5162,6 +6187,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5194,6 +6225,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "scheduled_messages": [
+           *         {
+           *           "scheduled_message_id": 7,
+           *           "type": "stream",
+           *           "to": 2,
+           *           "topic": "launch plan",
+           *           "content": "Reminder: the design review starts in an hour.",
+           *           "rendered_content": "<p>Reminder: the design review starts in an hour.</p>",
+           *           "scheduled_delivery_timestamp": 1893488400,
+           *           "failed": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5218,42 +6267,82 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "to": 2,
+         *       "content": "Reminder: the design review starts in an hour.",
+         *       "topic": "launch plan",
+         *       "scheduled_delivery_timestamp": 1893488400
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description Markdown; limit: max_message_length */
+          /**
+           * @description Markdown; limit: max_message_length
+           * @example Reminder: the design review starts in an hour.
+           */
           content: string;
           /** @default true */
           read_by_sender?: boolean;
-          /** @description UNIX timestamp (seconds), in the future */
+          /**
+           * @description UNIX timestamp (seconds), in the future
+           * @example 1893488400
+           */
           scheduled_delivery_timestamp: number;
-          /** @description A channel id, or a list of user ids */
+          /**
+           * @description A channel id, or a list of user ids
+           * @example 2
+           */
           to: number | number[];
           /**
            * @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length
            * @default
+           * @example launch plan
            */
           topic?: string;
           /**
            * @description direct or channel; private and stream are their legacy names
+           * @example stream
            * @enum {string}
            */
           type: 'direct' | 'channel' | 'stream' | 'private';
         };
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "to": 2,
+         *       "content": "Reminder: the design review starts in an hour.",
+         *       "topic": "launch plan",
+         *       "scheduled_delivery_timestamp": 1893488400
+         *     }
+         */
         'multipart/form-data': {
-          /** @description Markdown; limit: max_message_length */
+          /**
+           * @description Markdown; limit: max_message_length
+           * @example Reminder: the design review starts in an hour.
+           */
           content: string;
           /** @default true */
           read_by_sender?: boolean;
-          /** @description UNIX timestamp (seconds), in the future */
+          /**
+           * @description UNIX timestamp (seconds), in the future
+           * @example 1893488400
+           */
           scheduled_delivery_timestamp: number;
-          /** @description A channel id, or a list of user ids */
+          /**
+           * @description A channel id, or a list of user ids
+           * @example 2
+           */
           to: number | number[];
           /**
            * @description Channel messages; "(no topic)" is the empty topic, refused where topics are required. Limit: max_topic_length
            * @default
+           * @example launch plan
            */
           topic?: string;
           /**
            * @description direct or channel; private and stream are their legacy names
+           * @example stream
            * @enum {string}
            */
           type: 'direct' | 'channel' | 'stream' | 'private';
@@ -5268,6 +6357,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "scheduled_message_id": 7
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5289,6 +6385,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 7 */
         scheduled_message_id: number;
       };
       cookie?: never;
@@ -5302,6 +6399,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5323,14 +6426,23 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 7 */
         scheduled_message_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "content": "Reminder: the design review starts in 30 minutes.",
+         *       "scheduled_delivery_timestamp": 1893490200
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example Reminder: the design review starts in 30 minutes. */
           content?: string;
+          /** @example 1893490200 */
           scheduled_delivery_timestamp?: number;
           /** @description A channel id, or a list of user ids */
           to?: number | number[];
@@ -5339,8 +6451,16 @@ export interface operations {
           /** @enum {string} */
           type?: 'direct' | 'channel' | 'stream' | 'private';
         };
+        /**
+         * @example {
+         *       "content": "Reminder: the design review starts in 30 minutes.",
+         *       "scheduled_delivery_timestamp": 1893490200
+         *     }
+         */
         'multipart/form-data': {
+          /** @example Reminder: the design review starts in 30 minutes. */
           content?: string;
+          /** @example 1893490200 */
           scheduled_delivery_timestamp?: number;
           /** @description A channel id, or a list of user ids */
           to?: number | number[];
@@ -5359,6 +6479,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5392,6 +6518,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "authentication_methods": {
+           *         "password": true,
+           *         "dev": false
+           *       },
+           *       "external_authentication_methods": [],
+           *       "zulip_feature_level": 420,
+           *       "zulip_version": "11.0-muse",
+           *       "zulip_merge_base": "11.0",
+           *       "push_notifications_enabled": true,
+           *       "is_incompatible": false,
+           *       "email_auth_enabled": true,
+           *       "require_email_format_usernames": true,
+           *       "max_stream_name_length": 60,
+           *       "max_stream_description_length": 1024,
+           *       "max_message_length": 10000,
+           *       "max_topic_length": 60,
+           *       "realm_uri": "https://chat.example.com",
+           *       "realm_url": "https://chat.example.com",
+           *       "realm_name": "Example Design Co.",
+           *       "realm_icon": "https://chat.example.com/static/images/logo/zulip-icon-128x128.png",
+           *       "realm_description": "The design team of Example Co.",
+           *       "realm_web_public_access_enabled": false
+           *     }
+           */
           'application/json': {
             authentication_methods: {
               dev: boolean;
@@ -5439,6 +6593,12 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "twenty_four_hour_time": true,
+         *       "enter_sends": true
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           allow_private_data_export?: boolean;
           automatically_follow_topics_policy?: number;
@@ -5470,6 +6630,7 @@ export interface operations {
           enable_stream_desktop_notifications?: boolean;
           enable_stream_email_notifications?: boolean;
           enable_stream_push_notifications?: boolean;
+          /** @example true */
           enter_sends?: boolean;
           fluid_layout_width?: boolean;
           hide_ai_features?: boolean;
@@ -5487,6 +6648,7 @@ export interface operations {
           send_stream_typing_notifications?: boolean;
           starred_message_counts?: boolean;
           translate_emoticons?: boolean;
+          /** @example true */
           twenty_four_hour_time?: boolean;
           user_list_style?: number;
           /** @enum {string} */
@@ -5503,6 +6665,12 @@ export interface operations {
           web_suggest_update_timezone?: boolean;
           wildcard_mentions_notify?: boolean;
         };
+        /**
+         * @example {
+         *       "twenty_four_hour_time": true,
+         *       "enter_sends": true
+         *     }
+         */
         'multipart/form-data': {
           allow_private_data_export?: boolean;
           automatically_follow_topics_policy?: number;
@@ -5534,6 +6702,7 @@ export interface operations {
           enable_stream_desktop_notifications?: boolean;
           enable_stream_email_notifications?: boolean;
           enable_stream_push_notifications?: boolean;
+          /** @example true */
           enter_sends?: boolean;
           fluid_layout_width?: boolean;
           hide_ai_features?: boolean;
@@ -5551,6 +6720,7 @@ export interface operations {
           send_stream_typing_notifications?: boolean;
           starred_message_counts?: boolean;
           translate_emoticons?: boolean;
+          /** @example true */
           twenty_four_hour_time?: boolean;
           user_list_style?: number;
           /** @enum {string} */
@@ -5577,6 +6747,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5601,9 +6777,15 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "enable_desktop_notifications": false
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           desktop_icon_count_display?: number;
           email_notifications_batching_period_seconds?: number;
+          /** @example false */
           enable_desktop_notifications?: boolean;
           enable_digest_emails?: boolean;
           enable_login_emails?: boolean;
@@ -5624,9 +6806,15 @@ export interface operations {
           realm_name_in_email_notifications_policy?: number;
           wildcard_mentions_notify?: boolean;
         };
+        /**
+         * @example {
+         *       "enable_desktop_notifications": false
+         *     }
+         */
         'multipart/form-data': {
           desktop_icon_count_display?: number;
           email_notifications_batching_period_seconds?: number;
+          /** @example false */
           enable_desktop_notifications?: boolean;
           enable_digest_emails?: boolean;
           enable_login_emails?: boolean;
@@ -5657,6 +6845,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5696,6 +6890,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "streams": [
+           *         {
+           *           "stream_id": 2,
+           *           "name": "design",
+           *           "description": "Mock-ups, reviews and the design system",
+           *           "rendered_description": "<p>Mock-ups, reviews and the design system</p>",
+           *           "date_created": 1764200000,
+           *           "creator_id": 8,
+           *           "invite_only": false,
+           *           "is_web_public": false,
+           *           "is_announcement_only": false,
+           *           "stream_post_policy": 1,
+           *           "history_public_to_subscribers": true,
+           *           "first_message_id": 21,
+           *           "message_retention_days": null,
+           *           "is_archived": false,
+           *           "is_recently_active": true,
+           *           "stream_weekly_traffic": null,
+           *           "topics_policy": "inherit",
+           *           "can_add_subscribers_group": 8,
+           *           "can_remove_subscribers_group": 6,
+           *           "can_administer_channel_group": {
+           *             "direct_members": [
+           *               8
+           *             ],
+           *             "direct_subgroups": []
+           *           },
+           *           "can_delete_any_message_group": 6,
+           *           "can_delete_own_message_group": 2,
+           *           "can_send_message_group": 2,
+           *           "can_subscribe_group": 8,
+           *           "is_default": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5717,6 +6951,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
@@ -5730,6 +6965,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "stream": {
+           *         "stream_id": 2,
+           *         "name": "design",
+           *         "description": "Mock-ups, reviews and the design system",
+           *         "rendered_description": "<p>Mock-ups, reviews and the design system</p>",
+           *         "date_created": 1764200000,
+           *         "creator_id": 8,
+           *         "invite_only": false,
+           *         "is_web_public": false,
+           *         "is_announcement_only": false,
+           *         "stream_post_policy": 1,
+           *         "history_public_to_subscribers": true,
+           *         "first_message_id": 21,
+           *         "message_retention_days": null,
+           *         "is_archived": false,
+           *         "is_recently_active": true,
+           *         "stream_weekly_traffic": null,
+           *         "topics_policy": "inherit",
+           *         "can_add_subscribers_group": 8,
+           *         "can_remove_subscribers_group": 6,
+           *         "can_administer_channel_group": {
+           *           "direct_members": [
+           *             8
+           *           ],
+           *           "direct_subgroups": []
+           *         },
+           *         "can_delete_any_message_group": 6,
+           *         "can_delete_own_message_group": 2,
+           *         "can_send_message_group": 2,
+           *         "can_subscribe_group": 8
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5752,6 +7024,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 5 */
         stream_id: number;
       };
       cookie?: never;
@@ -5765,6 +7038,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5786,12 +7065,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "description": "Mock-ups, reviews and the design system"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           can_add_subscribers_group?: {
             new:
@@ -5863,6 +7148,7 @@ export interface operations {
                   direct_subgroups: number[];
                 };
           };
+          /** @example Mock-ups, reviews and the design system */
           description?: string;
           history_public_to_subscribers?: boolean;
           is_default_stream?: boolean;
@@ -5872,6 +7158,11 @@ export interface operations {
           message_retention_days?: string;
           new_name?: string;
         };
+        /**
+         * @example {
+         *       "description": "Mock-ups, reviews and the design system"
+         *     }
+         */
         'multipart/form-data': {
           can_add_subscribers_group?: {
             new:
@@ -5943,6 +7234,7 @@ export interface operations {
                   direct_subgroups: number[];
                 };
           };
+          /** @example Mock-ups, reviews and the design system */
           description?: string;
           history_public_to_subscribers?: boolean;
           is_default_stream?: boolean;
@@ -5962,6 +7254,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -5983,6 +7281,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
@@ -5996,6 +7295,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "subscribers": [
+           *         8,
+           *         9
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6021,26 +7330,54 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "op": "start",
+         *       "stream_id": 2,
+         *       "topic": "launch plan"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @enum {string} */
+          /**
+           * @example start
+           * @enum {string}
+           */
           op: 'start' | 'stop';
+          /** @example 2 */
           stream_id?: number;
           to?: number[];
+          /** @example launch plan */
           topic?: string;
           /**
            * @default direct
+           * @example stream
            * @enum {string}
            */
           type?: 'direct' | 'private' | 'stream' | 'channel';
         };
+        /**
+         * @example {
+         *       "type": "stream",
+         *       "op": "start",
+         *       "stream_id": 2,
+         *       "topic": "launch plan"
+         *     }
+         */
         'multipart/form-data': {
-          /** @enum {string} */
+          /**
+           * @example start
+           * @enum {string}
+           */
           op: 'start' | 'stop';
+          /** @example 2 */
           stream_id?: number;
           to?: number[];
+          /** @example launch plan */
           topic?: string;
           /**
            * @default direct
+           * @example stream
            * @enum {string}
            */
           type?: 'direct' | 'private' | 'stream' | 'channel';
@@ -6055,6 +7392,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6088,6 +7431,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "user_groups": [
+           *         {
+           *           "id": 14,
+           *           "name": "designers",
+           *           "description": "Product designers",
+           *           "date_created": 1764200000,
+           *           "creator_id": 8,
+           *           "members": [
+           *             8,
+           *             9
+           *           ],
+           *           "direct_subgroup_ids": [],
+           *           "is_system_group": false,
+           *           "deactivated": false,
+           *           "can_add_members_group": {
+           *             "direct_members": [
+           *               8
+           *             ],
+           *             "direct_subgroups": []
+           *           },
+           *           "can_join_group": 8,
+           *           "can_leave_group": 2,
+           *           "can_manage_group": {
+           *             "direct_members": [
+           *               8
+           *             ],
+           *             "direct_subgroups": []
+           *           },
+           *           "can_mention_group": 2,
+           *           "can_remove_members_group": 8
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6109,12 +7490,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "description": "Product designers and UX researchers"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           can_add_members_group?: {
             new:
@@ -6200,9 +7587,15 @@ export interface operations {
                   direct_subgroups: number[];
                 };
           };
+          /** @example Product designers and UX researchers */
           description?: string;
           name?: string;
         };
+        /**
+         * @example {
+         *       "description": "Product designers and UX researchers"
+         *     }
+         */
         'multipart/form-data': {
           can_add_members_group?: {
             new:
@@ -6288,6 +7681,7 @@ export interface operations {
                   direct_subgroups: number[];
                 };
           };
+          /** @example Product designers and UX researchers */
           description?: string;
           name?: string;
         };
@@ -6301,6 +7695,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6322,6 +7722,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 17 */
         user_group_id: number;
       };
       cookie?: never;
@@ -6335,6 +7736,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6358,6 +7765,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
       };
       cookie?: never;
@@ -6371,6 +7779,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "members": [
+           *         8,
+           *         9,
+           *         10
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             members: number[];
@@ -6393,14 +7812,27 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "add": [
+         *         10
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       10
+           *     ]
+           */
           add?: number[];
           /** @default [] */
           add_subgroups?: number[];
@@ -6409,8 +7841,20 @@ export interface operations {
           /** @default [] */
           delete_subgroups?: number[];
         };
+        /**
+         * @example {
+         *       "add": [
+         *         10
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       10
+           *     ]
+           */
           add?: number[];
           /** @default [] */
           add_subgroups?: number[];
@@ -6429,6 +7873,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6452,7 +7902,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
+        /** @example 9 */
         user_id: number;
       };
       cookie?: never;
@@ -6466,6 +7918,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "is_user_group_member": true
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             is_user_group_member: boolean;
@@ -6490,6 +7949,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
       };
       cookie?: never;
@@ -6503,6 +7963,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "subgroups": [
+           *         16
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6525,20 +7994,45 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 14 */
         user_group_id: number;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "add": [
+         *         16
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       16
+           *     ]
+           */
           add?: number[];
           /** @default [] */
           delete?: number[];
         };
+        /**
+         * @example {
+         *       "add": [
+         *         16
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
-          /** @default [] */
+          /**
+           * @default []
+           * @example [
+           *       16
+           *     ]
+           */
           add?: number[];
           /** @default [] */
           delete?: number[];
@@ -6553,6 +8047,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6578,6 +8078,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "marketing",
+         *       "description": "The marketing team",
+         *       "members": [
+         *         8,
+         *         9
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           can_add_members_group?:
             | number
@@ -6615,12 +8125,30 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @example The marketing team */
           description: string;
+          /**
+           * @example [
+           *       8,
+           *       9
+           *     ]
+           */
           members: number[];
+          /** @example marketing */
           name: string;
           /** @default [] */
           subgroups?: number[];
         };
+        /**
+         * @example {
+         *       "name": "marketing",
+         *       "description": "The marketing team",
+         *       "members": [
+         *         8,
+         *         9
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
           can_add_members_group?:
             | number
@@ -6658,8 +8186,16 @@ export interface operations {
                 direct_members: number[];
                 direct_subgroups: number[];
               };
+          /** @example The marketing team */
           description: string;
+          /**
+           * @example [
+           *       8,
+           *       9
+           *     ]
+           */
           members: number[];
+          /** @example marketing */
           name: string;
           /** @default [] */
           subgroups?: number[];
@@ -6674,6 +8210,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "group_id": 15
+           *     }
+           */
           'application/json': {
             group_id: number;
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
@@ -6699,14 +8242,34 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stream_id": 2,
+         *       "topic": "launch plan",
+         *       "visibility_policy": 3
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example 2 */
           stream_id: number;
+          /** @example launch plan */
           topic: string;
+          /** @example 3 */
           visibility_policy: number;
         };
+        /**
+         * @example {
+         *       "stream_id": 2,
+         *       "topic": "launch plan",
+         *       "visibility_policy": 3
+         *     }
+         */
         'multipart/form-data': {
+          /** @example 2 */
           stream_id: number;
+          /** @example launch plan */
           topic: string;
+          /** @example 3 */
           visibility_policy: number;
         };
       };
@@ -6719,6 +8282,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6812,6 +8381,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "members": [
+           *         {
+           *           "user_id": 9,
+           *           "delivery_email": "grace@chat.example.com",
+           *           "email": "user9@chat.example.com",
+           *           "full_name": "Grace Hopper",
+           *           "date_joined": "2025-11-27T09:30:00.000Z",
+           *           "is_active": true,
+           *           "is_owner": false,
+           *           "is_admin": false,
+           *           "is_guest": false,
+           *           "is_bot": false,
+           *           "bot_type": null,
+           *           "role": 400,
+           *           "timezone": "America/New_York",
+           *           "avatar_url": "https://secure.gravatar.com/avatar/f87ca5408ced7a3814893d2b32544043?d=identicon&version=1",
+           *           "avatar_version": 1,
+           *           "is_imported_stub": false
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             members: components['schemas']['User'][];
@@ -6837,18 +8432,46 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "katherine@chat.example.com",
+         *       "password": "orbit-1962-glenn",
+         *       "full_name": "Katherine Johnson"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description The new user’s email address (unique in the organization). */
+          /**
+           * @description The new user’s email address (unique in the organization).
+           * @example katherine@chat.example.com
+           */
           email: string;
+          /** @example Katherine Johnson */
           full_name: string;
-          /** @description At least 6 characters. */
+          /**
+           * @description At least 6 characters.
+           * @example orbit-1962-glenn
+           */
           password: string;
         };
+        /**
+         * @example {
+         *       "email": "katherine@chat.example.com",
+         *       "password": "orbit-1962-glenn",
+         *       "full_name": "Katherine Johnson"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description The new user’s email address (unique in the organization). */
+          /**
+           * @description The new user’s email address (unique in the organization).
+           * @example katherine@chat.example.com
+           */
           email: string;
+          /** @example Katherine Johnson */
           full_name: string;
-          /** @description At least 6 characters. */
+          /**
+           * @description At least 6 characters.
+           * @example orbit-1962-glenn
+           */
           password: string;
         };
       };
@@ -6861,6 +8484,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "user_id": 11
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6882,6 +8512,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 9 */
         user_id_or_email: string;
       };
       cookie?: never;
@@ -6895,6 +8526,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "presence": {
+           *         "aggregated": {
+           *           "status": "active",
+           *           "timestamp": 1764300000
+           *         },
+           *         "website": {
+           *           "status": "active",
+           *           "timestamp": 1764300000
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6916,6 +8563,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 12 */
         user_id: number;
       };
       cookie?: never;
@@ -6929,6 +8577,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6950,6 +8604,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 9 */
         user_id: number;
       };
       cookie?: never;
@@ -6963,6 +8618,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "status": {
+           *         "status_text": "In a meeting",
+           *         "emoji_name": "calendar",
+           *         "emoji_code": "1f4c6",
+           *         "reaction_type": "unicode_emoji"
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -6990,7 +8657,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
+        /** @example 9 */
         user_id: number;
       };
       cookie?: never;
@@ -7004,6 +8673,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "is_subscribed": true
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             is_subscribed: boolean;
@@ -7028,6 +8704,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 9 */
         user: string;
       };
       cookie?: never;
@@ -7041,6 +8718,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "user": {
+           *         "user_id": 9,
+           *         "delivery_email": "grace@chat.example.com",
+           *         "email": "user9@chat.example.com",
+           *         "full_name": "Grace Hopper",
+           *         "date_joined": "2025-11-27T09:30:00.000Z",
+           *         "is_active": true,
+           *         "is_owner": false,
+           *         "is_admin": false,
+           *         "is_guest": false,
+           *         "is_bot": false,
+           *         "bot_type": null,
+           *         "role": 400,
+           *         "timezone": "America/New_York",
+           *         "avatar_url": "https://secure.gravatar.com/avatar/f87ca5408ced7a3814893d2b32544043?d=identicon&version=1",
+           *         "avatar_version": 1,
+           *         "is_imported_stub": false
+           *       }
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7067,10 +8768,12 @@ export interface operations {
           delete_profile?: boolean;
           delete_public_channel_messages?: boolean;
         };
+        /** @example Moved to the Lisbon office; new account there. */
         deactivation_notification_comment?: string;
       };
       header?: never;
       path: {
+        /** @example 12 */
         user: number;
       };
       cookie?: never;
@@ -7084,6 +8787,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7106,13 +8815,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 9 */
         user: string;
       };
       cookie?: never;
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "full_name": "Grace Brewster Hopper"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example Grace Brewster Hopper */
           full_name?: string;
           new_email?: string;
           profile_data?: {
@@ -7121,7 +8837,13 @@ export interface operations {
           }[];
           role?: number;
         };
+        /**
+         * @example {
+         *       "full_name": "Grace Brewster Hopper"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example Grace Brewster Hopper */
           full_name?: string;
           new_email?: string;
           profile_data?: {
@@ -7140,6 +8862,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7172,6 +8900,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "avatar_url": "https://secure.gravatar.com/avatar/42598a2264eafe6226186caff3951b3a?d=identicon&version=1",
+           *       "avatar_version": 1,
+           *       "email": "user8@chat.example.com",
+           *       "full_name": "Ada Lovelace",
+           *       "is_admin": true,
+           *       "is_owner": true,
+           *       "role": 100,
+           *       "is_guest": false,
+           *       "is_bot": false,
+           *       "is_active": true,
+           *       "timezone": "Europe/London",
+           *       "date_joined": "2025-11-20T08:00:00.000Z",
+           *       "user_id": 8,
+           *       "delivery_email": "ada@chat.example.com",
+           *       "profile_data": {
+           *         "1": {
+           *           "value": "+44 20 7946 0018",
+           *           "rendered_value": "<p>+44 20 7946 0018</p>"
+           *         }
+           *       },
+           *       "max_message_id": 42
+           *     }
+           */
           'application/json': {
             /** @description null when the client computes it (client_gravatar). */
             avatar_url: string | null;
@@ -7229,6 +8984,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7251,6 +9012,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
@@ -7264,6 +9026,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "topics": [
+           *         {
+           *           "name": "launch plan",
+           *           "max_id": 42
+           *         },
+           *         {
+           *           "name": "logo",
+           *           "max_id": 37
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7300,6 +9078,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "alert_words": [
+           *         "deadline",
+           *         "launch"
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description The caller's alert words. */
             alert_words: string[];
@@ -7325,10 +9113,38 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "alert_words": [
+         *         "deadline",
+         *         "launch"
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /**
+           * @example [
+           *       "deadline",
+           *       "launch"
+           *     ]
+           */
           alert_words: string[];
         };
+        /**
+         * @example {
+         *       "alert_words": [
+         *         "deadline",
+         *         "launch"
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
+          /**
+           * @example [
+           *       "deadline",
+           *       "launch"
+           *     ]
+           */
           alert_words: string[];
         };
       };
@@ -7341,6 +9157,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "alert_words": [
+           *         "deadline",
+           *         "launch"
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description The caller's alert words. */
             alert_words: string[];
@@ -7376,6 +9202,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "alert_words": [
+           *         "launch"
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description The caller's alert words. */
             alert_words: string[];
@@ -7403,10 +9238,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
           token: string;
         };
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
           token: string;
         };
       };
@@ -7419,6 +9266,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7437,6 +9290,7 @@ export interface operations {
   removeAndroidGcmRegId: {
     parameters: {
       query: {
+        /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
         token: string;
       };
       header?: never;
@@ -7452,6 +9306,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7477,10 +9337,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
           token: string;
         };
+        /**
+         * @example {
+         *       "token": "dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
           token: string;
         };
       };
@@ -7493,6 +9365,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7511,6 +9389,7 @@ export interface operations {
   removeAndroidRegId: {
     parameters: {
       query: {
+        /** @example dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3 */
         token: string;
       };
       header?: never;
@@ -7526,6 +9405,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7551,14 +9436,34 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a",
+         *       "appid": "org.zulip.Zulip"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description The app's bundle id */
+          /**
+           * @description The app's bundle id
+           * @example org.zulip.Zulip
+           */
           appid: string;
+          /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
           token: string;
         };
+        /**
+         * @example {
+         *       "token": "6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a",
+         *       "appid": "org.zulip.Zulip"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description The app's bundle id */
+          /**
+           * @description The app's bundle id
+           * @example org.zulip.Zulip
+           */
           appid: string;
+          /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
           token: string;
         };
       };
@@ -7571,6 +9476,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7589,6 +9500,7 @@ export interface operations {
   removeApnsDeviceToken: {
     parameters: {
       query: {
+        /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
         token: string;
       };
       header?: never;
@@ -7604,6 +9516,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7629,14 +9547,34 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a",
+         *       "appid": "org.zulip.Zulip"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @description The app's bundle id */
+          /**
+           * @description The app's bundle id
+           * @example org.zulip.Zulip
+           */
           appid: string;
+          /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
           token: string;
         };
+        /**
+         * @example {
+         *       "token": "6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a",
+         *       "appid": "org.zulip.Zulip"
+         *     }
+         */
         'multipart/form-data': {
-          /** @description The app's bundle id */
+          /**
+           * @description The app's bundle id
+           * @example org.zulip.Zulip
+           */
           appid: string;
+          /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
           token: string;
         };
       };
@@ -7649,6 +9587,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7667,6 +9611,7 @@ export interface operations {
   removeIosDeviceToken: {
     parameters: {
       query: {
+        /** @example 6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a */
         token: string;
       };
       header?: never;
@@ -7682,6 +9627,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7703,6 +9654,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 10 */
         muted_user_id: number;
       };
       cookie?: never;
@@ -7716,6 +9668,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7737,6 +9695,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 10 */
         muted_user_id: number;
       };
       cookie?: never;
@@ -7750,6 +9709,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7775,28 +9740,60 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "active",
+         *       "new_user_input": true,
+         *       "slim_presence": true
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           history_limit_days?: number;
           last_update_id?: number;
-          /** @default false */
+          /**
+           * @default false
+           * @example true
+           */
           new_user_input?: boolean;
           /** @default false */
           ping_only?: boolean;
-          /** @default false */
+          /**
+           * @default false
+           * @example true
+           */
           slim_presence?: boolean;
-          /** @enum {string} */
+          /**
+           * @example active
+           * @enum {string}
+           */
           status: 'active' | 'idle';
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "new_user_input": true,
+         *       "slim_presence": true
+         *     }
+         */
         'multipart/form-data': {
           history_limit_days?: number;
           last_update_id?: number;
-          /** @default false */
+          /**
+           * @default false
+           * @example true
+           */
           new_user_input?: boolean;
           /** @default false */
           ping_only?: boolean;
-          /** @default false */
+          /**
+           * @default false
+           * @example true
+           */
           slim_presence?: boolean;
-          /** @enum {string} */
+          /**
+           * @example active
+           * @enum {string}
+           */
           status: 'active' | 'idle';
         };
       };
@@ -7809,6 +9806,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "presences": {
+           *         "9": {
+           *           "active_timestamp": 1764300000,
+           *           "idle_timestamp": 1764299700
+           *         }
+           *       },
+           *       "server_timestamp": 1764300012.345,
+           *       "zephyr_mirror_active": false
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7847,6 +9858,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7872,13 +9889,49 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": 1,
+         *           "value": "+1-555-0142"
+         *         }
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /**
+           * @example [
+           *       {
+           *         "id": 1,
+           *         "value": "+1-555-0142"
+           *       }
+           *     ]
+           */
           data: {
             id: number;
             value: string | null | number[];
           }[];
         };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": 1,
+         *           "value": "+1-555-0142"
+         *         }
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
+          /**
+           * @example [
+           *       {
+           *         "id": 1,
+           *         "value": "+1-555-0142"
+           *       }
+           *     ]
+           */
           data: {
             id: number;
             value: string | null | number[];
@@ -7894,6 +9947,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7918,18 +9977,46 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "status_text": "On vacation",
+         *       "emoji_name": "palm_tree",
+         *       "emoji_code": "1f334",
+         *       "reaction_type": "unicode_emoji"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example 1f334 */
           emoji_code?: string;
+          /** @example palm_tree */
           emoji_name?: string;
-          /** @enum {string} */
+          /**
+           * @example unicode_emoji
+           * @enum {string}
+           */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+          /** @example On vacation */
           status_text?: string;
         };
+        /**
+         * @example {
+         *       "status_text": "On vacation",
+         *       "emoji_name": "palm_tree",
+         *       "emoji_code": "1f334",
+         *       "reaction_type": "unicode_emoji"
+         *     }
+         */
         'multipart/form-data': {
+          /** @example 1f334 */
           emoji_code?: string;
+          /** @example palm_tree */
           emoji_name?: string;
-          /** @enum {string} */
+          /**
+           * @example unicode_emoji
+           * @enum {string}
+           */
           reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+          /** @example On vacation */
           status_text?: string;
         };
       };
@@ -7942,6 +10029,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -7975,6 +10068,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "subscriptions": [
+           *         {
+           *           "stream_id": 2,
+           *           "name": "design",
+           *           "description": "Mock-ups, reviews and the design system",
+           *           "rendered_description": "<p>Mock-ups, reviews and the design system</p>",
+           *           "date_created": 1764200000,
+           *           "creator_id": 8,
+           *           "invite_only": false,
+           *           "is_web_public": false,
+           *           "is_announcement_only": false,
+           *           "stream_post_policy": 1,
+           *           "history_public_to_subscribers": true,
+           *           "first_message_id": 21,
+           *           "message_retention_days": null,
+           *           "is_archived": false,
+           *           "is_recently_active": true,
+           *           "stream_weekly_traffic": null,
+           *           "topics_policy": "inherit",
+           *           "can_add_subscribers_group": 8,
+           *           "can_remove_subscribers_group": 6,
+           *           "can_administer_channel_group": {
+           *             "direct_members": [
+           *               8
+           *             ],
+           *             "direct_subgroups": []
+           *           },
+           *           "can_delete_any_message_group": 6,
+           *           "can_delete_own_message_group": 2,
+           *           "can_send_message_group": 2,
+           *           "can_subscribe_group": 8,
+           *           "color": "#fae589",
+           *           "desktop_notifications": null,
+           *           "email_notifications": null,
+           *           "wildcard_mentions_notify": null,
+           *           "push_notifications": null,
+           *           "audible_notifications": null,
+           *           "pin_to_top": false,
+           *           "is_muted": false,
+           *           "in_home_view": true,
+           *           "subscribers": [
+           *             8,
+           *             9
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -8232,6 +10377,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": "",
+           *       "removed": [
+           *         "random"
+           *       ],
+           *       "not_removed": []
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -8256,20 +10411,41 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "property": "is_muted",
+         *       "value": false
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example is_muted */
           property: string;
-          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          /**
+           * @description JSON text; a bare string (e.g. a colour) is taken as it is.
+           * @example false
+           */
           value: boolean | string;
         };
+        /**
+         * @example {
+         *       "property": "is_muted",
+         *       "value": false
+         *     }
+         */
         'multipart/form-data': {
+          /** @example is_muted */
           property: string;
-          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          /**
+           * @description JSON text; a bare string (e.g. a colour) is taken as it is.
+           * @example false
+           */
           value: boolean | string;
         };
       };
@@ -8282,6 +10458,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -8303,20 +10485,41 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 2 */
         stream_id: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "property": "is_muted",
+         *       "value": false
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /** @example is_muted */
           property: string;
-          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          /**
+           * @description JSON text; a bare string (e.g. a colour) is taken as it is.
+           * @example false
+           */
           value: boolean | string;
         };
+        /**
+         * @example {
+         *       "property": "is_muted",
+         *       "value": false
+         *     }
+         */
         'multipart/form-data': {
+          /** @example is_muted */
           property: string;
-          /** @description JSON text; a bare string (e.g. a colour) is taken as it is. */
+          /**
+           * @description JSON text; a bare string (e.g. a colour) is taken as it is.
+           * @example false
+           */
           value: boolean | string;
         };
       };
@@ -8329,6 +10532,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -8354,18 +10563,42 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stream": "design",
+         *       "topic": "logo",
+         *       "op": "add"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
+          /** @example design */
           stream?: string;
           stream_id?: number;
+          /** @example logo */
           topic: string;
         };
+        /**
+         * @example {
+         *       "stream": "design",
+         *       "topic": "logo",
+         *       "op": "add"
+         *     }
+         */
         'multipart/form-data': {
-          /** @enum {string} */
+          /**
+           * @example add
+           * @enum {string}
+           */
           op: 'add' | 'remove';
+          /** @example design */
           stream?: string;
           stream_id?: number;
+          /** @example logo */
           topic: string;
         };
       };
@@ -8378,6 +10611,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;
@@ -8402,14 +10641,74 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "subscription_data": [
+         *         {
+         *           "stream_id": 2,
+         *           "property": "pin_to_top",
+         *           "value": true
+         *         },
+         *         {
+         *           "stream_id": 2,
+         *           "property": "color",
+         *           "value": "#f5ce6e"
+         *         }
+         *       ]
+         *     }
+         */
         'application/x-www-form-urlencoded': {
+          /**
+           * @example [
+           *       {
+           *         "stream_id": 2,
+           *         "property": "pin_to_top",
+           *         "value": true
+           *       },
+           *       {
+           *         "stream_id": 2,
+           *         "property": "color",
+           *         "value": "#f5ce6e"
+           *       }
+           *     ]
+           */
           subscription_data: {
             property: string;
             stream_id: number;
             value: boolean | string;
           }[];
         };
+        /**
+         * @example {
+         *       "subscription_data": [
+         *         {
+         *           "stream_id": 2,
+         *           "property": "pin_to_top",
+         *           "value": true
+         *         },
+         *         {
+         *           "stream_id": 2,
+         *           "property": "color",
+         *           "value": "#f5ce6e"
+         *         }
+         *       ]
+         *     }
+         */
         'multipart/form-data': {
+          /**
+           * @example [
+           *       {
+           *         "stream_id": 2,
+           *         "property": "pin_to_top",
+           *         "value": true
+           *       },
+           *       {
+           *         "stream_id": 2,
+           *         "property": "color",
+           *         "value": "#f5ce6e"
+           *       }
+           *     ]
+           */
           subscription_data: {
             property: string;
             stream_id: number;
@@ -8426,6 +10725,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "result": "success",
+           *       "msg": ""
+           *     }
+           */
           'application/json': {
             ignored_parameters_unsupported?: components['schemas']['IgnoredParameters'];
             msg: string;

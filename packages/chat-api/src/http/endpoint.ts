@@ -54,14 +54,20 @@ export interface EndpointDeclaration<D extends Declared, Public extends boolean>
    * `additionalProperties`.
    */
   response?: JsonSchema;
+  /**
+   * The success answer is a 302 to the `Location` this describes (a browser follows it), not
+   * Zulip's JSON envelope; the view sends it with `res.redirect`.
+   */
+  redirect?: string;
   /** Error statuses beyond 400 (and 401, implied when not public). */
   errors?: readonly ErrorStatus[];
   /**
    * One call as a client makes it, shown on the reference page ("Try it out" starts from it) and
    * made against the live API in CI (test/reference-pages-chat-examples.test.ts): the parameters
-   * (path ones too; a JSON-encoded one as its value) and the success answer's own fields.
+   * (path ones too; a JSON-encoded one as its value) and the success answer's own fields, or for
+   * an operation that redirects, the `Location` it answers.
    */
-  example?: { params?: { [K in keyof D]?: unknown }; response?: Record<string, unknown> };
+  example?: { params?: { [K in keyof D]?: unknown }; response?: Record<string, unknown>; location?: string };
   view: (
     params: Parsed<D>,
     ctx: Public extends true ? ChatRuntime : ViewContext,

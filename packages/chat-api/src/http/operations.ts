@@ -71,19 +71,45 @@ function operation(declared: Endpoint, method: Method, operationId: string): Rec
       ? { requestBody: formBody(inForm, examples, declared.fileLimit !== undefined) }
       : {}),
     responses: {
-      '200': {
-        description: 'Success',
-        content: {
-          'application/json': {
-            schema: successSchema(declared.response),
-            ...(declared.example?.response
-              ? { example: { result: 'success', msg: '', ...declared.example.response } }
-              : {}),
-          },
-        },
-      },
+      ...(declared.redirect ? redirectAnswer(declared) : jsonAnswer(declared)),
       ...Object.fromEntries(
         [...new Set(statuses)].map((status) => [String(status), ref('responses', ERROR_RESPONSES[status])]),
+      ),
+    },
+  };
+}
+
+function jsonAnswer(declared: Endpoint): Record<string, unknown> {
+  return {
+    '200': {
+      description: 'Success',
+      content: {
+        'application/json': {
+          schema: successSchema(declared.response),
+          ...(declared.example?.response
+            ? { example: { result: 'success', msg: '', ...declared.example.response } }
+            : {}),
+        },
+      },
+    },
+  };
+}
+
+/** A success that sends the browser on: 302 with where to, and a line saying so (as text or HTML, by Accept). */
+function redirectAnswer(declared: Endpoint): Record<string, unknown> {
+  const location = declared.example?.location;
+  return {
+    '302': {
+      description: declared.redirect,
+      headers: {
+        Location: {
+          required: true,
+          schema: { type: 'string', format: 'uri-reference' },
+          ...(location ? { example: location } : {}),
+        },
+      },
+      content: Object.fromEntries(
+        ['text/plain', 'text/html'].map((media) => [media, { schema: { type: 'string' } }]),
       ),
     },
   };

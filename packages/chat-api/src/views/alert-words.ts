@@ -23,6 +23,7 @@ export const alertWordEndpoints = [
       '(case-insensitively) match the narrow is:alerted, in GET /messages and in event queues. ' +
       'Each user has at most 1000.',
     response: answer,
+    example: { response: { alert_words: ['deadline', 'launch'] } },
     view: async (_params, actor) => ({ alert_words: await alertWords(actor.db, actor.user.id) }),
   }),
   endpoint({
@@ -37,6 +38,10 @@ export const alertWordEndpoints = [
       "is added. Answers the whole list; the caller's clients get an alert_words event with it.",
     params: { alert_words: words() },
     response: answer,
+    example: {
+      params: { alert_words: ['deadline', 'launch'] },
+      response: { alert_words: ['deadline', 'launch'] },
+    },
     view: async ({ alert_words }, actor) => ({
       alert_words: await addAlertWords(actor.db, actor.user.id, alert_words),
     }),
@@ -52,6 +57,7 @@ export const alertWordEndpoints = [
       'alert_words event with it.',
     params: { alert_words: words() },
     response: answer,
+    example: { params: { alert_words: ['deadline'] }, response: { alert_words: ['launch'] } },
     view: async ({ alert_words }, actor) => ({
       alert_words: await removeAlertWords(actor.db, actor.user.id, alert_words),
     }),

@@ -37,6 +37,10 @@ export const apiKeyEndpoints = [
     params: { username: p.string(), password: p.string() },
     response: apiKeyAnswer,
     errors: [401, 429],
+    example: {
+      params: { username: 'ada@chat.example.com', password: 'correct-horse-battery-staple' },
+      response: { api_key: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', email: 'user8@chat.example.com', user_id: 8 },
+    },
     view: async ({ username, password }, rt, req) => {
       const realm = await requestRealm(rt.db, rt.config, req.headers.host);
       if (!realm) throw authenticationFailed();
@@ -64,6 +68,10 @@ export const apiKeyEndpoints = [
     params: { username: p.string() },
     response: apiKeyAnswer,
     errors: [401],
+    example: {
+      params: { username: 'ada@chat.example.com' },
+      response: { api_key: 'gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv', email: 'user8@chat.example.com', user_id: 8 },
+    },
     view: async ({ username }, rt, req) => {
       if (!rt.config.MUSE_CHAT_DEV_ENDPOINTS || rt.config.NODE_ENV === 'production') {
         throw new JsonableError('DevAuthBackend not enabled.');

@@ -28,6 +28,7 @@ export const botStorageEndpoints = [
       'whole read is 400 "Key does not exist.".',
     params: { keys },
     response: { required: ['storage'], properties: { storage } },
+    example: { params: { keys: ['last_deploy'] }, response: { storage: { last_deploy: '"v2.4.1"' } } },
     view: async (params, actor) => ({ storage: await getBotStorage(actor, params.keys ?? null) }),
   }),
   endpoint({
@@ -41,6 +42,7 @@ export const botStorageEndpoints = [
       '10,000,000 characters in all; a write past that is 400 "Request exceeds storage limit by N ' +
       'characters…" and nothing is written.',
     params: { storage: p.json<Record<string, string>>(storage) },
+    example: { params: { storage: { last_deploy: '"v2.4.1"', deploys_today: '3' } }, response: {} },
     view: async (params, actor) => {
       await putBotStorage(actor, params.storage);
     },
@@ -54,6 +56,7 @@ export const botStorageEndpoints = [
       "keys is a JSON list; without it every entry of the caller's storage is removed. If any given " +
       'key is missing it is 400 "Key does not exist." and nothing is removed.',
     params: { keys },
+    example: { params: { keys: ['deploys_today'] }, response: {} },
     view: async (params, actor) => {
       await removeBotStorage(actor, params.keys ?? null);
     },

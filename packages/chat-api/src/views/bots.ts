@@ -46,6 +46,22 @@ export const botEndpoints = [
         },
       },
     },
+    example: {
+      response: {
+        bots: [
+          {
+            username: 'deploy-bot@chat.example.com',
+            full_name: 'Deploy bot',
+            api_key: 'QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB',
+            avatar_url:
+              'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
+            default_sending_stream: null,
+            default_events_register_stream: null,
+            default_all_public_streams: false,
+          },
+        ],
+      },
+    },
     view: async (_params, actor) => {
       const bots = await rows<User>(
         actor.db,
@@ -78,6 +94,18 @@ export const botEndpoints = [
     response: {
       required: ['user_id', 'api_key', 'avatar_url', ...Object.keys(defaults)],
       properties: { user_id: { type: 'integer' }, api_key: str, avatar_url: str, ...defaults },
+    },
+    example: {
+      params: { full_name: 'Deploy bot', short_name: 'deploy', bot_type: 1 },
+      response: {
+        user_id: 20,
+        api_key: 'QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB',
+        avatar_url:
+          'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
     },
     view: (params, actor) => createBot(actor, params),
   }),
@@ -117,6 +145,21 @@ export const botEndpoints = [
         ...defaults,
       },
     },
+    example: {
+      params: { bot_id: 20, full_name: 'Release bot' },
+      response: {
+        full_name: 'Release bot',
+        avatar_url:
+          'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
+        service_interface: 1,
+        service_payload_url: null,
+        config_data: null,
+        bot_owner: 'user8@chat.example.com',
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+    },
     view: ({ bot_id, ...changes }, actor) => updateBot(actor, bot_id, changes),
   }),
   endpoint({
@@ -130,6 +173,7 @@ export const botEndpoints = [
       'active user gets realm_user update with is_active false, and its owner and the ' +
       'administrators get realm_bot update. Deactivating an inactive bot changes nothing.',
     params: { bot_id: p.id() },
+    example: { params: { bot_id: 21 }, response: {} },
     view: async ({ bot_id }, actor) => {
       await deactivateBot(actor, bot_id);
     },
@@ -145,6 +189,7 @@ export const botEndpoints = [
       'is in the answer, and the owner and the administrators get realm_bot update with api_key.',
     params: { bot_id: p.id() },
     response: { required: ['api_key'], properties: { api_key: str } },
+    example: { params: { bot_id: 20 }, response: { api_key: 'h8Tq2VbN4mXc6ZpL0sWd3RfY7gJk9EuA' } },
     view: async ({ bot_id }, actor) => ({ api_key: await regenerateBotApiKey(actor, bot_id) }),
   }),
 ];

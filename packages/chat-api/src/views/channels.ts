@@ -19,6 +19,7 @@ import { groupSettingSchema } from '../domain/lib/group-settings.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { adminRequired, JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
+import { EXAMPLE_CHANNEL } from './schemas.ts';
 
 const channel = { type: 'object', description: "Zulip's BasicChannel." };
 
@@ -56,6 +57,10 @@ export const channelEndpoints = [
       include_default: p.bool().default(false),
     },
     response: { required: ['streams'], properties: { streams: { type: 'array', items: channel } } },
+    example: {
+      params: { include_default: true },
+      response: { streams: [{ ...EXAMPLE_CHANNEL, is_default: false }] },
+    },
     view: async (params, actor) => ({
       streams: await visibleStreams(actor, {
         includePublic: params.include_public,
@@ -79,6 +84,7 @@ export const channelEndpoints = [
       '"Invalid channel ID".',
     params: { stream_id: p.id() },
     response: { required: ['stream'], properties: { stream: channel } },
+    example: { params: { stream_id: 2 }, response: { stream: EXAMPLE_CHANNEL } },
     view: async ({ stream_id }, actor) => {
       const stream = await accessibleStream(actor, stream_id);
       const first = (await firstMessageIds(actor.db, [stream.id])).get(stream.id) ?? null;
@@ -112,6 +118,10 @@ export const channelEndpoints = [
       can_send_message_group: groupSettingUpdate(),
       can_subscribe_group: groupSettingUpdate(),
     },
+    example: {
+      params: { stream_id: 2, description: 'Mock-ups, reviews and the design system' },
+      response: {},
+    },
     view: async (params, actor) => {
       const groupSettings: ChannelChanges['groupSettings'] = {};
       for (const name of EDITABLE_GROUP_SETTINGS) if (params[name]) groupSettings[name] = params[name];
@@ -127,6 +137,7 @@ export const channelEndpoints = [
       'Messages and subscriptions are kept; it stops being a default channel and nobody can post to it. ' +
       'Everyone who could see it gets a stream delete event.',
     params: { stream_id: p.id() },
+    example: { params: { stream_id: 5 }, response: {} },
     view: async ({ stream_id }, actor) => {
       await archiveChannel(actor, stream_id);
     },
@@ -141,6 +152,7 @@ export const channelEndpoints = [
       'exist or that the caller may not see is 400 "Invalid channel name \'…\'".',
     params: { stream: p.string() },
     response: { required: ['stream_id'], properties: { stream_id: { type: 'integer' } } },
+    example: { params: { stream: 'design' }, response: { stream_id: 2 } },
     view: async ({ stream }, actor) => {
       const found = await streamByName(actor.db, actor.realm.id, stream);
       const visible =
@@ -176,6 +188,15 @@ export const channelEndpoints = [
         },
       },
     },
+    example: {
+      params: { stream_id: 2 },
+      response: {
+        topics: [
+          { name: 'launch plan', max_id: 42 },
+          { name: 'logo', max_id: 37 },
+        ],
+      },
+    },
     view: async ({ stream_id }, actor) => {
       const stream = await accessibleStream(actor, stream_id);
       return {
@@ -194,6 +215,7 @@ export const channelEndpoints = [
       required: ['subscribers'],
       properties: { subscribers: { type: 'array', items: { type: 'integer' } } },
     },
+    example: { params: { stream_id: 2 }, response: { subscribers: [8, 9] } },
     view: async ({ stream_id }, actor) => {
       const stream = await accessibleStream(actor, stream_id);
       return { subscribers: (await subscriberIds(actor.db, [stream.id])).get(stream.id) ?? [] };
@@ -208,6 +230,7 @@ export const channelEndpoints = [
       'An unknown user is 400 "No such user"; a channel the caller may not see is 400 "Invalid channel ID".',
     params: { user_id: p.id(), stream_id: p.id() },
     response: { required: ['is_subscribed'], properties: { is_subscribed: { type: 'boolean' } } },
+    example: { params: { user_id: 9, stream_id: 2 }, response: { is_subscribed: true } },
     view: async ({ user_id, stream_id }, actor) => {
       if (!(await userById(actor.db, actor.realm.id, user_id))) throw new JsonableError('No such user');
       const stream = await accessibleStream(actor, stream_id);
@@ -223,6 +246,7 @@ export const channelEndpoints = [
       'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
       '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
     params: { stream_id: p.int() },
+    example: { params: { stream_id: 2 }, response: {} },
     view: async ({ stream_id }, actor) => {
       if (!isAdmin(actor.user)) throw adminRequired();
       await updateChannel(actor, stream_id, { is_default_stream: true, groupSettings: {} });
@@ -237,6 +261,7 @@ export const channelEndpoints = [
       'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
       '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
     params: { stream_id: p.int() },
+    example: { params: { stream_id: 2 }, response: {} },
     view: async ({ stream_id }, actor) => {
       if (!isAdmin(actor.user)) throw adminRequired();
       await updateChannel(actor, stream_id, { is_default_stream: false, groupSettings: {} });

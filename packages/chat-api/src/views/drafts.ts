@@ -27,6 +27,21 @@ export const draftEndpoints = [
       required: ['count', 'drafts'],
       properties: { count: { type: 'integer' }, drafts: { type: 'array', items: schema('Draft') } },
     },
+    example: {
+      response: {
+        count: 1,
+        drafts: [
+          {
+            id: 3,
+            type: 'stream',
+            to: [2],
+            topic: 'launch plan',
+            content: 'Can we move the review to Thursday?',
+            timestamp: 1764300000,
+          },
+        ],
+      },
+    },
     view: async (_params, actor) => {
       const drafts = await listDrafts(actor.db, actor.user.id);
       return { count: drafts.length, drafts };
@@ -43,6 +58,20 @@ export const draftEndpoints = [
       'a drafts add event goes to every queue of the caller.',
     params: { drafts: p.json<DraftInput[]>({ type: 'array', items: draftSchema }).default([]) },
     response: { required: ['ids'], properties: { ids: { type: 'array', items: { type: 'integer' } } } },
+    example: {
+      params: {
+        drafts: [
+          {
+            type: 'stream',
+            to: [2],
+            topic: 'launch plan',
+            content: 'Can we move the review to Thursday?',
+            timestamp: 1764300000,
+          },
+        ],
+      },
+      response: { ids: [3] },
+    },
     view: async ({ drafts }, actor) => ({ ids: await createDrafts(actor, drafts) }),
   }),
   endpoint({
@@ -56,6 +85,19 @@ export const draftEndpoints = [
       'clients get drafts update with the new draft.',
     params: { draft_id: draftId(), draft: p.json<DraftInput>(draftSchema) },
     errors: [404],
+    example: {
+      params: {
+        draft_id: 3,
+        draft: {
+          type: 'stream',
+          to: [2],
+          topic: 'launch plan',
+          content: 'Can we move the review to Thursday morning?',
+          timestamp: 1764300060,
+        },
+      },
+      response: {},
+    },
     view: async ({ draft_id, draft }, actor) => {
       await editDraft(actor, draft_id, draft);
     },
@@ -70,6 +112,7 @@ export const draftEndpoints = [
       'drafts remove with draft_id.',
     params: { draft_id: draftId() },
     errors: [404],
+    example: { params: { draft_id: 3 }, response: {} },
     view: async ({ draft_id }, actor) => {
       await deleteDraft(actor, draft_id);
     },

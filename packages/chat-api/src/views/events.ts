@@ -250,6 +250,7 @@ export const eventEndpoints = [
       "the caller's own queues: another's, or an unknown id, is 400 BAD_EVENT_QUEUE_ID. Idle queues " +
       'expire by themselves.',
     params: { queue_id: p.string() },
+    example: { params: { queue_id: '1d0c7f3e-5b6a-4a7e-9c1d-3f2b8e6a9c10' }, response: {} },
     view: async ({ queue_id }, actor) => {
       await deleteQueue(actor.db, queue_id, actor.user.id);
     },

@@ -36,6 +36,13 @@ export const linkifierEndpoints = [
       'earlier linkifiers win where matches overlap. Administrators change them with the other ' +
       '/realm/filters operations.',
     response: { required: ['linkifiers'], properties: { linkifiers: linkifierList } },
+    example: {
+      response: {
+        linkifiers: [
+          { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' },
+        ],
+      },
+    },
     view: async (_params, actor) => ({ linkifiers: await realmLinkifiers(actor.db, actor.realm.id) }),
   }),
   endpoint({
@@ -46,6 +53,10 @@ export const linkifierEndpoints = [
     description: rules,
     params: { pattern: p.string(), url_template: p.string() },
     response: { required: ['id'], properties: { id: { type: 'integer' } } },
+    example: {
+      params: { pattern: '#(?P<id>[0-9]+)', url_template: 'https://github.com/zulip/zulip/issues/{id}' },
+      response: { id: 1 },
+    },
     view: async ({ pattern, url_template }, actor) => ({
       id: await createLinkifier(actor, pattern, url_template),
     }),
@@ -57,6 +68,14 @@ export const linkifierEndpoints = [
     summary: "Change a linkifier's pattern and URL template",
     description: `${rules} An unknown id is 400 "Linkifier not found.".`,
     params: { filter_id: p.id(), pattern: p.string(), url_template: p.string() },
+    example: {
+      params: {
+        filter_id: 1,
+        pattern: 'ZUL-(?P<id>[0-9]+)',
+        url_template: 'https://tracker.example.com/issue/ZUL-{id}',
+      },
+      response: {},
+    },
     view: async ({ filter_id, pattern, url_template }, actor) => {
       await updateLinkifier(actor, filter_id, pattern, url_template);
     },
@@ -68,6 +87,7 @@ export const linkifierEndpoints = [
     summary: 'Remove a linkifier',
     description: 'Administrators only. An unknown id is 400 "Linkifier not found.".',
     params: { filter_id: p.id() },
+    example: { params: { filter_id: 1 }, response: {} },
     view: async ({ filter_id }, actor) => {
       await deleteLinkifier(actor, filter_id);
     },
@@ -79,6 +99,7 @@ export const linkifierEndpoints = [
     summary: 'Set the order linkifiers are applied in',
     description: 'Administrators only; the list names every linkifier exactly once.',
     params: { ordered_linkifier_ids: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
+    example: { params: { ordered_linkifier_ids: [2, 1] }, response: {} },
     view: async ({ ordered_linkifier_ids }, actor) => {
       await reorderLinkifiers(actor, ordered_linkifier_ids);
     },

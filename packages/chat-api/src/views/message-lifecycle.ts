@@ -10,7 +10,7 @@ import { parseNarrow } from '../domain/lib/narrow.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { JsonableError } from '../http/errors.ts';
 import { p } from '../http/params.ts';
-import { narrowSchema, schema } from './schemas.ts';
+import { EXAMPLE_MESSAGE, narrowSchema, schema } from './schemas.ts';
 import { transact } from '@muse/core';
 
 const ids = { type: 'array', items: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } };
@@ -42,6 +42,10 @@ export const messageLifecycleEndpoints = [
     response: {
       required: ['raw_content', 'message'],
       properties: { raw_content: { type: 'string' }, message: schema('Message') },
+    },
+    example: {
+      params: { message_id: 42 },
+      response: { raw_content: 'The mock-ups are ready for review.', message: EXAMPLE_MESSAGE },
     },
     view: ({ message_id, apply_markdown }, actor) => readMessage(actor, message_id, apply_markdown),
   }),
@@ -92,6 +96,7 @@ export const messageLifecycleEndpoints = [
       'permission to delete this message" or "The time limit for deleting this message has passed"; ' +
       'a message the caller cannot read is 400 "Invalid message(s)".',
     params: { message_id: p.id() },
+    example: { params: { message_id: 42 }, response: {} },
     view: async ({ message_id }, actor) => {
       await deleteMessage(actor, message_id);
     },
@@ -109,6 +114,20 @@ export const messageLifecycleEndpoints = [
     response: {
       required: ['message_history'],
       properties: { message_history: { type: 'array', items: { type: 'object' } } },
+    },
+    example: {
+      params: { message_id: 42 },
+      response: {
+        message_history: [
+          {
+            topic: 'launch plan',
+            content: 'The mock-ups are ready for review.',
+            rendered_content: '<p>The mock-ups are ready for review.</p>',
+            timestamp: 1764300000,
+            user_id: 8,
+          },
+        ],
+      },
     },
     view: async ({ message_id }, actor) => ({ message_history: await messageHistory(actor, message_id) }),
   }),
@@ -158,6 +177,10 @@ export const messageLifecycleEndpoints = [
       required: ['messages'],
       properties: { messages: ids, ignored_because_not_subscribed_channels: ids },
     },
+    example: {
+      params: { messages: [42, 43], op: 'add', flag: 'starred' },
+      response: { messages: [42, 43], ignored_because_not_subscribed_channels: [] },
+    },
     view: async (params, actor) => {
       const flag = checkFlag(params.flag);
       const changed = await transact(actor.db, (t) =>
@@ -205,6 +228,25 @@ export const messageLifecycleEndpoints = [
         ignored_because_not_subscribed_channels: ids,
       },
     },
+    example: {
+      params: {
+        anchor: 'newest',
+        num_before: 100,
+        num_after: 0,
+        narrow: [{ operator: 'channel', operand: 'design' }],
+        op: 'add',
+        flag: 'read',
+      },
+      response: {
+        processed_count: 2,
+        updated_count: 1,
+        first_processed_id: 42,
+        last_processed_id: 43,
+        found_oldest: true,
+        found_newest: true,
+        ignored_because_not_subscribed_channels: [],
+      },
+    },
     view: async (params, actor) => {
       const flag = checkFlag(params.flag);
       if (params.num_before < 0 || params.num_after < 0)
@@ -242,6 +284,7 @@ export const messageLifecycleEndpoints = [
       'Adds the read flag to every unread message of the caller, in one request (complete is always ' +
       "true). The caller's clients get update_message_flags with op add, flag read and the ids.",
     response: { required: ['complete'], properties: { complete: { type: 'boolean' } } },
+    example: { response: { complete: true } },
     view: async (_params, actor) => {
       await markAsRead(actor, {});
       return { complete: true };
@@ -257,6 +300,7 @@ export const messageLifecycleEndpoints = [
       'cannot access is 400 "Invalid channel ID". The caller\'s clients get update_message_flags ' +
       'with the ids.',
     params: { stream_id: p.int() },
+    example: { params: { stream_id: 2 }, response: {} },
     view: async ({ stream_id }, actor) => {
       await accessibleStream(actor, stream_id);
       await markAsRead(actor, { streamId: stream_id });
@@ -272,6 +316,7 @@ export const messageLifecycleEndpoints = [
       'compared case-insensitively). A channel the caller cannot access is 400 "Invalid channel ' +
       'ID". The caller\'s clients get update_message_flags with the ids.',
     params: { stream_id: p.int(), topic_name: p.string() },
+    example: { params: { stream_id: 2, topic_name: 'launch plan' }, response: {} },
     view: async ({ stream_id, topic_name }, actor) => {
       await accessibleStream(actor, stream_id);
       await markAsRead(actor, { streamId: stream_id, topic: topic_name });

@@ -202,6 +202,18 @@ export const messageEndpoints = [
         },
       },
     },
+    example: {
+      params: { msg_ids: [42, 43], narrow: [{ operator: 'search', operand: 'mock-ups' }] },
+      response: {
+        messages: {
+          '42': {
+            match_content:
+              '<p>The <span class="highlight">mock</span>-<span class="highlight">ups</span> are ready for review.</p>',
+            match_subject: 'launch plan',
+          },
+        },
+      },
+    },
     view: async (params, actor) => {
       if (params.msg_ids.length > 5000)
         throw new JsonableError('Too many messages requested (maximum 5000).');
@@ -222,6 +234,13 @@ export const messageEndpoints = [
       "it. Read-only, yet counted as a write against the caller's rate limit.",
     params: { content: p.string({ maxLength: MAX_MESSAGE_LENGTH }) },
     response: { required: ['rendered'], properties: { rendered: { type: 'string', description: 'HTML.' } } },
+    example: {
+      params: { content: '**Ship it** on Friday, @**Grace Hopper**?' },
+      response: {
+        rendered:
+          '<p><strong>Ship it</strong> on Friday, <span class="user-mention" data-user-id="9">@Grace Hopper</span>?</p>',
+      },
+    },
     view: async (params, actor) => ({ rendered: (await renderMessage(actor, params.content)).rendered }),
   }),
   endpoint({
@@ -238,6 +257,7 @@ export const messageEndpoints = [
       required: ['user_ids'],
       properties: { user_ids: { type: 'array', items: { type: 'integer' } } },
     },
+    example: { params: { message_id: 42 }, response: { user_ids: [9, 10] } },
     view: async ({ message_id }, actor) => ({ user_ids: await readReceipts(actor, message_id) }),
   }),
 ];

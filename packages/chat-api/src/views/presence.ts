@@ -47,6 +47,14 @@ export const presenceEndpoints = [
         zephyr_mirror_active: { type: 'boolean' },
       },
     },
+    example: {
+      params: { status: 'active', new_user_input: true, slim_presence: true },
+      response: {
+        presences: { '9': { active_timestamp: 1764300000, idle_timestamp: 1764299700 } },
+        server_timestamp: 1764300012.345,
+        zephyr_mirror_active: false,
+      },
+    },
     view: async (params, actor) => {
       await reportPresence(actor, params.status === 'active');
       if (params.ping_only) return {};
@@ -79,6 +87,17 @@ export const presenceEndpoints = [
       required: ['presences', 'server_timestamp'],
       properties: { presences, server_timestamp: { type: 'number' } },
     },
+    example: {
+      response: {
+        presences: {
+          'user9@chat.example.com': {
+            aggregated: { client: 'website', status: 'active', timestamp: 1764300000 },
+            website: { client: 'website', status: 'active', timestamp: 1764300000, pushable: false },
+          },
+        },
+        server_timestamp: 1764300012.345,
+      },
+    },
     view: async (_params, actor) => ({
       presences: (await presenceMap(actor, false)).presences,
       server_timestamp: Date.now() / 1000,
@@ -95,6 +114,15 @@ export const presenceEndpoints = [
       'user"; a user who never reported is 400 "No presence data for …".',
     params: { user_id_or_email: p.string() },
     response: { required: ['presence'], properties: { presence: { type: 'object' } } },
+    example: {
+      params: { user_id_or_email: '9' },
+      response: {
+        presence: {
+          aggregated: { status: 'active', timestamp: 1764300000 },
+          website: { status: 'active', timestamp: 1764300000 },
+        },
+      },
+    },
     view: async ({ user_id_or_email: who }, actor) => {
       const user = /^\d+$/.test(who)
         ? await userById(actor.db, actor.realm.id, Number(who))
@@ -131,6 +159,7 @@ export const presenceEndpoints = [
       stream_id: p.int().optional(),
       topic: p.string().optional(),
     },
+    example: { params: { type: 'stream', op: 'start', stream_id: 2, topic: 'launch plan' }, response: {} },
     view: async (params, actor) => {
       if (params.type === 'direct' || params.type === 'private') {
         if (!params.to) throw new JsonableError("Missing 'to' argument");
@@ -152,6 +181,7 @@ export const presenceEndpoints = [
       "the direct message's recipients who receive typing notifications; a message the caller cannot " +
       'read is 400 "Invalid message(s)".',
     params: { message_id: p.id(), op: p.oneOf(['start', 'stop'] as const) },
+    example: { params: { message_id: 42, op: 'start' }, response: {} },
     view: async ({ message_id, op }, actor) => {
       await sendEditTyping(actor, op, message_id);
     },

@@ -39,6 +39,7 @@ export const profileDataEndpoints = [
       'transaction; every active user of the organization gets realm_user update with the changed ' +
       'custom_profile_field.',
     params: { data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema) },
+    example: { params: { data: [{ id: 1, value: '+1-555-0142' }] }, response: {} },
     view: async ({ data }, actor) => {
       await transact(actor.db, (t) => updateProfileData(actor.db, actor.user, actor.user, data, t));
     },
@@ -53,6 +54,7 @@ export const profileDataEndpoints = [
       'rules as setting it (editable_by_user, known ids). Every active user of the organization ' +
       "gets realm_user update with the field's value null.",
     params: { data: p.json<number[]>({ type: 'array', items: { type: 'integer' } }) },
+    example: { params: { data: [1] }, response: {} },
     view: async ({ data }, actor) => {
       await removeProfileData(actor.db, actor.user, data);
     },
@@ -69,6 +71,23 @@ export const profileDataEndpoints = [
     response: {
       required: ['custom_fields'],
       properties: { custom_fields: { type: 'array', items: schema('ProfileField') } },
+    },
+    example: {
+      response: {
+        custom_fields: [
+          {
+            id: 1,
+            name: 'Phone number',
+            hint: 'Including the country code',
+            type: 1,
+            field_data: '',
+            order: 1,
+            display_in_profile_summary: false,
+            required: false,
+            editable_by_user: true,
+          },
+        ],
+      },
     },
     view: async (_params, actor) => ({ custom_fields: await listProfileFields(actor.db, actor.realm.id) }),
   }),
@@ -89,6 +108,10 @@ export const profileDataEndpoints = [
       required: p.bool().default(false),
     },
     response: { required: ['id'], properties: { id: { type: 'integer', description: 'The new field.' } } },
+    example: {
+      params: { name: 'Pronouns', hint: 'What pronouns should people use to refer to you?', field_type: 8 },
+      response: { id: 2 },
+    },
     view: async (params, actor) => {
       if (!isAdmin(actor.user)) throw adminRequired();
       return { id: await createProfileField(actor.db, actor.realm.id, params) };

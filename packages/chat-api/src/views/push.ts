@@ -8,6 +8,11 @@ import {
 import { endpoint, type Endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
 
+/** The examples' device tokens: an APNs one (hexadecimal) and an FCM registration id. */
+const APNS_TOKEN = '6e2a8c1f4b7d9e0a3c5f8b1d4e7a0c2f5b8d1e4a7c0f3b6d9e2a5c8f1b4d7e0a';
+const FCM_TOKEN =
+  'dKwS3Vb9RkO:APA91bHq7xY2mN4pL6tR8vW0zB3cD5fG7hJ9kL1nP3rT5vX7zA9bC1dE3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3';
+
 const TOKEN_RULES =
   'An empty or over-long token is 400 "Empty or invalid length token"; an iOS token that is not ' +
   'hexadecimal is 400 "Invalid APNS token"; push not configured on the server is 400 BAD_REQUEST.';
@@ -33,6 +38,7 @@ function deviceEndpoints(
           summary: `Register ${what} (token, appid)${note}`,
           description: `${TOKEN_RULES} With the bouncer sender the device is registered with the bouncer first.`,
           params: { token: p.string(), appid: p.string().describe("The app's bundle id") },
+          example: { params: { token: APNS_TOKEN, appid: 'org.zulip.Zulip' }, response: {} },
           view: async (params, actor) => {
             const appId = validateAppId(params.appid);
             await addDevice(actor, actor.runtime.push, { kind, token: params.token, appId });
@@ -45,6 +51,7 @@ function deviceEndpoints(
           summary: `Register ${what} (token)${note}`,
           description: `${TOKEN_RULES} With the bouncer sender the device is registered with the bouncer first.`,
           params: { token: p.string() },
+          example: { params: { token: FCM_TOKEN }, response: {} },
           view: async (params, actor) => {
             await addDevice(actor, actor.runtime.push, { kind, token: params.token, appId: null });
           },
@@ -59,6 +66,7 @@ function deviceEndpoints(
       'on logging out); with the bouncer sender it is unregistered at the bouncer too. The token is ' +
       'checked as when registering; one the caller has not registered is 400 "Token does not exist".',
     params: { token: p.string() },
+    example: { params: { token: kind === 'apns' ? APNS_TOKEN : FCM_TOKEN }, response: {} },
     view: async (params, actor) => {
       await removeDevice(actor, actor.runtime.push, kind, params.token);
     },
@@ -84,6 +92,7 @@ export const pushEndpoints = [
       'not know is 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN; no device at all is 400 NO_ACTIVE_PUSH_DEVICE; ' +
       'push not configured is 400 BAD_REQUEST. A token the service reports unregistered is removed.',
     params: { token: p.string().optional().describe('Without it, every device of the caller') },
+    example: { params: { token: FCM_TOKEN }, response: {} },
     view: async (params, actor) => {
       await sendTestNotification(actor, actor.runtime.push, params.token);
     },

@@ -33,6 +33,7 @@ export const realmEndpoints = [
         .optional()
         .describe("Whether owners may change users' email addresses (PATCH /users/{user_id} new_email)."),
     },
+    example: { params: { email_address_visibility: 3 }, response: {} },
     view: async (params, actor) => {
       await updateRealmSettings(actor, params);
     },

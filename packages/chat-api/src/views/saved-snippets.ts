@@ -28,6 +28,18 @@ export const savedSnippetEndpoints = [
       required: ['saved_snippets'],
       properties: { saved_snippets: { type: 'array', items: schema('SavedSnippet') } },
     },
+    example: {
+      response: {
+        saved_snippets: [
+          {
+            id: 1,
+            title: 'Review request',
+            content: 'Could you review this by end of day? Thanks!',
+            date_created: 1764300000,
+          },
+        ],
+      },
+    },
     view: async (_params, actor) => ({ saved_snippets: await listSnippets(actor.db, actor.user.id) }),
   }),
   endpoint({
@@ -41,6 +53,10 @@ export const savedSnippetEndpoints = [
       "the caller's clients get saved_snippets add with the snippet.",
     params: { title: title(), content: content() },
     response: { required: ['saved_snippet_id'], properties: { saved_snippet_id: { type: 'integer' } } },
+    example: {
+      params: { title: 'Review request', content: 'Could you review this by end of day? Thanks!' },
+      response: { saved_snippet_id: 1 },
+    },
     view: async (params, actor) => ({
       saved_snippet_id: await createSnippet(actor, params.title, params.content),
     }),
@@ -54,6 +70,10 @@ export const savedSnippetEndpoints = [
       "Neither given is 400 Nothing to update; one that does not exist or is someone else's is 404.",
     params: { saved_snippet_id: snippetId(), title: title().optional(), content: content().optional() },
     errors: [404],
+    example: {
+      params: { saved_snippet_id: 1, content: 'Could you review this by tomorrow noon? Thanks!' },
+      response: {},
+    },
     view: async ({ saved_snippet_id, ...change }, actor) => {
       await editSnippet(actor, saved_snippet_id, change);
     },
@@ -69,6 +89,7 @@ export const savedSnippetEndpoints = [
       "saved_snippet_id. One that does not exist or is someone else's is 404.",
     params: { saved_snippet_id: snippetId() },
     errors: [404],
+    example: { params: { saved_snippet_id: 1 }, response: {} },
     view: async ({ saved_snippet_id }, actor) => {
       await deleteSnippet(actor, saved_snippet_id);
     },

@@ -63,6 +63,22 @@ export const scheduledMessageEndpoints = [
       required: ['scheduled_messages'],
       properties: { scheduled_messages: { type: 'array', items: schema('ScheduledMessage') } },
     },
+    example: {
+      response: {
+        scheduled_messages: [
+          {
+            scheduled_message_id: 7,
+            type: 'stream',
+            to: 2,
+            topic: 'launch plan',
+            content: 'Reminder: the design review starts in an hour.',
+            rendered_content: '<p>Reminder: the design review starts in an hour.</p>',
+            scheduled_delivery_timestamp: 1893488400,
+            failed: false,
+          },
+        ],
+      },
+    },
     view: async (_params, actor) => ({
       scheduled_messages: await listScheduledMessages(actor.db, actor.user.id),
     }),
@@ -88,6 +104,16 @@ export const scheduledMessageEndpoints = [
       properties: { scheduled_message_id: { type: 'integer' } },
     },
     errors: [503],
+    example: {
+      params: {
+        type: 'stream',
+        to: 2,
+        topic: 'launch plan',
+        content: 'Reminder: the design review starts in an hour.',
+        scheduled_delivery_timestamp: 1893488400,
+      },
+      response: { scheduled_message_id: 7 },
+    },
     view: async (params, actor) => ({
       scheduled_message_id: await createScheduledMessage(actor, actor.runtime.scheduler, {
         type: scheduledType(params.type),
@@ -119,6 +145,14 @@ export const scheduledMessageEndpoints = [
       scheduled_delivery_timestamp: p.int().optional(),
     },
     errors: [404, 409, 503],
+    example: {
+      params: {
+        scheduled_message_id: 7,
+        content: 'Reminder: the design review starts in 30 minutes.',
+        scheduled_delivery_timestamp: 1893490200,
+      },
+      response: {},
+    },
     view: async (params, actor) => {
       await editScheduledMessage(actor, actor.runtime.scheduler, params.scheduled_message_id, {
         type: params.type === undefined ? undefined : scheduledType(params.type),
@@ -140,6 +174,7 @@ export const scheduledMessageEndpoints = [
       'message does not exist". The caller\'s clients get scheduled_messages remove.',
     params: { scheduled_message_id: id() },
     errors: [404],
+    example: { params: { scheduled_message_id: 7 }, response: {} },
     view: async ({ scheduled_message_id }, actor) => {
       await deleteScheduledMessage(actor, actor.runtime.scheduler, scheduled_message_id);
     },

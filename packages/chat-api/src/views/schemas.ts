@@ -276,3 +276,85 @@ export const EXAMPLE_MESSAGE = {
   display_recipient: 'design',
   flags: ['read'],
 };
+
+/** The examples' channel `design`, as GET /streams/{stream_id} presents it (Zulip's BasicChannel). */
+export const EXAMPLE_CHANNEL = {
+  stream_id: 2,
+  name: 'design',
+  description: 'Mock-ups, reviews and the design system',
+  rendered_description: '<p>Mock-ups, reviews and the design system</p>',
+  date_created: 1764200000,
+  creator_id: 8,
+  invite_only: false,
+  is_web_public: false,
+  is_announcement_only: false,
+  stream_post_policy: 1,
+  history_public_to_subscribers: true,
+  first_message_id: 21,
+  message_retention_days: null,
+  is_archived: false,
+  is_recently_active: true,
+  stream_weekly_traffic: null,
+  topics_policy: 'inherit',
+  can_add_subscribers_group: 8,
+  can_remove_subscribers_group: 6,
+  can_administer_channel_group: { direct_members: [8], direct_subgroups: [] },
+  can_delete_any_message_group: 6,
+  can_delete_own_message_group: 2,
+  can_send_message_group: 2,
+  can_subscribe_group: 8,
+};
+
+/** The caller's subscription to `design`, with its subscribers (include_subscribers). */
+export const EXAMPLE_SUBSCRIPTION = {
+  ...EXAMPLE_CHANNEL,
+  color: '#fae589',
+  desktop_notifications: null,
+  email_notifications: null,
+  wildcard_mentions_notify: null,
+  push_notifications: null,
+  audible_notifications: null,
+  pin_to_top: false,
+  is_muted: false,
+  in_home_view: true,
+  subscribers: [8, 9],
+};
+
+/** The examples' member Grace, as GET /users/{user_id} presents her to an administrator. */
+export const EXAMPLE_USER = {
+  user_id: 9,
+  delivery_email: 'grace@chat.example.com',
+  email: 'user9@chat.example.com',
+  full_name: 'Grace Hopper',
+  date_joined: '2025-11-27T09:30:00.000Z',
+  is_active: true,
+  is_owner: false,
+  is_admin: false,
+  is_guest: false,
+  is_bot: false,
+  bot_type: null,
+  role: 400,
+  timezone: 'America/New_York',
+  avatar_url: 'https://secure.gravatar.com/avatar/f87ca5408ced7a3814893d2b32544043?d=identicon&version=1',
+  avatar_version: 1,
+  is_imported_stub: false,
+};
+
+/** The examples' user group `designers`, with its permission settings. */
+export const EXAMPLE_USER_GROUP = {
+  id: 14,
+  name: 'designers',
+  description: 'Product designers',
+  date_created: 1764200000,
+  creator_id: 8,
+  members: [8, 9],
+  direct_subgroup_ids: [],
+  is_system_group: false,
+  deactivated: false,
+  can_add_members_group: { direct_members: [8], direct_subgroups: [] },
+  can_join_group: 8,
+  can_leave_group: 2,
+  can_manage_group: { direct_members: [8], direct_subgroups: [] },
+  can_mention_group: 2,
+  can_remove_members_group: 8,
+};

@@ -59,6 +59,29 @@ export const serverSettingsEndpoints = [
         realm_web_public_access_enabled: { type: 'boolean' },
       },
     },
+    example: {
+      response: {
+        authentication_methods: { password: true, dev: false },
+        external_authentication_methods: [],
+        zulip_feature_level: ZULIP_FEATURE_LEVEL,
+        zulip_version: ZULIP_VERSION,
+        zulip_merge_base: ZULIP_MERGE_BASE,
+        push_notifications_enabled: true,
+        is_incompatible: false,
+        email_auth_enabled: true,
+        require_email_format_usernames: true,
+        max_stream_name_length: MAX_STREAM_NAME_LENGTH,
+        max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
+        max_message_length: MAX_MESSAGE_LENGTH,
+        max_topic_length: MAX_TOPIC_LENGTH,
+        realm_uri: 'https://chat.example.com',
+        realm_url: 'https://chat.example.com',
+        realm_name: 'Example Design Co.',
+        realm_icon: 'https://chat.example.com/static/images/logo/zulip-icon-128x128.png',
+        realm_description: 'The design team of Example Co.',
+        realm_web_public_access_enabled: false,
+      },
+    },
     view: async (_params, rt, req) => {
       const realm = await requestRealm(rt.db, rt.config, req.headers.host);
       const devEnabled = rt.config.MUSE_CHAT_DEV_ENDPOINTS && rt.config.NODE_ENV !== 'production';

@@ -39,6 +39,7 @@ export const settingsEndpoints = [
       'Each change sends user_settings (op update), and update_display_settings or ' +
       'update_global_notifications for the settings Zulip grouped that way, to the caller’s queues.',
     params: settingParams,
+    example: { params: { enter_sends: true, twenty_four_hour_time: true }, response: {} },
     view: async (params, actor) => {
       const changes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
       await updateSettings(actor, changes as Partial<Record<SettingName, SettingValue>>);
@@ -54,6 +55,7 @@ export const settingsEndpoints = [
     params: Object.fromEntries(NOTIFICATION_SETTINGS.map((name) => [name, settingParams[name]])) as Partial<
       typeof settingParams
     >,
+    example: { params: { enable_desktop_notifications: false }, response: {} },
     view: async (params, actor) => {
       const changes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
       await updateSettings(actor, changes as Partial<Record<SettingName, SettingValue>>);
@@ -72,6 +74,7 @@ export const settingsEndpoints = [
       '"Topic too long". The caller\'s clients get user_topic, and muted_topics (the legacy list) ' +
       'for older clients.',
     params: { stream_id: p.int(), topic: p.string(), visibility_policy: p.int() },
+    example: { params: { stream_id: 2, topic: 'launch plan', visibility_policy: 3 }, response: {} },
     view: async ({ stream_id, topic, visibility_policy }, actor) => {
       await setTopicVisibility(actor, stream_id, topic, visibility_policy);
     },
@@ -92,6 +95,7 @@ export const settingsEndpoints = [
       topic: p.string(),
       op: p.oneOf(['add', 'remove'] as const),
     },
+    example: { params: { stream: 'design', topic: 'logo', op: 'add' }, response: {} },
     view: async (params, actor) => {
       let streamId = params.stream_id;
       if (streamId === undefined) {
@@ -113,6 +117,7 @@ export const settingsEndpoints = [
       'so clients show only Unicode emoji and zulip. Kept so that clients that ask at start-up get ' +
       'an answer.',
     response: { required: ['emoji'], properties: { emoji: { type: 'object', additionalProperties: false } } },
+    example: { response: { emoji: {} } },
     view: () => ({ emoji: {} }),
   }),
 ];

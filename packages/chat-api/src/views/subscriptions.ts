@@ -29,7 +29,7 @@ import { MAX_CHANNELS_PER_REQUEST, MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '
 import { sendMessage } from '../domain/actions/message-send.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p, Param } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { EXAMPLE_SUBSCRIPTION, schema } from './schemas.ts';
 import { lockChannels } from '../domain/lib/channel-locks.ts';
 import { transact } from '@muse/core';
 
@@ -118,6 +118,7 @@ export const subscriptionEndpoints = [
       required: ['subscriptions'],
       properties: { subscriptions: { type: 'array', items: schema('Subscription') } },
     },
+    example: { params: { include_subscribers: true }, response: { subscriptions: [EXAMPLE_SUBSCRIPTION] } },
     view: async ({ include_subscribers }, actor) => ({
       subscriptions: await listSubscriptions(actor.db, actor.user, include_subscribers),
     }),
@@ -297,6 +298,10 @@ export const subscriptionEndpoints = [
         },
       },
     },
+    example: {
+      params: { subscriptions: ['random'] },
+      response: { removed: ['random'], not_removed: [] },
+    },
     view: async (params, actor) => {
       boundChanges(params.subscriptions.length, params.principals);
       const targets = await resolvePrincipals(actor, params.principals);
@@ -349,6 +354,15 @@ export const subscriptionEndpoints = [
         },
       }),
     },
+    example: {
+      params: {
+        subscription_data: [
+          { stream_id: 2, property: 'pin_to_top', value: true },
+          { stream_id: 2, property: 'color', value: '#f5ce6e' },
+        ],
+      },
+      response: {},
+    },
     view: async ({ subscription_data }, actor) => {
       await transact(actor.db, async (t) => {
         for (const change of subscription_data) {
@@ -378,6 +392,7 @@ export const subscriptionEndpoints = [
         description: 'JSON text; a bare string (e.g. a colour) is taken as it is.',
       }),
     },
+    example: { params: { stream_id: 2, property: 'is_muted', value: false }, response: {} },
     view: async ({ stream_id: streamId, property, value }, actor) => {
       if (!(await streamById(actor.db, actor.realm.id, streamId)))
         throw new JsonableError('Invalid channel ID');

@@ -93,6 +93,21 @@ export const uploadEndpoints = [
         upload_space_used: { ...int, description: 'Bytes of all files uploaded in the organization.' },
       },
     },
+    example: {
+      response: {
+        attachments: [
+          {
+            id: 1,
+            name: 'plan.pdf',
+            path_id: '1/4e/Xq2fJd0mL8vKp3Wn/plan.pdf',
+            size: 48213,
+            create_time: 1764299940000,
+            messages: [{ id: 42, date_sent: 1764300000000 }],
+          },
+        ],
+        upload_space_used: 48213,
+      },
+    },
     view: (_params, actor) => listAttachments(actor),
   }),
   endpoint({
@@ -106,6 +121,7 @@ export const uploadEndpoints = [
       "404. The caller's clients get attachment remove. A file of someone else, or an unknown id, " +
       'is 400 "Invalid attachment".',
     params: { attachment_id: p.id() },
+    example: { params: { attachment_id: 1 }, response: {} },
     view: async ({ attachment_id }, actor) => {
       await deleteAttachment(actor, actor.runtime.storage, attachment_id);
     },

@@ -15,7 +15,7 @@ import {
 import { listGroups } from '../domain/presenters/user-groups.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
-import { schema } from './schemas.ts';
+import { EXAMPLE_USER_GROUP, schema } from './schemas.ts';
 
 const ids = () => p.json<number[]>({ type: 'array', items: { type: 'integer' } });
 const setting = () => p.json<GroupSetting>(groupSettingSchema).optional();
@@ -50,6 +50,10 @@ export const userGroupEndpoints = [
       required: ['user_groups'],
       properties: { user_groups: { type: 'array', items: schema('UserGroup') } },
     },
+    example: {
+      params: { include_deactivated_groups: false },
+      response: { user_groups: [EXAMPLE_USER_GROUP] },
+    },
     view: async (params, actor) => ({
       user_groups: await listGroups(actor.db, actor.realm.id, {
         includeDeactivated: params.include_deactivated_groups,
@@ -79,6 +83,10 @@ export const userGroupEndpoints = [
       can_remove_members_group: setting(),
     },
     response: { required: ['group_id'], properties: { group_id: { type: 'integer' } } },
+    example: {
+      params: { name: 'marketing', description: 'The marketing team', members: [8, 9] },
+      response: { group_id: 15 },
+    },
     view: async ({ name, description, members, subgroups, ...settings }, actor) => ({
       group_id: await createGroup(actor, { name, description, members, subgroups, settings }),
     }),
@@ -100,6 +108,7 @@ export const userGroupEndpoints = [
       add_subgroups: ids().default([]),
       delete_subgroups: ids().default([]),
     },
+    example: { params: { user_group_id: 14, add: [10] }, response: {} },
     view: async ({ user_group_id, ...change }, actor) => {
       await updateMembership(actor, user_group_id, change);
     },
@@ -115,6 +124,7 @@ export const userGroupEndpoints = [
       'group".',
     params: { user_group_id: groupId(), direct_member_only: p.bool().default(false) },
     response: { required: ['members'], properties: { members: idList } },
+    example: { params: { user_group_id: 14 }, response: { members: [8, 9, 10] } },
     view: async (params, actor) => ({
       members: await groupMembers(actor, params.user_group_id, params.direct_member_only),
     }),
@@ -133,6 +143,7 @@ export const userGroupEndpoints = [
       required: ['is_user_group_member'],
       properties: { is_user_group_member: { type: 'boolean' } },
     },
+    example: { params: { user_group_id: 14, user_id: 9 }, response: { is_user_group_member: true } },
     view: async (params, actor) => ({
       is_user_group_member: await isGroupMember(
         actor,
@@ -155,6 +166,7 @@ export const userGroupEndpoints = [
       'Every active user gets user_group add_subgroups or remove_subgroups with ' +
       'direct_subgroup_ids.',
     params: { user_group_id: groupId(), add: ids().default([]), delete: ids().default([]) },
+    example: { params: { user_group_id: 14, add: [16] }, response: {} },
     view: async (params, actor) => {
       await updateMembership(actor, params.user_group_id, {
         add: [],
@@ -174,6 +186,7 @@ export const userGroupEndpoints = [
       'ascending. Any member may ask. An unknown group is 400 "Invalid user group".',
     params: { user_group_id: groupId(), direct_subgroup_only: p.bool().default(false) },
     response: { required: ['subgroups'], properties: { subgroups: idList } },
+    example: { params: { user_group_id: 14 }, response: { subgroups: [16] } },
     view: async (params, actor) => ({
       subgroups: await groupSubgroups(actor, params.user_group_id, params.direct_subgroup_only),
     }),
@@ -187,6 +200,7 @@ export const userGroupEndpoints = [
       'While a channel permission setting names the group: 400 CANNOT_DEACTIVATE_GROUP_IN_USE with ' +
       'objections [{type: channel, channel_id, settings}].',
     params: { user_group_id: groupId() },
+    example: { params: { user_group_id: 17 }, response: {} },
     view: async (params, actor) => {
       await deactivateGroup(actor, params.user_group_id);
     },
@@ -208,6 +222,10 @@ export const userGroupEndpoints = [
         GroupPermission,
         ReturnType<typeof settingUpdate>
       >),
+    },
+    example: {
+      params: { user_group_id: 14, description: 'Product designers and UX researchers' },
+      response: {},
     },
     view: async ({ user_group_id, name, description, ...settings }, actor) => {
       await updateGroup(actor, user_group_id, { name, description, settings });

@@ -20,7 +20,7 @@ import { endpoint } from '../http/endpoint.ts';
 import { p, type JsonSchema } from '../http/params.ts';
 import { profileDataSchema } from './profile-data.ts';
 import type { ProfileValue } from '../domain/actions/profile-fields.ts';
-import { chatSchemas, schema } from './schemas.ts';
+import { chatSchemas, EXAMPLE_USER, schema } from './schemas.ts';
 import { formatUser } from '../domain/presenters/users.ts';
 import { userStatus } from '../domain/lib/user-status.ts';
 import { updateStatus } from '../domain/actions/user-status.ts';
@@ -93,6 +93,7 @@ export const userEndpoints = [
       'the client computes the Gravatar URL; include_custom_profile_fields adds profile_data.',
     params: formatOptions,
     response: { required: ['members'], properties: { members: { type: 'array', items: schema('User') } } },
+    example: { params: { client_gravatar: false }, response: { members: [EXAMPLE_USER] } },
     view: async (params, actor) => {
       const users = await usersInRealm(actor.db, actor.realm.id);
       const profiles = params.include_custom_profile_fields
@@ -127,6 +128,14 @@ export const userEndpoints = [
       full_name: p.string(),
     },
     response: { required: ['user_id'], properties: { user_id: { type: 'integer' } } },
+    example: {
+      params: {
+        email: 'katherine@chat.example.com',
+        password: 'orbit-1962-glenn',
+        full_name: 'Katherine Johnson',
+      },
+      response: { user_id: 11 },
+    },
     view: async (params, actor) => ({ user_id: await createUserByApi(actor, params) }),
   }),
   endpoint({
@@ -144,6 +153,27 @@ export const userEndpoints = [
       properties: {
         ...pick(chatSchemas.User.properties as Record<string, JsonSchema>, OWN_USER_FIELDS),
         max_message_id: { type: 'integer' },
+      },
+    },
+    example: {
+      response: {
+        avatar_url:
+          'https://secure.gravatar.com/avatar/42598a2264eafe6226186caff3951b3a?d=identicon&version=1',
+        avatar_version: 1,
+        email: 'user8@chat.example.com',
+        full_name: 'Ada Lovelace',
+        is_admin: true,
+        is_owner: true,
+        role: 100,
+        is_guest: false,
+        is_bot: false,
+        is_active: true,
+        timezone: 'Europe/London',
+        date_joined: '2025-11-20T08:00:00.000Z',
+        user_id: 8,
+        delivery_email: 'ada@chat.example.com',
+        profile_data: { '1': { value: '+44 20 7946 0018', rendered_value: '<p>+44 20 7946 0018</p>' } },
+        max_message_id: 42,
       },
     },
     view: async (_params, actor) => {
@@ -168,6 +198,7 @@ export const userEndpoints = [
       'up, is 400 "No such user".',
     params: { user: userPath, ...formatOptions },
     response: { required: ['user'], properties: { user: schema('User') } },
+    example: { params: { user: '9', client_gravatar: false }, response: { user: EXAMPLE_USER } },
     view: async (params, actor) => {
       const target = await targetOf(actor, params.user);
       const profile = params.include_custom_profile_fields
@@ -197,6 +228,7 @@ export const userEndpoints = [
       profile_data: p.json<{ id: number; value: ProfileValue }[]>(profileDataSchema).optional(),
       new_email: p.string().optional(),
     },
+    example: { params: { user: '9', full_name: 'Grace Brewster Hopper' }, response: {} },
     view: async ({ user, ...changes }, actor) => {
       await updateUser(actor, await targetOf(actor, user), changes);
     },
@@ -209,6 +241,7 @@ export const userEndpoints = [
     description:
       'The only organization owner cannot: 400 CANNOT_DEACTIVATE_LAST_USER with is_last_owner and entity. ' +
       "The caller's queues are deleted and their key stops working.",
+    example: { response: {} },
     view: async (_params, actor) => {
       await deactivateSelf(actor);
     },
@@ -236,6 +269,13 @@ export const userEndpoints = [
         .default({}),
       deactivation_notification_comment: p.string().optional(),
     },
+    example: {
+      params: {
+        user: 12,
+        deactivation_notification_comment: 'Moved to the Lisbon office; new account there.',
+      },
+      response: {},
+    },
     view: async (params, actor) => {
       const target = await userById(actor.db, actor.realm.id, params.user);
       if (!target) throw noSuchUser();
@@ -259,6 +299,7 @@ export const userEndpoints = [
       'already active". Every active user of the organization gets realm_user update with is_active ' +
       'true.',
     params: { user_id: p.id() },
+    example: { params: { user_id: 12 }, response: {} },
     view: async ({ user_id }, actor) => {
       const target = await userById(actor.db, actor.realm.id, user_id);
       if (!target) throw noSuchUser();
@@ -290,6 +331,17 @@ export const userEndpoints = [
         },
       },
     },
+    example: {
+      params: { user_id: 9 },
+      response: {
+        status: {
+          status_text: 'In a meeting',
+          emoji_name: 'calendar',
+          emoji_code: '1f4c6',
+          reaction_type: 'unicode_emoji',
+        },
+      },
+    },
     view: async ({ user_id }, actor) => {
       if (!(await userById(actor.db, actor.realm.id, user_id))) throw noSuchUser();
       return { status: await userStatus(actor.db, user_id) };
@@ -309,6 +361,15 @@ export const userEndpoints = [
       emoji_code: p.string().optional(),
       reaction_type: p.oneOf(REACTION_TYPES).optional(),
     },
+    example: {
+      params: {
+        status_text: 'On vacation',
+        emoji_name: 'palm_tree',
+        emoji_code: '1f334',
+        reaction_type: 'unicode_emoji',
+      },
+      response: {},
+    },
     view: async (params, actor) => {
       await updateStatus(actor, params);
     },
@@ -327,6 +388,7 @@ export const userEndpoints = [
           : 'Their messages stay read. 400 "No such user", "User is not muted". The caller\'s queues get a ' +
             'muted_users event.',
       params: { muted_user_id: p.id() },
+      example: { params: { muted_user_id: 10 }, response: {} },
       view: async ({ muted_user_id }, actor) => {
         await (method === 'post' ? muteUser : unmuteUser)(actor, muted_user_id);
       },

@@ -41,6 +41,7 @@ export const videoCallEndpoints = [
       'Zoom (otherwise 400 INVALID_ZOOM_TOKEN; see has_videocall_token). An organization without a ' +
       'provider, or a provider this server has no settings for, is 400 BAD_REQUEST.',
     response: callUrl,
+    example: { response: { url: 'https://meet.jit.si/8c1d5e0f3a7b2946#config.startWithVideoMuted=false' } },
     view: async (_params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: `${actor.user.full_name}'s call`,
@@ -60,6 +61,12 @@ export const videoCallEndpoints = [
       'the server (MUSE_VIDEO_BBB_URL, MUSE_VIDEO_BBB_SECRET) it is 400 "BigBlueButton is not configured on this server".',
     params: { meeting_name: p.string(), voice_only: p.bool().default(false) },
     response: callUrl,
+    example: {
+      params: { meeting_name: 'Design review', voice_only: false },
+      response: {
+        url: '/api/v1/calls/bigbluebutton/join?meeting_id=muse-7f3c2a91d04b8e6c5a19&name=Design+review&voice_only=false&moderator=8&checksum=9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6',
+      },
+    },
     view: async (params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: params.meeting_name,
@@ -83,6 +90,18 @@ export const videoCallEndpoints = [
       moderator: p.string(),
       checksum: p.string(),
     },
+    redirect: "BigBlueButton's join URL for the caller, signed with the server's secret.",
+    example: {
+      params: {
+        meeting_id: 'muse-7f3c2a91d04b8e6c5a19',
+        name: 'Design review',
+        voice_only: 'false',
+        moderator: '8',
+        checksum: '9f2c4e1a7b3d8c6e0f5a2b4d6c8e1f3a5b7d9c0e2f4a6b8d1c3e5f7a9b0d2c4e6',
+      },
+      location:
+        'https://bbb.example.com/bigbluebutton/api/join?meetingID=muse-7f3c2a91d04b8e6c5a19&fullName=Grace+Hopper&role=VIEWER&redirect=true&checksum=1b6453892473a467d07372d45eb05abc2031647a',
+    },
     view: async (params, actor, req) =>
       redirect(req, await bigBlueButtonJoinUrl(actor, actor.runtime.video, params)),
   }),
@@ -93,6 +112,7 @@ export const videoCallEndpoints = [
     summary: 'A Zoom meeting created as the caller; 400 INVALID_ZOOM_TOKEN without a usable token',
     description: 'An expired access token is refreshed once; a refused refresh forgets the token.',
     response: callUrl,
+    example: { response: { url: 'https://us06web.zoom.us/j/85643729104?pwd=dXhZa3RLc0N6Q2VvR1BVdz09' } },
     view: async (_params, actor) => ({
       url: await createVideoCall(actor, actor.runtime.video, {
         meetingName: `${actor.user.full_name}'s call`,
@@ -110,6 +130,11 @@ export const videoCallEndpoints = [
       "Opened in the user's browser (with the API's Basic auth) to link their Zoom account: the " +
       'answer redirects to Zoom, which sends the browser back to GET /calls/zoom/complete. Without ' +
       'Zoom configured on the server it is 400 "Zoom is not configured on this server".',
+    redirect: "Zoom's OAuth authorization page, with the signed state and where Zoom sends the browser back.",
+    example: {
+      location:
+        'https://zoom.us/oauth/authorize?response_type=code&client_id=Xk2rT9vQS8aLm3nB4cD5e&redirect_uri=https%3A%2F%2Fchat.example.com%2Fapi%2Fv1%2Fcalls%2Fzoom%2Fcomplete&state=1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q',
+    },
     view: async (_params, actor, req) =>
       redirect(req, zoomAuthorizeUrl(actor, actor.runtime.video, await zoomRedirectUri(actor.runtime, req))),
   }),
@@ -122,6 +147,10 @@ export const videoCallEndpoints = [
     description: 'The browser carries no API key: the signed state names the user (a forged one is 400).',
     public: true,
     params: { code: p.string(), state: p.string() },
+    example: {
+      params: { code: 'pBs8x3ZLk2_qT9VwYd4mNr', state: '1.8.q2Vx0mLk7cJ4tR9wNfZ3bYh6sD1aPe8uG5iOjK2lM0Q' },
+      response: {},
+    },
     view: async (params, runtime, req) => {
       await completeZoomAuthorization(runtime.db, runtime.video, {
         code: params.code,
@@ -139,6 +168,7 @@ export const videoCallEndpoints = [
       "The caller's Zoom account is unlinked; Zoom calls need GET /calls/zoom/register again. When " +
       "a token was stored, the caller's clients get has_zoom_token and has_videocall_token with " +
       'value false. Having none is no error.',
+    example: { response: {} },
     view: async (_params, actor) => {
       await removeZoomToken(actor);
     },
