@@ -83,7 +83,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -138,7 +141,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -193,7 +199,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -276,7 +285,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -307,7 +319,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -358,7 +373,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -415,6 +433,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -467,6 +486,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description The task's id, the `generation_id` of its result files.
+         * @example e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1
+         */
         generation_id: string;
       };
       cookie?: never;
@@ -592,6 +615,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -706,7 +730,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -781,7 +808,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -933,7 +963,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6
+         */
         id: string;
       };
       cookie?: never;
@@ -1026,7 +1059,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -1105,7 +1141,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -1156,7 +1195,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7
+         */
         id: string;
       };
       cookie?: never;
@@ -1203,7 +1245,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -1256,6 +1301,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -1289,6 +1335,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -1385,6 +1432,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -2921,6 +2969,14 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "file_ids": [
+         *         "f4c19f6d-7a8b-4c0d-9e2f-c7d8e9f0a1b2"
+         *       ],
+         *       "status": "pending"
+         *     }
+         */
         'application/json': components['schemas']['GenerationResponse'];
       };
     };
@@ -2945,6 +3001,24 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example [
+         *       {
+         *         "id": "00000000-0000-4000-8000-000000000001",
+         *         "name": "Built-in images",
+         *         "type": "builtin",
+         *         "kind": "image",
+         *         "description": "Offline generator: a PNG pattern derived from the prompt. Works with no upstream.",
+         *         "base_cost": 1,
+         *         "pricing": {
+         *           "mode": "per_task"
+         *         },
+         *         "is_active": true,
+         *         "created_at": "2026-03-01T09:00:00.000Z",
+         *         "updated_at": "2026-03-01T09:00:00.000Z"
+         *       }
+         *     ]
+         */
         'application/json': components['schemas']['Generator'][];
       };
     };
@@ -3073,6 +3147,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "phone": "13800138000",
+         *       "verification_code": "482913",
+         *       "source": "web"
+         *     }
+         */
         'application/json': {
           phone: components['schemas']['AuthPhoneNumber'];
           /** @description The client logging in, e.g. `web`, `app`, `cli`; recorded with the login time. */
@@ -3090,6 +3171,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI2ZjFjMmE0ZS04YjNkLTRjNWUtOWY3YS0xYjJjM2Q0ZTVmNjAifQ.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI"
+           *     }
+           */
           'application/json': {
             /** @description Bearer token: send it as `Authorization: Bearer <token>`. */
             token: string;
@@ -3144,9 +3230,15 @@ export interface operations {
   requestVerificationCode: {
     parameters: {
       query: {
-        /** @description How to deliver the code. */
+        /**
+         * @description How to deliver the code.
+         * @example sms
+         */
         code_type?: 'sms' | 'voice';
-        /** @description 11-digit mainland mobile number, e.g. 13800138000 (no country code). */
+        /**
+         * @description 11-digit mainland mobile number, e.g. 13800138000 (no country code).
+         * @example 13800138000
+         */
         phone_number: components['schemas']['AuthPhoneNumber'];
       };
       header?: never;
@@ -3236,6 +3328,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *         "visibility": "public",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Starter pack",
+           *         "description": "1,000 credits, enough for about a hundred images.",
+           *         "credits": 1000,
+           *         "price_cents": 1200,
+           *         "currency": "CNY",
+           *         "is_active": true
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Bundle'][];
         };
       };
@@ -3254,6 +3363,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "public",
+         *       "name": "Starter pack",
+         *       "description": "1,000 credits, enough for about a hundred images.",
+         *       "credits": 1000,
+         *       "price_cents": 1200,
+         *       "currency": "CNY",
+         *       "is_active": true
+         *     }
+         */
         'application/json': components['schemas']['BundleCreate'];
       };
     };
@@ -3265,6 +3385,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3301,7 +3436,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -3315,6 +3453,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3330,7 +3483,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -3357,13 +3513,26 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Starter pack",
+         *       "description": "1,000 credits, enough for about a hundred images.",
+         *       "credits": 1000,
+         *       "price_cents": 1200,
+         *       "currency": "CNY",
+         *       "is_active": true
+         *     }
+         */
         'application/json': components['schemas']['BundleUpdate'];
       };
     };
@@ -3375,6 +3544,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3442,6 +3626,56 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *         "name": "Poster workflow",
+           *         "document": {
+           *           "nodes": [
+           *             {
+           *               "id": "prompt-1",
+           *               "type": "prompt",
+           *               "position": {
+           *                 "x": 0,
+           *                 "y": 0
+           *               },
+           *               "data": {
+           *                 "prompt": "a red fox in spring"
+           *               }
+           *             },
+           *             {
+           *               "id": "image-1",
+           *               "type": "image",
+           *               "position": {
+           *                 "x": 320,
+           *                 "y": 0
+           *               },
+           *               "data": {}
+           *             }
+           *           ],
+           *           "edges": [
+           *             {
+           *               "id": "edge-1",
+           *               "source": "prompt-1",
+           *               "target": "image-1"
+           *             }
+           *           ],
+           *           "viewport": {
+           *             "x": 0,
+           *             "y": 0,
+           *             "zoom": 1
+           *           }
+           *         },
+           *         "thumbnail_file_id": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Canvas'][];
         };
       };
@@ -3460,6 +3694,50 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+         *       "name": "Poster workflow",
+         *       "document": {
+         *         "nodes": [
+         *           {
+         *             "id": "prompt-1",
+         *             "type": "prompt",
+         *             "position": {
+         *               "x": 0,
+         *               "y": 0
+         *             },
+         *             "data": {
+         *               "prompt": "a red fox in spring"
+         *             }
+         *           },
+         *           {
+         *             "id": "image-1",
+         *             "type": "image",
+         *             "position": {
+         *               "x": 320,
+         *               "y": 0
+         *             },
+         *             "data": {}
+         *           }
+         *         ],
+         *         "edges": [
+         *           {
+         *             "id": "edge-1",
+         *             "source": "prompt-1",
+         *             "target": "image-1"
+         *           }
+         *         ],
+         *         "viewport": {
+         *           "x": 0,
+         *           "y": 0,
+         *           "zoom": 1
+         *         }
+         *       },
+         *       "thumbnail_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['CanvasCreate'];
       };
     };
@@ -3471,6 +3749,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3507,7 +3833,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -3521,6 +3850,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3536,7 +3913,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -3563,13 +3943,59 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+         *       "name": "Poster workflow",
+         *       "document": {
+         *         "nodes": [
+         *           {
+         *             "id": "prompt-1",
+         *             "type": "prompt",
+         *             "position": {
+         *               "x": 0,
+         *               "y": 0
+         *             },
+         *             "data": {
+         *               "prompt": "a red fox in spring"
+         *             }
+         *           },
+         *           {
+         *             "id": "image-1",
+         *             "type": "image",
+         *             "position": {
+         *               "x": 320,
+         *               "y": 0
+         *             },
+         *             "data": {}
+         *           }
+         *         ],
+         *         "edges": [
+         *           {
+         *             "id": "edge-1",
+         *             "source": "prompt-1",
+         *             "target": "image-1"
+         *           }
+         *         ],
+         *         "viewport": {
+         *           "x": 0,
+         *           "y": 0,
+         *           "zoom": 1
+         *         }
+         *       },
+         *       "thumbnail_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['CanvasUpdate'];
       };
     };
@@ -3581,6 +4007,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3646,6 +4120,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Professor Fox",
+           *         "avatar_file_id": null,
+           *         "description": "A patient teacher of natural history.",
+           *         "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *         "greeting": "Hello! What shall we find out about today?",
+           *         "tags": [
+           *           "education",
+           *           "nature"
+           *         ],
+           *         "generator_id": "00000000-0000-4000-8000-000000000003"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Character'][];
         };
       };
@@ -3664,6 +4159,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Professor Fox",
+         *       "avatar_file_id": null,
+         *       "description": "A patient teacher of natural history.",
+         *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+         *       "greeting": "Hello! What shall we find out about today?",
+         *       "tags": [
+         *         "education",
+         *         "nature"
+         *       ],
+         *       "generator_id": "00000000-0000-4000-8000-000000000003"
+         *     }
+         */
         'application/json': components['schemas']['CharacterCreate'];
       };
     };
@@ -3675,6 +4185,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3711,7 +4240,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -3725,6 +4257,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3740,7 +4291,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -3767,13 +4321,30 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Professor Fox",
+         *       "avatar_file_id": null,
+         *       "description": "A patient teacher of natural history.",
+         *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+         *       "greeting": "Hello! What shall we find out about today?",
+         *       "tags": [
+         *         "education",
+         *         "nature"
+         *       ],
+         *       "generator_id": "00000000-0000-4000-8000-000000000003"
+         *     }
+         */
         'application/json': components['schemas']['CharacterUpdate'];
       };
     };
@@ -3785,6 +4356,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3852,6 +4442,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "title": "Why foxes have bushy tails",
+           *         "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "last_message_at": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Conversation'][];
         };
       };
@@ -3870,6 +4474,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "title": "Why foxes have bushy tails",
+         *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d"
+         *     }
+         */
         'application/json': components['schemas']['ConversationCreate'];
       };
     };
@@ -3881,6 +4492,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -3915,11 +4538,15 @@ export interface operations {
   openConversationSocket: {
     parameters: {
       query: {
-        /** @description The bearer token. */
+        /**
+         * @description The bearer token.
+         * @example eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI2ZjFjMmE0ZS04YjNkLTRjNWUtOWY3YS0xYjJjM2Q0ZTVmNjAifQ.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI
+         */
         token: string;
       };
       header?: never;
       path: {
+        /** @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f */
         conversation_id: string;
       };
       cookie?: never;
@@ -3977,7 +4604,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -3991,6 +4621,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -4006,7 +4648,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -4033,13 +4678,21 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "title": "Why foxes have bushy tails"
+         *     }
+         */
         'application/json': components['schemas']['ConversationUpdate'];
       };
     };
@@ -4051,6 +4704,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -4103,7 +4768,10 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -4117,6 +4785,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5e",
+           *         "conversation_id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *         "author_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "role": "user",
+           *         "content": "Why do foxes have bushy tails?",
+           *         "seq": 1,
+           *         "client_id": "draft-7",
+           *         "reply_to_id": null,
+           *         "created_at": "2026-03-01T09:31:00.000Z",
+           *         "updated_at": "2026-03-01T09:31:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['ConversationMessage'][];
         };
       };
@@ -4132,13 +4816,23 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "user",
+         *       "content": "Why do foxes have bushy tails?",
+         *       "client_id": "draft-7"
+         *     }
+         */
         'application/json': {
           client_id?: components['schemas']['ClientMessageId'];
           content: string;
@@ -4165,6 +4859,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5e",
+           *       "conversation_id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "author_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "role": "user",
+           *       "content": "Why do foxes have bushy tails?",
+           *       "seq": 1,
+           *       "client_id": "draft-7",
+           *       "reply_to_id": null,
+           *       "created_at": "2026-03-01T09:31:00.000Z",
+           *       "updated_at": "2026-03-01T09:31:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ConversationMessage'];
         };
       };
@@ -4231,6 +4939,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "target_type": "character",
+           *         "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "note": "Good for the kids’ questions."
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Favorite'][];
         };
       };
@@ -4249,6 +4971,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "target_type": "character",
+         *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+         *       "note": "Good for the kids’ questions."
+         *     }
+         */
         'application/json': components['schemas']['FavoriteCreate'];
       };
     };
@@ -4260,6 +4990,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4296,7 +5038,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -4310,6 +5055,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4325,7 +5082,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -4352,13 +5112,21 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "note": "Good for the kids’ questions."
+         *     }
+         */
         'application/json': components['schemas']['FavoriteUpdate'];
       };
     };
@@ -4370,6 +5138,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4435,6 +5215,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "name": "fox.png",
+           *         "visibility": "private",
+           *         "content_type": "image/png",
+           *         "size": 8,
+           *         "source": "upload",
+           *         "status": "completed",
+           *         "error_message": null,
+           *         "generation_id": null,
+           *         "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['File'][];
         };
       };
@@ -4453,6 +5252,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "fox.png",
+         *       "visibility": "private"
+         *     }
+         */
         'multipart/form-data': {
           /** Format: binary */
           file?: string;
@@ -4470,6 +5275,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4514,6 +5336,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4527,6 +5350,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4542,6 +5382,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4587,12 +5428,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "red-fox.png"
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @enum {string} */
@@ -4608,6 +5455,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "red-fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4650,12 +5514,17 @@ export interface operations {
   downloadFile: {
     parameters: {
       query: {
-        /** @description Unix time the link expires at. */
+        /**
+         * @description Unix time the link expires at.
+         * @example 1772361000
+         */
         expires: string;
+        /** @example Qm9vayBvZiBmb3hlcw */
         signature: string;
       };
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4692,6 +5561,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description The task's id, the `generation_id` of its result files.
+         * @example e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1
+         */
         generation_id: string;
       };
       cookie?: never;
@@ -4705,6 +5578,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1",
+           *       "file_ids": [
+           *         "f4c19f6d-7a8b-4c0d-9e2f-c7d8e9f0a1b2"
+           *       ],
+           *       "status": "failed",
+           *       "error_message": "cancelled"
+           *     }
+           */
           'application/json': components['schemas']['CancelledGeneration'];
         };
       };
@@ -4877,7 +5760,10 @@ export interface operations {
   getGenerationSchema: {
     parameters: {
       query: {
-        /** @description A generator id (not a UUID → 422; unknown or inactive → 404). */
+        /**
+         * @description A generator id (not a UUID → 422; unknown or inactive → 404).
+         * @example 00000000-0000-4000-8000-000000000001
+         */
         generator_id: string;
       };
       header?: never;
@@ -4893,6 +5779,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "$schema": "http://json-schema.org/draft-07/schema#",
+           *       "type": "object",
+           *       "required": [
+           *         "generator_id",
+           *         "prompt"
+           *       ],
+           *       "properties": {
+           *         "generator_id": {
+           *           "type": "string",
+           *           "format": "uuid"
+           *         },
+           *         "prompt": {
+           *           "type": "string",
+           *           "minLength": 1,
+           *           "maxLength": 4000
+           *         },
+           *         "aspect_ratio": {
+           *           "type": "string",
+           *           "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *           "default": "1:1"
+           *         },
+           *         "count": {
+           *           "type": "integer",
+           *           "minimum": 1,
+           *           "maximum": 4,
+           *           "default": 1
+           *         }
+           *       },
+           *       "additionalProperties": false
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5173,6 +6092,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Fox images",
+         *       "kind": "image",
+         *       "type": "builtin",
+         *       "description": "Quick drafts for the poster workflow.",
+         *       "base_cost": 2,
+         *       "config": {
+         *         "pricing": {
+         *           "mode": "per_unit"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['GeneratorInput'];
       };
     };
@@ -5184,6 +6117,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 2,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
@@ -5228,6 +6215,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -5241,6 +6229,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 2,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'] | components['schemas']['Generator'];
         };
       };
@@ -5256,6 +6298,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -5282,12 +6325,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "base_cost": 3
+         *     }
+         */
         'application/json': components['schemas']['GeneratorPatch'];
       };
     };
@@ -5299,6 +6348,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 3,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:31:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
@@ -5484,6 +6587,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "code": "SPRING-2026",
+           *         "description": "For the spring workshop.",
+           *         "credits": 100,
+           *         "max_uses": 50,
+           *         "used_count": 0,
+           *         "expires_at": "2027-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['InviteCode'][];
         };
       };
@@ -5502,6 +6622,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "code": "SPRING-2026",
+         *       "description": "For the spring workshop.",
+         *       "credits": 100,
+         *       "max_uses": 50,
+         *       "expires_at": "2027-01-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['InviteCodeCreate'];
       };
     };
@@ -5513,6 +6643,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5549,7 +6694,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -5563,6 +6711,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5578,7 +6741,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -5605,13 +6771,24 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "For the spring workshop.",
+         *       "credits": 100,
+         *       "max_uses": 50,
+         *       "expires_at": "2027-01-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['InviteCodeUpdate'];
       };
     };
@@ -5623,6 +6800,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5663,6 +6855,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "code": "SPRING-2026"
+         *     }
+         */
         'application/json': {
           code: string;
         };
@@ -5676,6 +6873,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "invite_code_id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "credits": 100,
+           *       "balance": 1100,
+           *       "transaction_log_id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6f",
+           *       "created_at": "2026-03-01T09:40:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteRedemption'];
         };
       };
@@ -5752,6 +6958,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Prompt to image",
+           *         "description": "A prompt feeding an image generation.",
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": ""
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ]
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['NodeGroup'][];
         };
       };
@@ -5770,6 +7018,42 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Prompt to image",
+         *       "description": "A prompt feeding an image generation.",
+         *       "nodes": [
+         *         {
+         *           "id": "prompt-1",
+         *           "type": "prompt",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 0
+         *           },
+         *           "data": {
+         *             "prompt": ""
+         *           }
+         *         },
+         *         {
+         *           "id": "image-1",
+         *           "type": "image",
+         *           "position": {
+         *             "x": 320,
+         *             "y": 0
+         *           },
+         *           "data": {}
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "id": "edge-1",
+         *           "source": "prompt-1",
+         *           "target": "image-1"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['NodeGroupCreate'];
       };
     };
@@ -5781,6 +7065,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5817,7 +7141,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -5831,6 +7158,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5846,7 +7213,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -5873,13 +7243,51 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Prompt to image",
+         *       "description": "A prompt feeding an image generation.",
+         *       "nodes": [
+         *         {
+         *           "id": "prompt-1",
+         *           "type": "prompt",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 0
+         *           },
+         *           "data": {
+         *             "prompt": ""
+         *           }
+         *         },
+         *         {
+         *           "id": "image-1",
+         *           "type": "image",
+         *           "position": {
+         *             "x": 320,
+         *             "y": 0
+         *           },
+         *           "data": {}
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "id": "edge-1",
+         *           "source": "prompt-1",
+         *           "target": "image-1"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['NodeGroupUpdate'];
       };
     };
@@ -5891,6 +7299,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5938,6 +7386,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "provider": "development",
+           *       "enabled": true,
+           *       "secrets_set": [],
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['PaymentApi'];
         };
       };
@@ -5955,6 +7411,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "development",
+         *       "enabled": true,
+         *       "order_ttl_seconds": 900
+         *     }
+         */
         'application/json': components['schemas']['PaymentApiUpdate'];
       };
     };
@@ -5966,6 +7429,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "provider": "development",
+           *       "enabled": true,
+           *       "order_ttl_seconds": 900,
+           *       "secrets_set": [],
+           *       "updated_at": "2026-03-01T09:35:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['PaymentApi'];
         };
       };
@@ -6045,8 +7517,11 @@ export interface operations {
   payWithDevelopmentProvider: {
     parameters: {
       query?: {
+        /** @example 1200 */
         amount_cents?: string;
+        /** @example 9e6b3f0d1c2a4d4e9f6a61728394a5b6 */
         out_trade_no?: string;
+        /** @example 5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b */
         signature?: string;
       };
       header?: never;
@@ -6062,6 +7537,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS"
+           *     }
+           */
           'application/json': components['schemas']['PaymentNotificationAck'];
         };
       };
@@ -6164,6 +7644,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *         "credits": 1000,
+           *         "price_cents": 1200,
+           *         "currency": "CNY",
+           *         "status": "pending",
+           *         "provider": "development",
+           *         "provider_reference": null,
+           *         "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *         "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *         "expires_at": "2026-03-01T09:45:00.000Z",
+           *         "paid_at": null,
+           *         "closed_at": null,
+           *         "refunded_cents": 0,
+           *         "refunded_credits": 0,
+           *         "needs_refund": false,
+           *         "failure_reason": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Payment'][];
         };
       };
@@ -6189,6 +7696,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5"
+         *     }
+         */
         'application/json': components['schemas']['PaymentOrderRequest'];
       };
     };
@@ -6210,6 +7722,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "visibility": "private",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "pending",
+           *       "provider": "development",
+           *       "provider_reference": null,
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": null,
+           *       "closed_at": null,
+           *       "refunded_cents": 0,
+           *       "refunded_credits": 0,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6293,7 +7830,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6
+         */
         id: string;
       };
       cookie?: never;
@@ -6307,6 +7847,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "pending",
+           *       "provider": "development",
+           *       "provider_reference": null,
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": null,
+           *       "closed_at": null,
+           *       "refunded_cents": 0,
+           *       "refunded_credits": 0,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6322,12 +7887,19 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount_cents": 600,
+         *       "reason": "Half of the pack was unused"
+         *     }
+         */
         'application/json': components['schemas']['PaymentRefundRequest'];
       };
     };
@@ -6339,6 +7911,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "visibility": "private",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "paid",
+           *       "provider": "development",
+           *       "provider_reference": "development-9e6b3f0d1c2a4d4e9f6a61728394a5b6",
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": "2026-03-01T09:32:00.000Z",
+           *       "closed_at": null,
+           *       "refunded_cents": 600,
+           *       "refunded_credits": 500,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6426,6 +8023,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "by_status": {
+           *         "paid": {
+           *           "count": 1,
+           *           "amount_cents": 1200,
+           *           "credits": 1000
+           *         },
+           *         "pending": {
+           *           "count": 2,
+           *           "amount_cents": 2400,
+           *           "credits": 2000
+           *         }
+           *       },
+           *       "paid_cents": 1200,
+           *       "refunded_cents": 0,
+           *       "credits_sold": 1000,
+           *       "credits_refunded": 0,
+           *       "needs_refund": 0
+           *     }
+           */
           'application/json': components['schemas']['PaymentStatistics'];
         };
       };
@@ -6478,6 +8096,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Spring campaign",
+           *         "description": "Posters and a short clip for the spring launch.",
+           *         "cover_file_id": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Project'][];
         };
       };
@@ -6496,6 +8128,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Spring campaign",
+         *       "description": "Posters and a short clip for the spring launch.",
+         *       "cover_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['ProjectCreate'];
       };
     };
@@ -6507,6 +8147,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6543,7 +8195,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -6557,6 +8212,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6572,7 +8239,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -6599,13 +8269,23 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring campaign",
+         *       "description": "Posters and a short clip for the spring launch.",
+         *       "cover_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['ProjectUpdate'];
       };
     };
@@ -6617,6 +8297,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6664,6 +8356,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "max_upload_bytes": 20971520,
+           *       "default_credit_quota": 100,
+           *       "code_cooldown_seconds": 60,
+           *       "code_ttl_seconds": 300,
+           *       "code_max_attempts": 5,
+           *       "codes_per_phone_per_day": 10,
+           *       "codes_per_ip_per_day": 50,
+           *       "login_attempts_per_phone_per_hour": 10,
+           *       "login_attempts_per_ip_per_hour": 100
+           *     }
+           */
           'application/json': components['schemas']['ServerConfig'];
         };
       };
@@ -6681,6 +8386,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "default_credit_quota": 200
+         *     }
+         */
         'application/json': components['schemas']['ServerConfigUpdate'];
       };
     };
@@ -6692,6 +8402,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "max_upload_bytes": 20971520,
+           *       "default_credit_quota": 200,
+           *       "code_cooldown_seconds": 60,
+           *       "code_ttl_seconds": 300,
+           *       "code_max_attempts": 5,
+           *       "codes_per_phone_per_day": 10,
+           *       "codes_per_ip_per_day": 50,
+           *       "login_attempts_per_phone_per_hour": 10,
+           *       "login_attempts_per_ip_per_hour": 100
+           *     }
+           */
           'application/json': components['schemas']['ServerConfig'];
         };
       };
@@ -6755,6 +8478,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Summarize",
+           *         "description": "Shortens a text to a few sentences.",
+           *         "instructions": "Summarize the text in at most {sentences} sentences.",
+           *         "parameters": {
+           *           "type": "object",
+           *           "properties": {
+           *             "sentences": {
+           *               "type": "integer",
+           *               "minimum": 1
+           *             }
+           *           }
+           *         },
+           *         "tags": [
+           *           "writing"
+           *         ]
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Skill'][];
         };
       };
@@ -6773,6 +8522,26 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Summarize",
+         *       "description": "Shortens a text to a few sentences.",
+         *       "instructions": "Summarize the text in at most {sentences} sentences.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "sentences": {
+         *             "type": "integer",
+         *             "minimum": 1
+         *           }
+         *         }
+         *       },
+         *       "tags": [
+         *         "writing"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['SkillCreate'];
       };
     };
@@ -6784,6 +8553,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6820,7 +8613,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -6834,6 +8630,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6849,7 +8669,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -6876,13 +8699,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Summarize",
+         *       "description": "Shortens a text to a few sentences.",
+         *       "instructions": "Summarize the text in at most {sentences} sentences.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "sentences": {
+         *             "type": "integer",
+         *             "minimum": 1
+         *           }
+         *         }
+         *       },
+         *       "tags": [
+         *         "writing"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['SkillUpdate'];
       };
     };
@@ -6894,6 +8739,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6961,6 +8830,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "amount": 1000,
+           *         "balance_after": 1000,
+           *         "kind": "topup",
+           *         "reference": "payment:9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *         "reverses_id": null,
+           *         "description": "Starter pack"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['TransactionLog'][];
         };
       };
@@ -6975,7 +8861,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7
+         */
         id: string;
       };
       cookie?: never;
@@ -6989,6 +8878,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "amount": 1000,
+           *       "balance_after": 1000,
+           *       "kind": "topup",
+           *       "reference": "payment:9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "reverses_id": null,
+           *       "description": "Starter pack"
+           *     }
+           */
           'application/json': components['schemas']['TransactionLog'];
         };
       };
@@ -7035,6 +8939,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "user_nickname": "Sam",
+           *         "extra_prompt": "Keep answers under three sentences.",
+           *         "temperature": 0.7,
+           *         "memory_enabled": true
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['UserCharacterConfig'][];
         };
       };
@@ -7053,6 +8973,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+         *       "user_nickname": "Sam",
+         *       "extra_prompt": "Keep answers under three sentences.",
+         *       "temperature": 0.7,
+         *       "memory_enabled": true
+         *     }
+         */
         'application/json': components['schemas']['UserCharacterConfigCreate'];
       };
     };
@@ -7064,6 +8994,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7100,7 +9044,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -7114,6 +9061,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7129,7 +9090,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -7156,13 +9120,24 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "user_nickname": "Sam",
+         *       "extra_prompt": "Keep answers under three sentences.",
+         *       "temperature": 0.7,
+         *       "memory_enabled": true
+         *     }
+         */
         'application/json': components['schemas']['UserCharacterConfigUpdate'];
       };
     };
@@ -7174,6 +9149,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7239,6 +9228,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "phone": "13800138000",
+           *         "nickname": "Lin",
+           *         "avatar_file_id": null,
+           *         "bio": "Runs the studio.",
+           *         "is_active": true,
+           *         "is_admin": true,
+           *         "balance": 1000,
+           *         "permissions": {
+           *           "granted": [],
+           *           "revoked": [],
+           *           "effective": [
+           *             "*"
+           *           ]
+           *         },
+           *         "last_login_at": "2026-03-01T09:00:00.000Z",
+           *         "last_login_source": "web",
+           *         "created_at": "2026-02-01T08:00:00.000Z",
+           *         "updated_at": "2026-03-01T09:00:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['User'][];
         };
       };
@@ -7253,6 +9267,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -7266,6 +9281,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own",
+           *           "generation:create:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7281,6 +9322,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -7317,12 +9359,22 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "credit_adjustment": {
+         *         "amount": 50,
+         *         "reason": "Prize of the March contest",
+         *         "reference": "contest-2026-03"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['UserAdminUpdate'];
       };
     };
@@ -7334,6 +9386,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own",
+           *           "generation:create:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7388,12 +9466,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "revoke": [
+         *         "generation:create:own"
+         *       ]
+         *     }
+         */
         'application/json': {
           grant?: string[];
           is_admin?: boolean;
@@ -7410,6 +9496,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own",
+           *           "generation:create:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7466,6 +9578,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "phone": "13800138000",
+           *       "nickname": "Lin",
+           *       "avatar_file_id": null,
+           *       "bio": "Runs the studio.",
+           *       "is_active": true,
+           *       "is_admin": true,
+           *       "balance": 1000,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "*"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7483,6 +9618,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "nickname": "Lin",
+         *       "bio": "Runs the studio."
+         *     }
+         */
         'application/json': components['schemas']['UserProfileUpdate'];
       };
     };
@@ -7494,6 +9635,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "phone": "13800138000",
+           *       "nickname": "Lin",
+           *       "avatar_file_id": null,
+           *       "bio": "Runs the studio.",
+           *       "is_active": true,
+           *       "is_admin": true,
+           *       "balance": 1000,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "*"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7549,6 +9713,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "total": 120,
+           *       "active": 117,
+           *       "banned": 3,
+           *       "administrators": 2,
+           *       "new_last_day": 4,
+           *       "new_last_week": 19,
+           *       "new_last_month": 51,
+           *       "logged_in_last_day": 63
+           *     }
+           */
           'application/json': components['schemas']['UserStats'];
         };
       };
@@ -7589,6 +9765,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *         "name": "Studio SMS gateway",
+           *         "type": "webhook",
+           *         "enabled": true,
+           *         "priority": 10,
+           *         "config": {
+           *           "url": "https://sms.example.com/muse-codes"
+           *         },
+           *         "secrets_set": [
+           *           "signing_secret"
+           *         ],
+           *         "code_types": [
+           *           "sms",
+           *           "voice"
+           *         ],
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['CodeProvider'][];
         };
       };
@@ -7607,6 +9806,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Studio SMS gateway",
+         *       "type": "webhook",
+         *       "priority": 10,
+         *       "config": {
+         *         "url": "https://sms.example.com/muse-codes"
+         *       },
+         *       "secrets": {
+         *         "signing_secret": "change-me-to-a-long-random-secret"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CodeProviderCreate'];
       };
     };
@@ -7618,6 +9830,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 10,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7671,6 +9904,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -7684,6 +9918,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 10,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7699,6 +9954,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -7725,12 +9981,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "priority": 20
+         *     }
+         */
         'application/json': components['schemas']['CodeProviderUpdate'];
       };
     };
@@ -7742,6 +10004,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 20,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7798,6 +10081,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "asyncapi": "3.0.0",
+           *       "defaultContentType": "application/json",
+           *       "info": {
+           *         "title": "Muse conversation channel",
+           *         "version": "0.1.0"
+           *       },
+           *       "servers": {},
+           *       "channels": {},
+           *       "operations": {},
+           *       "components": {}
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -7820,6 +10117,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
           'application/json': components['schemas']['Health'];
         };
       };
@@ -7842,6 +10144,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "Muse content service",
+           *         "version": "0.1.0"
+           *       },
+           *       "servers": [
+           *         {
+           *           "url": "/",
+           *           "description": "The server this document is served from."
+           *         }
+           *       ],
+           *       "tags": [],
+           *       "paths": {},
+           *       "components": {},
+           *       "security": [
+           *         {
+           *           "bearerAuth": []
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -7864,6 +10189,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ready",
+           *       "checks": {
+           *         "database": {
+           *           "ok": true
+           *         },
+           *         "temporal": {
+           *           "ok": true
+           *         }
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Readiness'];
         };
       };
