@@ -87,7 +87,9 @@ afterAll(async () => {
 });
 
 async function examples(): Promise<OperationExample[]> {
-  const document = await (await fetch(`${stack.contentUrl}/openapi.json`)).json();
+  const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as Parameters<
+    typeof operationExamples
+  >[0];
   return operationExamples(document);
 }
 
@@ -172,22 +174,28 @@ function fields(value: unknown): string[] {
   return shown && typeof shown === 'object' ? Object.keys(shown).sort() : [];
 }
 
-async function makeCall(example: OperationExample) {
-  if (example.status === 101) return openSocket(example);
+/** The example's URL with the live values in place of the example's. */
+function liveUrl(example: OperationExample): string {
   const path = example.route.replace(/\{([^}]+)\}/g, (_, name: string) =>
     encodeURIComponent(String(toLive(example.path[name]))),
   );
   const query = new URLSearchParams(
-    Object.entries(example.query).map(([name, value]) => [name, String(toLive(value))]),
+    Object.entries(example.query).map(([name, value]): [string, string] => [name, String(toLive(value))]),
   );
-  const url = `${stack.contentUrl}${path}${query.size ? `?${query}` : ''}`;
+  return `${stack.contentUrl}${path}${query.size ? `?${query}` : ''}`;
+}
+
+/** The example's request, made with its live values; its answer, the body parsed when JSON. */
+async function makeCall(example: OperationExample) {
+  if (example.status === 101) return openSocket(example);
+  const url = liveUrl(example);
   const headers: Record<string, string> = {
     ...admin.headers,
     ...Object.fromEntries(
       Object.entries(example.header).map(([name, value]) => [name, String(toLive(value))]),
     ),
   };
-  let body: BodyInit | undefined;
+  let body: FormData | URLSearchParams | string | undefined;
   if (example.body?.media === 'application/json') {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(toLive(example.body.example));
@@ -219,12 +227,8 @@ async function makeCall(example: OperationExample) {
 
 /** A WebSocket example: the handshake is answered 101 and the socket let in hears `ready`. */
 async function openSocket(example: OperationExample) {
-  const path = example.route.replace(/\{([^}]+)\}/g, (_, name: string) => String(toLive(example.path[name])));
-  const query = new URLSearchParams(
-    Object.entries(example.query).map(([name, value]) => [name, String(toLive(value))]),
-  );
-  const url = `${stack.contentUrl.replace(/^http/, 'ws')}${path}?${query}`;
-  const socket = new WebSocket(url);
+  const url = liveUrl(example);
+  const socket = new WebSocket(url.replace(/^http/, 'ws'));
   const status = await new Promise<number>((resolve, reject) => {
     socket.once('upgrade', (response) => resolve(response.statusCode ?? 0));
     socket.once('unexpected-response', (_, response) => resolve(response.statusCode ?? 0));
@@ -237,7 +241,7 @@ async function openSocket(example: OperationExample) {
     expect(JSON.parse(first)).toMatchObject({ type: 'ready' });
   }
   socket.terminate();
-  return { url: `${stack.contentUrl}${path}`, status, contentType: null, body: undefined };
+  return { url, status, contentType: null, body: undefined };
 }
 
 describe('the examples of the content API reference', () => {

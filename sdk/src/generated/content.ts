@@ -9518,18 +9518,19 @@ export interface operations {
            *       "balance": 40,
            *       "permissions": {
            *         "granted": [],
-           *         "revoked": [],
+           *         "revoked": [
+           *           "generation:create:own"
+           *         ],
            *         "effective": [
            *           "character:read:own",
            *           "character:create:own",
-           *           "file:read:own",
-           *           "generation:create:own"
+           *           "file:read:own"
            *         ]
            *       },
            *       "last_login_at": "2026-03-01T09:00:00.000Z",
            *       "last_login_source": "web",
            *       "created_at": "2026-02-01T08:00:00.000Z",
-           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *       "updated_at": "2026-03-01T09:05:00.000Z"
            *     }
            */
           'application/json': components['schemas']['User'];
