@@ -43,7 +43,7 @@ const after: Record<string, () => void> = {};
 /**
  * What the examples name but no example makes: the account the users' examples change (the
  * administrator making the calls cannot ban or delete themself), the pending generation the
- * cancel example ends, the socket example's token, the code-delivery webhook (a local receiver)
+ * cancel example ends (no worker runs here, so it stays pending), the socket example's token, the code-delivery webhook (a local receiver)
  * and the code it is sent, and a payment provider (the development one) for the order example.
  */
 beforeAll(async () => {
@@ -246,11 +246,15 @@ async function openSocket(example: OperationExample) {
 
 describe('the examples of the content API reference', () => {
   it('show an example request and answer on every operation', async () => {
-    const without = (await examples())
-      .filter((example) => example.missing.length)
-      .map((example) => `${example.operationId}: ${example.missing.join(', ')}`);
-    expect(without.map((line) => line.split(':')[0])).toEqual(STILL_WITHOUT);
-    expect(without.filter((line) => !STILL_WITHOUT.includes(line.split(':')[0]!))).toEqual([]);
+    const without = (await examples()).filter((example) => example.missing.length);
+    // Each operation without one, with what it lacks …
+    expect(
+      without
+        .filter((example) => !STILL_WITHOUT.includes(example.operationId))
+        .map((example) => `${example.operationId}: ${example.missing.join(', ')}`),
+    ).toEqual([]);
+    // … and the list of those still without one only shrinks.
+    expect(STILL_WITHOUT.filter((id) => !without.some((example) => example.operationId === id))).toEqual([]);
   });
 
   it('are answered by the live API as they say', async () => {
