@@ -226,17 +226,17 @@ describe('@muse/sdk retries, timeouts and aborts (local fake server)', () => {
     expect(failure).toMatchObject({ file: { id: FILE_ID, status: 'processing' } });
   });
 
-  it("sends a generator's own parameters under `parameters`, beside the generic fields", async () => {
+  it("sends a generator's own parameters beside the generic fields", async () => {
     answers.push(json(202, { file_ids: [FILE_ID], status: 'pending' }));
-    await client.generations.create('images', {
-      generator_id: FILE_ID,
-      prompt: 'a fox',
-      parameters: { quality: 'hd' },
-    });
+    await client.generations.create(
+      'images',
+      { generator_id: FILE_ID, prompt: 'a fox' },
+      { parameters: { quality: 'hd' } },
+    );
     expect(JSON.parse(fake.requests[0]!.body)).toEqual({
       generator_id: FILE_ID,
       prompt: 'a fox',
-      parameters: { quality: 'hd' },
+      quality: 'hd',
     });
   });
 

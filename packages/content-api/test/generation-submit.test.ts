@@ -79,11 +79,12 @@ describe('submitting generations', () => {
       prompt: '',
       count: 9,
       aspect_ratio: 'wide',
+      colour: 'red',
     });
     expect(status).toBe(422);
     expect(body.code).toBe('validation_error');
     const paths = (body.details as { path: string }[]).map((d) => d.path).sort();
-    expect(paths).toEqual(['/aspect_ratio', '/count', '/prompt']);
+    expect(paths).toEqual(['/aspect_ratio', '/colour', '/count', '/prompt']);
     expect(await balanceOf(stack, user.id)).toBe(10);
   });
 
@@ -160,99 +161,6 @@ describe('submitting generations', () => {
       ['charge', -3],
     ]);
     expect(await balanceOf(stack, user.id)).toBe(0);
-  });
-
-  it('refuses a field the document does not name (422 naming it, nothing charged), as the closed request schemas say', async () => {
-    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
-      components: { schemas: Record<string, { additionalProperties?: unknown; required?: string[] }> };
-    };
-    for (const name of ['ImageGenerationRequest', 'VideoGenerationRequest', 'TextGenerationRequest']) {
-      expect({ name, ...document.components.schemas[name] }).toMatchObject({
-        name,
-        additionalProperties: false,
-        required: ['generator_id', 'prompt'],
-      });
-    }
-    // The request validator answers its first failure: a misspelt field, or a missing prompt.
-    const user = await createTestUser(stack, { balance: 5 });
-    for (const kind of ['images', 'videos', 'texts'] as const) {
-      const typo = await submit(stack, user, kind, {
-        generator_id: BUILTIN.text,
-        prompt: 'a fox',
-        aspct_ratio: '16:9',
-      });
-      expect({ kind, status: typo.status, code: typo.body.code, details: typo.body.details }).toEqual({
-        kind,
-        status: 422,
-        code: 'validation_error',
-        details: [{ path: '/body/aspct_ratio', message: 'must NOT have additional properties' }],
-      });
-      const missing = await submit(stack, user, kind, { generator_id: BUILTIN.text, promt: 'a typo' });
-      expect({ kind, status: missing.status, details: missing.body.details }).toEqual({
-        kind,
-        status: 422,
-        details: [{ path: '/body/prompt', message: "must have required property 'prompt'" }],
-      });
-    }
-    expect(await countGenerations(user.id)).toBe(0);
-    expect(await balanceOf(stack, user.id)).toBe(5);
-  });
-
-  it("takes a generator's own parameters under `parameters`, checked by its schema; a generic field there is refused", async () => {
-    const ownSchema = {
-      type: 'object',
-      required: ['generator_id', 'prompt'],
-      additionalProperties: false,
-      properties: {
-        generator_id: { type: 'string', format: 'uuid' },
-        prompt: { type: 'string' },
-        quality: { type: 'string', enum: ['draft', 'hd'] },
-      },
-    };
-    const generator = await createGenerator(stack, admin, {
-      kind: 'text',
-      type: 'builtin',
-      base_cost: 1,
-      parameters_schema: ownSchema,
-    });
-    const user = await createTestUser(stack, { balance: 5 });
-    const taken = await submit(stack, user, 'texts', {
-      generator_id: generator,
-      prompt: 'a fox',
-      parameters: { quality: 'hd' },
-    });
-    expect(taken.status).toBe(202);
-    const [params] = await stack.database.db.query<{ params: Record<string, unknown> }>(
-      'SELECT params FROM content.generations WHERE owner_id = :owner',
-      { replacements: { owner: user.id }, type: QueryTypes.SELECT },
-    );
-    expect(params!.params).toEqual({ generator_id: generator, prompt: 'a fox', quality: 'hd' });
-
-    const flat = await submit(stack, user, 'texts', {
-      generator_id: generator,
-      prompt: 'a fox',
-      quality: 'hd',
-    });
-    expect(flat.status).toBe(422);
-    expect(flat.body.details).toContainEqual(expect.objectContaining({ path: '/body/quality' }));
-    const wrong = await submit(stack, user, 'texts', {
-      generator_id: generator,
-      prompt: 'a fox',
-      parameters: { quality: 'ultra' },
-    });
-    expect(wrong.status).toBe(422);
-    expect(wrong.body.details).toContainEqual(expect.objectContaining({ path: '/quality' }));
-    const repeated = await submit(stack, user, 'texts', {
-      generator_id: generator,
-      prompt: 'a fox',
-      parameters: { prompt: 'again' },
-    });
-    expect(repeated.status).toBe(422);
-    expect(repeated.body.details).toEqual([
-      { path: '/parameters/prompt', message: expect.stringContaining('generic field') },
-    ]);
-    expect(await countGenerations(user.id)).toBe(1);
-    expect(await balanceOf(stack, user.id)).toBe(4);
   });
 
   it('refuses a result count outside 1 to 10 (422 naming /count) even when the generator schema allows it, and writes nothing', async () => {

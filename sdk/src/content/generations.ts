@@ -4,13 +4,22 @@ import type { TypedClient } from '../typed-client.ts';
 
 export type GenerationKind = 'images' | 'videos' | 'texts';
 
-/**
- * The body of `POST /api/v1/generations/{kind}`, closed as the API is (a misspelt field does not
- * compile) with `prompt` required: the generic fields, and a generator's own under `parameters`
- * (checked by the generator's schema, `GET /api/v1/generations/schemas`, on the server).
- */
-export type GenerationRequest<Kind extends GenerationKind> =
+/** The document's body of `POST /api/v1/generations/{kind}`: the generic fields, open to others. */
+type DocumentedRequest<Kind extends GenerationKind> =
   paths[`/api/v1/generations/${Kind}`]['post']['requestBody']['content']['application/json'];
+
+/** A type's named fields, without its index signature. */
+type NamedFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/**
+ * The generic fields of a generation request, closed (a misspelt field does not compile) and with
+ * `prompt` required, as the built-in schema of every kind has it. The API body stays open for a
+ * generator's own parameters: give those as `parameters` in the options, checked by the
+ * generator's schema (`GET /api/v1/generations/schemas`) on the server.
+ */
+export type GenerationRequest<Kind extends GenerationKind> = NamedFields<DocumentedRequest<Kind>> & {
+  prompt: string;
+};
 
 /**
  * A submit that waited (`wait`): `completed` or `failed` with the finished file records, or
@@ -25,6 +34,8 @@ export const MAX_GENERATION_WAIT_SECONDS = 60;
 
 export interface CreateOptions extends CallOptions {
   idempotencyKey?: string;
+  /** The generator's own parameters (its schema's other fields), sent beside the generic ones. */
+  parameters?: Record<string, unknown>;
 }
 
 export interface GenerationHelpers {
@@ -54,7 +65,12 @@ export function generationHelpers(api: TypedClient<paths>): GenerationHelpers {
   async function create(
     kind: GenerationKind,
     body: GenerationRequest<GenerationKind>,
-    { idempotencyKey = crypto.randomUUID(), wait, ...call }: CreateOptions & { wait?: number | true } = {},
+    {
+      idempotencyKey = crypto.randomUUID(),
+      wait,
+      parameters,
+      ...call
+    }: CreateOptions & { wait?: number | true } = {},
   ): Promise<GenerationResult | string[]> {
     const path = `/api/v1/generations/${kind}` as '/api/v1/generations/images';
     const seconds =
@@ -70,7 +86,7 @@ export function generationHelpers(api: TypedClient<paths>): GenerationHelpers {
           ...(seconds !== undefined ? { Prefer: `wait=${Math.max(1, Math.ceil(seconds))}` } : {}),
         },
       },
-      body: body as GenerationRequest<'images'>,
+      body: { ...parameters, ...body } as DocumentedRequest<'images'>,
       // The server holds the answer up to `seconds`: the call may take that long and a bit.
       ...(seconds !== undefined && call.timeout === undefined ? { timeout: (seconds + 30) * 1000 } : {}),
       ...call,

@@ -2182,13 +2182,6 @@ export interface components {
       /** @enum {string} */
       type: 'builtin' | 'openai' | 'replicate';
     };
-    /**
-     * @description The generator's own parameters, for a generator whose schema (GET
-     *     /api/v1/generations/schemas) takes more than the generic fields, e.g. `{"quality": "hd"}`.
-     *     They are checked with the generic fields against that schema (422 naming the failing
-     *     ones); one naming a generic field answers 422 (`/parameters/<name>`).
-     */
-    GeneratorParameters: Record<string, unknown>;
     GeneratorPatch: {
       base_cost?: number;
       config?: components['schemas']['GeneratorConfig'];
@@ -2208,11 +2201,7 @@ export interface components {
       /** @constant */
       status: 'ok';
     };
-    /**
-     * @description The generic fields, and the generator's own under `parameters`: any other field is refused
-     *     (422 naming it), nothing charged. The generator's schema (GET /api/v1/generations/schemas)
-     *     is checked next (422 with the failing paths).
-     */
+    /** @description The generic fields; the generator's own schema (GET /api/v1/generations/schemas) is authoritative and is checked next (422 with the failing paths). */
     ImageGenerationRequest: {
       /** @description <w>:<h>, e.g. 16:9 */
       aspect_ratio?: string;
@@ -2220,8 +2209,9 @@ export interface components {
       count?: number;
       /** Format: uuid */
       generator_id: string;
-      parameters?: components['schemas']['GeneratorParameters'];
-      prompt: string;
+      prompt?: string;
+    } & {
+      [key: string]: unknown;
     };
     /** @description A code that grants credits when redeemed (POST /invite-codes/redeem), at most once per user, at most max_uses times in total and not after expires_at. Administrators manage codes; users redeem codes they were given. */
     InviteCode: {
@@ -2762,12 +2752,12 @@ export interface components {
        */
       visibility?: 'private' | 'public';
     };
-    /** @description The generic fields, and the generator's own under `parameters` (any other field answers 422 naming it). */
     TextGenerationRequest: {
       /** Format: uuid */
       generator_id: string;
-      parameters?: components['schemas']['GeneratorParameters'];
-      prompt: string;
+      prompt?: string;
+    } & {
+      [key: string]: unknown;
     };
     /** @description An entry of the credit ledger: every change of a user's balance. Read-only; users read their own, administrators use scope=all. */
     TransactionLog: {
@@ -2945,16 +2935,16 @@ export interface components {
       new_last_week: number;
       total: number;
     };
-    /** @description The generic fields, and the generator's own under `parameters` (any other field answers 422 naming it). */
     VideoGenerationRequest: {
       /** @description Seconds; under per-unit pricing each started video_unit_seconds costs base_cost. */
       duration?: number;
       /** Format: uuid */
       generator_id: string;
-      parameters?: components['schemas']['GeneratorParameters'];
-      prompt: string;
+      prompt?: string;
       /** @description Completed files the caller may read (own or public). A missing, unreadable or unfinished one answers 422 naming its index. */
       reference_file_ids?: string[];
+    } & {
+      [key: string]: unknown;
     };
   };
   responses: {
@@ -5782,7 +5772,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A JSON Schema (draft-07) of the request's fields, `generator_id` included; those that are not generic fields go under `parameters` */
+      /** @description A JSON Schema (draft-07) of the whole request body, `generator_id` included */
       200: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

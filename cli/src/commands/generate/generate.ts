@@ -50,15 +50,17 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
   const reference_file_ids = options.reference?.length ? await referenceIds(options.reference, f) : undefined;
   const body = {
     generator_id,
-    // Without --prompt none is sent (JSON leaves out undefined), and the API's 422 names it.
+    // Without --prompt none is sent (JSON leaves out undefined): the generator's schema says whether it needs one.
     prompt: options.prompt as string,
     ...(options.count !== undefined ? { count: options.count } : {}),
     ...(options.aspectRatio !== undefined ? { aspect_ratio: options.aspectRatio } : {}),
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
     ...(reference_file_ids ? { reference_file_ids } : {}),
-    ...(options.param?.length ? { parameters: parseSettings(options.param) } : {}),
   };
-  const key = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
+  const key = {
+    parameters: parseSettings(options.param),
+    ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+  };
   if (!options.wait && out === undefined) {
     const fileIds = await f.content().generations.create(PLURAL[kind], body, key);
     f.printer().notice(`Submitted; follow it with: muse files get ${fileIds[0]}`);
@@ -91,7 +93,7 @@ export async function generate(kind: GeneratorKind, options: GenerateOptions, f:
 async function submitAndWait(
   kind: GenerationKind,
   body: GenerationRequest<GenerationKind>,
-  key: { idempotencyKey?: string },
+  key: { idempotencyKey?: string; parameters: Record<string, unknown> },
   count: number,
   f: Factory,
 ): Promise<FileRecord[]> {

@@ -15,12 +15,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { CurrentUser } from '../auth/authenticate.ts';
 import { failGeneration } from './fail.ts';
 import { findGeneratorWithHealth, UpstreamRateLimitedError } from '../generators/health.ts';
-import {
-  resultCount,
-  submittedParameters,
-  validateParameters,
-  type GenerationKind,
-} from '../generators/parameters.ts';
+import { resultCount, validateParameters, type GenerationKind } from '../generators/parameters.ts';
 import { generationCost, pricingOf } from '../generators/pricing.ts';
 import { canRead, findFile } from '../files/files.ts';
 import { debitClauses, refuseDebit } from '../ledger/ledger.ts';
@@ -82,7 +77,7 @@ export async function submitGeneration(
   const params = validateParameters(
     `${generator.id}@${new Date(generator.updated_at).getTime()}`,
     generator.parameters_schema,
-    submittedParameters(body),
+    body,
   );
   await checkReferences(deps.db, user, params.reference_file_ids);
   if (generator.rate_limited_for > 0) {

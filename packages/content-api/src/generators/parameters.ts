@@ -36,37 +36,6 @@ export function defaultParametersSchema(kind: GenerationKind): Record<string, un
   };
 }
 
-/** The fields every generation request may carry, whatever its generator (the document's). */
-const GENERIC_FIELDS = new Set([
-  'generator_id',
-  'prompt',
-  'aspect_ratio',
-  'count',
-  'duration',
-  'reference_file_ids',
-]);
-
-/**
- * A request's fields as its generator's schema sees them: the generic ones, with the generator's
- * own parameters (sent under `parameters`, so that the request body itself stays closed and a
- * misspelt field is refused) beside them. An own parameter may not name a generic field: 422
- * naming it, so that each value has one place.
- */
-export function submittedParameters(body: Record<string, unknown>): Record<string, unknown> {
-  const { parameters = {}, ...generic } = body as { parameters?: Record<string, unknown> };
-  const repeated = Object.keys(parameters).filter((name) => GENERIC_FIELDS.has(name));
-  if (repeated.length) {
-    throw new ValidationError(
-      'A generic field goes beside generator_id, not under parameters',
-      repeated.map((name) => ({
-        path: `/parameters/${name}`,
-        message: 'is a generic field; send it at the top level',
-      })),
-    );
-  }
-  return { ...parameters, ...generic };
-}
-
 /**
  * The most result files one task may make, whatever a generator's own schema allows: the count
  * sizes the pending file rows written at submission, so it must be bounded here.
