@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from './support/content.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 
 /**
  * What the reference pages are served with on both APIs: documents whose `servers` are relative
  * (so "Try it out" calls the address the page came from), a page with the operations' filter box,
  * and a root that points at the reference. The pages themselves are checked in Chromium
- * (test/browser/docs.test.ts).
+ * (test/browser/docs.test.ts); the examples "Try it out" sends are made against the live APIs in
+ * reference-pages-content-examples.test.ts and reference-pages-chat-examples.test.ts.
  */
 let stack: TestStack;
 beforeAll(async () => {
@@ -78,36 +78,6 @@ describe('the reference pages of both APIs', () => {
         .flatMap(([, item]) => Object.values(item).flatMap((operation) => operation.tags ?? [])),
     );
     expect([...paymentTags]).toEqual(['payment']);
-  });
-
-  it('have request examples that the live content API accepts ("Try it out" sends them)', async () => {
-    const document = (await (await fetch(`${stack.contentUrl}/openapi.json`)).json()) as {
-      paths: Record<
-        string,
-        Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>
-      >;
-    };
-    const examples = Object.entries(document.paths).flatMap(([route, item]) =>
-      Object.entries(item).flatMap(([method, operation]) => {
-        const example = operation.requestBody?.content['application/json']?.example;
-        return example === undefined ? [] : [{ route, method, example }];
-      }),
-    );
-    expect(examples.length).toBeGreaterThanOrEqual(3);
-    // An administrator with credits may make every call; examples are of paths without parameters.
-    const admin = await createTestUser(stack, { admin: true, balance: 1000 });
-    for (const { route, method, example } of examples) {
-      expect(route).not.toContain('{');
-      const answer = await fetch(`${stack.contentUrl}${route}`, {
-        method: method.toUpperCase(),
-        headers: { ...admin.headers, 'content-type': 'application/json' },
-        body: JSON.stringify(example),
-      });
-      expect({ route, status: answer.status, body: await answer.text() }).toMatchObject({
-        route,
-        status: expect.toSatisfy((status: number) => status >= 200 && status < 300),
-      });
-    }
   });
 
   it('render the served document with a filter box', async () => {

@@ -149,3 +149,102 @@ export function expectDocumentedAnswer(
 ): void {
   contract.check(method, new URL(url).pathname, answer.status, answer.contentType, answer.body);
 }
+
+/** The operations' examples as a reference page shows them, read from an OpenAPI document. */
+export interface OperationExample {
+  method: string;
+  route: string;
+  operationId: string;
+  /** Parameter examples by where they go. */
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  header: Record<string, unknown>;
+  /** The request body's example and its media type, when the operation takes a body. */
+  body?: { media: string; example: unknown };
+  /** The first documented success status, and its answer's example where it has a body. */
+  status: number;
+  answer?: { media: string; example: unknown };
+  /**
+   * What the reference leaves without an example: `path id`, `request body`, `answer 200` (a
+   * JSON answer; a download's bytes need none).
+   */
+  missing: string[];
+}
+
+type ExampleParameter = {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+  example?: unknown;
+};
+type ExampleOperation = {
+  operationId: string;
+  parameters?: ExampleParameter[];
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, ResponseObject & { content?: Record<string, { example?: unknown }> }>;
+};
+
+/**
+ * Every operation of the document with its examples: a value for each required parameter, the
+ * request body and the success answer. What has none is named in `missing`, so a check can
+ * require an example on every operation.
+ */
+export function operationExamples(document: {
+  paths: Record<string, unknown>;
+  components?: { parameters?: Record<string, unknown>; responses?: Record<string, unknown> };
+}): OperationExample[] {
+  const component = <T>(section: 'parameters' | 'responses', value: { $ref?: string }): T =>
+    (value.$ref ? document.components?.[section]?.[value.$ref.split('/').at(-1)!] : value) as T;
+  return Object.entries(document.paths).flatMap(([route, entry]) => {
+    const item = entry as Record<string, ExampleOperation> & { parameters?: ExampleParameter[] };
+    return ['get', 'put', 'post', 'patch', 'delete'].flatMap((method) => {
+      const operation = item[method];
+      if (!operation) return [];
+      const missing: string[] = [];
+      const values: Record<string, Record<string, unknown>> = { path: {}, query: {}, header: {} };
+      for (const declared of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
+        const parameter = component<ExampleParameter>('parameters', declared);
+        if (parameter.example !== undefined) values[parameter.in]![parameter.name] = parameter.example;
+        else if (parameter.required) missing.push(`${parameter.in} ${parameter.name}`);
+      }
+      let body: OperationExample['body'];
+      if (operation.requestBody) {
+        const [media, content] = Object.entries(operation.requestBody.content)[0]!;
+        if (content.example === undefined) missing.push('request body');
+        else body = { media, example: content.example };
+      }
+      // The success the example shows: the first with an example (a submit's 202 rather than the
+      // 200 it answers when asked to wait), else the first.
+      type Success = { content?: Record<string, { example?: unknown }> };
+      const successes = Object.keys(operation.responses)
+        .filter((code) => /^(2\d\d|101)$/.test(code))
+        .map((code) => ({ code, response: component<Success>('responses', operation.responses[code]!) }));
+      const { code: status, response: success } =
+        successes.find(({ response }) =>
+          Object.values(response.content ?? {}).some((media) => media.example !== undefined),
+        ) ?? successes[0]!;
+      let answer: OperationExample['answer'];
+      if (success.content) {
+        const [media, content] = Object.entries(success.content)[0]!;
+        if (content.example === undefined) {
+          if (media.includes('json')) missing.push(`answer ${status}`);
+        } else answer = { media, example: content.example };
+      }
+      return [
+        {
+          method,
+          route,
+          operationId: operation.operationId,
+          path: values.path!,
+          query: values.query!,
+          header: values.header!,
+          ...(body ? { body } : {}),
+          status: Number(status),
+          ...(answer ? { answer } : {}),
+          missing,
+        },
+      ];
+    });
+  });
+}

@@ -83,7 +83,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -138,7 +141,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -193,7 +199,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -276,7 +285,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -307,7 +319,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -358,7 +373,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -415,6 +433,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -467,6 +486,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description The task's id, the `generation_id` of its result files.
+         * @example e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1
+         */
         generation_id: string;
       };
       cookie?: never;
@@ -592,6 +615,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -706,7 +730,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -781,7 +808,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -933,7 +963,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6
+         */
         id: string;
       };
       cookie?: never;
@@ -1026,7 +1059,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -1105,7 +1141,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -1156,7 +1195,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7
+         */
         id: string;
       };
       cookie?: never;
@@ -1203,7 +1245,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -1256,6 +1301,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -1289,6 +1335,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -1385,6 +1432,7 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -2928,6 +2976,14 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "file_ids": [
+         *         "f4c19f6d-7a8b-4c0d-9e2f-c7d8e9f0a1b2"
+         *       ],
+         *       "status": "pending"
+         *     }
+         */
         'application/json': components['schemas']['GenerationResponse'];
       };
     };
@@ -2952,6 +3008,24 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example [
+         *       {
+         *         "id": "00000000-0000-4000-8000-000000000001",
+         *         "name": "Built-in images",
+         *         "type": "builtin",
+         *         "kind": "image",
+         *         "description": "Offline generator: a PNG pattern derived from the prompt. Works with no upstream.",
+         *         "base_cost": 1,
+         *         "pricing": {
+         *           "mode": "per_task"
+         *         },
+         *         "is_active": true,
+         *         "created_at": "2026-03-01T09:00:00.000Z",
+         *         "updated_at": "2026-03-01T09:00:00.000Z"
+         *       }
+         *     ]
+         */
         'application/json': components['schemas']['Generator'][];
       };
     };
@@ -3080,6 +3154,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "phone": "13800138000",
+         *       "verification_code": "482913",
+         *       "source": "web"
+         *     }
+         */
         'application/json': {
           phone: components['schemas']['AuthPhoneNumber'];
           /** @description The client logging in, e.g. `web`, `app`, `cli`; recorded with the login time. */
@@ -3097,6 +3178,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI2ZjFjMmE0ZS04YjNkLTRjNWUtOWY3YS0xYjJjM2Q0ZTVmNjAifQ.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI"
+           *     }
+           */
           'application/json': {
             /** @description Bearer token: send it as `Authorization: Bearer <token>`. */
             token: string;
@@ -3151,9 +3237,15 @@ export interface operations {
   requestVerificationCode: {
     parameters: {
       query: {
-        /** @description How to deliver the code. */
+        /**
+         * @description How to deliver the code.
+         * @example sms
+         */
         code_type?: 'sms' | 'voice';
-        /** @description 11-digit mainland mobile number, e.g. 13800138000 (no country code). */
+        /**
+         * @description 11-digit mainland mobile number, e.g. 13800138000 (no country code).
+         * @example 13800138000
+         */
         phone_number: components['schemas']['AuthPhoneNumber'];
       };
       header?: never;
@@ -3243,6 +3335,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *         "visibility": "public",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Starter pack",
+           *         "description": "1,000 credits, enough for about a hundred images.",
+           *         "credits": 1000,
+           *         "price_cents": 1200,
+           *         "currency": "CNY",
+           *         "is_active": true
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Bundle'][];
         };
       };
@@ -3261,6 +3370,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "public",
+         *       "name": "Starter pack",
+         *       "description": "1,000 credits, enough for about a hundred images.",
+         *       "credits": 1000,
+         *       "price_cents": 1200,
+         *       "currency": "CNY",
+         *       "is_active": true
+         *     }
+         */
         'application/json': components['schemas']['BundleCreate'];
       };
     };
@@ -3272,6 +3392,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3308,7 +3443,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -3322,6 +3460,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3337,7 +3490,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
@@ -3364,13 +3520,26 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Starter pack",
+         *       "description": "1,000 credits, enough for about a hundred images.",
+         *       "credits": 1000,
+         *       "price_cents": 1200,
+         *       "currency": "CNY",
+         *       "is_active": true
+         *     }
+         */
         'application/json': components['schemas']['BundleUpdate'];
       };
     };
@@ -3382,6 +3551,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "visibility": "public",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Starter pack",
+           *       "description": "1,000 credits, enough for about a hundred images.",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "is_active": true
+           *     }
+           */
           'application/json': components['schemas']['Bundle'];
         };
       };
@@ -3449,6 +3633,56 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *         "name": "Poster workflow",
+           *         "document": {
+           *           "nodes": [
+           *             {
+           *               "id": "prompt-1",
+           *               "type": "prompt",
+           *               "position": {
+           *                 "x": 0,
+           *                 "y": 0
+           *               },
+           *               "data": {
+           *                 "prompt": "a red fox in spring"
+           *               }
+           *             },
+           *             {
+           *               "id": "image-1",
+           *               "type": "image",
+           *               "position": {
+           *                 "x": 320,
+           *                 "y": 0
+           *               },
+           *               "data": {}
+           *             }
+           *           ],
+           *           "edges": [
+           *             {
+           *               "id": "edge-1",
+           *               "source": "prompt-1",
+           *               "target": "image-1"
+           *             }
+           *           ],
+           *           "viewport": {
+           *             "x": 0,
+           *             "y": 0,
+           *             "zoom": 1
+           *           }
+           *         },
+           *         "thumbnail_file_id": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Canvas'][];
         };
       };
@@ -3467,6 +3701,50 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+         *       "name": "Poster workflow",
+         *       "document": {
+         *         "nodes": [
+         *           {
+         *             "id": "prompt-1",
+         *             "type": "prompt",
+         *             "position": {
+         *               "x": 0,
+         *               "y": 0
+         *             },
+         *             "data": {
+         *               "prompt": "a red fox in spring"
+         *             }
+         *           },
+         *           {
+         *             "id": "image-1",
+         *             "type": "image",
+         *             "position": {
+         *               "x": 320,
+         *               "y": 0
+         *             },
+         *             "data": {}
+         *           }
+         *         ],
+         *         "edges": [
+         *           {
+         *             "id": "edge-1",
+         *             "source": "prompt-1",
+         *             "target": "image-1"
+         *           }
+         *         ],
+         *         "viewport": {
+         *           "x": 0,
+         *           "y": 0,
+         *           "zoom": 1
+         *         }
+         *       },
+         *       "thumbnail_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['CanvasCreate'];
       };
     };
@@ -3478,6 +3756,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3514,7 +3840,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -3528,6 +3857,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3543,7 +3920,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
@@ -3570,13 +3950,59 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+         *       "name": "Poster workflow",
+         *       "document": {
+         *         "nodes": [
+         *           {
+         *             "id": "prompt-1",
+         *             "type": "prompt",
+         *             "position": {
+         *               "x": 0,
+         *               "y": 0
+         *             },
+         *             "data": {
+         *               "prompt": "a red fox in spring"
+         *             }
+         *           },
+         *           {
+         *             "id": "image-1",
+         *             "type": "image",
+         *             "position": {
+         *               "x": 320,
+         *               "y": 0
+         *             },
+         *             "data": {}
+         *           }
+         *         ],
+         *         "edges": [
+         *           {
+         *             "id": "edge-1",
+         *             "source": "prompt-1",
+         *             "target": "image-1"
+         *           }
+         *         ],
+         *         "viewport": {
+         *           "x": 0,
+         *           "y": 0,
+         *           "zoom": 1
+         *         }
+         *       },
+         *       "thumbnail_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['CanvasUpdate'];
       };
     };
@@ -3588,6 +4014,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "project_id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "name": "Poster workflow",
+           *       "document": {
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": "a red fox in spring"
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ],
+           *         "viewport": {
+           *           "x": 0,
+           *           "y": 0,
+           *           "zoom": 1
+           *         }
+           *       },
+           *       "thumbnail_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Canvas'];
         };
       };
@@ -3653,6 +4127,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Professor Fox",
+           *         "avatar_file_id": null,
+           *         "description": "A patient teacher of natural history.",
+           *         "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *         "greeting": "Hello! What shall we find out about today?",
+           *         "tags": [
+           *           "education",
+           *           "nature"
+           *         ],
+           *         "generator_id": "00000000-0000-4000-8000-000000000003"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Character'][];
         };
       };
@@ -3671,6 +4166,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Professor Fox",
+         *       "avatar_file_id": null,
+         *       "description": "A patient teacher of natural history.",
+         *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+         *       "greeting": "Hello! What shall we find out about today?",
+         *       "tags": [
+         *         "education",
+         *         "nature"
+         *       ],
+         *       "generator_id": "00000000-0000-4000-8000-000000000003"
+         *     }
+         */
         'application/json': components['schemas']['CharacterCreate'];
       };
     };
@@ -3682,6 +4192,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3718,7 +4247,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -3732,6 +4264,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3747,7 +4298,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
@@ -3774,13 +4328,30 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Professor Fox",
+         *       "avatar_file_id": null,
+         *       "description": "A patient teacher of natural history.",
+         *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+         *       "greeting": "Hello! What shall we find out about today?",
+         *       "tags": [
+         *         "education",
+         *         "nature"
+         *       ],
+         *       "generator_id": "00000000-0000-4000-8000-000000000003"
+         *     }
+         */
         'application/json': components['schemas']['CharacterUpdate'];
       };
     };
@@ -3792,6 +4363,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Professor Fox",
+           *       "avatar_file_id": null,
+           *       "description": "A patient teacher of natural history.",
+           *       "persona": "You are Professor Fox. You explain nature simply, with one vivid example per answer.",
+           *       "greeting": "Hello! What shall we find out about today?",
+           *       "tags": [
+           *         "education",
+           *         "nature"
+           *       ],
+           *       "generator_id": "00000000-0000-4000-8000-000000000003"
+           *     }
+           */
           'application/json': components['schemas']['Character'];
         };
       };
@@ -3859,6 +4449,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "title": "Why foxes have bushy tails",
+           *         "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "last_message_at": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Conversation'][];
         };
       };
@@ -3877,6 +4481,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "title": "Why foxes have bushy tails",
+         *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d"
+         *     }
+         */
         'application/json': components['schemas']['ConversationCreate'];
       };
     };
@@ -3888,6 +4499,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -3922,11 +4545,15 @@ export interface operations {
   openConversationSocket: {
     parameters: {
       query: {
-        /** @description The bearer token. */
+        /**
+         * @description The bearer token.
+         * @example eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI2ZjFjMmE0ZS04YjNkLTRjNWUtOWY3YS0xYjJjM2Q0ZTVmNjAifQ.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2ZXI
+         */
         token: string;
       };
       header?: never;
       path: {
+        /** @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f */
         conversation_id: string;
       };
       cookie?: never;
@@ -3984,7 +4611,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -3998,6 +4628,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -4013,7 +4655,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -4040,13 +4685,21 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "title": "Why foxes have bushy tails"
+         *     }
+         */
         'application/json': components['schemas']['ConversationUpdate'];
       };
     };
@@ -4058,6 +4711,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "title": "Why foxes have bushy tails",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "last_message_at": null
+           *     }
+           */
           'application/json': components['schemas']['Conversation'];
         };
       };
@@ -4110,7 +4775,10 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
@@ -4124,6 +4792,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5e",
+           *         "conversation_id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *         "author_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "role": "user",
+           *         "content": "Why do foxes have bushy tails?",
+           *         "seq": 1,
+           *         "client_id": "draft-7",
+           *         "reply_to_id": null,
+           *         "created_at": "2026-03-01T09:31:00.000Z",
+           *         "updated_at": "2026-03-01T09:31:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['ConversationMessage'][];
         };
       };
@@ -4139,13 +4823,23 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The conversation id. */
+        /**
+         * @description The conversation id.
+         * @example 2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "user",
+         *       "content": "Why do foxes have bushy tails?",
+         *       "client_id": "draft-7"
+         *     }
+         */
         'application/json': {
           client_id?: components['schemas']['ClientMessageId'];
           content: string;
@@ -4172,6 +4866,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5e",
+           *       "conversation_id": "2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f",
+           *       "author_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "role": "user",
+           *       "content": "Why do foxes have bushy tails?",
+           *       "seq": 1,
+           *       "client_id": "draft-7",
+           *       "reply_to_id": null,
+           *       "created_at": "2026-03-01T09:31:00.000Z",
+           *       "updated_at": "2026-03-01T09:31:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ConversationMessage'];
         };
       };
@@ -4238,6 +4946,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "target_type": "character",
+           *         "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "note": "Good for the kids’ questions."
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Favorite'][];
         };
       };
@@ -4256,6 +4978,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "target_type": "character",
+         *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+         *       "note": "Good for the kids’ questions."
+         *     }
+         */
         'application/json': components['schemas']['FavoriteCreate'];
       };
     };
@@ -4267,6 +4997,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4303,7 +5045,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -4317,6 +5062,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4332,7 +5089,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
@@ -4359,13 +5119,21 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "note": "Good for the kids’ questions."
+         *     }
+         */
         'application/json': components['schemas']['FavoriteUpdate'];
       };
     };
@@ -4377,6 +5145,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "target_type": "character",
+           *       "target_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "note": "Good for the kids’ questions."
+           *     }
+           */
           'application/json': components['schemas']['Favorite'];
         };
       };
@@ -4442,6 +5222,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "name": "fox.png",
+           *         "visibility": "private",
+           *         "content_type": "image/png",
+           *         "size": 8,
+           *         "source": "upload",
+           *         "status": "completed",
+           *         "error_message": null,
+           *         "generation_id": null,
+           *         "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['File'][];
         };
       };
@@ -4460,6 +5259,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "fox.png",
+         *       "visibility": "private"
+         *     }
+         */
         'multipart/form-data': {
           /** Format: binary */
           file?: string;
@@ -4477,6 +5282,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4521,6 +5343,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4534,6 +5357,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4549,6 +5389,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4594,12 +5435,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "red-fox.png"
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @enum {string} */
@@ -4615,6 +5462,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "name": "red-fox.png",
+           *       "visibility": "private",
+           *       "content_type": "image/png",
+           *       "size": 8,
+           *       "source": "upload",
+           *       "status": "completed",
+           *       "error_message": null,
+           *       "generation_id": null,
+           *       "download_url": "https://muse.example.com/api/v1/files/c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9/content?expires=1772361000&signature=Qm9vayBvZiBmb3hlcw",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['File'];
         };
       };
@@ -4657,12 +5521,17 @@ export interface operations {
   downloadFile: {
     parameters: {
       query: {
-        /** @description Unix time the link expires at. */
+        /**
+         * @description Unix time the link expires at.
+         * @example 1772361000
+         */
         expires: string;
+        /** @example Qm9vayBvZiBmb3hlcw */
         signature: string;
       };
       header?: never;
       path: {
+        /** @example c19e6c3a-4f5d-4a7b-8c9d-94a5b6c7d8e9 */
         file_id: string;
       };
       cookie?: never;
@@ -4699,6 +5568,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description The task's id, the `generation_id` of its result files.
+         * @example e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1
+         */
         generation_id: string;
       };
       cookie?: never;
@@ -4712,6 +5585,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "e3b08e5c-6f7a-4b9c-8d1e-b6c7d8e9f0a1",
+           *       "file_ids": [
+           *         "f4c19f6d-7a8b-4c0d-9e2f-c7d8e9f0a1b2"
+           *       ],
+           *       "status": "failed",
+           *       "error_message": "cancelled"
+           *     }
+           */
           'application/json': components['schemas']['CancelledGeneration'];
         };
       };
@@ -4884,7 +5767,10 @@ export interface operations {
   getGenerationSchema: {
     parameters: {
       query: {
-        /** @description A generator id (not a UUID → 422; unknown or inactive → 404). */
+        /**
+         * @description A generator id (not a UUID → 422; unknown or inactive → 404).
+         * @example 00000000-0000-4000-8000-000000000001
+         */
         generator_id: string;
       };
       header?: never;
@@ -4900,6 +5786,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "$schema": "http://json-schema.org/draft-07/schema#",
+           *       "type": "object",
+           *       "required": [
+           *         "generator_id",
+           *         "prompt"
+           *       ],
+           *       "properties": {
+           *         "generator_id": {
+           *           "type": "string",
+           *           "format": "uuid"
+           *         },
+           *         "prompt": {
+           *           "type": "string",
+           *           "minLength": 1,
+           *           "maxLength": 4000
+           *         },
+           *         "aspect_ratio": {
+           *           "type": "string",
+           *           "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *           "default": "1:1"
+           *         },
+           *         "count": {
+           *           "type": "integer",
+           *           "minimum": 1,
+           *           "maximum": 4,
+           *           "default": 1
+           *         }
+           *       },
+           *       "additionalProperties": false
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -5180,6 +6099,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Fox images",
+         *       "kind": "image",
+         *       "type": "builtin",
+         *       "description": "Quick drafts for the poster workflow.",
+         *       "base_cost": 2,
+         *       "config": {
+         *         "pricing": {
+         *           "mode": "per_unit"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['GeneratorInput'];
       };
     };
@@ -5191,6 +6124,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 2,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
@@ -5235,6 +6222,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -5248,6 +6236,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 2,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'] | components['schemas']['Generator'];
         };
       };
@@ -5263,6 +6305,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
@@ -5289,12 +6332,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0 */
         generator_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "base_cost": 3
+         *     }
+         */
         'application/json': components['schemas']['GeneratorPatch'];
       };
     };
@@ -5306,6 +6355,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "d2af7d4b-5e6f-4a8b-9c0d-a5b6c7d8e9f0",
+           *       "name": "Fox images",
+           *       "type": "builtin",
+           *       "kind": "image",
+           *       "description": "Quick drafts for the poster workflow.",
+           *       "base_cost": 3,
+           *       "pricing": {
+           *         "mode": "per_unit",
+           *         "video_unit_seconds": 5
+           *       },
+           *       "is_active": true,
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:31:00.000Z",
+           *       "config": {
+           *         "pricing": {
+           *           "mode": "per_unit"
+           *         }
+           *       },
+           *       "secret_names": [],
+           *       "parameters_schema": {
+           *         "$schema": "http://json-schema.org/draft-07/schema#",
+           *         "type": "object",
+           *         "required": [
+           *           "generator_id",
+           *           "prompt"
+           *         ],
+           *         "properties": {
+           *           "generator_id": {
+           *             "type": "string",
+           *             "format": "uuid"
+           *           },
+           *           "prompt": {
+           *             "type": "string",
+           *             "minLength": 1,
+           *             "maxLength": 4000
+           *           },
+           *           "aspect_ratio": {
+           *             "type": "string",
+           *             "pattern": "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$",
+           *             "default": "1:1"
+           *           },
+           *           "count": {
+           *             "type": "integer",
+           *             "minimum": 1,
+           *             "maximum": 4,
+           *             "default": 1
+           *           }
+           *         },
+           *         "additionalProperties": false
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GeneratorAdmin'];
         };
       };
@@ -5491,6 +6594,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "code": "SPRING-2026",
+           *         "description": "For the spring workshop.",
+           *         "credits": 100,
+           *         "max_uses": 50,
+           *         "used_count": 0,
+           *         "expires_at": "2027-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['InviteCode'][];
         };
       };
@@ -5509,6 +6629,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "code": "SPRING-2026",
+         *       "description": "For the spring workshop.",
+         *       "credits": 100,
+         *       "max_uses": 50,
+         *       "expires_at": "2027-01-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['InviteCodeCreate'];
       };
     };
@@ -5520,6 +6650,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5556,7 +6701,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -5570,6 +6718,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5585,7 +6748,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
@@ -5612,13 +6778,24 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "For the spring workshop.",
+         *       "credits": 100,
+         *       "max_uses": 50,
+         *       "expires_at": "2027-01-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['InviteCodeUpdate'];
       };
     };
@@ -5630,6 +6807,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "code": "SPRING-2026",
+           *       "description": "For the spring workshop.",
+           *       "credits": 100,
+           *       "max_uses": 50,
+           *       "used_count": 0,
+           *       "expires_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteCode'];
         };
       };
@@ -5670,6 +6862,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "code": "SPRING-2026"
+         *     }
+         */
         'application/json': {
           code: string;
         };
@@ -5683,6 +6880,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "invite_code_id": "b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8",
+           *       "credits": 100,
+           *       "balance": 1100,
+           *       "transaction_log_id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6f",
+           *       "created_at": "2026-03-01T09:40:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['InviteRedemption'];
         };
       };
@@ -5759,6 +6965,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Prompt to image",
+           *         "description": "A prompt feeding an image generation.",
+           *         "nodes": [
+           *           {
+           *             "id": "prompt-1",
+           *             "type": "prompt",
+           *             "position": {
+           *               "x": 0,
+           *               "y": 0
+           *             },
+           *             "data": {
+           *               "prompt": ""
+           *             }
+           *           },
+           *           {
+           *             "id": "image-1",
+           *             "type": "image",
+           *             "position": {
+           *               "x": 320,
+           *               "y": 0
+           *             },
+           *             "data": {}
+           *           }
+           *         ],
+           *         "edges": [
+           *           {
+           *             "id": "edge-1",
+           *             "source": "prompt-1",
+           *             "target": "image-1"
+           *           }
+           *         ]
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['NodeGroup'][];
         };
       };
@@ -5777,6 +7025,42 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Prompt to image",
+         *       "description": "A prompt feeding an image generation.",
+         *       "nodes": [
+         *         {
+         *           "id": "prompt-1",
+         *           "type": "prompt",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 0
+         *           },
+         *           "data": {
+         *             "prompt": ""
+         *           }
+         *         },
+         *         {
+         *           "id": "image-1",
+         *           "type": "image",
+         *           "position": {
+         *             "x": 320,
+         *             "y": 0
+         *           },
+         *           "data": {}
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "id": "edge-1",
+         *           "source": "prompt-1",
+         *           "target": "image-1"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['NodeGroupCreate'];
       };
     };
@@ -5788,6 +7072,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5824,7 +7148,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -5838,6 +7165,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5853,7 +7220,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
@@ -5880,13 +7250,51 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Prompt to image",
+         *       "description": "A prompt feeding an image generation.",
+         *       "nodes": [
+         *         {
+         *           "id": "prompt-1",
+         *           "type": "prompt",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 0
+         *           },
+         *           "data": {
+         *             "prompt": ""
+         *           }
+         *         },
+         *         {
+         *           "id": "image-1",
+         *           "type": "image",
+         *           "position": {
+         *             "x": 320,
+         *             "y": 0
+         *           },
+         *           "data": {}
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "id": "edge-1",
+         *           "source": "prompt-1",
+         *           "target": "image-1"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['NodeGroupUpdate'];
       };
     };
@@ -5898,6 +7306,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6b3e0c7a-8f9d-4a1b-8c3d-3e4f50617283",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Prompt to image",
+           *       "description": "A prompt feeding an image generation.",
+           *       "nodes": [
+           *         {
+           *           "id": "prompt-1",
+           *           "type": "prompt",
+           *           "position": {
+           *             "x": 0,
+           *             "y": 0
+           *           },
+           *           "data": {
+           *             "prompt": ""
+           *           }
+           *         },
+           *         {
+           *           "id": "image-1",
+           *           "type": "image",
+           *           "position": {
+           *             "x": 320,
+           *             "y": 0
+           *           },
+           *           "data": {}
+           *         }
+           *       ],
+           *       "edges": [
+           *         {
+           *           "id": "edge-1",
+           *           "source": "prompt-1",
+           *           "target": "image-1"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['NodeGroup'];
         };
       };
@@ -5945,6 +7393,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "provider": "development",
+           *       "enabled": true,
+           *       "secrets_set": [],
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['PaymentApi'];
         };
       };
@@ -5962,6 +7418,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "development",
+         *       "enabled": true,
+         *       "order_ttl_seconds": 900
+         *     }
+         */
         'application/json': components['schemas']['PaymentApiUpdate'];
       };
     };
@@ -5973,6 +7436,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "provider": "development",
+           *       "enabled": true,
+           *       "order_ttl_seconds": 900,
+           *       "secrets_set": [],
+           *       "updated_at": "2026-03-01T09:35:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['PaymentApi'];
         };
       };
@@ -6052,8 +7524,11 @@ export interface operations {
   payWithDevelopmentProvider: {
     parameters: {
       query?: {
+        /** @example 1200 */
         amount_cents?: string;
+        /** @example 9e6b3f0d1c2a4d4e9f6a61728394a5b6 */
         out_trade_no?: string;
+        /** @example 5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b */
         signature?: string;
       };
       header?: never;
@@ -6069,6 +7544,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS"
+           *     }
+           */
           'application/json': components['schemas']['PaymentNotificationAck'];
         };
       };
@@ -6171,6 +7651,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *         "credits": 1000,
+           *         "price_cents": 1200,
+           *         "currency": "CNY",
+           *         "status": "pending",
+           *         "provider": "development",
+           *         "provider_reference": null,
+           *         "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *         "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *         "expires_at": "2026-03-01T09:45:00.000Z",
+           *         "paid_at": null,
+           *         "closed_at": null,
+           *         "refunded_cents": 0,
+           *         "refunded_credits": 0,
+           *         "needs_refund": false,
+           *         "failure_reason": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Payment'][];
         };
       };
@@ -6196,6 +7703,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5"
+         *     }
+         */
         'application/json': components['schemas']['PaymentOrderRequest'];
       };
     };
@@ -6217,6 +7729,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "visibility": "private",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "pending",
+           *       "provider": "development",
+           *       "provider_reference": null,
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": null,
+           *       "closed_at": null,
+           *       "refunded_cents": 0,
+           *       "refunded_credits": 0,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6311,7 +7848,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6
+         */
         id: string;
       };
       cookie?: never;
@@ -6325,6 +7865,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "pending",
+           *       "provider": "development",
+           *       "provider_reference": null,
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": null,
+           *       "closed_at": null,
+           *       "refunded_cents": 0,
+           *       "refunded_credits": 0,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6340,12 +7905,19 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount_cents": 600,
+         *       "reason": "Half of the pack was unused"
+         *     }
+         */
         'application/json': components['schemas']['PaymentRefundRequest'];
       };
     };
@@ -6357,6 +7929,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "visibility": "private",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "bundle_id": "8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5",
+           *       "credits": 1000,
+           *       "price_cents": 1200,
+           *       "currency": "CNY",
+           *       "status": "paid",
+           *       "provider": "development",
+           *       "provider_reference": "development-9e6b3f0d1c2a4d4e9f6a61728394a5b6",
+           *       "code_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "pay_url": "https://muse.example.com/api/v1/payment-notifications/development?out_trade_no=9e6b3f0d1c2a4d4e9f6a61728394a5b6&amount_cents=1200&signature=5b1f0e4c9a7d3b2e8f6a1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b",
+           *       "expires_at": "2026-03-01T09:45:00.000Z",
+           *       "paid_at": "2026-03-01T09:32:00.000Z",
+           *       "closed_at": null,
+           *       "refunded_cents": 600,
+           *       "refunded_credits": 500,
+           *       "needs_refund": false,
+           *       "failure_reason": null
+           *     }
+           */
           'application/json': components['schemas']['Payment'];
         };
       };
@@ -6444,6 +8041,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "by_status": {
+           *         "paid": {
+           *           "count": 1,
+           *           "amount_cents": 1200,
+           *           "credits": 1000
+           *         },
+           *         "pending": {
+           *           "count": 2,
+           *           "amount_cents": 2400,
+           *           "credits": 2000
+           *         }
+           *       },
+           *       "paid_cents": 1200,
+           *       "refunded_cents": 0,
+           *       "credits_sold": 1000,
+           *       "credits_refunded": 0,
+           *       "needs_refund": 0
+           *     }
+           */
           'application/json': components['schemas']['PaymentStatistics'];
         };
       };
@@ -6496,6 +8114,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Spring campaign",
+           *         "description": "Posters and a short clip for the spring launch.",
+           *         "cover_file_id": null
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Project'][];
         };
       };
@@ -6514,6 +8146,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Spring campaign",
+         *       "description": "Posters and a short clip for the spring launch.",
+         *       "cover_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['ProjectCreate'];
       };
     };
@@ -6525,6 +8165,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6561,7 +8213,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -6575,6 +8230,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6590,7 +8257,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
@@ -6617,13 +8287,23 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring campaign",
+         *       "description": "Posters and a short clip for the spring launch.",
+         *       "cover_file_id": null
+         *     }
+         */
         'application/json': components['schemas']['ProjectUpdate'];
       };
     };
@@ -6635,6 +8315,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Spring campaign",
+           *       "description": "Posters and a short clip for the spring launch.",
+           *       "cover_file_id": null
+           *     }
+           */
           'application/json': components['schemas']['Project'];
         };
       };
@@ -6682,6 +8374,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "max_upload_bytes": 20971520,
+           *       "default_credit_quota": 100,
+           *       "code_cooldown_seconds": 60,
+           *       "code_ttl_seconds": 300,
+           *       "code_max_attempts": 5,
+           *       "codes_per_phone_per_day": 10,
+           *       "codes_per_ip_per_day": 50,
+           *       "login_attempts_per_phone_per_hour": 10,
+           *       "login_attempts_per_ip_per_hour": 100
+           *     }
+           */
           'application/json': components['schemas']['ServerConfig'];
         };
       };
@@ -6699,6 +8404,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "default_credit_quota": 200
+         *     }
+         */
         'application/json': components['schemas']['ServerConfigUpdate'];
       };
     };
@@ -6710,6 +8420,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "max_upload_bytes": 20971520,
+           *       "default_credit_quota": 200,
+           *       "code_cooldown_seconds": 60,
+           *       "code_ttl_seconds": 300,
+           *       "code_max_attempts": 5,
+           *       "codes_per_phone_per_day": 10,
+           *       "codes_per_ip_per_day": 50,
+           *       "login_attempts_per_phone_per_hour": 10,
+           *       "login_attempts_per_ip_per_hour": 100
+           *     }
+           */
           'application/json': components['schemas']['ServerConfig'];
         };
       };
@@ -6773,6 +8496,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "name": "Summarize",
+           *         "description": "Shortens a text to a few sentences.",
+           *         "instructions": "Summarize the text in at most {sentences} sentences.",
+           *         "parameters": {
+           *           "type": "object",
+           *           "properties": {
+           *             "sentences": {
+           *               "type": "integer",
+           *               "minimum": 1
+           *             }
+           *           }
+           *         },
+           *         "tags": [
+           *           "writing"
+           *         ]
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['Skill'][];
         };
       };
@@ -6791,6 +8540,26 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "name": "Summarize",
+         *       "description": "Shortens a text to a few sentences.",
+         *       "instructions": "Summarize the text in at most {sentences} sentences.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "sentences": {
+         *             "type": "integer",
+         *             "minimum": 1
+         *           }
+         *         }
+         *       },
+         *       "tags": [
+         *         "writing"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['SkillCreate'];
       };
     };
@@ -6802,6 +8571,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6838,7 +8631,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -6852,6 +8648,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6867,7 +8687,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
@@ -6894,13 +8717,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Summarize",
+         *       "description": "Shortens a text to a few sentences.",
+         *       "instructions": "Summarize the text in at most {sentences} sentences.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "sentences": {
+         *             "type": "integer",
+         *             "minimum": 1
+         *           }
+         *         }
+         *       },
+         *       "tags": [
+         *         "writing"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['SkillUpdate'];
       };
     };
@@ -6912,6 +8757,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "5a2d9b6f-7e8c-4f0a-9b2c-2d3e4f506172",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "name": "Summarize",
+           *       "description": "Shortens a text to a few sentences.",
+           *       "instructions": "Summarize the text in at most {sentences} sentences.",
+           *       "parameters": {
+           *         "type": "object",
+           *         "properties": {
+           *           "sentences": {
+           *             "type": "integer",
+           *             "minimum": 1
+           *           }
+           *         }
+           *       },
+           *       "tags": [
+           *         "writing"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Skill'];
         };
       };
@@ -6979,6 +8848,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "amount": 1000,
+           *         "balance_after": 1000,
+           *         "kind": "topup",
+           *         "reference": "payment:9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *         "reverses_id": null,
+           *         "description": "Starter pack"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['TransactionLog'][];
         };
       };
@@ -6993,7 +8879,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7
+         */
         id: string;
       };
       cookie?: never;
@@ -7007,6 +8896,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "amount": 1000,
+           *       "balance_after": 1000,
+           *       "kind": "topup",
+           *       "reference": "payment:9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6",
+           *       "reverses_id": null,
+           *       "description": "Starter pack"
+           *     }
+           */
           'application/json': components['schemas']['TransactionLog'];
         };
       };
@@ -7053,6 +8957,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *         "visibility": "private",
+           *         "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z",
+           *         "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *         "user_nickname": "Sam",
+           *         "extra_prompt": "Keep answers under three sentences.",
+           *         "temperature": 0.7,
+           *         "memory_enabled": true
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['UserCharacterConfig'][];
         };
       };
@@ -7071,6 +8991,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "visibility": "private",
+         *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+         *       "user_nickname": "Sam",
+         *       "extra_prompt": "Keep answers under three sentences.",
+         *       "temperature": 0.7,
+         *       "memory_enabled": true
+         *     }
+         */
         'application/json': components['schemas']['UserCharacterConfigCreate'];
       };
     };
@@ -7082,6 +9012,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7118,7 +9062,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -7132,6 +9079,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7147,7 +9108,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
@@ -7174,13 +9138,24 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The resource id (UUID). */
+        /**
+         * @description The resource id (UUID).
+         * @example 1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e
+         */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "user_nickname": "Sam",
+         *       "extra_prompt": "Keep answers under three sentences.",
+         *       "temperature": 0.7,
+         *       "memory_enabled": true
+         *     }
+         */
         'application/json': components['schemas']['UserCharacterConfigUpdate'];
       };
     };
@@ -7192,6 +9167,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "1c8f5d2b-3a4e-4b6c-9d7e-8f9a0b1c2d3e",
+           *       "visibility": "private",
+           *       "owner_id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z",
+           *       "character_id": "0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d",
+           *       "user_nickname": "Sam",
+           *       "extra_prompt": "Keep answers under three sentences.",
+           *       "temperature": 0.7,
+           *       "memory_enabled": true
+           *     }
+           */
           'application/json': components['schemas']['UserCharacterConfig'];
         };
       };
@@ -7257,6 +9246,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *         "phone": "13800138000",
+           *         "nickname": "Lin",
+           *         "avatar_file_id": null,
+           *         "bio": "Runs the studio.",
+           *         "is_active": true,
+           *         "is_admin": true,
+           *         "balance": 1000,
+           *         "permissions": {
+           *           "granted": [],
+           *           "revoked": [],
+           *           "effective": [
+           *             "*"
+           *           ]
+           *         },
+           *         "last_login_at": "2026-03-01T09:00:00.000Z",
+           *         "last_login_source": "web",
+           *         "created_at": "2026-02-01T08:00:00.000Z",
+           *         "updated_at": "2026-03-01T09:00:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['User'][];
         };
       };
@@ -7271,6 +9285,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -7284,6 +9299,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own",
+           *           "generation:create:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7299,6 +9340,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
@@ -7335,12 +9377,22 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "credit_adjustment": {
+         *         "amount": 50,
+         *         "reason": "Prize of the March contest",
+         *         "reference": "contest-2026-03"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['UserAdminUpdate'];
       };
     };
@@ -7352,6 +9404,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own",
+           *           "generation:create:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7406,12 +9484,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "revoke": [
+         *         "generation:create:own"
+         *       ]
+         *     }
+         */
         'application/json': {
           grant?: string[];
           is_admin?: boolean;
@@ -7428,6 +9514,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+           *       "phone": "13900139000",
+           *       "nickname": "Sam",
+           *       "avatar_file_id": null,
+           *       "bio": "Draws foxes.",
+           *       "is_active": true,
+           *       "is_admin": false,
+           *       "balance": 40,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [
+           *           "generation:create:own"
+           *         ],
+           *         "effective": [
+           *           "character:read:own",
+           *           "character:create:own",
+           *           "file:read:own"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:05:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7484,6 +9597,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "phone": "13800138000",
+           *       "nickname": "Lin",
+           *       "avatar_file_id": null,
+           *       "bio": "Runs the studio.",
+           *       "is_active": true,
+           *       "is_admin": true,
+           *       "balance": 1000,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "*"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7501,6 +9637,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "nickname": "Lin",
+         *       "bio": "Runs the studio."
+         *     }
+         */
         'application/json': components['schemas']['UserProfileUpdate'];
       };
     };
@@ -7512,6 +9654,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60",
+           *       "phone": "13800138000",
+           *       "nickname": "Lin",
+           *       "avatar_file_id": null,
+           *       "bio": "Runs the studio.",
+           *       "is_active": true,
+           *       "is_admin": true,
+           *       "balance": 1000,
+           *       "permissions": {
+           *         "granted": [],
+           *         "revoked": [],
+           *         "effective": [
+           *           "*"
+           *         ]
+           *       },
+           *       "last_login_at": "2026-03-01T09:00:00.000Z",
+           *       "last_login_source": "web",
+           *       "created_at": "2026-02-01T08:00:00.000Z",
+           *       "updated_at": "2026-03-01T09:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['User'];
         };
       };
@@ -7567,6 +9732,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "total": 120,
+           *       "active": 117,
+           *       "banned": 3,
+           *       "administrators": 2,
+           *       "new_last_day": 4,
+           *       "new_last_week": 19,
+           *       "new_last_month": 51,
+           *       "logged_in_last_day": 63
+           *     }
+           */
           'application/json': components['schemas']['UserStats'];
         };
       };
@@ -7607,6 +9784,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *         "name": "Studio SMS gateway",
+           *         "type": "webhook",
+           *         "enabled": true,
+           *         "priority": 10,
+           *         "config": {
+           *           "url": "https://sms.example.com/muse-codes"
+           *         },
+           *         "secrets_set": [
+           *           "signing_secret"
+           *         ],
+           *         "code_types": [
+           *           "sms",
+           *           "voice"
+           *         ],
+           *         "created_at": "2026-03-01T09:30:00.000Z",
+           *         "updated_at": "2026-03-01T09:30:00.000Z"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['CodeProvider'][];
         };
       };
@@ -7625,6 +9825,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Studio SMS gateway",
+         *       "type": "webhook",
+         *       "priority": 10,
+         *       "config": {
+         *         "url": "https://sms.example.com/muse-codes"
+         *       },
+         *       "secrets": {
+         *         "signing_secret": "change-me-to-a-long-random-secret"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['CodeProviderCreate'];
       };
     };
@@ -7636,6 +9849,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 10,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7689,6 +9923,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -7702,6 +9937,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 10,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7717,6 +9973,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
@@ -7743,12 +10000,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "priority": 20
+         *     }
+         */
         'application/json': components['schemas']['CodeProviderUpdate'];
       };
     };
@@ -7760,6 +10023,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0c9e6c3a-1d2e-4f3a-8b4c-5d6e7f8a9b0c",
+           *       "name": "Studio SMS gateway",
+           *       "type": "webhook",
+           *       "enabled": true,
+           *       "priority": 20,
+           *       "config": {
+           *         "url": "https://sms.example.com/muse-codes"
+           *       },
+           *       "secrets_set": [
+           *         "signing_secret"
+           *       ],
+           *       "code_types": [
+           *         "sms",
+           *         "voice"
+           *       ],
+           *       "created_at": "2026-03-01T09:30:00.000Z",
+           *       "updated_at": "2026-03-01T09:30:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CodeProvider'];
         };
       };
@@ -7816,6 +10100,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "asyncapi": "3.0.0",
+           *       "defaultContentType": "application/json",
+           *       "info": {
+           *         "title": "Muse conversation channel",
+           *         "version": "0.1.0"
+           *       },
+           *       "servers": {},
+           *       "channels": {},
+           *       "operations": {},
+           *       "components": {}
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -7838,6 +10136,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
           'application/json': components['schemas']['Health'];
         };
       };
@@ -7860,6 +10163,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "3.1.0",
+           *       "info": {
+           *         "title": "Muse content service",
+           *         "version": "0.1.0"
+           *       },
+           *       "servers": [
+           *         {
+           *           "url": "/",
+           *           "description": "The server this document is served from."
+           *         }
+           *       ],
+           *       "tags": [],
+           *       "paths": {},
+           *       "components": {},
+           *       "security": [
+           *         {
+           *           "bearerAuth": []
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': Record<string, unknown>;
         };
       };
@@ -7882,6 +10208,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ready",
+           *       "checks": {
+           *         "database": {
+           *           "ok": true
+           *         },
+           *         "temporal": {
+           *           "ok": true
+           *         }
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Readiness'];
         };
       };

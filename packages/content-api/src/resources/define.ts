@@ -63,6 +63,13 @@ export interface ResourceDeclaration {
   pluralName?: string;
   description: string;
   fields: Record<string, FieldDeclaration>;
+  /**
+   * One resource as the API presents it: `id` and a value for every field. The reference shows
+   * the operations' examples made from it (the create and update bodies take its writable fields),
+   * and test/reference-pages-content-examples.test.ts makes them against the live API. An id it
+   * names (a referenced resource's) is the `example.id` of that resource's declaration.
+   */
+  example: Record<string, unknown> & { id: string };
   /** Create, update and delete are for administrators only (403 for others). */
   adminOnlyWrite?: boolean;
   /** Only list and get-one exist. */

@@ -13,7 +13,9 @@ export type OpenApiFragment = {
 };
 
 const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
+const json = (schema: unknown, example?: unknown) => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});
 
 /** The shared list parameters (pagination, sorting, time filters) as references into the document. */
 const LIST_PARAMETER_REFS = [
@@ -56,6 +58,34 @@ const FRAME_PROPERTIES: Record<string, JsonSchema> = {
 
 const errors = (...names: string[]) =>
   Object.fromEntries(names.map((status) => [status, ERROR_RESPONSES[status]]));
+/** The owner and times every resource example shows (the user of the users area's examples). */
+const EXAMPLE_FRAME = {
+  owner_id: '6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60',
+  created_at: '2026-03-01T09:30:00.000Z',
+  updated_at: '2026-03-01T09:30:00.000Z',
+};
+
+/** The declaration's example as the API presents it: the frame, then its fields. */
+function exampleRow(declaration: ResourceDeclaration): Record<string, unknown> {
+  const { id, ...fields } = declaration.example;
+  const visibility = declaration.privateOnly ? 'private' : (declaration.defaultVisibility ?? 'private');
+  return { id, visibility, ...EXAMPLE_FRAME, ...fields };
+}
+
+/** The example body of a create or an update: the example's fields that operation may set. */
+function exampleBody(
+  declaration: ResourceDeclaration,
+  operation: 'create' | 'update',
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (operation === 'create' && !declaration.privateOnly)
+    body.visibility = exampleRow(declaration).visibility;
+  for (const [field, declared] of Object.entries(declaration.fields))
+    if (isWritableOn(declared, operation) && field in declaration.example)
+      body[field] = declaration.example[field];
+  return body;
+}
+
 const ERROR_RESPONSES: Record<string, unknown> = {
   '401': ref('responses', 'Unauthorized'),
   '403': ref('responses', 'Forbidden'),
@@ -88,9 +118,10 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
   const tag = declaration.name;
   fragment.tags.push({ name: tag, description });
   Object.assign(fragment.components.schemas!, resourceSchemas(declaration));
+  const row = exampleRow(declaration);
   const collection: Record<string, unknown> = { get: listOperation(declaration) };
   const item: Record<string, unknown> = {
-    parameters: [ID_PARAMETER],
+    parameters: [{ ...ID_PARAMETER, example: row.id }],
     get: {
       tags: [tag],
       operationId: `get${name}`,
@@ -99,7 +130,7 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
         'The caller reads their own, any public one, or (administrators) any. A missing id and another ' +
         "user's private one answer the same 404.",
       responses: {
-        '200': { description: `The ${declaration.name}`, content: json(ref('schemas', name)) },
+        '200': { description: `The ${declaration.name}`, content: json(ref('schemas', name), row) },
         ...errors('401', '403', '404', '422'),
       },
     },
@@ -114,9 +145,12 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
       ...access,
       summary: `Create a ${declaration.name}`,
       description: `${who} The caller becomes the owner. Fields that reference other resources must name ones the caller may read (404 otherwise).`,
-      requestBody: { required: true, content: json(ref('schemas', `${name}Create`)) },
+      requestBody: {
+        required: true,
+        content: json(ref('schemas', `${name}Create`), exampleBody(declaration, 'create')),
+      },
       responses: {
-        '201': { description: 'Created', content: json(ref('schemas', name)) },
+        '201': { description: 'Created', content: json(ref('schemas', name), row) },
         ...errors('401', '403', '404', '409', '422'),
       },
     };
@@ -126,9 +160,12 @@ function addResource(fragment: OpenApiFragment, declaration: ResourceDeclaration
       ...access,
       summary: `Change a ${declaration.name} (including its visibility)`,
       description: `${who} Only the fields sent change.`,
-      requestBody: { required: true, content: json(ref('schemas', `${name}Update`)) },
+      requestBody: {
+        required: true,
+        content: json(ref('schemas', `${name}Update`), exampleBody(declaration, 'update')),
+      },
       responses: {
-        '200': { description: 'Updated', content: json(ref('schemas', name)) },
+        '200': { description: 'Updated', content: json(ref('schemas', name), row) },
         ...errors('401', '403', '404', '409', '422'),
       },
     };
@@ -179,7 +216,9 @@ function listOperation(declaration: ResourceDeclaration) {
     responses: {
       '200': {
         description: 'The page',
-        content: json({ type: 'array', items: ref('schemas', declaration.schemaName) }),
+        content: json({ type: 'array', items: ref('schemas', declaration.schemaName) }, [
+          exampleRow(declaration),
+        ]),
       },
       ...errors('401', '403', '422'),
     },

@@ -12,6 +12,15 @@ export const bundle = defineResource({
   adminOnlyWrite: true,
   defaultVisibility: 'public',
   defaultListScope: 'public',
+  example: {
+    id: '8d5a2e9c-0b1f-4c3d-8e5f-5061728394a5',
+    name: 'Starter pack',
+    description: '1,000 credits, enough for about a hundred images.',
+    credits: 1000,
+    price_cents: 1200,
+    currency: 'CNY',
+    is_active: true,
+  },
   fields: {
     name: { schema: name(), writable: true, required: true },
     description: { schema: text(2000, 'What the bundle offers.'), writable: true },

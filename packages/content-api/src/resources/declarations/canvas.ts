@@ -8,6 +8,20 @@ export const canvas = defineResource({
   schemaName: 'Canvas',
   pluralName: 'Canvases',
   description: 'A node/edge document (a generation workflow laid out on a board) inside a project.',
+  example: {
+    id: '4f1c8a5e-6d7b-4e9f-8a1b-1c2d3e4f5061',
+    project_id: '3e0b7f4d-5c6a-4d8e-9f0a-0b1c2d3e4f50',
+    name: 'Poster workflow',
+    document: {
+      nodes: [
+        { id: 'prompt-1', type: 'prompt', position: { x: 0, y: 0 }, data: { prompt: 'a red fox in spring' } },
+        { id: 'image-1', type: 'image', position: { x: 320, y: 0 }, data: {} },
+      ],
+      edges: [{ id: 'edge-1', source: 'prompt-1', target: 'image-1' }],
+      viewport: { x: 0, y: 0, zoom: 1 },
+    },
+    thumbnail_file_id: null,
+  },
   fields: {
     project_id: {
       schema: {

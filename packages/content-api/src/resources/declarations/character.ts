@@ -26,6 +26,16 @@ export const character = defineResource({
   schemaName: 'Character',
   description:
     'An AI character: its persona (system prompt), how it greets, how it looks, and what answers for it.',
+  example: {
+    id: '0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d',
+    name: 'Professor Fox',
+    avatar_file_id: null,
+    description: 'A patient teacher of natural history.',
+    persona: 'You are Professor Fox. You explain nature simply, with one vivid example per answer.',
+    greeting: 'Hello! What shall we find out about today?',
+    tags: ['education', 'nature'],
+    generator_id: '00000000-0000-4000-8000-000000000003',
+  },
   fields: {
     name: { schema: name("The character's name."), writable: true, required: true },
     avatar_file_id: { schema: optionalFileId('Avatar image.'), writable: true, references: 'file' },

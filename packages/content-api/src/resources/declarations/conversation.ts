@@ -7,6 +7,12 @@ export const conversation = defineResource({
   path: '/conversations',
   schemaName: 'Conversation',
   description: 'A chat, usually with a character; its messages are under /conversations/{id}/messages.',
+  example: {
+    id: '2d9a6e3c-4b5f-4c7d-8e8f-9a0b1c2d3e4f',
+    title: 'Why foxes have bushy tails',
+    character_id: '0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d',
+    last_message_at: null,
+  },
   fields: {
     title: { schema: text(200, 'Title shown in the conversation list.'), writable: true },
     character_id: {

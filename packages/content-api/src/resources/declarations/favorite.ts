@@ -23,6 +23,12 @@ export const favorite = defineResource({
     'A bookmark of another resource (own or public). Creating one checks the caller may read the target (404 otherwise); ' +
     'a favorite stays when its target is deleted or made private, and reading the target then answers 404.',
   conflictMessage: 'This resource is already a favorite',
+  example: {
+    id: '7c4f1d8b-9a0e-4b2c-9d4e-4f5061728394',
+    target_type: 'character',
+    target_id: '0b7e4c1a-2f3d-4a5b-8c6d-7e8f9a0b1c2d',
+    note: 'Good for the kids’ questions.',
+  },
   fields: {
     target_type: {
       schema: { type: 'string', enum: [...FAVORITE_TARGETS], description: 'The kind of resource.' },

@@ -11,6 +11,15 @@ export const inviteCode = defineResource({
     'in total and not after expires_at. Administrators manage codes; users redeem codes they were given.',
   adminOnlyWrite: true,
   conflictMessage: 'An invite code with this code already exists',
+  example: {
+    id: 'b08d5b2f-3e4c-4f6a-9b8c-8394a5b6c7d8',
+    code: 'SPRING-2026',
+    description: 'For the spring workshop.',
+    credits: 100,
+    max_uses: 50,
+    used_count: 0,
+    expires_at: '2027-01-01T00:00:00.000Z',
+  },
   fields: {
     code: {
       schema: {

@@ -9,6 +9,15 @@ export const transactionLog = defineResource({
     "An entry of the credit ledger: every change of a user's balance. Read-only; users read their own, administrators use scope=all.",
   readOnly: true,
   privateOnly: true,
+  example: {
+    id: 'af7c4a1e-2d3b-4e5f-8a7b-728394a5b6c7',
+    amount: 1000,
+    balance_after: 1000,
+    kind: 'topup',
+    reference: 'payment:9e6b3f0d-1c2a-4d4e-9f6a-61728394a5b6',
+    reverses_id: null,
+    description: 'Starter pack',
+  },
   fields: {
     amount: { schema: { type: 'integer', description: 'Credits added (positive) or taken (negative).' } },
     balance_after: {
