@@ -24,6 +24,7 @@ import { startTestStack, type TestStack } from './support/stack.ts';
 import { createTestUser } from './support/content.ts';
 import { BUILTIN } from './support/generation.ts';
 import { developmentDouble, paymentKit } from './support/payments.ts';
+import { FrameChecker, wsClient } from './support/sockets.ts';
 import { makeOrganization, makeUser, waitUntil, type TestUser } from '../packages/chat-api/test/support.ts';
 
 /** Debian's Postgres: the embedded package ships no pg_basebackup (CI: .ci/postgres-tools.sh). */
@@ -212,14 +213,16 @@ const SERVED: Record<string, number> = {
   'generation submit': 202,
   'payment order': 201,
   'payment paid': 200,
+  'conversation post': 201,
 };
 
 /**
  * Four clients in a loop over both APIs' reads and writes: content reads and writes, generation
  * submits (run by the stack's Temporal worker), payment orders paid at once with the development
- * provider, chat sends (each with a unique content, to the sender itself) and reads; each request
- * bounded by REQUEST_BOUND_MS, and a request that fails without an answer has status 0. Beside
- * them, the chat user's event queue is long-polled throughout.
+ * provider, chat sends (each with a unique content, to the sender itself) and reads, messages
+ * posted to a conversation (each unique); each request bounded by REQUEST_BOUND_MS, and a request
+ * that fails without an answer has status 0. Beside them, the chat user's event queue is
+ * long-polled and a WebSocket is open on the conversation throughout.
  */
 async function startLoad(stack: TestStack) {
   const user = await createTestUser(stack, { balance: INITIAL_BALANCE });
@@ -242,7 +245,14 @@ async function startLoad(stack: TestStack) {
   const accepted: string[] = [];
   /** Payments whose pay link answered 200: each credited once. */
   const paid: string[] = [];
+  const conversation = await fetch(`${stack.contentUrl}/api/v1/conversations`, json({ title: 'Failover' }));
+  expect(conversation.status).toBe(201);
+  const conversationId = ((await conversation.json()) as { id: string }).id;
+  const checker = await FrameChecker.load(stack.contentUrl);
+  const socket = wsClient(stack.contentUrl, conversationId, user.token, checker);
+  await socket.next((frame) => frame.type === 'ready');
   let sent = 0;
+  let posted = 0;
   /** Sends one request and records its answer; the body is handed on when the answer is the served one. */
   const record = async (name: string, run: () => Promise<Response>, content?: string) => {
     const answer: Answer = {
@@ -311,6 +321,18 @@ async function startLoad(stack: TestStack) {
       if (await record('payment paid', () => fetch(order.code_url as string, bounded())))
         paid.push(order.id as string);
     },
+    async () => {
+      const content = `failover post ${(posted += 1)}`;
+      await record(
+        'conversation post',
+        () =>
+          fetch(
+            `${stack.contentUrl}/api/v1/conversations/${conversationId}/messages`,
+            json({ role: 'user', content }),
+          ),
+        content,
+      );
+    },
   ];
   let loading = true;
   const loop = async (offset: number) => {
@@ -338,6 +360,8 @@ async function startLoad(stack: TestStack) {
     accepted,
     paid,
     queue,
+    socket,
+    checker,
     served,
     async stop(): Promise<Answer[]> {
       loading = false;
@@ -457,6 +481,28 @@ async function expectNothingLostOrDoubled(
   );
   expect(badPolls.map((poll) => `${poll.status} ${poll.body}`)).toEqual([]);
 
+  // The socket: still open, and every acknowledged post reached it once, in documented frames.
+  const posts = answers
+    .filter((a) => a.name === 'conversation post' && a.status === 201)
+    .map((a) => a.content);
+  const onSocket = () =>
+    load.socket.frames
+      .filter((frame) => frame.type === 'message')
+      .map((frame) => frame.message as { id: string; content: string });
+  await waitUntil(
+    () => posts.every((content) => onSocket().some((message) => message.content === content)),
+    'every acknowledged post on the socket',
+    60_000,
+  );
+  const delivered = onSocket().map((message) => message.id);
+  expect(
+    delivered.filter((id, index) => delivered.indexOf(id) !== index),
+    'posts the socket delivered twice',
+  ).toEqual([]);
+  expect(load.socket.ws.readyState).toBe(load.socket.ws.OPEN);
+  expect(load.checker.violations).toEqual([]);
+  load.socket.close();
+
   // Generations: stored tasks that answered 503 on a lost commit are started by the reconciler.
   await startStrandedGenerations({ ...stack, db }, 0);
   await waitUntil(
@@ -510,23 +556,35 @@ async function expectNothingLostOrDoubled(
     charged: generations.filter((g) => g.charged).length,
     paid: orders.filter((o) => o.status === 'paid').length,
     queued: load.queue.messages.length,
+    'on the socket': delivered.length,
   };
 }
 
-function report(scenario: string, answers: Answer[], fault: number, checks: Record<string, number>): void {
-  const after = (kinds: string[]) => {
-    const first = answers.find(
-      (a) => kinds.includes(a.name) && a.started > fault && a.status === SERVED[a.name],
+/**
+ * One line per scenario. The time to recovery counts from the fault to the first served request
+ * sent after the switch: requests started between the fault and the switch can still be served
+ * (a SIGKILLed postmaster's backends finish what they are doing), so they say nothing about it.
+ */
+function report(
+  scenario: string,
+  answers: Answer[],
+  times: { fault: number; switched: number },
+  checks: Record<string, number>,
+): void {
+  const first = (kinds: string[]) => {
+    const served = answers.find(
+      (a) => kinds.includes(a.name) && a.started > times.switched && a.status === SERVED[a.name],
     );
-    return first ? `${first.at - fault} ms` : '—';
+    return served ? `${served.at - times.fault} ms` : '—';
   };
+  const count = (status: number) => answers.filter((a) => a.status === status).length;
   console.log(
-    `${scenario}: ${answers.length} requests, ${answers.filter((a) => a.status === 503).length} answered 503, ` +
-      `first success ${after(Object.keys(SERVED))} after the fault, ` +
-      `first write ${after(['content write', 'chat send', 'generation submit', 'payment order'])}; ` +
-      `${answers.filter((a) => a.name === 'chat send' && a.status === 200).length} messages acknowledged; ` +
+    `${scenario}: ${answers.length} requests, ${count(503)} answered 503, ${count(0)} unanswered; ` +
+      `switch ${times.switched - times.fault} ms after the fault, first success ` +
+      `${first(Object.keys(SERVED))} after the fault, first write ` +
+      `${first(['content write', 'chat send', 'generation submit', 'payment order', 'conversation post'])}; ` +
       Object.entries(checks)
-        .map(([name, count]) => `${name} ${count}`)
+        .map(([name, value]) => `${name} ${value}`)
         .join(', '),
   );
 }
@@ -650,6 +708,7 @@ describe('a database failover', () => {
       await adminQuery(cluster.primary.db.adminUrl, 'SELECT pg_reload_conf()');
       const demoted = Date.now();
       await cluster.failOver();
+      const switched = Date.now();
       await load.served(Date.now());
       const answers = await load.stop();
       await expectBusFollowsPrimary(cluster.stack);
@@ -657,7 +716,7 @@ describe('a database failover', () => {
       report(
         'old primary read-only',
         answers,
-        demoted,
+        { fault: demoted, switched },
         await expectNothingLostOrDoubled(cluster.stack, load, answers),
       );
     } finally {
@@ -679,6 +738,7 @@ describe('a database failover', () => {
         60_000,
       );
       await cluster.failOver();
+      const switched = Date.now();
       await load.served(Date.now());
       const answers = await load.stop();
       await expectBusFollowsPrimary(cluster.stack);
@@ -686,7 +746,7 @@ describe('a database failover', () => {
       report(
         'primary killed',
         answers,
-        killed,
+        { fault: killed, switched },
         await expectNothingLostOrDoubled(cluster.stack, load, answers),
       );
     } finally {
@@ -706,6 +766,7 @@ describe('a database failover', () => {
       const silenced = Date.now();
       await cluster.primary.db.stop('immediate');
       await cluster.failOver();
+      const switched = Date.now();
       await load.served(Date.now());
       const answers = await load.stop();
       await expectBusFollowsPrimary(cluster.stack);
@@ -713,7 +774,7 @@ describe('a database failover', () => {
       report(
         'primary silent',
         answers,
-        silenced,
+        { fault: silenced, switched },
         await expectNothingLostOrDoubled(cluster.stack, load, answers),
       );
     } finally {
