@@ -22,7 +22,9 @@ import { createChatApp } from '@muse/chat-api';
 import { startStrandedGenerations } from '@muse/content-api';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { createTestUser } from './support/content.ts';
-import { BUILTIN } from './support/generation.ts';
+import { createGenerator } from './support/generation.ts';
+import { startFakeOpenAi } from './support/fakes/openai.ts';
+import type { FakeServer } from './support/fakes/server.ts';
 import { developmentDouble, paymentKit } from './support/payments.ts';
 import { FrameChecker, wsClient } from './support/sockets.ts';
 import { makeOrganization, makeUser, waitUntil, type TestUser } from '../packages/chat-api/test/support.ts';
@@ -171,11 +173,14 @@ async function startCluster(stackOptions: Parameters<typeof startTestStack>[1] =
     { ...stackOptions, adminDatabaseUrl: `postgres://muse:muse@127.0.0.1:${proxy.port}/postgres` },
   );
   await stack.startWorker();
+  // The generations' upstream (an OpenAI-compatible fake); it outlives the load, as its workflows do.
+  const upstream = await startFakeOpenAi(UPSTREAM_KEY);
   return {
     primary,
     standby,
     proxy,
     stack,
+    upstream,
     /** Promotes the standby and points the proxy at it. */
     async failOver(): Promise<void> {
       await adminQuery(standby.db.adminUrl, 'SELECT pg_promote()');
@@ -183,6 +188,7 @@ async function startCluster(stackOptions: Parameters<typeof startTestStack>[1] =
     },
     async stop(): Promise<void> {
       await stack.stop();
+      await upstream.close();
       await proxy.close();
       for (const server of [standby, primary]) {
         await server.db.stop();
@@ -202,6 +208,8 @@ interface Answer {
   content?: string;
 }
 
+/** The fake upstream's API key; a generator with another one fails (401), and its charge is refunded. */
+const UPSTREAM_KEY = 'sk-failover';
 /** Credits the load's user starts with: far more than its generations cost. */
 const INITIAL_BALANCE = 1_000_000;
 /** What every kind of request answers when served. */
@@ -218,15 +226,29 @@ const SERVED: Record<string, number> = {
 
 /**
  * Four clients in a loop over both APIs' reads and writes: content reads and writes, generation
- * submits (run by the stack's Temporal worker), payment orders paid at once with the development
+ * submits (run by the stack's Temporal worker against the fake upstream, every other one failing
+ * there), payment orders paid at once with the development
  * provider, chat sends (each with a unique content, to the sender itself) and reads, messages
  * posted to a conversation (each unique); each request bounded by REQUEST_BOUND_MS, and a request
  * that fails without an answer has status 0. Beside them, the chat user's event queue is
  * long-polled and a WebSocket is open on the conversation throughout.
  */
-async function startLoad(stack: TestStack) {
+async function startLoad(stack: TestStack, upstream: FakeServer) {
   const user = await createTestUser(stack, { balance: INITIAL_BALANCE });
   const admin = await createTestUser(stack, { admin: true });
+  // Every other generation fails upstream (a wrong key): the refunds run under the fault too.
+  const generators = await Promise.all(
+    [UPSTREAM_KEY, 'sk-refused'].map((apiKey) =>
+      createGenerator(stack, admin, {
+        kind: 'text',
+        type: 'openai',
+        base_cost: 3,
+        config: { base_url: upstream.url, model: 'fake-model', max_attempts: 2, request_timeout_seconds: 5 },
+        secrets: { api_key: apiKey },
+      }),
+    ),
+  );
+  let submits = 0;
   const payments = paymentKit(stack, admin);
   await payments.configure((await developmentDouble()).settings());
   const bundle = await payments.createBundle({ credits: 100, price_cents: 990 });
@@ -307,7 +329,7 @@ async function startLoad(stack: TestStack) {
       const submitted = await record('generation submit', () =>
         fetch(
           `${stack.contentUrl}/api/v1/generations/texts`,
-          json({ generator_id: BUILTIN.text, prompt: 'failover load' }),
+          json({ generator_id: generators[(submits += 1) % 2], prompt: 'failover load' }),
         ),
       );
       if (submitted) accepted.push(...(submitted.file_ids as string[]));
@@ -552,6 +574,7 @@ async function expectNothingLostOrDoubled(
   return {
     generations: generations.length,
     completed: generations.filter((g) => g.status === 'completed').length,
+    failed: generations.filter((g) => g.status === 'failed').length,
     refunded: generations.filter((g) => g.refunds === '1').length,
     charged: generations.filter((g) => g.charged).length,
     paid: orders.filter((o) => o.status === 'paid').length,
@@ -701,7 +724,7 @@ describe('a database failover', () => {
   it('the old primary still up but read-only: its pooled connections are dropped, not reused', async () => {
     const cluster = await startCluster();
     try {
-      const load = await startLoad(cluster.stack);
+      const load = await startLoad(cluster.stack, cluster.upstream);
       await load.served();
       // What a demoted primary answers every write on a connection still open to it: 25006.
       await adminQuery(cluster.primary.db.adminUrl, 'ALTER SYSTEM SET default_transaction_read_only = on');
@@ -727,7 +750,7 @@ describe('a database failover', () => {
   it('the primary SIGKILLed: 503 until the standby takes over, then served again', async () => {
     const cluster = await startCluster();
     try {
-      const load = await startLoad(cluster.stack);
+      const load = await startLoad(cluster.stack, cluster.upstream);
       await load.served();
       const pidFile = await readFile(path.join(cluster.primary.dir, 'postmaster.pid'), 'utf8');
       process.kill(Number(pidFile.split('\n')[0]), 'SIGKILL');
@@ -760,7 +783,7 @@ describe('a database failover', () => {
       databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 },
     });
     try {
-      const load = await startLoad(cluster.stack);
+      const load = await startLoad(cluster.stack, cluster.upstream);
       await load.served();
       cluster.proxy.silence();
       const silenced = Date.now();

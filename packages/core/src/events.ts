@@ -22,7 +22,7 @@ export interface MessageBus {
 }
 
 /** How often the listening connection is checked: still answering, and on a server that can write. */
-export const BUS_CHECK_MS = 5_000;
+const BUS_CHECK_MS = 5_000;
 /** A statement of the bus (a publish, a LISTEN, the check) unanswered by then means the connection is dead. */
 const BUS_QUERY_TIMEOUT_MS = 10_000;
 
@@ -158,8 +158,7 @@ export class EventBus implements MessageBus {
       await client.connect();
       await assertWritable(client);
     } catch (error) {
-      client.removeAllListeners();
-      void client.end().catch(() => {});
+      forget(client);
       throw error;
     }
     this.client = client;
@@ -179,10 +178,7 @@ export class EventBus implements MessageBus {
     if (this.client !== client || this.closed) return;
     this.logger.warn({ err: error }, 'event bus connection lost; reconnecting');
     this.client = undefined;
-    client.removeAllListeners();
-    client.on('error', () => {});
-    // Not awaited: a silent host never answers the goodbye; keepalives end the socket.
-    void client.end().catch(() => {});
+    forget(client);
     this.reconnecting ??= this.reconnect().finally(() => (this.reconnecting = undefined));
   }
 
@@ -215,6 +211,16 @@ export class EventBus implements MessageBus {
       }
     }
   }
+}
+
+/**
+ * Closes a connection without waiting (a silent host never answers the goodbye; keepalives end
+ * the socket), deaf to whatever it still says: a late socket error must not go unhandled.
+ */
+function forget(client: pg.Client): void {
+  client.removeAllListeners();
+  client.on('error', () => {});
+  void client.end().catch(() => {});
 }
 
 /**
