@@ -29,12 +29,12 @@ export interface DatabaseOptions {
 }
 
 /** A new connection that is not established by then fails (503 in the APIs) instead of hanging. */
-const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * An idle pooled connection's socket sends TCP keepalive probes after this long, so one to a host
  * that died without closing it (a failed-over primary sends no RST) is noticed and dropped.
  */
-const KEEPALIVE_IDLE_MS = 10_000;
+export const KEEPALIVE_IDLE_MS = 10_000;
 /**
  * The client gives up on an answer this long after the server's own statement timeout should have
  * fired: a server that went silent mid-query cannot hold a request (or its connection) forever.
@@ -300,7 +300,7 @@ function driverError(error: unknown): { name?: string; code?: string; message: s
 }
 
 /** The error says the connection it came on is broken or leads to a server that cannot write. */
-function connectionFault(error: unknown): boolean {
+export function connectionFault(error: unknown): boolean {
   const { name, code, message } = driverError(error);
   return (
     CONNECTION_ERRORS.has(name ?? '') ||

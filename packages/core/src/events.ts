@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
+import { CONNECT_TIMEOUT_MS, KEEPALIVE_IDLE_MS, connectionFault } from './db.ts';
 import type { Logger } from './logger.ts';
 
 export type EventHandler = (payload: unknown) => void;
@@ -11,22 +12,42 @@ export type EventHandler = (payload: unknown) => void;
  */
 export interface MessageBus {
   publish(channel: string, payload: unknown): Promise<void>;
-  subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>>;
+  /**
+   * `resumed` is called when the bus listens again after its connection was lost or led to a
+   * server that cannot write (a failover): what was published in between never arrives, so the
+   * subscriber reads what it may have missed from the tables.
+   */
+  subscribe(channel: string, handler: EventHandler, resumed?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** How often the listening connection is checked: still answering, and on a server that can write. */
+const BUS_CHECK_MS = 5_000;
+/** A statement of the bus (a publish, a LISTEN, the check) unanswered by then means the connection is dead. */
+const BUS_QUERY_TIMEOUT_MS = 10_000;
 
 /**
  * Cross-process events over Postgres LISTEN/NOTIFY. Any API process or worker can publish;
  * every process listening on the channel receives it. Publishing inside a transaction
  * delivers the event only if the transaction commits. Payloads stay small (Postgres caps
  * them at 8000 bytes): send ids and states, not documents.
+ *
+ * The listening connection must follow the read-write server through a failover: a LISTEN on
+ * the old primary, still up but read-only, or on a dead host that sent no reset, would hear
+ * nothing more and say nothing. So every BUS_CHECK_MS the connection is asked whether its server
+ * can write, each statement has a client-side timeout, and the socket sends keepalives; a
+ * connection that fails any of these is dropped, a new one made (and checked) through the same
+ * address, every channel listened to again, and the subscribers told to catch up (`resumed`).
  */
 export class EventBus implements MessageBus {
   private readonly url: string;
   private readonly logger: Logger;
   private readonly handlers = new Map<string, Set<EventHandler>>();
+  private readonly resumers = new Set<() => void>();
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
+  private reconnecting: Promise<void> | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
   /** The last query sent on the connection: the next one waits for it (see `inTurn`). */
   private lastQuery: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -60,14 +81,22 @@ export class EventBus implements MessageBus {
   }
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
-  async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
+  async subscribe(
+    channel: string,
+    handler: EventHandler,
+    resumed?: () => void,
+  ): Promise<() => Promise<void>> {
     if (!this.handlers.has(channel)) {
       // The channel counts as listened to only once LISTEN succeeded, so a failure here is retried next time.
       await this.inTurn((client) => client.query(`LISTEN ${quoteIdentifier(channel)}`));
       if (!this.handlers.has(channel)) this.handlers.set(channel, new Set());
     }
     this.handlers.get(channel)!.add(handler);
+    // A function of its own per subscription: two subscribers passing the same one are told twice.
+    const resume = resumed ? () => resumed() : undefined;
+    if (resume) this.resumers.add(resume);
     return async () => {
+      if (resume) this.resumers.delete(resume);
       const current = this.handlers.get(channel);
       if (!current?.delete(handler) || current.size > 0) return;
       this.handlers.delete(channel);
@@ -78,7 +107,9 @@ export class EventBus implements MessageBus {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.checkTimer);
     this.handlers.clear();
+    this.resumers.clear();
     await this.client?.end().catch(() => {});
     this.client = undefined;
   }
@@ -86,41 +117,92 @@ export class EventBus implements MessageBus {
   /**
    * Runs a query on the connection once the previous one has finished: publishes, LISTENs and
    * UNLISTENs come from independent callers, and pg (from version 9) refuses a query sent while
-   * another runs on the same client.
+   * another runs on the same client. A query that meets a connection fault drops the connection.
    */
   private inTurn<T>(query: (client: pg.Client) => Promise<T>): Promise<T> {
-    const turn = this.lastQuery.then(async () => query(await this.connect()));
+    const turn = this.lastQuery.then(async () => {
+      const client = await this.connect();
+      try {
+        return await query(client);
+      } catch (error) {
+        if (connectionFault(error)) this.lose(client, error);
+        throw error;
+      }
+    });
     this.lastQuery = turn.catch(() => {});
     return turn;
   }
 
   private connect(): Promise<pg.Client> {
+    if (this.closed) return Promise.reject(new Error('the event bus is closed'));
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= this.open().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
 
+  /** A new connection, used only once its server is known to write (else it is closed and this throws). */
   private async open(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({
+      connectionString: this.url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: BUS_QUERY_TIMEOUT_MS,
+    });
     client.on('notification', (message) =>
       dispatchPayload(this.handlers, this.logger, message.channel, message.payload),
     );
-    client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'event bus connection lost; reconnecting');
-      this.client = undefined;
-      void this.reconnect();
-    });
-    await client.connect();
+    client.on('error', (error) => this.lose(client, error));
+    client.on('end', () => this.lose(client, new Error('the event bus connection ended')));
+    try {
+      await client.connect();
+      await assertWritable(client);
+    } catch (error) {
+      forget(client);
+      throw error;
+    }
     this.client = client;
+    this.checkTimer ??= setInterval(() => void this.check(), BUS_CHECK_MS).unref();
     return client;
   }
 
-  /** Re-listens to every channel after a lost connection; events sent meanwhile are lost, as with any NOTIFY. */
+  /** The periodic check; a failure has dropped the connection already (see `inTurn`). */
+  private async check(): Promise<void> {
+    if (!this.client || this.reconnecting) return;
+    const client = this.client;
+    await this.inTurn(assertWritable).catch((error: unknown) => this.lose(client, error));
+  }
+
+  /** Drops `client` (unless it was dropped already) and starts listening again on a new one. */
+  private lose(client: pg.Client, error: unknown): void {
+    if (this.client !== client || this.closed) return;
+    this.logger.warn({ err: error }, 'event bus connection lost; reconnecting');
+    this.client = undefined;
+    forget(client);
+    this.reconnecting ??= this.reconnect().finally(() => (this.reconnecting = undefined));
+  }
+
+  /**
+   * Listens to every channel again on a new connection, then tells the subscribers: events sent
+   * in between are lost, as with any NOTIFY, and the subscribers read the tables instead.
+   */
   private async reconnect(): Promise<void> {
     for (let attempt = 1; !this.closed; attempt++) {
       try {
-        for (const channel of this.handlers.keys()) {
-          await this.inTurn((client) => client.query(`LISTEN ${quoteIdentifier(channel)}`));
+        const listening = await this.inTurn(async (client) => {
+          for (const channel of this.handlers.keys())
+            await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+          return client;
+        });
+        // Lost again meanwhile: that loss found this loop running, so this loop goes on.
+        if (listening !== this.client) throw new Error('the event bus connection was lost again');
+        this.logger.info({ attempt }, 'event bus listening again');
+        for (const resume of [...this.resumers]) {
+          try {
+            resume();
+          } catch (error) {
+            this.logger.error({ err: error }, 'event bus subscriber failed to resume');
+          }
         }
         return;
       } catch (error) {
@@ -128,6 +210,29 @@ export class EventBus implements MessageBus {
         await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * 2 ** attempt)));
       }
     }
+  }
+}
+
+/**
+ * Closes a connection without waiting (a silent host never answers the goodbye; keepalives end
+ * the socket), deaf to whatever it still says: a late socket error must not go unhandled.
+ */
+function forget(client: pg.Client): void {
+  client.removeAllListeners();
+  client.on('error', () => {});
+  void client.end().catch(() => {});
+}
+
+/**
+ * Throws unless the connection's server takes writes: a standby, or a demoted primary that was
+ * made read-only, hears no NOTIFY sent on the new primary (SQLSTATE 25006, as a write there meets).
+ */
+async function assertWritable(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ read_only: boolean }>(
+    "SELECT pg_is_in_recovery() OR current_setting('default_transaction_read_only') = 'on' AS read_only",
+  );
+  if (rows[0]?.read_only) {
+    throw Object.assign(new Error('the event bus connection leads to a read-only server'), { code: '25006' });
   }
 }
 
@@ -269,9 +374,13 @@ export class DatabaseListeningBus implements MessageBus {
     return this.bus.publish(channel, payload);
   }
 
-  async subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>> {
+  async subscribe(
+    channel: string,
+    handler: EventHandler,
+    resumed?: () => void,
+  ): Promise<() => Promise<void>> {
     const outcomes = await Promise.allSettled(
-      [this.bus, this.database].map((each) => each.subscribe(channel, handler)),
+      [this.bus, this.database].map((each) => each.subscribe(channel, handler, resumed)),
     );
     const stops = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');

@@ -1,10 +1,20 @@
 import net from 'node:net';
 import pg from 'pg';
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Announcer, EventBus, createLogger, createDatabase, payloadsOf, type Sequelize } from '@muse/core';
 import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 
 const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+
+/**
+ * Resolves once `bus` listens on `channel` (a second subscription returns after the first's LISTEN,
+ * the bus's statements running one after another), instead of a guessed pause.
+ */
+async function listening(bus: EventBus, channel: string): Promise<void> {
+  const stop = await bus.subscribe(channel, () => {});
+  await stop();
+}
 
 describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
   let database: TestDatabase;
@@ -21,7 +31,7 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
   it('delivers an event published on another connection', async () => {
     const bus = new EventBus(database.url, logger);
     const received = new Promise((resolve) => void bus.subscribe('file_status', resolve));
-    await new Promise((r) => setTimeout(r, 50));
+    await listening(bus, 'file_status');
     await EventBus.publish(publisher, 'file_status', { id: 'f1', status: 'completed' });
     await expect(received).resolves.toEqual({ id: 'f1', status: 'completed' });
     await bus.close();
@@ -62,7 +72,7 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     try {
       await expect(bus.subscribe('flaky', () => {})).rejects.toThrow();
       const received = new Promise((resolve) => void bus.subscribe('flaky', resolve));
-      await new Promise((r) => setTimeout(r, 100));
+      await listening(bus, 'flaky');
       await EventBus.publish(publisher, 'flaky', { after: 'recovery' });
       await expect(received).resolves.toEqual({ after: 'recovery' });
     } finally {
@@ -98,13 +108,62 @@ describe('EventBus (Postgres LISTEN/NOTIFY)', () => {
     }
   });
 
+  it('listens again on a new connection when the server ends its own, and tells subscribers to catch up', async () => {
+    const bus = new EventBus(database.url, logger);
+    try {
+      const seen: unknown[] = [];
+      let resumed = 0;
+      await bus.subscribe(
+        'resumable',
+        (payload) => seen.push(payload),
+        () => (resumed += 1),
+      );
+      // What a primary shutting down or an administrator does to the listening session: 57P01.
+      const [ended] = await publisher.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+        { type: QueryTypes.SELECT },
+      );
+      expect(ended?.ended).toBe(true);
+      await expect.poll(() => resumed, { timeout: 15_000 }).toBe(1);
+      await EventBus.publish(publisher, 'resumable', { after: 'resume' });
+      await expect.poll(() => seen).toEqual([{ after: 'resume' }]);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('refuses to listen on a server that cannot write (a standby, a demoted primary): 25006', async () => {
+    const name = new URL(database.url).pathname.slice(1);
+    // A session opened before: it stays writable, so it can undo the setting (new sessions get it).
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+    const bus = new EventBus(database.url, logger);
+    try {
+      await expect(bus.subscribe('read_only', () => {})).rejects.toMatchObject({ code: '25006' });
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+      await admin.end();
+    }
+    // The same bus listens once the server takes writes again.
+    const received = new Promise((resolve) => void bus.subscribe('read_only', resolve));
+    await expect
+      .poll(async () => {
+        await EventBus.publish(publisher, 'read_only', { writable: true });
+        return Promise.race([received, new Promise((resolve) => setImmediate(resolve, 'not yet'))]);
+      })
+      .toEqual({ writable: true });
+    await bus.close();
+  });
+
   it('stops delivering after unsubscribe', async () => {
     const bus = new EventBus(database.url, logger);
     const seen: unknown[] = [];
     const unsubscribe = await bus.subscribe('gone', (payload) => seen.push(payload));
     await unsubscribe();
     const marker = new Promise((resolve) => void bus.subscribe('marker', resolve));
-    await new Promise((r) => setTimeout(r, 50));
+    await listening(bus, 'marker');
     await EventBus.publish(publisher, 'gone', 1);
     await EventBus.publish(publisher, 'marker', 2);
     await marker;

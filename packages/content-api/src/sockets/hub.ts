@@ -87,8 +87,12 @@ export class SocketHub {
     this.stopFileStatus ??= this.deps.bus.subscribe(FILE_STATUS_CHANNEL, (message) => {
       for (const event of payloadsOf(message)) this.onFileStatus(event as FileStatusEvent);
     });
-    this.stopAccountAccess ??= this.deps.bus.subscribe(ACCOUNT_ACCESS_CHANNEL, (event) =>
-      this.onAccountAccess(event as { user_id: string }),
+    // Once per process (not per room): after the bus lost its connection, every room reads its
+    // conversation at once rather than at the next CATCH_UP_MS.
+    this.stopAccountAccess ??= this.deps.bus.subscribe(
+      ACCOUNT_ACCESS_CHANNEL,
+      (event) => this.onAccountAccess(event as { user_id: string }),
+      () => void this.catchUpAll(),
     );
     const room = this.rooms.get(member.conversationId) ?? this.openRoom(member.conversationId);
     room.members.add(member);

@@ -3,7 +3,7 @@
  * announces which queues, users or organizations have something new; a process's announcements are
  * merged and published once per turn of the event loop on the bus, and every process wakes its own
  * polls waiting on them. A poll always reads the log itself, so a lost wake-up only delays it to
- * its heartbeat.
+ * its heartbeat; wake-ups lost while the bus reconnected (a database failover) wake every poll.
  */
 import { EventBus, type MessageBus, type Sequelize } from '@muse/core';
 
@@ -55,8 +55,13 @@ export class QueueNotifier {
 
   /** Idempotent; every long-poll awaits it, so the subscription is in place before anyone waits. */
   async start(): Promise<void> {
+    // After the bus lost its connection (a failover), every waiting poll reads its queue again.
     this.starting ??= this.bus
-      .subscribe(CHANNEL, (payload) => this.wake(payload as Wake))
+      .subscribe(
+        CHANNEL,
+        (payload) => this.wake(payload as Wake),
+        () => this.wake({ all: true }),
+      )
       .catch((error: unknown) => {
         this.starting = undefined; // the next long-poll tries again
         throw error;
