@@ -108,7 +108,6 @@ function pageSql(
     where: [onMessage, ...narrow.where],
     flags: narrow.flags,
     matching: narrow.matching,
-    onId: typeof condition === 'string' ? undefined : condition,
     order,
     limit: 'n',
   });

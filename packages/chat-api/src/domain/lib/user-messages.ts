@@ -1,3 +1,5 @@
+import { rows, type Sequelize } from '@muse/core';
+
 /*
  * The one place that knows how "a user's messages with their flags" are stored (migration 1070):
  * a row in `chat.user_messages` where the flags differ from the default (every direct message,
@@ -17,12 +19,11 @@ export interface ReceivedQuery {
   /** Only messages whose flags a row holds (a flag the default never has, such as starred). */
   explicitOnly?: boolean;
   /**
-   * SQL of a few message ids (a search's matches, from its index) every message read is among:
-   * the read starts from them instead of walking each channel's messages.
+   * SQL of the ids of a search's matches (from its GIN index), which every message read is among;
+   * with it, `streams`: the channels of the user's spans (`spanStreamIds`).
    */
   matching?: string;
-  /** A condition on the message id alone, given its SQL (an anchor's side): it bounds `matching` too. */
-  onId?: (id: string) => string;
+  streams?: number[];
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -45,8 +46,7 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
   const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
   const explicit = `SELECT m.*, um.flags, true AS explicit
     FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
-      ${query.matching ? 'JOIN matching ON matching.id = um.message_id' : ''}
-    WHERE um.user_id = :userId AND (${where}) ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
+    WHERE um.user_id = :userId AND (${where}) ${query.matching ? `AND m.id IN (${query.matching})` : ''} ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
     ${query.limit ? `ORDER BY um.message_id ${order} LIMIT :${query.limit}` : ''}`;
   const spans = query.matching
     ? matchedInSpans(where, onFlags(SPAN_FLAGS), query)
@@ -60,33 +60,37 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
-  const matching = query.matching
-    ? `WITH matching (id) AS MATERIALIZED (SELECT * FROM (${query.matching}) matched (id)
-        ${query.onId ? `WHERE ${query.onId('matched.id')}` : ''})`
-    : '';
   if (query.explicitOnly)
-    return `${matching} SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
-  return `${matching} SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+    return `SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+  return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
 
 /**
- * The spans' branch when the messages are among `matching`: the matches in order, each message
- * looked up by id and then the span covering it, until the limit. The `OFFSET 0` keep the
- * planner to that order: it misjudges how few messages the spans keep and would otherwise read
- * every message of the spans' channels and join them to all the matches (what the walk per
- * channel did too, testing each message against the search).
+ * The spans' branch when the messages are among a search's `matching`: one read of the spans'
+ * channels in id order, each message tested against the search and then looked up in its span,
+ * as Postgres runs a bare search over those channels. The channel ids are given as constants so
+ * that the planner weighs, as it does for the bare search, walking the channels newest first
+ * (a common word fills the page early) against the index's matches (a rare one).
  */
 function matchedInSpans(where: string, onFlags: string, query: ReceivedQuery): string {
-  const order = query.order ?? 'DESC';
+  const streams = (query.streams ?? []).map((id) => Number(id)).join(',');
   return `SELECT m.*, ${SPAN_FLAGS} AS flags, false AS explicit
-    FROM (SELECT id FROM matching ORDER BY id ${order}) matched
-      CROSS JOIN LATERAL (SELECT * FROM chat.messages m WHERE m.id = matched.id OFFSET 0) m
-      CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
-        WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} OFFSET 0) sp
-    WHERE (${where}) ${onFlags}
+    FROM chat.messages m CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
+      WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} LIMIT 1) sp
+    WHERE m.stream_id = ANY ('{${streams}}'::int[]) AND m.id IN (${query.matching}) AND (${where}) ${onFlags}
       ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
       AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
-    ${query.limit ? `ORDER BY matched.id ${order} LIMIT :${query.limit}` : ''}`;
+    ${query.limit ? `ORDER BY m.id ${query.order ?? 'DESC'} LIMIT :${query.limit}` : ''}`;
+}
+
+/** The channels of the user's subscription spans, for a search's read (`ReceivedQuery.streams`). */
+export async function spanStreamIds(db: Sequelize, userId: number): Promise<number[]> {
+  const found = await rows<{ stream_id: number }>(
+    db,
+    'SELECT DISTINCT stream_id FROM chat.subscription_spans WHERE user_id = :userId',
+    { userId },
+  );
+  return found.map((row) => row.stream_id);
 }
 
 /** SQL: whether subscription span `sp` covers message id `message` (a column or parameter). */
