@@ -1,7 +1,7 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
+import { canReadHistory, streamById, streamByName, streamsByIds, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
@@ -175,15 +175,19 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
       n: query.numBefore + 1,
     },
   );
-  const after = await rows<FoundRow>(
-    actor.db,
-    pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
-    {
-      ...params,
-      anchor: id,
-      n: query.numAfter + 2,
-    },
-  );
+  // Nothing is at or after `newest`: no read for that side.
+  const after =
+    anchor === 'newest'
+      ? []
+      : await rows<FoundRow>(
+          actor.db,
+          pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
+          {
+            ...params,
+            anchor: id,
+            n: query.numAfter + 2,
+          },
+        );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
@@ -344,11 +348,13 @@ async function present(
         shown.map((row) => Number(row.id)),
       )
     : new Map();
-  const streams = new Map<number, Stream | undefined>();
+  const streams = await streamsByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+  );
   const messages = [];
   for (const row of shown) {
-    if (row.stream_id !== null && !streams.has(row.stream_id))
-      streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
     messages.push({
       ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
         applyMarkdown,

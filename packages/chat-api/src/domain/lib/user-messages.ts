@@ -67,20 +67,23 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
 
 /**
  * The spans' branch when the messages are among a search's `matching`: one read of the spans'
- * channels in id order, each message tested against the search and then looked up in its span,
- * as Postgres runs a bare search over those channels. The channel ids are given as constants so
- * that the planner weighs, as it does for the bare search, walking the channels newest first
- * (a common word fills the page early) against the index's matches (a rare one).
+ * channels in id order, each message tested against the search and its span, as Postgres runs a
+ * bare search over those channels; the page's rows are fetched after. The channel ids are
+ * constants and the read selects ids alone, so that the planner weighs, as for the bare search,
+ * walking the channels newest first (a common word fills the page early) against joining the
+ * index's matches to the channels' ids (a rare phrase).
  */
 function matchedInSpans(where: string, onFlags: string, query: ReceivedQuery): string {
   const streams = (query.streams ?? []).map((id) => Number(id)).join(',');
   return `SELECT m.*, ${SPAN_FLAGS} AS flags, false AS explicit
-    FROM chat.messages m CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
-      WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} LIMIT 1) sp
-    WHERE m.stream_id = ANY ('{${streams}}'::int[]) AND m.id IN (${query.matching}) AND (${where}) ${onFlags}
-      ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
-      AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
-    ${query.limit ? `ORDER BY m.id ${query.order ?? 'DESC'} LIMIT :${query.limit}` : ''}`;
+    FROM (SELECT m.id, sp.user_id, sp.read_through
+      FROM chat.messages m CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
+        WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} LIMIT 1) sp
+      WHERE m.stream_id = ANY ('{${streams}}'::int[]) AND m.id IN (${query.matching}) AND (${where}) ${onFlags}
+        ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
+        AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
+      ${query.limit ? `ORDER BY m.id ${query.order ?? 'DESC'} LIMIT :${query.limit}` : ''}) sp
+    JOIN chat.messages m ON m.id = sp.id`;
 }
 
 /** The channels of the user's subscription spans, for a search's read (`ReceivedQuery.streams`). */
