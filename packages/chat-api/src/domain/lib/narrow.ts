@@ -131,9 +131,10 @@ export interface CompiledNarrow {
    * What the flag terms let a reader of received messages skip (lib/user-messages.ts): `is:unread`
    * reads above the spans' read watermarks, `is:starred` only the flags rows (the default flags
    * are never starred), instead of testing every message received. With a search, `streams`:
-   * the channels of the reader's spans, which the search's read walks.
+   * the channels of the reader's spans, which the search's read walks, and `phrase` when a
+   * search term quotes a phrase (the read starts from its matches).
    */
-  received: { unread?: boolean; explicitOnly?: boolean; streams?: number[] };
+  received: { unread?: boolean; explicitOnly?: boolean; streams?: number[]; phrase?: boolean };
 }
 
 const TSQUERY = (param: string) => `websearch_to_tsquery(chat.search_config(), :${param})`;
@@ -314,6 +315,8 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         else {
           compiled.params[key] = term.operand;
           searches.push(TSQUERY(key));
+          // websearch_to_tsquery's phrase syntax.
+          if (String(term.operand).includes('"')) compiled.received.phrase = true;
         }
         break;
       // `near` places the anchor (a client's concern); `with` was resolved above.

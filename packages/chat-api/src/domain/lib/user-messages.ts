@@ -20,10 +20,12 @@ export interface ReceivedQuery {
   explicitOnly?: boolean;
   /**
    * SQL of the ids of a search's matches (from its GIN index), which every message read is among;
-   * with it, `streams`: the channels of the user's spans (`spanStreamIds`).
+   * with it, `streams`: the channels of the user's spans (`spanStreamIds`), and `phrase` when the
+   * search holds a quoted phrase.
    */
   matching?: string;
   streams?: number[];
+  phrase?: boolean;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -66,23 +68,37 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
 }
 
 /**
- * The spans' branch when the messages are among a search's `matching`: one read of the spans'
- * channels in id order, each message tested against the search and its span, as Postgres runs a
- * bare search over those channels; the page's rows are fetched after. The channel ids are
- * constants and the read selects ids alone, so that the planner weighs, as for the bare search,
- * walking the channels newest first (a common word fills the page early) against joining the
- * index's matches to the channels' ids (a rare phrase).
+ * The spans' branch when the messages are among a search's `matching`: one read in id order of
+ * the messages of the spans' channels, each tested against the search and its span, the page's
+ * rows fetched after. For words, the read walks the channels as Postgres runs a bare search over
+ * them: the channel ids are constants and the read selects ids alone, so that the planner weighs,
+ * as for the bare search, walking newest first (a common word fills the page early) against
+ * joining the index's matches to the channels' ids (a rare word). A phrase's read goes through its
+ * matches from the index instead, newest (or oldest) first, each looked up by id: Postgres
+ * estimates a phrase as often as its words together, far more often than they stand side by
+ * side, so it would walk the channels for a phrase too rare for that (at a million messages, half
+ * a second of CPU for a page of a phrase, the bare query as well).
  */
 function matchedInSpans(where: string, onFlags: string, query: ReceivedQuery): string {
   const streams = (query.streams ?? []).map((id) => Number(id)).join(',');
+  const order = query.order ?? 'DESC';
+  // `LIMIT 1` keeps each lookup a lookup of that one id, in the matches' order.
+  const read = query.phrase
+    ? {
+        from: `(SELECT matched.id FROM (${query.matching}) matched (id) ORDER BY matched.id ${order}) matched
+          CROSS JOIN LATERAL (SELECT * FROM chat.messages m WHERE m.id = matched.id LIMIT 1) m`,
+        search: '',
+        key: 'matched.id',
+      }
+    : { from: 'chat.messages m', search: `AND m.id IN (${query.matching})`, key: 'm.id' };
   return `SELECT m.*, ${SPAN_FLAGS} AS flags, false AS explicit
     FROM (SELECT m.id, sp.user_id, sp.read_through
-      FROM chat.messages m CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
+      FROM ${read.from} CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
         WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} LIMIT 1) sp
-      WHERE m.stream_id = ANY ('{${streams}}'::int[]) AND m.id IN (${query.matching}) AND (${where}) ${onFlags}
+      WHERE m.stream_id = ANY ('{${streams}}'::int[]) ${read.search} AND (${where}) ${onFlags}
         ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
-      ${query.limit ? `ORDER BY m.id ${query.order ?? 'DESC'} LIMIT :${query.limit}` : ''}) sp
+      ${query.limit ? `ORDER BY ${read.key} ${order} LIMIT :${query.limit}` : ''}) sp
     JOIN chat.messages m ON m.id = sp.id`;
 }
 
