@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, ratio, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
+import os from 'node:os';
+import { freePort, processCpuMs, ratio, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
 import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -150,8 +151,18 @@ async function main(): Promise<void> {
         `the reader sees 10 of them; ${REQUESTS} searches each, one at a time, the newest ${PAGE}`,
     );
     console.log(
-      'search | matches shown | ours p50 ms | ours p99 ms | bare p50 ms | bare p99 ms | bare/ours p50',
+      `load average before the searches: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')}`,
     );
+    console.log(
+      'search | matches shown | ours p50 ms | ours p99 ms | bare p50 ms | bare p99 ms | bare/ours p50 | ' +
+        '`ts_headline` of the page p50 ms | CPU ms per search: ours (API + Postgres) | bare (Postgres) | bare/ours CPU',
+    );
+    // CPU time, unlike wall time, does not grow with the other work on a shared machine.
+    const serverPid = server.child.pid!;
+    const cpu = () => ({ api: processCpuMs(serverPid), postgres: stack.postgresCpuMs() });
     const cases = [
       ['one word', words[49]!],
       ['phrase', `"${words[9]!} ${words[19]!}"`],
@@ -164,14 +175,27 @@ async function main(): Promise<void> {
           `${label}: the API answered ${got.length} ids, bare Postgres ${expected.length}, not the same`,
         );
       const timings = { ours: [] as number[], bare: [] as number[], highlight: [] as number[] };
+      const cpuMs = { api: 0, ours: 0, bare: 0 };
       // Alternated, so that both see the same state of the machine.
       for (let i = 0; i < REQUESTS; i++) {
+        let cpuBefore = cpu();
         let started = performance.now();
-        await ours(search);
+        const answered = await ours(search);
         timings.ours.push(performance.now() - started);
+        let cpuAfter = cpu();
+        cpuMs.api += cpuAfter.api - cpuBefore.api;
+        cpuMs.ours += cpuAfter.postgres - cpuBefore.postgres;
+        cpuBefore = cpu();
         started = performance.now();
-        await baseline(search);
+        const found = await baseline(search);
         timings.bare.push(performance.now() - started);
+        cpuAfter = cpu();
+        cpuMs.bare += cpuAfter.postgres - cpuBefore.postgres;
+        if (
+          JSON.stringify(answered) !== JSON.stringify(found) ||
+          JSON.stringify(found) !== JSON.stringify(expected)
+        )
+          throw new Error(`${label}: search ${i} answered other ids than bare Postgres`);
         started = performance.now();
         await highlight(search, expected);
         timings.highlight.push(performance.now() - started);
@@ -189,6 +213,9 @@ async function main(): Promise<void> {
           quantile(b, 0.99).toFixed(1),
           `${ratio(quantile(b, 0.5), quantile(o, 0.5))}× (goal ≥ 0.7×)`,
           quantile(h, 0.5).toFixed(1),
+          `${(cpuMs.api / REQUESTS).toFixed(1)} + ${(cpuMs.ours / REQUESTS).toFixed(1)}`,
+          (cpuMs.bare / REQUESTS).toFixed(1),
+          `${ratio(cpuMs.bare, cpuMs.api + cpuMs.ours)}×`,
         ].join(' | '),
       );
     }
@@ -241,7 +268,10 @@ async function generate(
      SELECT id, chat.message_tsv(chat.search_config(), topic, rendered_content) FROM chat.messages
      ON CONFLICT (message_id) DO NOTHING`,
   );
+  // GIN builds in memory far faster than in the default 64 MB of maintenance_work_mem.
+  await db.query("SET maintenance_work_mem = '512MB'");
   await db.query('CREATE INDEX message_search_tsv ON chat.message_search USING gin (tsv)');
+  await db.query('RESET maintenance_work_mem');
   await db.query('ALTER TABLE chat.messages ENABLE TRIGGER messages_search_text');
   await db.query('ANALYZE chat.messages; ANALYZE chat.message_search');
 }

@@ -458,4 +458,39 @@ describe('narrows and search', () => {
       msg: 'Invalid narrow operator: unknown channel',
     });
   });
+
+  it("GET /messages/{id} and message_ids share the narrow's access rule: a private channel's message the reader may not see is Zulip's 'Invalid message(s)', one whose history they may read is theirs", async () => {
+    const one = (id: number) => call(url(), 'GET', `/messages/${id}`, bob);
+    const byIds = async (messageIds: number[]) => {
+      const reply = await call(url(), 'GET', '/messages', bob, { message_ids: messageIds });
+      expect(reply.status).toBe(200);
+      return (reply.body.messages as { id: number }[]).map((m) => m.id);
+    };
+    const hidden = await one(ids.secret!);
+    expect(hidden.status).toBe(400);
+    expect(hidden.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    expect(await byIds([ids.secret!, ids.lunch!])).toEqual([ids.lunch]);
+
+    // A private channel with shared history: bob, added after the message, reads it through the history.
+    await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'vault' }],
+      invite_only: true,
+      history_public_to_subscribers: true,
+    });
+    const vault = await send(alice, { type: 'stream', to: 'vault', topic: 't', content: 'shared later' });
+    expect((await one(vault)).status).toBe(400);
+    const added = await call(url(), 'POST', '/users/me/subscriptions', alice, {
+      subscriptions: [{ name: 'vault' }],
+      principals: [bob.id],
+    });
+    expect(added.status).toBe(200);
+    const shown = await one(vault);
+    expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+    expect(shown.body).toMatchObject({
+      raw_content: 'shared later',
+      message: { id: vault, flags: ['read', 'historical'] },
+    });
+    expectZulipSchema('/messages/{message_id}', 'get', shown.body);
+    expect(await byIds([vault, ids.secret!])).toEqual([vault]);
+  });
 });

@@ -35,9 +35,35 @@ export async function accessibleMessage(
   );
   if (!found) throw invalidMessage();
   const { user_flags: flags, ...row } = found;
-  const stream = row.stream_id === null ? undefined : await streamById(db, realm.id, row.stream_id);
-  if (flags === null && !(stream && (await canReadHistory(db, user, stream)))) throw invalidMessage();
-  return { row, flags, stream };
+  const [readable] = await readableMessages(actor, [{ row, flags }]);
+  if (!readable) throw invalidMessage();
+  return readable;
+}
+
+/**
+ * Zulip's access rule, the one check of every read of given messages (`accessibleMessage`, and
+ * `GET /messages`' `message_ids`): of the messages found with the caller's flags (null: never
+ * received), those the caller received, or whose channel's history they may read.
+ */
+export async function readableMessages(
+  actor: Actor,
+  found: { row: MessageRow; flags: string[] | null }[],
+): Promise<AccessibleMessage[]> {
+  const streams = new Map<number, { stream: Stream | undefined; history: boolean }>();
+  const readable: AccessibleMessage[] = [];
+  for (const { row, flags } of found) {
+    const channel = row.stream_id;
+    if (channel !== null && !streams.has(channel)) {
+      const stream = await streamById(actor.db, actor.realm.id, channel);
+      streams.set(channel, {
+        stream,
+        history: stream !== undefined && (await canReadHistory(actor.db, actor.user, stream)),
+      });
+    }
+    const known = channel === null ? undefined : streams.get(channel);
+    if (flags !== null || known?.history) readable.push({ row, flags, stream: known?.stream });
+  }
+  return readable;
 }
 
 /** `GET /messages/{id}`: the message as `GET /messages` shows it, and its Markdown. */

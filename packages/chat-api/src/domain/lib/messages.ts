@@ -1,12 +1,12 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
+import { streamById, streamByName, streamsByIds, type Stream } from './streams.ts';
 import { usersByIds } from './users.ts';
 import { formatMessage } from '../presenters/messages.ts';
 import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
-import { accessibleMessage } from './message-access.ts';
+import { accessibleMessage, readableMessages } from './message-access.ts';
 import { one, rows } from '@muse/core';
 
 export interface MessageRow {
@@ -108,7 +108,6 @@ function pageSql(
     where: [onMessage, ...narrow.where],
     flags: narrow.flags,
     matching: narrow.matching,
-    onId: typeof condition === 'string' ? undefined : condition,
     order,
     limit: 'n',
   });
@@ -176,15 +175,19 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
       n: query.numBefore + 1,
     },
   );
-  const after = await rows<FoundRow>(
-    actor.db,
-    pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
-    {
-      ...params,
-      anchor: id,
-      n: query.numAfter + 2,
-    },
-  );
+  // Nothing is at or after `newest`: no read for that side.
+  const after =
+    anchor === 'newest'
+      ? []
+      : await rows<FoundRow>(
+          actor.db,
+          pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
+          {
+            ...params,
+            anchor: id,
+            n: query.numAfter + 2,
+          },
+        );
   const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
   const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
   const beforeKept = before.slice(0, query.numBefore).reverse();
@@ -212,9 +215,9 @@ async function messagesByIds(
   ids: number[],
 ): Promise<FoundRow[]> {
   const flags = `COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical'])`;
-  const found = await rows<FoundRow & { received: boolean }>(
+  const found = await rows<MessageRow & { user_flags: string[] | null }>(
     actor.db,
-    `SELECT m.*, ${REACTIONS_SQL}, ${flags} AS flags, chat.message_flags(:userId, m.id) IS NOT NULL AS received
+    `SELECT m.*, ${REACTIONS_SQL}, chat.message_flags(:userId, m.id) AS user_flags
      FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
        ${narrowConditions(narrow)
@@ -223,23 +226,11 @@ async function messagesByIds(
      ORDER BY m.id`,
     { ...params, ids: `{${ids.join(',')}}` },
   );
-  const readable = new Map<number, boolean>();
-  const kept: FoundRow[] = [];
-  for (const { received, ...row } of found) {
-    if (!received) {
-      if (row.stream_id === null) continue;
-      if (!readable.has(row.stream_id)) {
-        const stream = await streamById(actor.db, actor.realm.id, row.stream_id);
-        readable.set(
-          row.stream_id,
-          stream !== undefined && (await canReadHistory(actor.db, actor.user, stream)),
-        );
-      }
-      if (!readable.get(row.stream_id)) continue;
-    }
-    kept.push(row);
-  }
-  return kept;
+  const readable = await readableMessages(
+    actor,
+    found.map(({ user_flags, ...row }) => ({ row, flags: user_flags })),
+  );
+  return readable.map(({ row, flags }) => ({ ...row, flags: flags ?? ['read', 'historical'] }));
 }
 
 /** Start and end of a search hit in `ts_headline`'s output, replaced by Zulip's highlight span. */
@@ -345,11 +336,13 @@ async function present(
         shown.map((row) => Number(row.id)),
       )
     : new Map();
-  const streams = new Map<number, Stream | undefined>();
+  const streams = await streamsByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+  );
   const messages = [];
   for (const row of shown) {
-    if (row.stream_id !== null && !streams.has(row.stream_id))
-      streams.set(row.stream_id, await streamById(db, realm.id, row.stream_id));
     messages.push({
       ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
         applyMarkdown,

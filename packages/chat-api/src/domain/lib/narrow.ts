@@ -6,6 +6,7 @@ import { accessibleMessage } from './message-access.ts';
 import { canReadHistory, streamById, streamByName, type Stream } from './streams.ts';
 import { isGuest, userByEmailVisibleTo, userById, type User } from './users.ts';
 import { VISIBILITY } from './user-topics.ts';
+import { spanStreamIds } from './user-messages.ts';
 import { MENTION_FLAGS, RESOLVED_PREFIX, type EventNarrowTerm } from './event-narrow.ts';
 import { rows } from '@muse/core';
 
@@ -122,16 +123,18 @@ export interface CompiledNarrow {
   search: string | undefined;
   /**
    * SQL of the ids of the messages the positive `search` terms match, found through the GIN
-   * index; not among `where`: a reader of received messages starts from them (lib/user-messages.ts),
-   * the others add `narrowConditions`.
+   * index; not among `where`: a reader of received messages reads the spans' channels in one walk
+   * with it (lib/user-messages.ts), the others add `narrowConditions`.
    */
   matching: string | undefined;
   /**
    * What the flag terms let a reader of received messages skip (lib/user-messages.ts): `is:unread`
    * reads above the spans' read watermarks, `is:starred` only the flags rows (the default flags
-   * are never starred), instead of testing every message received.
+   * are never starred), instead of testing every message received. With a search, `streams`:
+   * the channels of the reader's spans, which the search's read walks, and `phrase` when a
+   * search term quotes a phrase (the read starts from its matches).
    */
-  received: { unread?: boolean; explicitOnly?: boolean };
+  received: { unread?: boolean; explicitOnly?: boolean; streams?: number[]; phrase?: boolean };
 }
 
 const TSQUERY = (param: string) => `websearch_to_tsquery(chat.search_config(), :${param})`;
@@ -312,6 +315,8 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
         else {
           compiled.params[key] = term.operand;
           searches.push(TSQUERY(key));
+          // websearch_to_tsquery's phrase syntax.
+          if (String(term.operand).includes('"')) compiled.received.phrase = true;
         }
         break;
       // `near` places the anchor (a client's concern); `with` was resolved above.
@@ -322,6 +327,7 @@ export async function compileNarrow(actor: Actor, narrow: NarrowTerm[]): Promise
   if (searches.length > 0) {
     compiled.search = `(${searches.join(' && ')})`;
     compiled.matching = matchingIds(searches);
+    compiled.received.streams = await spanStreamIds(actor.db, actor.user.id);
   }
   return compiled;
 }

@@ -1,3 +1,5 @@
+import { rows, type Sequelize } from '@muse/core';
+
 /*
  * The one place that knows how "a user's messages with their flags" are stored (migration 1070):
  * a row in `chat.user_messages` where the flags differ from the default (every direct message,
@@ -17,12 +19,13 @@ export interface ReceivedQuery {
   /** Only messages whose flags a row holds (a flag the default never has, such as starred). */
   explicitOnly?: boolean;
   /**
-   * SQL of a few message ids (a search's matches, from its index) every message read is among:
-   * the read starts from them instead of walking each channel's messages.
+   * SQL of the ids of a search's matches (from its GIN index), which every message read is among;
+   * with it, `streams`: the channels of the user's spans (`spanStreamIds`), and `phrase` when the
+   * search holds a quoted phrase.
    */
   matching?: string;
-  /** A condition on the message id alone, given its SQL (an anchor's side): it bounds `matching` too. */
-  onId?: (id: string) => string;
+  streams?: number[];
+  phrase?: boolean;
   /** The first or last `:limit`-named parameter's number of messages, by id; all when absent. */
   order?: 'ASC' | 'DESC';
   limit?: string;
@@ -45,8 +48,7 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
   const tail = query.limit ? `ORDER BY m.id ${order} LIMIT :${query.limit}` : '';
   const explicit = `SELECT m.*, um.flags, true AS explicit
     FROM chat.user_messages um JOIN chat.messages m ON m.id = um.message_id
-      ${query.matching ? 'JOIN matching ON matching.id = um.message_id' : ''}
-    WHERE um.user_id = :userId AND (${where}) ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
+    WHERE um.user_id = :userId AND (${where}) ${query.matching ? `AND m.id IN (${query.matching})` : ''} ${onFlags('um.flags')} ${query.unread ? `AND NOT ('read' = ANY (um.flags))` : ''}
     ${query.limit ? `ORDER BY um.message_id ${order} LIMIT :${query.limit}` : ''}`;
   const spans = query.matching
     ? matchedInSpans(where, onFlags(SPAN_FLAGS), query)
@@ -60,33 +62,54 @@ export function receivedMessages(query: ReceivedQuery = {}): string {
         AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
       ${tail}) m
     WHERE sp.user_id = :userId`;
-  const matching = query.matching
-    ? `WITH matching (id) AS MATERIALIZED (SELECT * FROM (${query.matching}) matched (id)
-        ${query.onId ? `WHERE ${query.onId('matched.id')}` : ''})`
-    : '';
   if (query.explicitOnly)
-    return `${matching} SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
-  return `${matching} SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+    return `SELECT * FROM (${explicit}) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
+  return `SELECT * FROM ((${explicit}) UNION ALL (${spans})) received ${query.limit ? `ORDER BY id ${order} LIMIT :${query.limit}` : ''}`;
 }
 
 /**
- * The spans' branch when the messages are among `matching`: the matches in order, each message
- * looked up by id and then the span covering it, until the limit. The `OFFSET 0` keep the
- * planner to that order: it misjudges how few messages the spans keep and would otherwise read
- * every message of the spans' channels and join them to all the matches (what the walk per
- * channel did too, testing each message against the search).
+ * The spans' branch when the messages are among a search's `matching`: one read in id order of
+ * the messages of the spans' channels, each tested against the search and its span, the page's
+ * rows fetched after. For words, the read walks the channels as Postgres runs a bare search over
+ * them: the channel ids are constants and the read selects ids alone, so that the planner weighs,
+ * as for the bare search, walking newest first (a common word fills the page early) against
+ * joining the index's matches to the channels' ids (a rare word). A phrase's read goes through its
+ * matches from the index instead, newest (or oldest) first, each looked up by id: Postgres
+ * estimates a phrase as often as its words together, far more often than they stand side by
+ * side, so it would walk the channels for a phrase too rare for that (at a million messages, half
+ * a second of CPU for a page of a phrase, the bare query as well).
  */
 function matchedInSpans(where: string, onFlags: string, query: ReceivedQuery): string {
+  const streams = (query.streams ?? []).map((id) => Number(id)).join(',');
   const order = query.order ?? 'DESC';
+  // `LIMIT 1` keeps each lookup a lookup of that one id, in the matches' order.
+  const read = query.phrase
+    ? {
+        from: `(SELECT matched.id FROM (${query.matching}) matched (id) ORDER BY matched.id ${order}) matched
+          CROSS JOIN LATERAL (SELECT * FROM chat.messages m WHERE m.id = matched.id LIMIT 1) m`,
+        search: '',
+        key: 'matched.id',
+      }
+    : { from: 'chat.messages m', search: `AND m.id IN (${query.matching})`, key: 'm.id' };
   return `SELECT m.*, ${SPAN_FLAGS} AS flags, false AS explicit
-    FROM (SELECT id FROM matching ORDER BY id ${order}) matched
-      CROSS JOIN LATERAL (SELECT * FROM chat.messages m WHERE m.id = matched.id OFFSET 0) m
-      CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
-        WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} OFFSET 0) sp
-    WHERE (${where}) ${onFlags}
-      ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
-      AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
-    ${query.limit ? `ORDER BY matched.id ${order} LIMIT :${query.limit}` : ''}`;
+    FROM (SELECT m.id, sp.user_id, sp.read_through
+      FROM ${read.from} CROSS JOIN LATERAL (SELECT * FROM chat.subscription_spans sp
+        WHERE sp.user_id = :userId AND sp.stream_id = m.stream_id AND ${spanCovers('m.id')} LIMIT 1) sp
+      WHERE m.stream_id = ANY ('{${streams}}'::int[]) ${read.search} AND (${where}) ${onFlags}
+        ${query.unread ? 'AND m.id > sp.read_through AND m.sender_id <> :userId' : ''}
+        AND NOT EXISTS (SELECT 1 FROM chat.user_messages um WHERE um.user_id = :userId AND um.message_id = m.id)
+      ${query.limit ? `ORDER BY ${read.key} ${order} LIMIT :${query.limit}` : ''}) sp
+    JOIN chat.messages m ON m.id = sp.id`;
+}
+
+/** The channels of the user's subscription spans, for a search's read (`ReceivedQuery.streams`). */
+export async function spanStreamIds(db: Sequelize, userId: number): Promise<number[]> {
+  const found = await rows<{ stream_id: number }>(
+    db,
+    'SELECT DISTINCT stream_id FROM chat.subscription_spans WHERE user_id = :userId',
+    { userId },
+  );
+  return found.map((row) => row.stream_id);
 }
 
 /** SQL: whether subscription span `sp` covers message id `message` (a column or parameter). */
