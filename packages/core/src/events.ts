@@ -1,19 +1,7 @@
 import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Logger } from './logger.ts';
-
-export type EventHandler = (payload: unknown) => void;
-
-/**
- * What a process needs to hear and tell other processes: publish after commit, subscribe to a
- * channel. Two implementations: Postgres LISTEN/NOTIFY (`EventBus`, the default, nothing more to
- * run) and Redis Streams (`RedisStreamsBus`), chosen by MUSE_EVENT_BUS.
- */
-export interface MessageBus {
-  publish(channel: string, payload: unknown): Promise<void>;
-  subscribe(channel: string, handler: EventHandler): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+import { dispatchPayload, type EventHandler, type MessageBus } from './bus.ts';
 
 /**
  * Cross-process events over Postgres LISTEN/NOTIFY. Any API process or worker can publish;
@@ -287,30 +275,5 @@ export class DatabaseListeningBus implements MessageBus {
 
   async close(): Promise<void> {
     await Promise.all([this.bus.close(), this.database.close()]);
-  }
-}
-
-/**
- * Hands a channel's payload (JSON, else the raw string) to its handlers; one failing handler is
- * logged and does not stop the others. Shared by every MessageBus implementation.
- */
-export function dispatchPayload(
-  handlers: ReadonlyMap<string, Set<EventHandler>>,
-  logger: Logger,
-  channel: string,
-  raw: string | undefined,
-): void {
-  let payload: unknown = raw;
-  try {
-    payload = raw === undefined ? undefined : JSON.parse(raw);
-  } catch {
-    // a non-JSON payload is passed through as the raw string
-  }
-  for (const handler of handlers.get(channel) ?? []) {
-    try {
-      handler(payload);
-    } catch (error) {
-      logger.error({ err: error, channel }, 'event handler failed');
-    }
   }
 }

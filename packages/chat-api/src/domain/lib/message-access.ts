@@ -1,9 +1,7 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { REACTIONS_SQL, type MessageRow } from './messages.ts';
-import { formatMessage } from '../presenters/messages.ts';
+import { REACTIONS_SQL, type MessageRow } from './message-row.ts';
 import { canReadHistory, streamById, type Stream } from './streams.ts';
-import { usersByIds } from './users.ts';
 import { one, type Transaction } from '@muse/core';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */
@@ -38,21 +36,4 @@ export async function accessibleMessage(
   const stream = row.stream_id === null ? undefined : await streamById(db, realm.id, row.stream_id);
   if (flags === null && !(stream && (await canReadHistory(db, user, stream)))) throw invalidMessage();
   return { row, flags, stream };
-}
-
-/** `GET /messages/{id}`: the message as `GET /messages` shows it, and its Markdown. */
-export async function readMessage(
-  actor: Actor,
-  messageId: number,
-  applyMarkdown: boolean,
-): Promise<{ raw_content: string; message: Record<string, unknown> }> {
-  const { row, flags, stream } = await accessibleMessage(actor, messageId);
-  const users = await usersByIds(actor.db, actor.realm.id, [row.sender_id, ...(row.recipient_ids ?? [])]);
-  return {
-    raw_content: row.content,
-    message: {
-      ...formatMessage(actor, row, users, stream, { applyMarkdown }),
-      flags: flags ?? ['read', 'historical'],
-    },
-  };
 }
