@@ -240,9 +240,9 @@ export async function createMessageBus(
 }
 
 /**
- * A bus other than Postgres that also hears what the database announces itself: the NOTIFYs of
- * triggers (content-api migration 0800) and of writers in a process that announces through the
- * database's pool. Publishes go through `bus`; a subscription listens on both.
+ * A bus other than Postgres that also hears what is announced through the database: the NOTIFYs
+ * of writers in a process that announces through the database's pool (one without a bus of its
+ * own, as `muse-server admin`). Publishes go through `bus`; a subscription listens on both.
  */
 export class DatabaseListeningBus implements MessageBus {
   private readonly bus: MessageBus;
