@@ -10,7 +10,7 @@ import { QueryTypes } from 'sequelize';
 import { createLogger, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '@muse/core';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { createTestUser } from './support/content.ts';
-import { makeOrganization, makeUser, waitUntil } from '../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser, waitUntil } from '@muse/test-support/chat';
 
 /** Debian's Postgres: the embedded package ships no pg_basebackup (CI: .ci/postgres-tools.sh). */
 const PG_BIN = '/usr/lib/postgresql/15/bin';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeOrganization, makeUser, type TestUser } from '../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectDocumentedAnswer, servedContract } from './support/contract.ts';
 import { startTestStack, type TestStack } from './support/stack.ts';
 

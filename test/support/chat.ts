@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:http';
 import { createDatabase, listen } from '@muse/core';
 import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
-import { expectDocumentedAnswer, servedContract } from '@muse/test-support/contract';
-import type { TestStack } from '@muse/test-support/stack';
+import { expectDocumentedAnswer, servedContract } from './contract.ts';
+import type { TestStack } from './stack.ts';
 
 export interface TestUser {
   id: number;

@@ -9,7 +9,7 @@ import {
   type QueuedEvent,
   type Reply,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Subscription changes of one channel at the same moment, over HTTP, with everyone's queue

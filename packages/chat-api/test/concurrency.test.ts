@@ -10,7 +10,7 @@ import {
   type QueuedEvent,
   type Reply,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Many writers of events at the same moment, over HTTP: every request answers 200 (a deadlock

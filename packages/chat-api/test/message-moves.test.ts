@@ -8,7 +8,7 @@ import {
   waitForEvents,
   type QueuedEvent,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Messages moved to another channel (README, "Moving messages to another channel"): who keeps

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
 import { createChatApp } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser } from './support.ts';
+import { call, makeOrganization, makeUser } from '@muse/test-support/chat';
 
 /** Regression tests of the messaging API's security findings (issue 14). */
 describe('messaging API hardening', () => {

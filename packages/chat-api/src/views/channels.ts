@@ -1,4 +1,5 @@
-import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
+import { accessibleStream, channelTopics } from '../domain/lib/channels.ts';
+import { visibleStreams } from '../domain/presenters/streams.ts';
 import {
   canReadHistory,
   firstMessageIds,
