@@ -23,6 +23,15 @@ const NOT_ACTIONS = {
   regex: '^(\\.\\./)+actions/',
   message: 'Queries, access rules and presenters do not call actions (writes that send events).',
 };
+const NOT_PRESENTERS = {
+  regex: '^(\\.\\./)+presenters/',
+  message: 'lib/ holds queries and access rules; what builds a wire shape (and reads for it) is a presenter.',
+};
+// A test reaches helpers of other workspaces by the test-support workspace's name, never by a climb.
+const NO_TEST_CLIMB = {
+  regex: '^(\\.\\./)+([\\w.-]+/)*test/',
+  message: 'Import shared test helpers by name (@muse/test-support/<file>), not by a relative climb.',
+};
 const NO_EVENTS = {
   regex: '(^|/)events/log\\.ts$',
   importNames: ['sendEvent', 'sendChannelEvent', 'sendEventsPerUser'],
@@ -121,6 +130,20 @@ export default tseslint.config(
         { patterns: [NOT_CONTENT_API, NOT_TRANSPORT, NOT_ACTIONS, NO_EVENTS] },
       ],
     },
+  },
+  {
+    // ... and lib/ builds on nothing above it: presenters/ build on lib/, not the reverse.
+    files: ['packages/chat-api/src/domain/lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [NOT_CONTENT_API, NOT_TRANSPORT, NOT_ACTIONS, NO_EVENTS, NOT_PRESENTERS] },
+      ],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_TEST_CLIMB] }] },
   },
   {
     // Events are written by transact()'s pre-commit hook (one lock order, retried on deadlock): a

@@ -20,19 +20,11 @@
  */
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import {
-  cpuMeter,
-  freePort,
-  serverNodeOptions,
-  startBenchStack,
-  startProcess,
-  type BenchStack,
-} from './lib.ts';
+import { cpuMeter, startBenchStack, startChatApi, type BenchStack } from './lib.ts';
 import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -359,17 +351,7 @@ async function commitRate(url: string, mode: 'none' | 'inside' | 'after', ms = 3
 
 async function main(): Promise<void> {
   const stack = await startBenchStack();
-  const port = await freePort();
-  const server = await startProcess(
-    [
-      ...serverNodeOptions(),
-      fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
-      'chat-api',
-    ],
-    { ...stack.serverEnv, MUSE_CHAT_PORT: String(port), MUSE_CHAT_HEARTBEAT_MS: '600000' },
-    port,
-    180_000,
-  );
+  const { port, server } = await startChatApi(stack, { MUSE_CHAT_HEARTBEAT_MS: '600000' });
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
   const cpuOf: CpuSources = { api: server.child.pid!, postgres: stack.postgresCpuMs, bench: process.pid };

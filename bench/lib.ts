@@ -105,6 +105,28 @@ export async function startProcess(
 
 export { freePort };
 
+/**
+ * A `muse-server chat-api` process of `stack` on a free port, `env` over the stack's (a bench's
+ * heartbeat, realm), with the bench's Node options; resolves once it listens.
+ */
+export async function startChatApi(
+  stack: BenchStack,
+  env: Record<string, string> = {},
+): Promise<{ port: number; server: Awaited<ReturnType<typeof startProcess>> }> {
+  const port = await freePort();
+  const server = await startProcess(
+    [
+      ...serverNodeOptions(),
+      fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
+      'chat-api',
+    ],
+    { ...stack.serverEnv, MUSE_CHAT_PORT: String(port), ...env },
+    port,
+    180_000,
+  );
+  return { port, server };
+}
+
 /** What a benchmark needs running: a migrated database, configuration, and a way to serve apps. */
 export interface BenchStack {
   workDir: string;

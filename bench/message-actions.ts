@@ -10,10 +10,9 @@
  *   node bench/message-actions.ts [--members 20] [--rounds 10]
  */
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createChatUser, createOrganization } from '@muse/chat-api';
-import { freePort, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
+import { startBenchStack, startChatApi } from './lib.ts';
 import { basic, form, sendOver, type Answer } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -38,18 +37,8 @@ interface Member {
 
 async function main(): Promise<void> {
   const stack = await startBenchStack();
-  const port = await freePort();
-  const server = await startProcess(
-    [
-      ...serverNodeOptions(),
-      fileURLToPath(new URL('../packages/server/src/main.ts', import.meta.url)),
-      'chat-api',
-    ],
-    // Polls wait a while between heartbeats, as a client's do.
-    { ...stack.serverEnv, MUSE_CHAT_PORT: String(port), MUSE_CHAT_HEARTBEAT_MS: '20000' },
-    port,
-    180_000,
-  );
+  // Polls wait a while between heartbeats, as a client's do.
+  const { port, server } = await startChatApi(stack, { MUSE_CHAT_HEARTBEAT_MS: '20000' });
   const call = (member: Member, method: string, path: string, params: Record<string, string> = {}) =>
     method === 'GET' || method === 'DELETE'
       ? sendOver(agent, port, method, `/api/v1${path}?${form(params)}`, member.headers)

@@ -9,7 +9,7 @@ import { createLogger, freePort, startEmbeddedPostgres, type EmbeddedDatabase } 
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { createTestUser } from './support/content.ts';
 import { startMuseServer, waitUntilServing, type MuseProcess } from './support/processes.ts';
-import { call, makeOrganization, makeUser } from '../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser } from '@muse/test-support/chat';
 
 const run = promisify(execFile);
 

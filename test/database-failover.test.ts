@@ -27,7 +27,7 @@ import { startFakeOpenAi } from './support/fakes/openai.ts';
 import type { FakeServer } from './support/fakes/server.ts';
 import { developmentDouble, paymentKit } from './support/payments.ts';
 import { FrameChecker, wsClient } from './support/sockets.ts';
-import { makeOrganization, makeUser, waitUntil, type TestUser } from '../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser, waitUntil, type TestUser } from '@muse/test-support/chat';
 
 /** Debian's Postgres: the embedded package ships no pg_basebackup (CI: .ci/postgres-tools.sh). */
 const PG_BIN = '/usr/lib/postgresql/15/bin';

@@ -8,12 +8,7 @@ import { startStrandedGenerations } from '@muse/content-api';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { balanceOf, createTestUser, type TestUser } from './support/content.ts';
 import { BUILTIN, waitForFile } from './support/generation.ts';
-import {
-  makeOrganization,
-  makeUser,
-  waitUntil,
-  type TestUser as ChatUser,
-} from '../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser, waitUntil, type TestUser as ChatUser } from '@muse/test-support/chat';
 
 /**
  * Postgres crashes (immediate shutdown) under a steady load of reads and generation submits on

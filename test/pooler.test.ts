@@ -5,13 +5,7 @@ import { startProcessStack, type ProcessStack } from './support/process-stack.ts
 import { startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { createTestUser } from './support/content.ts';
 import { BUILTIN, submit, waitForFile } from './support/generation.ts';
-import {
-  call,
-  makeOrganization,
-  makeUser,
-  secondsFromNow,
-  waitForEvents,
-} from '../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, secondsFromNow, waitForEvents } from '@muse/test-support/chat';
 
 const SERVER_CONNECTIONS = 5;
 

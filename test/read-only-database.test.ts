@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { createTestUser, type TestUser } from './support/content.ts';
-import { makeOrganization, makeUser, type TestUser as ChatUser } from '../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser, type TestUser as ChatUser } from '@muse/test-support/chat';
 
 /**
  * What the APIs meet after a Postgres failover: pooled connections still open to the old primary,

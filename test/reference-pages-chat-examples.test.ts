@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeOrganization, makeUser, type TestUser } from '../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { startFakeBigBlueButton, type FakeBigBlueButton } from './support/fakes/bigbluebutton.ts';
 import { startFakeZoom, type FakeZoom } from './support/fakes/zoom.ts';
 import { expectDocumentedAnswer, servedContract } from './support/contract.ts';

@@ -7,8 +7,14 @@ import {
   type ContentClientOptions,
 } from '@muse/sdk';
 import { CliError, ExitCode, notLoggedIn, unknownProfile } from './errors.ts';
-import type { Factory } from './factory.ts';
 import { DEFAULT_PROFILE } from './config/store.ts';
+import type { ResolvedProfile } from './config/profiles.ts';
+
+/** What a client is built from: the profile in use and the clock (the factory hands itself in). */
+export interface ClientSource {
+  profile(): ResolvedProfile;
+  now(): Date;
+}
 
 /** When a bearer token expires (its `exp`), or undefined when it carries no readable one. */
 export function tokenExpiry(token: string): Date | undefined {
@@ -24,7 +30,10 @@ export function tokenExpiry(token: string): Date | undefined {
 const CALL_DEFAULTS = { maxRetries: 1, maxRetryAfter: 5_000, timeout: 30_000 } as const;
 
 /** A content-service client without credentials (login). */
-export function anonymousContentClient(f: Factory, baseUrl = f.profile().profile.content_url): ContentClient {
+export function anonymousContentClient(
+  f: ClientSource,
+  baseUrl = f.profile().profile.content_url,
+): ContentClient {
   return createContentClient({ baseUrl, ...CALL_DEFAULTS } satisfies ContentClientOptions);
 }
 
@@ -32,7 +41,7 @@ export function anonymousContentClient(f: Factory, baseUrl = f.profile().profile
  * The logged-in content client of the profile in use. A missing token, or one whose `exp` has
  * passed, stops here with exit code 3 and the login command, before any request is sent.
  */
-export function contentClient(f: Factory): ContentClient {
+export function contentClient(f: ClientSource): ContentClient {
   const { name, profile, stored } = f.profile();
   if (!profile.token) throw stored || name === DEFAULT_PROFILE ? notLoggedIn(name) : unknownProfile(name);
   const expiry = tokenExpiry(profile.token);
@@ -43,7 +52,7 @@ export function contentClient(f: Factory): ContentClient {
 }
 
 /** The messaging client of the profile in use (email + API key from `muse chat login`). */
-export function chatClient(f: Factory): ChatClient {
+export function chatClient(f: ClientSource): ChatClient {
   const { name, profile, stored } = f.profile();
   if (!stored && name !== DEFAULT_PROFILE) throw unknownProfile(name);
   if (!profile.chat_email || !profile.chat_api_key) {

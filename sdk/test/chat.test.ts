@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { makeOrganization, makeUser, type TestUser } from '../../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { until } from './support.ts';
 import { ZulipError, createChatClient, type ChatClient, type ChatEvent } from '../src/index.ts';
 

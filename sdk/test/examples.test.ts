@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { createTestUser, type TestUser } from '@muse/test-support/content';
-import { makeOrganization, makeUser } from '../../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser } from '@muse/test-support/chat';
 import { createChatClient, createContentClient } from '../src/index.ts';
 
 const examples = fileURLToPath(new URL('../examples/', import.meta.url));

@@ -7,13 +7,7 @@ import { outgoingWebhookWorkflowId } from '@muse/chat-api/outgoing-webhook-contr
 import { deliverOutgoingWebhook } from '@muse/chat-api/workflow-steps';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import {
-  call,
-  makeOrganization,
-  makeUser,
-  waitUntil,
-  type TestUser,
-} from '../../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, waitUntil, type TestUser } from '@muse/test-support/chat';
 
 /**
  * An outgoing-webhook delivery is finished exactly once: a worker killed (SIGKILL) while the bot

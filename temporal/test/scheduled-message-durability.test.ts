@@ -11,7 +11,7 @@ import {
   secondsFromNow,
   waitForEvents,
   type TestUser,
-} from '../../packages/chat-api/test/support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Exactly one delivery of a scheduled message, whatever happens around it: the worker holding

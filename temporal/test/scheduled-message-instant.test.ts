@@ -9,7 +9,7 @@ import {
   secondsFromNow,
   waitUntil,
   type TestUser,
-} from '../../packages/chat-api/test/support.ts';
+} from '@muse/test-support/chat';
 
 /** Temporal's `PendingActivityState` of an activity a worker is running. */
 const PENDING_ACTIVITY_STATE_STARTED = 2;

@@ -3,13 +3,7 @@ import { loadConfig, taskQueueOf, workloadsOf, WORKLOADS } from '@muse/core';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { createTestUser } from '@muse/test-support/content';
 import { BUILTIN, getFile, submit, waitForFile } from '@muse/test-support/generation';
-import {
-  call,
-  makeOrganization,
-  makeUser,
-  secondsFromNow,
-  waitForEvents,
-} from '../../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, secondsFromNow, waitForEvents } from '@muse/test-support/chat';
 
 describe('workloads: a task queue and worker slots each', () => {
   it('generation keeps the base queue; the others get their own; a worker serves the ones named', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeOrganization, makeUser } from '../../packages/chat-api/test/support.ts';
+import { makeOrganization, makeUser } from '@muse/test-support/chat';
 import { createTestUser } from '../support/content.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 

@@ -8,7 +8,7 @@ import {
   waitForEvents,
   type QueuedEvent,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /** Bot accounts (Zulip's /bots) and a bot's storage (/bot_storage), over real HTTP. */
 describe('bots', () => {

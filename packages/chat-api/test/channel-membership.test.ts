@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { describe, expect, it } from 'vitest';
 import {
   call,
-  chatOnPool,
-  makeOrganization,
+  racingClients,
   makeUser,
   waitForEvents,
   type QueuedEvent,
   type Reply,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Subscription changes of one channel at the same moment, over HTTP, with everyone's queue
@@ -18,32 +16,9 @@ import {
  * its lock, lib/channel-locks.ts).
  */
 describe('channel membership under concurrency', () => {
-  let stack: TestStack;
-  // The API on a pool of ten connections, as in production (support.ts, chatOnPool).
-  let chat: Awaited<ReturnType<typeof chatOnPool>>;
-  const url = () => chat.url;
-  beforeAll(async () => {
-    stack = await startTestStack();
-    await makeOrganization(stack);
-    chat = await chatOnPool(stack, 10);
-  });
-  afterAll(async () => {
-    await chat.close();
-    await stack.stop();
-  });
-
-  async function register(user: TestUser, eventTypes: string[]): Promise<string> {
-    const reply = await call(url(), 'POST', '/register', user, { event_types: eventTypes });
-    expect(reply.status).toBe(200);
-    return reply.body.queue_id as string;
-  }
-
-  function expectAllOk(replies: Reply[]): void {
-    const failed = replies
-      .filter((r) => r.status !== 200)
-      .map((r) => `${r.status} ${JSON.stringify(r.body)}`);
-    expect(failed).toEqual([]);
-  }
+  // The API on a pool of ten connections, as in production (chatOnPool).
+  const suite = racingClients({ poolMax: 10 });
+  const { url, register, expectAllOk } = suite;
 
   /** A client's member list of `streamId`: from its `add` (or `initial`), then each peer event in order. */
   function memberList(events: QueuedEvent[], streamId: number, initial: number[] = []): number[] {
@@ -74,8 +49,8 @@ describe('channel membership under concurrency', () => {
   ])(
     'twelve members added to a %s channel at once by its creator: every list has all thirteen',
     async (kind, inviteOnly) => {
-      const owner = await makeUser(stack);
-      const members = await Promise.all(Array.from({ length: 12 }, () => makeUser(stack)));
+      const owner = await makeUser(suite.stack);
+      const members = await Promise.all(Array.from({ length: 12 }, () => makeUser(suite.stack)));
       const name = `inner circle ${kind}`;
       const created = await call(url(), 'POST', '/users/me/subscriptions', owner, {
         subscriptions: [{ name }],
@@ -117,8 +92,8 @@ describe('channel membership under concurrency', () => {
   );
 
   it('members joining and leaving while others send: each has a message exactly when it was told of it', async () => {
-    const senders = await Promise.all(Array.from({ length: 4 }, () => makeUser(stack)));
-    const movers = await Promise.all(Array.from({ length: 4 }, () => makeUser(stack)));
+    const senders = await Promise.all(Array.from({ length: 4 }, () => makeUser(suite.stack)));
+    const movers = await Promise.all(Array.from({ length: 4 }, () => makeUser(suite.stack)));
     const created = await call(url(), 'POST', '/users/me/subscriptions', senders[0]!, {
       subscriptions: [{ name: 'revolving door' }],
       principals: senders.map((s) => s.id),

@@ -7,7 +7,7 @@ import {
   waitForEvents,
   type QueuedEvent,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 
 describe('PATCH and DELETE /streams/{stream_id} (issue 26, item 4)', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, chatOnPool, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, chatOnPool, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 /** Endpoints stock clients call (issue 40 item 4), and a message's `client` from the User-Agent. */
@@ -506,7 +506,7 @@ describe('endpoints stock clients call', () => {
   });
 
   it('a linkifier made through one process is applied by another that had rendered before', async () => {
-    const other = await chatOnPool(stack, 1);
+    const other = await chatOnPool(stack, { poolMax: 1 });
     try {
       const render = async (at: string) =>
         (await call(at, 'POST', '/messages/render', bob, { content: 'see TKT-9' })).body.rendered;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 /** What every Zulip client asks for first: its own user, the realm URL, default channels, public history. */

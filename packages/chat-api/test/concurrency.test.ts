@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, beforeCommit, transact } from '@muse/core';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { sendEvent } from '../src/domain/lib/events/log.ts';
 import {
   call,
-  makeOrganization,
+  racingClients,
   makeUser,
   waitForEvents,
   type QueuedEvent,
   type Reply,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Many writers of events at the same moment, over HTTP: every request answers 200 (a deadlock
@@ -18,28 +17,12 @@ import {
  * events exactly once, in increasing id order.
  */
 describe('event producers under concurrency', () => {
-  let stack: TestStack;
+  const suite = racingClients();
+  const { url, register, expectAllOk } = suite;
   let admin: TestUser;
-  const url = () => stack.chatUrl;
   beforeAll(async () => {
-    stack = await startTestStack();
-    await makeOrganization(stack);
-    admin = await makeUser(stack, { role: 100 });
+    admin = await makeUser(suite.stack, { role: 100 });
   });
-  afterAll(() => stack.stop());
-
-  async function register(user: TestUser, eventTypes: string[]): Promise<string> {
-    const reply = await call(url(), 'POST', '/register', user, { event_types: eventTypes });
-    expect(reply.status).toBe(200);
-    return reply.body.queue_id as string;
-  }
-
-  function expectAllOk(replies: Reply[]): void {
-    const failed = replies
-      .filter((r) => r.status !== 200)
-      .map((r) => `${r.status} ${JSON.stringify(r.body)}`);
-    expect(failed).toEqual([]);
-  }
 
   function expectIncreasingIds(events: QueuedEvent[]): void {
     const ids = events.map((e) => e.id);
@@ -48,7 +31,7 @@ describe('event producers under concurrency', () => {
   }
 
   it('eight members post to one channel at once and message each other in a cycle', async () => {
-    const members = await Promise.all(Array.from({ length: 8 }, () => makeUser(stack)));
+    const members = await Promise.all(Array.from({ length: 8 }, () => makeUser(suite.stack)));
     const created = await call(url(), 'POST', '/users/me/subscriptions', members[0]!, {
       subscriptions: [{ name: 'crowd' }],
       principals: members.map((m) => m.id),
@@ -95,10 +78,10 @@ describe('event producers under concurrency', () => {
   });
 
   it('a transaction committing late holds up no other producer; queues get its event in position order', async () => {
-    const [ann, ben] = await Promise.all([makeUser(stack), makeUser(stack)]);
+    const [ann, ben] = await Promise.all([makeUser(suite.stack), makeUser(suite.stack)]);
     const queue = await register(ann, ['alert_words', 'message']);
     // Another process's transaction: a handle of its own (the stack's pool has one connection).
-    const db = createDatabase(stack.database.url);
+    const db = createDatabase(suite.stack.database.url);
     let commit = () => {};
     const released = new Promise<void>((resolve) => (commit = resolve));
     let appended = () => {};
@@ -130,7 +113,11 @@ describe('event producers under concurrency', () => {
   });
 
   it('two members join and leave channels at the same moment', async () => {
-    const [ann, ben, watcher] = await Promise.all([makeUser(stack), makeUser(stack), makeUser(stack)]);
+    const [ann, ben, watcher] = await Promise.all([
+      makeUser(suite.stack),
+      makeUser(suite.stack),
+      makeUser(suite.stack),
+    ]);
     for (const name of ['north', 'south', 'shared'])
       expect(
         (await call(url(), 'POST', '/users/me/subscriptions', admin, { subscriptions: [{ name }] })).status,
@@ -176,7 +163,7 @@ describe('event producers under concurrency', () => {
   });
 
   it('role changes and profile edits while others exchange direct messages and poll', async () => {
-    const people = await Promise.all(Array.from({ length: 6 }, () => makeUser(stack)));
+    const people = await Promise.all(Array.from({ length: 6 }, () => makeUser(suite.stack)));
     const field = await call(url(), 'POST', '/realm/profile_fields', admin, { name: 'Desk', field_type: 1 });
     expect(field.status).toBe(200);
     const fieldId = field.body.id as number;

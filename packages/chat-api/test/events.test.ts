@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { sendEvent } from '../src/domain/lib/events/log.ts';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema } from './zulip-schema.ts';
 import { transact } from '@muse/core';
 

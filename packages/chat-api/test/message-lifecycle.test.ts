@@ -8,7 +8,7 @@ import {
   waitForEvents,
   type QueuedEvent,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 describe('the message lifecycle, mentions and Markdown (issue 26, items 2 and 3)', () => {

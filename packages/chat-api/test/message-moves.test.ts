@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { describe, expect, it } from 'vitest';
 import {
   call,
-  chatOnPool,
-  makeOrganization,
+  racingClients,
   makeUser,
   waitForEvents,
   type QueuedEvent,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 
 /**
  * Messages moved to another channel (README, "Moving messages to another channel"): who keeps
@@ -17,27 +15,13 @@ import {
  * queue and `GET /messages`.
  */
 describe('moving messages to another channel', () => {
-  let stack: TestStack;
-  // The API on a pool of ten connections, as in production (support.ts, chatOnPool).
-  let chat: Awaited<ReturnType<typeof chatOnPool>>;
-  const url = () => chat.url;
-  beforeAll(async () => {
-    stack = await startTestStack();
-    await makeOrganization(stack);
-    chat = await chatOnPool(stack, 10);
-  });
-  afterAll(async () => {
-    await chat.close();
-    await stack.stop();
-  });
+  // The API on a pool of ten connections, as in production (chatOnPool).
+  const suite = racingClients({ poolMax: 10 });
+  const { url } = suite;
 
   const EVENT_TYPES = ['message', 'update_message', 'delete_message', 'reaction'];
 
-  async function register(user: TestUser): Promise<string> {
-    const reply = await call(url(), 'POST', '/register', user, { event_types: EVENT_TYPES });
-    expect(reply.status).toBe(200);
-    return reply.body.queue_id as string;
-  }
+  const register = (user: TestUser) => suite.register(user, EVENT_TYPES);
 
   async function subscribe(
     by: TestUser,
@@ -78,12 +62,12 @@ describe('moving messages to another channel', () => {
     );
 
   it('to a private channel: leavers get delete_message, the new channel gains them, later events follow', async () => {
-    const admin = await makeUser(stack, { role: 200 });
+    const admin = await makeUser(suite.stack, { role: 200 });
     const [leaver, both, early, late] = await Promise.all([
-      makeUser(stack),
-      makeUser(stack),
-      makeUser(stack),
-      makeUser(stack),
+      makeUser(suite.stack),
+      makeUser(suite.stack),
+      makeUser(suite.stack),
+      makeUser(suite.stack),
     ]);
     const from = await subscribe(admin, 'move from', [admin, leaver, both]);
     // Private, history not shared: a subscriber has what was sent while subscribed (and, as in
@@ -155,8 +139,8 @@ describe('moving messages to another channel', () => {
   });
 
   it('to a public channel: a non-member who had it gets delete_message; a later member does not gain it', async () => {
-    const admin = await makeUser(stack, { role: 200 });
-    const [leaver, joiner] = await Promise.all([makeUser(stack), makeUser(stack)]);
+    const admin = await makeUser(suite.stack, { role: 200 });
+    const [leaver, joiner] = await Promise.all([makeUser(suite.stack), makeUser(suite.stack)]);
     const from = await subscribe(admin, 'open from', [admin, leaver]);
     const to = await subscribe(admin, 'open to', [admin]);
     const id = await send(admin, from, 'going public');
@@ -195,8 +179,8 @@ describe('moving messages to another channel', () => {
   });
 
   it('six topics moved at once while members join and leave the new channel: each client is told what it has', async () => {
-    const admin = await makeUser(stack, { role: 200 });
-    const people = await Promise.all(Array.from({ length: 8 }, () => makeUser(stack)));
+    const admin = await makeUser(suite.stack, { role: 200 });
+    const people = await Promise.all(Array.from({ length: 8 }, () => makeUser(suite.stack)));
     const from = await subscribe(admin, 'busy from', [admin, ...people]);
     const to = await subscribe(admin, 'busy to', [admin, ...people.slice(0, 4)], { invite_only: true });
     const topics = [0, 1, 2, 3, 4, 5].map((n) => `topic ${n}`);
@@ -256,7 +240,7 @@ describe('moving messages to another channel', () => {
   });
 
   it('a content change cannot ride along with a move to another channel', async () => {
-    const admin = await makeUser(stack, { role: 200 });
+    const admin = await makeUser(suite.stack, { role: 200 });
     const from = await subscribe(admin, 'content from', [admin]);
     const to = await subscribe(admin, 'content to', [admin]);
     const id = await send(admin, from, 'stay as I am');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 /** Zulip's narrow grammar (lib/narrow.ts) over HTTP: GET /messages, matches_narrow, flags/narrow, narrowed queues. */

@@ -2,7 +2,14 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '@muse/test-support/fakes/http-fake';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, secondsFromNow, waitUntil, type TestUser } from './support.ts';
+import {
+  call,
+  makeOrganization,
+  makeUser,
+  secondsFromNow,
+  waitUntil,
+  type TestUser,
+} from '@muse/test-support/chat';
 
 interface Payload {
   bot_email: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolSize } from '@muse/test-support/database';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 
 const MEMBERS = 20;
 

@@ -8,7 +8,7 @@ import { startFakeBouncer, type FakeBouncer } from '@muse/test-support/fakes/pus
 import { loadConfig } from '@muse/core';
 import { createPushSender } from '../src/push/index.ts';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, waitUntil, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 const APNS_TOKEN = 'a1b2c3d4'.repeat(8);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../../../test/support/stack.ts';
-import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from './support.ts';
+import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from '@muse/test-support/chat';
 
 const onlyMembers = (...ids: number[]) => ({ direct_members: ids, direct_subgroups: [] });
 

@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 import { startRedis } from '@muse/test-support/redis';
-import { call, makeOrganization, makeUser, waitUntil, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, waitUntil, type TestUser } from '@muse/test-support/chat';
 
 /** Long, so only a wake-up can answer a waiting poll within the test. */
 const HEARTBEAT_MS = 600_000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { sendStreamed } from '@muse/test-support/streamed-body';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 
 const MIB = 1024 * 1024;
 const BOUNDARY = 'muse-test-boundary';

@@ -11,7 +11,7 @@ import {
   waitForEvents,
   waitUntil,
   type TestUser,
-} from './support.ts';
+} from '@muse/test-support/chat';
 import { expectZulipComponent, expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 const WAKE_EARLY_SECONDS = 10;

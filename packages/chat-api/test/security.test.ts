@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, listen, type DatabaseOptions } from '@muse/core';
-import { createChatApp } from '@muse/chat-api';
+import { createDatabase } from '@muse/core';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser } from './support.ts';
+import { call, chatOnPool, makeOrganization, makeUser } from '@muse/test-support/chat';
 
 /** Regression tests of the messaging API's security findings (issue 14). */
 describe('messaging API hardening', () => {
@@ -110,21 +109,9 @@ describe('messaging API hardening', () => {
     expect(pairs.status).toBe(400);
   });
 
-  /** The messaging API on a pool of its own, so the test can exhaust or slow it. */
-  async function chatOnPool(options: DatabaseOptions) {
-    const db = createDatabase(stack.database.url, undefined, { poolMax: 1, ...options });
-    const server = await listen(createChatApp({ ...stack, db }), {
-      host: '127.0.0.1',
-      port: 0,
-      logger: stack.logger,
-      shutdownTimeoutMs: 1000,
-    });
-    return { db, url: server.url, close: async () => (await server.close(), await db.close()) };
-  }
-
   it('pool exhaustion answers 503 with Retry-After, not 500', async () => {
     const user = await makeUser(stack);
-    const chat = await chatOnPool({ acquireTimeoutMs: 300 });
+    const chat = await chatOnPool(stack, { acquireTimeoutMs: 300 });
     try {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -144,7 +131,7 @@ describe('messaging API hardening', () => {
 
   it('a request statement stuck past the statement timeout is cancelled: 503, the connection freed', async () => {
     const user = await makeUser(stack);
-    const chat = await chatOnPool({ statementTimeoutMs: 500 });
+    const chat = await chatOnPool(stack, { statementTimeoutMs: 500 });
     try {
       // Another process holds the lock (the stack's own handle has one connection, which the
       // app's shared parts also use).

@@ -7,7 +7,7 @@ import { migrate } from '@muse/core';
 import { chatMigrations, createChatUser, createOrganization } from '@muse/chat-api';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { createTestDatabase } from '@muse/test-support/database';
-import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, waitForEvents, type TestUser } from '@muse/test-support/chat';
 
 // Who received a channel message follows from subscription spans; flags rows exist only where a
 // user's flags differ from the default (migration 1070). These pin what Zulip answers either way.

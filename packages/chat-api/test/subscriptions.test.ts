@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { createOrganization } from '@muse/chat-api';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 describe('channel subscriptions', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 
 /** Long, so a loaded machine's delays never look like a heartbeat. */
 const HEARTBEAT_MS = 90_000;

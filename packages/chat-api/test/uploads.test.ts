@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectDocumentedAnswer, servedContract } from '@muse/test-support/contract';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, waitForEvents, waitUntil, type TestUser } from './support.ts';
+import {
+  call,
+  makeOrganization,
+  makeUser,
+  waitForEvents,
+  waitUntil,
+  type TestUser,
+} from '@muse/test-support/chat';
 import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 
 const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;

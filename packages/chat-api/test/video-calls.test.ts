@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeBigBlueButton, type FakeBigBlueButton } from '@muse/test-support/fakes/bigbluebutton';
 import { startFakeZoom, type FakeZoom } from '@muse/test-support/fakes/zoom';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { call, makeOrganization, makeUser, type TestUser } from './support.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
 import { expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
 const JITSI = 'https://meet.example.test';

@@ -568,6 +568,15 @@ describe('conversation sockets across two content-API processes', () => {
       expect(await disconnected).toBe('io server disconnect');
     });
 
+    it("closes a deleted account's sockets with 4401 and every other socket on its conversations with 4404", async () => {
+      const { alice, owner, plain, disconnected } = await watching();
+      const deleted = await call(stack.contentUrl, 'DELETE', `/api/v1/users/${alice.id}`, admin);
+      expect(deleted.status).toBe(204);
+      expect(await owner.closed).toMatchObject({ code: 4401 });
+      expect(await plain.closed).toMatchObject({ code: 4404 });
+      expect(await disconnected).toBe('io server disconnect');
+    });
+
     it('closes the sockets of an account that lost the read permission with 4403', async () => {
       const { alice, id, plain, socketIo, disconnected } = await watching();
       const bobId = (plain.frames[0] as Frame).user_id as string;

@@ -2,24 +2,7 @@ import pg from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_IDLE_MS, connectionFault } from './db.ts';
 import type { Logger } from './logger.ts';
-
-export type EventHandler = (payload: unknown) => void;
-
-/**
- * What a process needs to hear and tell other processes: publish after commit, subscribe to a
- * channel. Two implementations: Postgres LISTEN/NOTIFY (`EventBus`, the default, nothing more to
- * run) and Redis Streams (`RedisStreamsBus`), chosen by MUSE_EVENT_BUS.
- */
-export interface MessageBus {
-  publish(channel: string, payload: unknown): Promise<void>;
-  /**
-   * `resumed` is called when the bus listens again after its connection was lost or led to a
-   * server that cannot write (a failover): what was published in between never arrives, so the
-   * subscriber reads what it may have missed from the tables.
-   */
-  subscribe(channel: string, handler: EventHandler, resumed?: () => void): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+import { dispatchPayload, type EventHandler, type MessageBus } from './bus.ts';
 
 /** How often the listening connection is checked: still answering, and on a server that can write. */
 const BUS_CHECK_MS = 5_000;
@@ -357,9 +340,9 @@ export async function createMessageBus(
 }
 
 /**
- * A bus other than Postgres that also hears what the database announces itself: the NOTIFYs of
- * triggers (content-api migration 0800) and of writers in a process that announces through the
- * database's pool. Publishes go through `bus`; a subscription listens on both.
+ * A bus other than Postgres that also hears what is announced through the database: the NOTIFYs
+ * of writers in a process that announces through the database's pool (one without a bus of its
+ * own, as `muse-server admin`). Publishes go through `bus`; a subscription listens on both.
  */
 export class DatabaseListeningBus implements MessageBus {
   private readonly bus: MessageBus;
@@ -396,30 +379,5 @@ export class DatabaseListeningBus implements MessageBus {
 
   async close(): Promise<void> {
     await Promise.all([this.bus.close(), this.database.close()]);
-  }
-}
-
-/**
- * Hands a channel's payload (JSON, else the raw string) to its handlers; one failing handler is
- * logged and does not stop the others. Shared by every MessageBus implementation.
- */
-export function dispatchPayload(
-  handlers: ReadonlyMap<string, Set<EventHandler>>,
-  logger: Logger,
-  channel: string,
-  raw: string | undefined,
-): void {
-  let payload: unknown = raw;
-  try {
-    payload = raw === undefined ? undefined : JSON.parse(raw);
-  } catch {
-    // a non-JSON payload is passed through as the raw string
-  }
-  for (const handler of handlers.get(channel) ?? []) {
-    try {
-      handler(payload);
-    } catch (error) {
-      logger.error({ err: error, channel }, 'event handler failed');
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { dispatchPayload, type EventHandler, type MessageBus } from './events.ts';
+import { dispatchPayload, type EventHandler, type MessageBus } from './bus.ts';
 import type { Logger } from './logger.ts';
 
 /** Entries kept per stream: a reader that lost its connection catches up on up to this many. */

@@ -1,5 +1,3 @@
-import type { Config } from './config.ts';
-
 /**
  * The kinds of durable work. Each has its own Temporal task queue, so a worker serves each with
  * its own slots: a backlog of one (a burst of generations) cannot delay another (scheduled
@@ -15,12 +13,12 @@ export type Workload = (typeof WORKLOADS)[number];
  * The task queue of a workload. Generation keeps the base queue's own name: it carries the most
  * work, and workflows started before workloads had queues of their own finish there.
  */
-export function taskQueueOf(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>, workload: Workload): string {
+export function taskQueueOf(config: { TEMPORAL_TASK_QUEUE: string }, workload: Workload): string {
   return workload === 'generation' ? config.TEMPORAL_TASK_QUEUE : `${config.TEMPORAL_TASK_QUEUE}-${workload}`;
 }
 
 /** The workloads a worker process serves: MUSE_WORKER_WORKLOADS, a comma-separated list or `all`. */
-export function workloadsOf(config: Pick<Config, 'MUSE_WORKER_WORKLOADS'>): Workload[] {
+export function workloadsOf(config: { MUSE_WORKER_WORKLOADS: string }): Workload[] {
   const names = config.MUSE_WORKER_WORKLOADS.split(',').map((name) => name.trim());
   return names.includes('all') ? [...WORKLOADS] : WORKLOADS.filter((workload) => names.includes(workload));
 }

@@ -16,7 +16,7 @@ import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { api, clientAddress, exchangeCode, requestCode } from '@muse/test-support/login';
 import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
 import { startWebhookReceiver } from '@muse/test-support/fakes/code-receivers';
-import { call } from '../../chat-api/test/support.ts';
+import { call } from '@muse/test-support/chat';
 import {
   applyObjects,
   eventually,

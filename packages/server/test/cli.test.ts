@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { QueryTypes } from 'sequelize';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger, EventBus, payloadsOf } from '@muse/core';
 import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 import { randomPhone } from '@muse/test-support/content';
 
@@ -50,14 +51,24 @@ describe('shell commands beside a running `muse-server dev`', () => {
       path.join(dataDir, 'dev-stack.json'),
       JSON.stringify({ pid: process.pid, DATABASE_URL: database.url }),
     );
-    const phone = randomPhone();
-    const result = run(['admin', 'grant', '--phone', phone], { DATABASE_URL: '', MUSE_DATA_DIR: dataDir });
-    expect(result.status, result.stderr).toBe(0);
-    const [row] = await database.db.query<{ is_admin: boolean }>(
-      'SELECT is_admin FROM content.users WHERE phone = :phone',
-      { replacements: { phone }, type: QueryTypes.SELECT },
-    );
-    expect(row).toEqual({ is_admin: true });
+    // Running API processes hear the grant (their sockets re-check the account): through Postgres.
+    const bus = new EventBus(database.url, createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }, 'test'));
+    const heard: unknown[] = [];
+    await bus.subscribe('muse_account_access', (message) => heard.push(...payloadsOf(message)));
+    try {
+      const phone = randomPhone();
+      const result = run(['admin', 'grant', '--phone', phone], { DATABASE_URL: '', MUSE_DATA_DIR: dataDir });
+      expect(result.status, result.stderr).toBe(0);
+      const [row] = await database.db.query<{ id: string; is_admin: boolean }>(
+        'SELECT id, is_admin FROM content.users WHERE phone = :phone',
+        { replacements: { phone }, type: QueryTypes.SELECT },
+      );
+      expect(row).toMatchObject({ is_admin: true });
+      await vi.waitUntil(() => heard.length > 0, { timeout: 10_000, interval: 20 });
+      expect(heard).toEqual([{ user_id: row!.id }]);
+    } finally {
+      await bus.close();
+    }
   });
 
   it('ignore the file of a dev stack that is no longer running', async () => {

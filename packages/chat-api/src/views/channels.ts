@@ -1,4 +1,5 @@
-import { accessibleStream, channelTopics, visibleStreams } from '../domain/lib/channels.ts';
+import { accessibleStream, channelTopics } from '../domain/lib/channels.ts';
+import { visibleStreams } from '../domain/presenters/streams.ts';
 import {
   canReadHistory,
   firstMessageIds,
@@ -35,6 +36,25 @@ const groupSettingUpdate = () =>
     .optional();
 
 /** Channels and their topics: the lists clients draw, and a channel's own settings. */
+/** POST /default_streams adds a default channel, DELETE removes one: one change, either way. */
+function defaultChannelEndpoint(method: 'post' | 'delete', operationId: string, summary: string) {
+  return endpoint({
+    method,
+    path: '/default_streams',
+    operationId,
+    summary,
+    description:
+      'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
+      '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
+    params: { stream_id: p.int() },
+    example: { params: { stream_id: 2 }, response: {} },
+    view: async ({ stream_id }, actor) => {
+      if (!isAdmin(actor.user)) throw adminRequired();
+      await updateChannel(actor, stream_id, { is_default_stream: method === 'post', groupSettings: {} });
+    },
+  });
+}
+
 export const channelEndpoints = [
   endpoint({
     method: 'get',
@@ -237,34 +257,6 @@ export const channelEndpoints = [
       return { is_subscribed: await isSubscribed(actor.db, user_id, stream.id) };
     },
   }),
-  endpoint({
-    method: 'post',
-    path: '/default_streams',
-    operationId: 'addDefaultStream',
-    summary: 'Make a channel a default channel (new users join it)',
-    description:
-      'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
-      '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
-    params: { stream_id: p.int() },
-    example: { params: { stream_id: 2 }, response: {} },
-    view: async ({ stream_id }, actor) => {
-      if (!isAdmin(actor.user)) throw adminRequired();
-      await updateChannel(actor, stream_id, { is_default_stream: true, groupSettings: {} });
-    },
-  }),
-  endpoint({
-    method: 'delete',
-    path: '/default_streams',
-    operationId: 'removeDefaultStream',
-    summary: 'Make a channel no longer a default channel',
-    description:
-      'Administrators only; the same change as PATCH /streams/{stream_id} with is_default_stream ' +
-      '(a private or archived channel cannot be default). Everyone gets a default_streams event.',
-    params: { stream_id: p.int() },
-    example: { params: { stream_id: 2 }, response: {} },
-    view: async ({ stream_id }, actor) => {
-      if (!isAdmin(actor.user)) throw adminRequired();
-      await updateChannel(actor, stream_id, { is_default_stream: false, groupSettings: {} });
-    },
-  }),
+  defaultChannelEndpoint('post', 'addDefaultStream', 'Make a channel a default channel (new users join it)'),
+  defaultChannelEndpoint('delete', 'removeDefaultStream', 'Make a channel no longer a default channel'),
 ];

@@ -1,5 +1,6 @@
 import { sendMessage } from '../domain/actions/message-send.ts';
-import { getMessages, matchesNarrow, readReceipts } from '../domain/lib/messages.ts';
+import { matchesNarrow, readReceipts } from '../domain/lib/messages.ts';
+import { getMessages } from '../domain/presenters/messages.ts';
 import { parseNarrow } from '../domain/lib/narrow.ts';
 import { JsonableError } from '../http/errors.ts';
 import { endpoint } from '../http/endpoint.ts';

@@ -1,6 +1,7 @@
 import { type Sequelize, one, transact } from '@muse/core';
 import { readServerSettings } from '../server-config/server-config.ts';
 import { registerAccount } from '../login/registration.ts';
+import { announceAccountAccess } from '../users/access-events.ts';
 
 /**
  * Makes `phone` an administrator, registering the account first when the number never logged
@@ -25,6 +26,7 @@ export async function grantAdministrator(
       { phone },
       transaction,
     );
+    if (promoted) announceAccountAccess(db, transaction, promoted.id);
     return { id: user!.id, changed: Boolean(promoted) };
   });
 }

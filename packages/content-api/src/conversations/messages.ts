@@ -26,7 +26,7 @@ export const conversationChannel = (conversationId: string) => `conversation:${c
 
 /**
  * What travels on `conversation:<id>` (in arrays, a process's batch): a stored message, a reply's
- * chunk, or a reply's failure.
+ * chunk, a reply's failure, or a change of who may read the conversation.
  */
 export type ConversationEvent =
   | {
@@ -45,7 +45,9 @@ export type ConversationEvent =
       access?: string;
     }
   | { type: 'reply.delta'; conversation_id: string; reply_to_id: string; index: number; text: string }
-  | { type: 'reply.failed'; conversation_id: string; reply_to_id: string; code: string; message: string };
+  | { type: 'reply.failed'; conversation_id: string; reply_to_id: string; code: string; message: string }
+  /** Its visibility or owner changed, or it was deleted: its sockets check their access again. */
+  | { type: 'access.changed'; conversation_id: string };
 
 /** Who may read a conversation (its visibility and owner), as one comparable value. */
 export const CONVERSATION_ACCESS = `visibility::text || ':' || coalesce(owner_id::text, '')`;
@@ -116,6 +118,19 @@ export function publishConversationEvent(
   const announce = () => announcerOf(db).announce(conversationChannel(event.conversation_id), event);
   if (transaction) transaction.afterCommit(announce);
   else announce();
+}
+
+/**
+ * After `transaction` commits: who may read these conversations changed (visibility, owner) or
+ * they were deleted. Every write of those columns calls it; nothing in the database announces.
+ */
+export function announceAccessChanged(
+  db: Sequelize,
+  transaction: Transaction,
+  conversationIds: string[],
+): void {
+  for (const id of conversationIds)
+    publishConversationEvent(db, { type: 'access.changed', conversation_id: id }, transaction);
 }
 
 function messageCreated(message: ConversationMessage, access: string | undefined): ConversationEvent {

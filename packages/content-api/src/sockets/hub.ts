@@ -7,6 +7,7 @@ import {
   type ConversationEvent,
 } from '../conversations/messages.ts';
 import { FILE_STATUS_CHANNEL, type FileStatusEvent } from '../generations/events.ts';
+import { ACCOUNT_ACCESS_CHANNEL } from '../users/access-events.ts';
 import type { ServerFrame } from './protocol.ts';
 
 /** What the hub delivers to: a socket's session, whatever its transport. */
@@ -19,15 +20,6 @@ export interface Member {
    * closes the socket when they refuse; frames delivered meanwhile wait for the answer.
    */
   recheck(): Promise<void>;
-}
-
-/** Where the database announces a change to an account's access (migration 0800). */
-export const ACCOUNT_ACCESS_CHANNEL = 'muse_account_access';
-
-/** On a conversation's channel: its visibility or owner changed, or it was deleted (migration 0800). */
-interface AccessChanged {
-  type: 'access.changed';
-  conversation_id: string;
 }
 
 /** How often the rooms of this process read their conversations again, for what the bus lost. */
@@ -52,7 +44,7 @@ interface Room {
 
 export interface HubDeps {
   db: Sequelize;
-  /** The bus the content API announces on (MUSE_EVENT_BUS), and the access triggers of migration 0800. */
+  /** The bus the content API announces on (MUSE_EVENT_BUS). */
   bus: MessageBus;
   logger: Logger;
   catchUpMs?: number;
@@ -91,7 +83,9 @@ export class SocketHub {
     // conversation at once rather than at the next CATCH_UP_MS.
     this.stopAccountAccess ??= this.deps.bus.subscribe(
       ACCOUNT_ACCESS_CHANNEL,
-      (event) => this.onAccountAccess(event as { user_id: string }),
+      (message) => {
+        for (const event of payloadsOf(message)) this.onAccountAccess(event as { user_id: string });
+      },
       () => void this.catchUpAll(),
     );
     const room = this.rooms.get(member.conversationId) ?? this.openRoom(member.conversationId);
@@ -132,7 +126,7 @@ export class SocketHub {
       access: undefined,
     };
     const handler = (message: unknown) => {
-      for (const event of payloadsOf(message)) this.onConversationEvent(room, event as RoomEvent);
+      for (const event of payloadsOf(message)) this.onConversationEvent(room, event as ConversationEvent);
     };
     room.listening = this.deps.bus.subscribe(conversationChannel(id), handler);
     // Listening first, then reading the latest seq: a message is either read or announced after.
@@ -154,7 +148,7 @@ export class SocketHub {
   }
 
   /** Events of a room are handled in order, each after the one before. */
-  private onConversationEvent(room: Room, event: RoomEvent): void {
+  private onConversationEvent(room: Room, event: ConversationEvent): void {
     this.enqueue(room, async () => {
       switch (event.type) {
         case 'access.changed':
@@ -280,5 +274,3 @@ export class SocketHub {
     for (const member of this.byUser.get(event.owner_id) ?? []) member.deliver(frame);
   }
 }
-
-type RoomEvent = ConversationEvent | AccessChanged;

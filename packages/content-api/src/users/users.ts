@@ -14,6 +14,8 @@ import { postEntry } from '../ledger/ledger.ts';
 import type { RequestBody, Schema } from '../http/contract.ts';
 import type { operations } from '@muse/sdk/generated/content';
 import { selectUserRow, type UserRow } from './user-row.ts';
+import { announceAccountAccess } from './access-events.ts';
+import { announceAccessChanged } from '../conversations/messages.ts';
 
 const effectiveOf = (granted: readonly string[], revoked: readonly string[]) =>
   [...effectivePermissions({ isAdmin: false, granted, revoked })].sort();
@@ -83,7 +85,7 @@ const PROFILE_COLUMNS = ['nickname', 'bio', 'avatar_file_id', 'is_active'] as co
 export async function updateUser(db: Sequelize, id: string, changes: AdminUserChanges): Promise<UserRow> {
   return transact(db, async (transaction) => {
     if (changes.is_active === false) await keepAnAdministrator(db, transaction, id, 'be banned');
-    await findUser(db, id, transaction);
+    const before = await findUser(db, id, transaction);
     const columns = PROFILE_COLUMNS.filter((column) => changes[column] !== undefined);
     if (columns.length) {
       await exec(
@@ -93,6 +95,8 @@ export async function updateUser(db: Sequelize, id: string, changes: AdminUserCh
         transaction,
       );
     }
+    if (changes.is_active !== undefined && changes.is_active !== before.is_active)
+      announceAccountAccess(db, transaction, id);
     if (changes.credit_adjustment) await adjustCredits(db, transaction, id, changes.credit_adjustment);
     return findUser(db, id, transaction);
   });
@@ -164,6 +168,7 @@ export async function changePermissions(
       },
       transaction,
     );
+    announceAccountAccess(db, transaction, id);
     return findUser(db, id, transaction);
   });
 }
@@ -176,8 +181,22 @@ function toPgArray(values: string[]): string {
 export async function deleteUser(db: Sequelize, id: string): Promise<void> {
   await transact(db, async (transaction) => {
     await keepAnAdministrator(db, transaction, id, 'be deleted');
+    // The account's conversations go with it (ON DELETE CASCADE): their readers are told too.
+    const owned = await rows<{ id: string }>(
+      db,
+      'SELECT id FROM content.conversations WHERE owner_id = :id',
+      {
+        id,
+      },
+    );
     const deleted = await rows(db, 'DELETE FROM content.users WHERE id = :id RETURNING id', { id });
     if (deleted.length === 0) throw new NotFoundError('No such user');
+    announceAccountAccess(db, transaction, id);
+    announceAccessChanged(
+      db,
+      transaction,
+      owned.map((conversation) => conversation.id),
+    );
   });
 }
 

@@ -5,9 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config.ts';
 import { NotFoundError } from '../errors.ts';
-import { S3Storage } from './s3.ts';
 
 /**
  * Where file contents live. Local disk by default; an S3-compatible store in production
@@ -58,24 +56,4 @@ export class LocalDiskStorage implements FileStorage {
     if (!/^[A-Za-z0-9._-]+$/.test(key) || key.startsWith('.')) throw new Error(`invalid storage key: ${key}`);
     return path.join(this.root, key.slice(0, 2), key.slice(2, 4), key);
   }
-}
-
-/** S3-compatible storage when MUSE_S3_ENDPOINT and MUSE_S3_BUCKET are set, local disk otherwise. */
-export function createFileStorage(config: Config): FileStorage {
-  if (config.MUSE_S3_ENDPOINT && config.MUSE_S3_BUCKET) {
-    if (!config.MUSE_S3_ACCESS_KEY_ID || !config.MUSE_S3_SECRET_ACCESS_KEY) {
-      throw new Error(
-        'MUSE_S3_ACCESS_KEY_ID and MUSE_S3_SECRET_ACCESS_KEY are required with MUSE_S3_ENDPOINT',
-      );
-    }
-    return new S3Storage({
-      endpoint: config.MUSE_S3_ENDPOINT,
-      bucket: config.MUSE_S3_BUCKET,
-      region: config.MUSE_S3_REGION,
-      accessKeyId: config.MUSE_S3_ACCESS_KEY_ID,
-      secretAccessKey: config.MUSE_S3_SECRET_ACCESS_KEY,
-      ...(config.MUSE_S3_PREFIX ? { prefix: config.MUSE_S3_PREFIX } : {}),
-    });
-  }
-  return new LocalDiskStorage(config.MUSE_STORAGE_DIR ?? path.join(config.MUSE_DATA_DIR, 'files'));
 }

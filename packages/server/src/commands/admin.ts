@@ -1,4 +1,4 @@
-import { createDatabase, createLogger, type Config } from '@muse/core';
+import { announcerOf, createDatabase, createLogger, type Config } from '@muse/core';
 import { grantAdministrator, isMainlandMobile } from '@muse/content-api';
 import { requireSetting } from '../runtime.ts';
 
@@ -20,6 +20,9 @@ export async function runAdminGrant(config: Config, phone: string): Promise<void
         : `${phone} (user ${id}) was already an administrator`,
     );
   } finally {
+    // The grant is announced after commit (running API processes re-check the account's sockets):
+    // handed to Postgres before the connection closes.
+    await announcerOf(db).flush();
     await db.close();
   }
 }

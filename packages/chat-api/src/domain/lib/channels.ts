@@ -1,60 +1,9 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { firstMessageIds, streamById, type Stream } from './streams.ts';
-import { formatBasicStream } from '../presenters/streams.ts';
+import { streamById, type Stream } from './streams.ts';
 import { isAdmin, isGuest } from './users.ts';
 import { receivedMessages } from './user-messages.ts';
 import { rows } from '@muse/core';
-
-export interface StreamFilters {
-  includePublic?: boolean;
-  includeWebPublic?: boolean;
-  includeSubscribed?: boolean;
-  excludeArchived?: boolean;
-  includeAllActive?: boolean;
-  includeDefault?: boolean;
-  /** Add `is_default` to each (GET /streams does; `/register`'s `streams` does not). */
-  markDefault?: boolean;
-}
-
-/**
- * The channels `GET /streams` lists (and `/register`'s `streams`): public ones (not for guests),
- * web-public ones, the caller's subscriptions, or every channel for an administrator who asks
- * for `include_all_active`, each with `is_default`.
- */
-export async function visibleStreams(
-  actor: Actor,
-  filters: StreamFilters,
-): Promise<Record<string, unknown>[]> {
-  const { db, realm, user } = actor;
-  if (filters.includeAllActive && !isAdmin(user))
-    throw new JsonableError('User not authorized for this query');
-  const conditions: string[] = [];
-  if (filters.includeAllActive) conditions.push('true');
-  if ((filters.includePublic ?? true) && !isGuest(user)) conditions.push('NOT st.invite_only');
-  if (filters.includeWebPublic) conditions.push('st.is_web_public');
-  if (filters.includeSubscribed ?? true)
-    conditions.push(
-      'EXISTS (SELECT 1 FROM chat.subscriptions s WHERE s.stream_id = st.id AND s.user_id = :userId AND s.active)',
-    );
-  if (filters.includeDefault) conditions.push('st.is_default');
-  if (conditions.length === 0) return [];
-  const found = await rows<Stream>(
-    db,
-    `SELECT st.* FROM chat.streams st WHERE st.realm_id = :realmId
-       ${filters.excludeArchived === false ? '' : 'AND NOT st.is_archived'}
-       AND (${conditions.join(' OR ')}) ORDER BY st.name`,
-    { realmId: realm.id, userId: user.id },
-  );
-  const firsts = await firstMessageIds(
-    db,
-    found.map((s) => s.id),
-  );
-  return found.map((stream) => ({
-    ...formatBasicStream(stream, firsts.get(stream.id) ?? null),
-    ...(filters.markDefault ? { is_default: stream.is_default } : {}),
-  }));
-}
 
 /** Whether the caller may see the channel: public for members, else subscribed or administrator. */
 export async function maySeeStream(actor: Actor, stream: Stream): Promise<boolean> {

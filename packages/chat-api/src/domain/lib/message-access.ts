@@ -1,9 +1,7 @@
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { REACTIONS_SQL, type MessageRow } from './messages.ts';
-import { formatMessage } from '../presenters/messages.ts';
+import { REACTIONS_SQL, type MessageRow } from './message-row.ts';
 import { canReadHistory, streamById, type Stream } from './streams.ts';
-import { usersByIds } from './users.ts';
 import { one, type Transaction } from '@muse/core';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */
@@ -64,21 +62,4 @@ export async function readableMessages(
     if (flags !== null || known?.history) readable.push({ row, flags, stream: known?.stream });
   }
   return readable;
-}
-
-/** `GET /messages/{id}`: the message as `GET /messages` shows it, and its Markdown. */
-export async function readMessage(
-  actor: Actor,
-  messageId: number,
-  applyMarkdown: boolean,
-): Promise<{ raw_content: string; message: Record<string, unknown> }> {
-  const { row, flags, stream } = await accessibleMessage(actor, messageId);
-  const users = await usersByIds(actor.db, actor.realm.id, [row.sender_id, ...(row.recipient_ids ?? [])]);
-  return {
-    raw_content: row.content,
-    message: {
-      ...formatMessage(actor, row, users, stream, { applyMarkdown }),
-      flags: flags ?? ['read', 'historical'],
-    },
-  };
 }

@@ -1,34 +1,12 @@
 import type { Sequelize } from '@muse/core';
 import { JsonableError } from '../errors.ts';
 import type { Actor } from '../context.ts';
-import { streamById, streamByName, streamsByIds, type Stream } from './streams.ts';
-import { usersByIds } from './users.ts';
-import { formatMessage } from '../presenters/messages.ts';
+import { streamById, streamByName, type Stream } from './streams.ts';
 import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm } from './narrow.ts';
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage, readableMessages } from './message-access.ts';
 import { one, rows } from '@muse/core';
-
-export interface MessageRow {
-  id: string;
-  sender_id: number;
-  stream_id: number | null;
-  recipient_ids: number[] | null;
-  topic: string;
-  content: string;
-  rendered_content: string;
-  client: string;
-  date_sent: Date;
-  last_edit_time?: Date | null;
-  last_moved_time?: Date | null;
-  /** Zulip's reaction records, when the query aggregated them (see REACTIONS_SQL). */
-  reactions?: Record<string, unknown>[];
-}
-
-/** A select-list item aggregating a message `m`'s reactions into Zulip's records. */
-export const REACTIONS_SQL = `COALESCE((SELECT jsonb_agg(jsonb_build_object('emoji_name', r.emoji_name,
-  'emoji_code', r.emoji_code, 'reaction_type', r.reaction_type, 'user_id', r.user_id) ORDER BY r.created_at)
-  FROM chat.reactions r WHERE r.message_id = m.id), '[]'::jsonb) AS reactions`;
+import { REACTIONS_SQL, type MessageRow } from './message-row.ts';
 
 export type Destination =
   { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
@@ -81,7 +59,7 @@ export interface MessagesQuery {
   applyMarkdown?: boolean;
 }
 
-type FoundRow = MessageRow & { flags: string[] };
+export type FoundRow = MessageRow & { flags: string[] };
 
 /** The reader's flags on a message `m` read through a channel's history: theirs, else read and historical. */
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
@@ -91,7 +69,7 @@ const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
  * function of it), first `:n` in `order`: from the history of the channels the narrow confines
  * it to when the caller may read it, else from what the caller received.
  */
-function pageSql(
+export function pageSql(
   narrow: CompiledNarrow,
   condition: string | ((id: string) => string),
   order: 'ASC' | 'DESC',
@@ -115,7 +93,7 @@ function pageSql(
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
-async function anchorId(
+export async function anchorId(
   actor: Actor,
   narrow: CompiledNarrow,
   params: Record<string, unknown>,
@@ -148,67 +126,8 @@ async function anchorId(
   return Number(anchor);
 }
 
-/** GET /messages: the caller's messages of a narrow around an anchor, or of given ids. */
-export async function getMessages(actor: Actor, query: MessagesQuery): Promise<Record<string, unknown>> {
-  const narrow = await compileNarrow(actor, query.narrow);
-  const params: Record<string, unknown> = {
-    ...narrow.params,
-    userId: actor.user.id,
-    realmId: actor.realm.id,
-    historyStreams: `{${(narrow.history ?? []).join(',')}}`,
-  };
-  if (query.messageIds) {
-    const found = await messagesByIds(actor, narrow, params, query.messageIds);
-    return {
-      messages: await present(actor, narrow, params, found, query.applyMarkdown),
-      history_limited: false,
-    };
-  }
-  const anchor = await anchorId(actor, narrow, params, query);
-  const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
-  const before = await rows<FoundRow>(
-    actor.db,
-    pageSql(narrow, (message) => `${message} < :anchor`, 'DESC'),
-    {
-      ...params,
-      anchor: id,
-      n: query.numBefore + 1,
-    },
-  );
-  // Nothing is at or after `newest`: no read for that side.
-  const after =
-    anchor === 'newest'
-      ? []
-      : await rows<FoundRow>(
-          actor.db,
-          pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
-          {
-            ...params,
-            anchor: id,
-            n: query.numAfter + 2,
-          },
-        );
-  const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
-  const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
-  const beforeKept = before.slice(0, query.numBefore).reverse();
-  const shown = [
-    ...beforeKept,
-    ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
-  ];
-  return {
-    messages: await present(actor, narrow, params, shown, query.applyMarkdown),
-    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
-    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
-    anchor: anchor === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : id,
-    found_anchor: foundAnchor,
-    found_oldest: before.length <= query.numBefore,
-    found_newest: after.length <= afterKept.length,
-    history_limited: false,
-  };
-}
-
 /** The given messages the caller may read (received, or in a channel whose history they may read) that match. */
-async function messagesByIds(
+export async function messagesByIds(
   actor: Actor,
   narrow: CompiledNarrow,
   params: Record<string, unknown>,
@@ -312,44 +231,4 @@ export async function readReceipts(actor: Actor, messageId: number): Promise<num
     { messageId, senderId: row.sender_id, me: actor.user.id },
   );
   return found.map((r) => r.user_id);
-}
-
-/** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
-async function present(
-  actor: Actor,
-  narrow: CompiledNarrow,
-  params: Record<string, unknown>,
-  shown: FoundRow[],
-  applyMarkdown = true,
-): Promise<Record<string, unknown>[]> {
-  const { db, realm } = actor;
-  const users = await usersByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
-  );
-  const matches = narrow.search
-    ? await searchMatches(
-        actor,
-        narrow,
-        params,
-        shown.map((row) => Number(row.id)),
-      )
-    : new Map();
-  const streams = await streamsByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
-  );
-  const messages = [];
-  for (const row of shown) {
-    messages.push({
-      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
-        applyMarkdown,
-      }),
-      flags: row.flags,
-      ...matches.get(Number(row.id)),
-    });
-  }
-  return messages;
 }

@@ -5,7 +5,7 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../limits.
 import { listProfileFields } from './profile-fields.ts';
 import { systemGroupIds, type Origin } from '../lib/realms.ts';
 import { realmPresence, formatPresences } from '../lib/presence.ts';
-import { visibleStreams } from '../lib/channels.ts';
+import { visibleStreams } from './streams.ts';
 import {
   DISPLAY_SETTINGS,
   EMOJISET_CHOICES,

@@ -1,7 +1,19 @@
 import type { Actor } from '../context.ts';
-import type { MessageRow } from '../lib/messages.ts';
-import type { Stream } from '../lib/streams.ts';
-import { apiEmail, avatarUrl, canSeeRealEmail, type User } from '../lib/users.ts';
+import { accessibleMessage } from '../lib/message-access.ts';
+import type { MessageRow } from '../lib/message-row.ts';
+import {
+  anchorId,
+  LARGER_THAN_MAX_MESSAGE_ID,
+  messagesByIds,
+  pageSql,
+  searchMatches,
+  type FoundRow,
+  type MessagesQuery,
+} from '../lib/messages.ts';
+import { compileNarrow, type CompiledNarrow } from '../lib/narrow.ts';
+import { streamsByIds, type Stream } from '../lib/streams.ts';
+import { apiEmail, avatarUrl, canSeeRealEmail, usersByIds, type User } from '../lib/users.ts';
+import { rows } from '@muse/core';
 
 /**
  * A message as Zulip presents it. With `applyMarkdown: false` the content is the sender's
@@ -64,3 +76,119 @@ export function formatMessage(
 }
 
 const seconds = (d: Date) => Math.floor(new Date(d).getTime() / 1000);
+
+/** GET /messages: the caller's messages of a narrow around an anchor, or of given ids. */
+export async function getMessages(actor: Actor, query: MessagesQuery): Promise<Record<string, unknown>> {
+  const narrow = await compileNarrow(actor, query.narrow);
+  const params: Record<string, unknown> = {
+    ...narrow.params,
+    userId: actor.user.id,
+    realmId: actor.realm.id,
+    historyStreams: `{${(narrow.history ?? []).join(',')}}`,
+  };
+  if (query.messageIds) {
+    const found = await messagesByIds(actor, narrow, params, query.messageIds);
+    return {
+      messages: await present(actor, narrow, params, found, query.applyMarkdown),
+      history_limited: false,
+    };
+  }
+  const anchor = await anchorId(actor, narrow, params, query);
+  const id = anchor === 'newest' ? Number.MAX_SAFE_INTEGER : anchor;
+  const before = await rows<FoundRow>(
+    actor.db,
+    pageSql(narrow, (message) => `${message} < :anchor`, 'DESC'),
+    {
+      ...params,
+      anchor: id,
+      n: query.numBefore + 1,
+    },
+  );
+  // Nothing is at or after `newest`: no read for that side.
+  const after =
+    anchor === 'newest'
+      ? []
+      : await rows<FoundRow>(
+          actor.db,
+          pageSql(narrow, (message) => `${message} >= :anchor`, 'ASC'),
+          {
+            ...params,
+            anchor: id,
+            n: query.numAfter + 2,
+          },
+        );
+  const foundAnchor = after[0] !== undefined && Number(after[0].id) === id;
+  const afterKept = after.slice(0, query.numAfter + (foundAnchor ? 1 : 0));
+  const beforeKept = before.slice(0, query.numBefore).reverse();
+  const shown = [
+    ...beforeKept,
+    ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
+  ];
+  return {
+    messages: await present(actor, narrow, params, shown, query.applyMarkdown),
+    // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
+    // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
+    anchor: anchor === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : id,
+    found_anchor: foundAnchor,
+    found_oldest: before.length <= query.numBefore,
+    found_newest: after.length <= afterKept.length,
+    history_limited: false,
+  };
+}
+
+/** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
+async function present(
+  actor: Actor,
+  narrow: CompiledNarrow,
+  params: Record<string, unknown>,
+  shown: FoundRow[],
+  applyMarkdown = true,
+): Promise<Record<string, unknown>[]> {
+  const { db, realm } = actor;
+  const users = await usersByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
+  );
+  const matches = narrow.search
+    ? await searchMatches(
+        actor,
+        narrow,
+        params,
+        shown.map((row) => Number(row.id)),
+      )
+    : new Map();
+  const streams = await streamsByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+  );
+  const messages = [];
+  for (const row of shown) {
+    messages.push({
+      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
+        applyMarkdown,
+      }),
+      flags: row.flags,
+      ...matches.get(Number(row.id)),
+    });
+  }
+  return messages;
+}
+
+/** `GET /messages/{id}`: the message as `GET /messages` shows it, and its Markdown. */
+export async function readMessage(
+  actor: Actor,
+  messageId: number,
+  applyMarkdown: boolean,
+): Promise<{ raw_content: string; message: Record<string, unknown> }> {
+  const { row, flags, stream } = await accessibleMessage(actor, messageId);
+  const users = await usersByIds(actor.db, actor.realm.id, [row.sender_id, ...(row.recipient_ids ?? [])]);
+  return {
+    raw_content: row.content,
+    message: {
+      ...formatMessage(actor, row, users, stream, { applyMarkdown }),
+      flags: flags ?? ['read', 'historical'],
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import { defineResource } from '../define.ts';
+import { announceAccessChanged } from '../../conversations/messages.ts';
 import { text } from './common.ts';
 
 export const conversation = defineResource({
@@ -31,6 +32,16 @@ export const conversation = defineResource({
         format: 'date-time',
         description: 'When the latest message was added.',
       },
+    },
+  },
+  hooks: {
+    // Who may read it decides what its open sockets may receive (sockets/hub.ts).
+    async afterUpdate(row, previous, { ctx, transaction }) {
+      if (row.visibility !== previous.visibility || row.owner_id !== previous.owner_id)
+        announceAccessChanged(ctx.db, transaction, [row.id]);
+    },
+    async beforeDelete(row, { ctx, transaction }) {
+      announceAccessChanged(ctx.db, transaction, [row.id]);
     },
   },
 });

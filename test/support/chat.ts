@@ -1,8 +1,9 @@
 import { Agent, request } from 'node:http';
-import { createDatabase, listen } from '@muse/core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createDatabase, listen, type DatabaseOptions, type Sequelize } from '@muse/core';
 import { createChatApp, createChatUser, createOrganization } from '@muse/chat-api';
-import { expectDocumentedAnswer, servedContract } from '@muse/test-support/contract';
-import type { TestStack } from '@muse/test-support/stack';
+import { expectDocumentedAnswer, servedContract } from './contract.ts';
+import { startTestStack, type TestStack } from './stack.ts';
 
 export interface TestUser {
   id: number;
@@ -168,14 +169,15 @@ export async function waitUntil(
 }
 
 /**
- * The messaging API on a pool of its own with `poolMax` connections, on the stack's database: the
- * suites' own pool has one, which runs every transaction after the other and shows no race.
+ * The messaging API on a pool of its own (`options.poolMax` connections, one unless given, and
+ * its timeouts), on the stack's database: to race many connections (the suites' own pool has one,
+ * which runs every transaction after the other and shows no race), or to exhaust or slow one.
  */
 export async function chatOnPool(
   stack: TestStack,
-  poolMax: number,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const db = createDatabase(stack.database.url, undefined, { poolMax });
+  options: DatabaseOptions,
+): Promise<{ db: Sequelize; url: string; close: () => Promise<void> }> {
+  const db = createDatabase(stack.database.url, undefined, { poolMax: 1, ...options });
   const server = await listen(createChatApp({ ...stack, db }), {
     host: '127.0.0.1',
     port: 0,
@@ -183,10 +185,60 @@ export async function chatOnPool(
     shutdownTimeoutMs: 1000,
   });
   return {
+    db,
     url: server.url,
     close: async () => {
       await server.close();
       await db.close();
+    },
+  };
+}
+
+/** A suite of many clients at the same moment, each with its event queue (see `racingClients`). */
+export interface RacingClients {
+  /** The suite's own stack, with an organization at the root. */
+  readonly stack: TestStack;
+  /** The messaging API the clients call: on a pool of its own when `poolMax` is given. */
+  url(): string;
+  /** A new event queue of `user` for `eventTypes`; its id. */
+  register(user: TestUser, eventTypes: string[]): Promise<string>;
+  /** Fails, naming each, unless every reply is a 200. */
+  expectAllOk(replies: Reply[]): void;
+}
+
+/**
+ * Starts (beforeAll) and stops (afterAll) what the concurrency suites share: a stack of their
+ * own with an organization, and with `poolMax` the API on a pool of that many connections
+ * (`chatOnPool`; the stack's pool has one, which runs transactions one after another).
+ */
+export function racingClients(options: { poolMax?: number } = {}): RacingClients {
+  let stack: TestStack | undefined;
+  let chat: Awaited<ReturnType<typeof chatOnPool>> | undefined;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    await makeOrganization(stack);
+    if (options.poolMax) chat = await chatOnPool(stack, { poolMax: options.poolMax });
+  });
+  afterAll(async () => {
+    await chat?.close();
+    await stack?.stop();
+  });
+  const url = () => chat?.url ?? stack!.chatUrl;
+  return {
+    get stack() {
+      return stack!;
+    },
+    url,
+    async register(user, eventTypes) {
+      const reply = await call(url(), 'POST', '/register', user, { event_types: eventTypes });
+      expect(reply.status).toBe(200);
+      return reply.body.queue_id as string;
+    },
+    expectAllOk(replies) {
+      const failed = replies
+        .filter((r) => r.status !== 200)
+        .map((r) => `${r.status} ${JSON.stringify(r.body)}`);
+      expect(failed).toEqual([]);
     },
   };
 }
