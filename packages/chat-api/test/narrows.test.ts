@@ -143,6 +143,10 @@ describe('narrows and search', () => {
     expect(await found([['pm-with', `${carol.email},${alice.email}`]])).toEqual([ids.group]);
     expect(await found([{ operator: 'dm-including', operand: carol.id }])).toEqual([ids.group]);
     expect(await found([['group-pm-with', carol.email]])).toEqual([ids.group]);
+    // Zulip reads `_` as `-` in operators; zulip-terminal 0.7.0 opens a conversation with `pm_with`.
+    expect(await found([['pm_with', alice.email]])).toEqual([ids.dm]);
+    expect(await found([['group_pm_with', carol.email]])).toEqual([ids.group]);
+    expect(await found([{ operator: 'dm_including', operand: carol.id }])).toEqual([ids.group]);
     expect(await found([['is', 'dm']])).toEqual([ids.dm, ids.group]);
     expect(await found([['is', 'private']])).toEqual([ids.dm, ids.group]);
     expect(await found([{ operator: 'dm', operand: [alice.id] }], carol)).toEqual([]);

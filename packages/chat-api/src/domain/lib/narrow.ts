@@ -98,7 +98,10 @@ export function parseNarrow(narrow: unknown[]): NarrowTerm[] {
     if (typeof operator !== 'string') throw new JsonableError('elem["operator"] is not a string');
     if (typeof negated !== 'boolean') throw new JsonableError('elem["negated"] is not a boolean');
     if (operand === undefined) throw new JsonableError('elem["operand"] is missing');
-    const name = ALIASES[operator] ?? operator;
+    // Zulip looks operators up with `-` read as `_`, so `pm_with` works as `pm-with` (zulip-terminal
+    // 0.7.0 sends `pm_with`).
+    const dashed = operator.replaceAll('_', '-');
+    const name = ALIASES[dashed] ?? dashed;
     if (!OPERATORS.has(name)) throw badNarrow('unknown operator');
     checkOperand(name, operand);
     return { operator: name, operand, negated };
