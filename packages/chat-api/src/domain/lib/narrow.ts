@@ -373,7 +373,9 @@ function isTerm(compiled: CompiledNarrow, term: NarrowTerm, key: string, not: (s
 function hasCondition(operand: unknown): string {
   switch (operand) {
     case 'link':
-      return `m.rendered_content ~ '<a [^>]*href="(https?|mailto|ftp):'`;
+      // Any link the rendered message holds, as Zulip counts them: an uploaded file's relative
+      // `/user_uploads/…` link is one.
+      return `m.rendered_content ~ '<a [^>]*href="'`;
     case 'attachment':
       return 'EXISTS (SELECT 1 FROM chat.attachment_messages am WHERE am.message_id = m.id)';
     case 'image':
