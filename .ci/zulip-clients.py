@@ -12,6 +12,7 @@ helloworld, followup and converter must answer a direct message and an @-mention
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -242,6 +243,11 @@ def no_errors(text: str) -> None:
             raise SystemExit(f"zulip-terminal's footer shows an error: {footer}")
     if "Invalid narrow" in text:
         raise SystemExit(f"zulip-terminal shows a narrow error:\n{text}")
+    # The footer shows an error for a few seconds only; the terminal's request log keeps each answer's status.
+    log = term_dir / "zulip-terminal-API-requests.log"
+    refused = [line for line in log.read_text().splitlines() if re.search(r'HTTP/1\.1" [45]\d\d ', line)] if log.exists() else []
+    if refused:
+        raise SystemExit("zulip-terminal's requests were refused:\n" + "\n".join(refused))
     for log in ("zulip-terminal-tracebacks.log", "zulip-terminal-thread-exceptions.log"):
         path = term_dir / log
         if path.exists() and path.read_text().strip():
