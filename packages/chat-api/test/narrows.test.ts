@@ -143,6 +143,10 @@ describe('narrows and search', () => {
     expect(await found([['pm-with', `${carol.email},${alice.email}`]])).toEqual([ids.group]);
     expect(await found([{ operator: 'dm-including', operand: carol.id }])).toEqual([ids.group]);
     expect(await found([['group-pm-with', carol.email]])).toEqual([ids.group]);
+    // Zulip reads `_` as `-` in operators; zulip-terminal 0.7.0 opens a conversation with `pm_with`.
+    expect(await found([['pm_with', alice.email]])).toEqual([ids.dm]);
+    expect(await found([['group_pm_with', carol.email]])).toEqual([ids.group]);
+    expect(await found([{ operator: 'dm_including', operand: carol.id }])).toEqual([ids.group]);
     expect(await found([['is', 'dm']])).toEqual([ids.dm, ids.group]);
     expect(await found([['is', 'private']])).toEqual([ids.dm, ids.group]);
     expect(await found([{ operator: 'dm', operand: [alice.id] }], carol)).toEqual([]);
@@ -492,5 +496,51 @@ describe('narrows and search', () => {
     });
     expectZulipSchema('/messages/{message_id}', 'get', shown.body);
     expect(await byIds([vault, ids.secret!])).toEqual([vault]);
+  });
+
+  it('has: attachment, image and link for uploaded files (an upload is a link, as in Zulip)', async () => {
+    const upload = async (name: string, body: Buffer, type: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([body], { type }), name);
+      const response = await fetch(`${url()}/api/v1/user_uploads`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${alice.email}:${alice.apiKey}`).toString('base64')}`,
+        },
+        body: form,
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { url: string }).url;
+    };
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f4d1a40000000049454e44ae426082',
+      'hex',
+    );
+    const file = await send(alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'files',
+      content: `[notes.txt](${await upload('notes.txt', Buffer.from('notes'), 'text/plain')})`,
+    });
+    const image = await send(alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'files',
+      content: `[dot.png](${await upload('dot.png', png, 'image/png')})`,
+    });
+    const plain = await send(alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'files',
+      content: 'no links here',
+    });
+    const inFiles = [
+      ['channel', 'lounge'],
+      ['topic', 'files'],
+    ];
+    expect(await found([...inFiles, ['has', 'attachment']])).toEqual([file, image]);
+    expect(await found([...inFiles, ['has', 'image']])).toEqual([image]);
+    expect(await found([...inFiles, ['has', 'link']])).toEqual([file, image]);
+    expect(await found([...inFiles, { operator: 'has', operand: 'link', negated: true }])).toEqual([plain]);
   });
 });

@@ -174,6 +174,37 @@ describe('uploads and attachments', () => {
     }
   });
 
+  it('a part that declares no type (the Python client sends none) takes its name’s extension’s type', async () => {
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f4d1a40000000049454e44ae426082',
+      'hex',
+    );
+    // As requests (the Python client) writes it: no Content-Type in the part.
+    const boundary = 'zulip-python-boundary';
+    const untyped = await fetch(`${url()}/api/v1/user_uploads`, {
+      method: 'POST',
+      headers: { authorization: basic(alice), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="dot.png"\r\n\r\n`,
+        ),
+        png,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    });
+    expect(untyped.status).toBe(200);
+    const opaque = await upload(alice, [{ name: 'dot.png', body: png, type: 'application/octet-stream' }]);
+    for (const link of [((await untyped.json()) as { url: string }).url, opaque.body.url as string]) {
+      const served = await download(link, alice);
+      expect([link, served.headers.get('content-type')]).toEqual([link, 'image/png']);
+    }
+    // A declared type stays.
+    const declared = await upload(alice, [{ name: 'dot.png', body: png, type: 'image/gif' }]);
+    expect((await download(declared.body.url as string, alice)).headers.get('content-type')).toBe(
+      'image/gif',
+    );
+  });
+
   it('decodes a file’s path once: a bad escape is 404, a doubly encoded name names another file', async () => {
     const link = (await upload(alice, [{ name: 'x.html', body: 'x' }])).body.url as string;
     const folder = link.slice(0, link.lastIndexOf('/') + 1);

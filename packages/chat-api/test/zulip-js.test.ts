@@ -3,25 +3,46 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
-import { makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
-import { expectZulipSchema } from './zulip-schema.ts';
+import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
+import { expectZulipComponent, expectZulipSchema } from './zulip-schema.ts';
 
 const script = fileURLToPath(new URL('./fixtures/zulip-js-client.mjs', import.meta.url));
 
 describe('the zulip-js client library against a running server', () => {
   let stack: TestStack;
   let user: TestUser;
+  let peer: TestUser;
+  const ids: Record<string, number> = {};
   beforeAll(async () => {
     stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000' });
     await makeOrganization(stack);
-    user = await makeUser(stack);
+    user = await makeUser(stack, { name: 'Jo Script' });
+    peer = await makeUser(stack, { name: 'Pat Peer' });
+    // What the client reads: a mention with a link in a channel, and a direct message, both from the peer.
+    await call(stack.chatUrl, 'POST', '/users/me/subscriptions', peer, {
+      subscriptions: [{ name: 'js-reading' }],
+      principals: [user.id, peer.id],
+    });
+    const send = async (params: Record<string, unknown>) =>
+      (await call(stack.chatUrl, 'POST', '/messages', peer, params)).body.id as number;
+    ids.plan = await send({
+      type: 'stream',
+      to: 'js-reading',
+      topic: 'plans',
+      content: '@**Jo Script** the plan is at https://example.com/plan',
+    });
+    ids.dm = await send({
+      type: 'direct',
+      to: JSON.stringify([user.id]),
+      content: 'a private word from Pat',
+    });
   });
   afterAll(() => stack.stop());
 
-  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, schedules, edits and deletes a scheduled message, creates drafts, searches a narrow, renders Markdown, and follows callOnEachEvent', async () => {
+  it('fetches a key, subscribes, reads alert words, registers, reads events, deregisters, schedules, edits and deletes a scheduled message, creates drafts, searches a narrow, renders Markdown, reads every narrow operator and matches_narrow, gets the events of a narrowed queue, and follows callOnEachEvent', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [script, stack.chatUrl, user.email, user.password, String(user.id)],
+      [script, stack.chatUrl, user.email, user.password, String(user.id), peer.email, String(peer.id)],
       {
         timeout: 50_000,
       },
@@ -75,6 +96,52 @@ describe('the zulip-js client library against a running server', () => {
       }),
     ]);
     expect(report.render).toMatchObject({ result: 'success', rendered: '<p><strong>bold</strong></p>' });
+
+    // Every narrow operator, each answer Zulip's shape.
+    const narrows = report.narrows as unknown as Record<string, { messages: { id: number }[] }>;
+    const found = Object.fromEntries(
+      Object.entries(narrows).map(([name, answer]) => {
+        expectZulipSchema('/messages', 'get', answer);
+        return [name, answer.messages.map((m) => m.id)];
+      }),
+    );
+    const selfDm = (report.search?.messages as { id: number }[])[0]!.id;
+    expect(found).toEqual({
+      mentioned: [ids.plan],
+      channelAndTopic: [ids.plan],
+      channelById: [ids.plan],
+      senderById: [ids.plan, ids.dm],
+      senderMe: [selfDm],
+      negatedSender: [ids.dm],
+      pmWith: [ids.dm],
+      dmIds: [ids.dm],
+      dmIncluding: [ids.dm],
+      groupPmWith: [ids.dm],
+      starred: [ids.plan],
+      unread: [ids.plan, ids.dm],
+      hasLink: [ids.plan],
+      id: [ids.plan],
+      near: [ids.plan],
+      with: [ids.plan],
+      channelsPublic: [ids.plan],
+      searchTopic: [ids.plan],
+    });
+    expectZulipSchema('/messages/flags', 'post', report.starred);
+    expect(report.badNarrow).toEqual({
+      result: 'error',
+      msg: "Invalid narrow operator: unknown 'is' operand",
+      code: 'BAD_NARROW',
+    });
+    expectZulipComponent('CodedError', report.badNarrow);
+    expectZulipSchema('/messages/matches_narrow', 'get', report.matches);
+    expect(Object.keys(report.matches?.messages as object)).toEqual([String(ids.plan)]);
+
+    // The narrowed queue: the direct message only (registered without apply_markdown: its Markdown, as in Zulip).
+    expectZulipSchema('/register', 'post', report.narrowedRegister);
+    const queued = (
+      report.narrowedEvents as unknown as { type: string; message?: { content: string } }[]
+    ).filter((e) => e.type === 'message');
+    expect(queued.map((e) => e.message?.content)).toEqual(['for the queue']);
     const followed = report.callOnEachEvent as unknown as { type: string; op?: string }[];
     expect(followed.at(-1)).toMatchObject({ type: 'subscription', op: 'add' });
   }, 60_000);

@@ -3,8 +3,20 @@ import { JsonableError } from '../http/errors.ts';
 import { uploadedFiles } from '../http/body.ts';
 import { endpoint } from '../http/endpoint.ts';
 import { p } from '../http/params.ts';
+import { lookup } from 'mime-types';
 
 const int = { type: 'integer' };
+
+/**
+ * A file's type: the one its part declares, unless that says nothing — a part without a
+ * Content-Type reads as text/plain (RFC 7578; the official Python client sends none), or
+ * application/octet-stream — then the type of the name's extension, as Zulip guesses it. (Files
+ * are served as their type only when it is inert: `uploadedContentHeaders` in @muse/core.)
+ */
+function fileType(filename: string, declared: string): string {
+  if (declared !== 'text/plain' && declared !== 'application/octet-stream') return declared;
+  return lookup(filename) || declared;
+}
 const attachment = {
   type: 'object',
   additionalProperties: false,
@@ -71,7 +83,7 @@ export const uploadEndpoints = [
       }
       return storeUpload(actor, actor.runtime.storage, {
         filename: file.filename,
-        contentType: file.mimeType,
+        contentType: fileType(file.filename, file.mimeType),
         contents: file.open(),
       });
     },

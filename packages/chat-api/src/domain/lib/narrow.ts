@@ -99,7 +99,10 @@ export function parseNarrow(narrow: unknown[]): NarrowTerm[] {
     if (typeof operator !== 'string') throw new JsonableError('elem["operator"] is not a string');
     if (typeof negated !== 'boolean') throw new JsonableError('elem["negated"] is not a boolean');
     if (operand === undefined) throw new JsonableError('elem["operand"] is missing');
-    const name = ALIASES[operator] ?? operator;
+    // Zulip looks operators up with `-` read as `_`, so `pm_with` works as `pm-with` (zulip-terminal
+    // 0.7.0 sends `pm_with`).
+    const dashed = operator.replaceAll('_', '-');
+    const name = ALIASES[dashed] ?? dashed;
     if (!OPERATORS.has(name)) throw badNarrow('unknown operator');
     checkOperand(name, operand);
     return { operator: name, operand, negated };
@@ -376,7 +379,9 @@ function isTerm(compiled: CompiledNarrow, term: NarrowTerm, key: string, not: (s
 function hasCondition(operand: unknown): string {
   switch (operand) {
     case 'link':
-      return `m.rendered_content ~ '<a [^>]*href="(https?|mailto|ftp):'`;
+      // Any link the rendered message holds, as Zulip counts them: an uploaded file's relative
+      // `/user_uploads/…` link is one.
+      return `m.rendered_content ~ '<a [^>]*href="'`;
     case 'attachment':
       return 'EXISTS (SELECT 1 FROM chat.attachment_messages am WHERE am.message_id = m.id)';
     case 'image':
