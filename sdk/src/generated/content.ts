@@ -8059,7 +8059,12 @@ export interface operations {
            *       "refunded_cents": 0,
            *       "credits_sold": 1000,
            *       "credits_refunded": 0,
-           *       "needs_refund": 0
+           *       "needs_refund": 0,
+           *       "pending_refunds": {
+           *         "count": 0,
+           *         "amount_cents": 0,
+           *         "credits": 0
+           *       }
            *     }
            */
           'application/json': components['schemas']['PaymentStatistics'];
