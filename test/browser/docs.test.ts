@@ -9,9 +9,10 @@ import { startTestStack, type TestStack } from '../support/stack.ts';
 
 /**
  * /docs of both APIs in a real headless Chromium (Debian's `chromium`, or CHROMIUM_PATH): the page
- * renders the served document with no console error, lists every operation, and the request it
- * builds for a signed-in reader carries the API's auth scheme. Screenshots go to
- * MUSE_ARTIFACTS_DIR (default .ci/artifacts/), kept by CI.
+ * renders the served document with no console error, lists every operation, the request it
+ * builds for a signed-in reader carries the API's auth scheme, and "Try it out" → "Execute" on a
+ * few operations sends their example (a form body: its fields and nothing else) and is answered
+ * 2xx. Screenshots go to MUSE_ARTIFACTS_DIR (default .ci/artifacts/), kept by CI.
  */
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = path.resolve(process.env.MUSE_ARTIFACTS_DIR ?? '.ci/artifacts');
@@ -98,7 +99,11 @@ async function exampleRequest(page: Page, fill: (dialog: Page) => Promise<void>)
 }
 
 /** The example of an operation's request body, as its document gives it. */
-async function requestExample(baseUrl: string, method: string, route: string): Promise<Record<string, unknown>> {
+async function requestExample(
+  baseUrl: string,
+  method: string,
+  route: string,
+): Promise<Record<string, unknown>> {
   const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
     paths: Record<string, Record<string, { requestBody: { content: Record<string, { example: object }> } }>>;
   };
@@ -140,7 +145,10 @@ const formFields = (body: string) => Object.fromEntries(new URLSearchParams(body
 /** The example's fields as a form carries them: text as it is, anything else as JSON. */
 const asForm = (example: Record<string, unknown>) =>
   Object.fromEntries(
-    Object.entries(example).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+    Object.entries(example).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
   );
 
 describe('/docs, the API reference pages, in headless Chromium', () => {
@@ -235,7 +243,9 @@ describe('/docs, the API reference pages, in headless Chromium', () => {
   it('"Try it out" sends the fields of a form body\'s example and nothing else, and the API accepts them', async () => {
     const owner = await makeUser(stack, { role: 100 });
     // The examples name a channel "design" the caller can post to and administer.
-    await call(stack.chatUrl, 'POST', '/users/me/subscriptions', owner, { subscriptions: [{ name: 'design' }] });
+    await call(stack.chatUrl, 'POST', '/users/me/subscriptions', owner, {
+      subscriptions: [{ name: 'design' }],
+    });
     const lookup = await call(stack.chatUrl, 'GET', '/get_stream_id', owner, { stream: 'design' });
     const streamId = String(lookup.body.stream_id);
     const { page, problems } = await openDocs(stack.chatUrl);
