@@ -220,6 +220,10 @@ describe('/docs, the API reference pages, in headless Chromium', () => {
     // Try it out is on from the start (tryItOutEnabled).
     const to = send.locator('tr[data-property-name="to"] input');
     await expect.poll(() => to.inputValue()).toBe('design');
+    // The optional topic too, from the example rather than its `default: ''`, and sent only as filled.
+    const topic = send.locator('tr[data-property-name="topic"]');
+    await expect.poll(() => topic.locator('input:not([type=checkbox])').inputValue()).toBe('launch plan');
+    expect(await topic.locator('input[type=checkbox]').isChecked()).toBe(false);
     await expect.poll(() => send.locator('.responses-wrapper').innerText()).toContain('"id": 42');
     await send.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(artifacts, 'docs-chat-example.png') });
@@ -260,12 +264,15 @@ describe('/docs, the API reference pages, in headless Chromium', () => {
       ['patch', '/api/v1/settings'],
       ['post', '/api/v1/users/me/subscriptions'],
     ];
+    const sent = [];
+    const wanted = [];
     for (const [method, route, pathParameters] of tried) {
-      const sent = await tryItOut(page, method, route, pathParameters);
-      const example = await requestExample(stack.chatUrl, method, route);
-      expect({ route, fields: formFields(sent.body) }).toEqual({ route, fields: asForm(example) });
-      expect({ route, status: sent.status }).toEqual({ route, status: 200 });
+      const { body, status } = await tryItOut(page, method, route, pathParameters);
+      sent.push({ route, fields: formFields(body), status });
+      wanted.push({ route, fields: asForm(await requestExample(stack.chatUrl, method, route)), status: 200 });
     }
+    // All at once: a failure shows every operation's difference.
+    expect(sent).toEqual(wanted);
     expect(problems).toEqual([]);
   });
 });
