@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # /docs of both APIs in headless Chromium (test/browser/docs.test.ts): no console error, every
-# operation listed, the example request carries the API's auth scheme. Installs Debian's chromium
-# when missing; screenshots are left in .ci/artifacts/ (MUSE_ARTIFACTS_DIR) for CI to keep.
+# operation listed, the example request carries the API's auth scheme, "Try it out" sends the
+# operations' examples and nothing else. Installs Debian's chromium when missing; screenshots are
+# left in .ci/artifacts/ (MUSE_ARTIFACTS_DIR) for CI to keep.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM_PATH:-}" ]; then

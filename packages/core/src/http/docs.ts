@@ -66,8 +66,62 @@ ${asyncapi ? ASYNCAPI_LINK : ''}
 // The documents' `servers` are relative (`/`), so "Try it out" calls the server the page came
 // from, whatever its address. The filter box searches the operations by tag; tags are listed by
 // name, the operators' probes and documents (operations) last, after what developers came for.
-const INIT = `window.ui = SwaggerUIBundle({
+//
+// Form bodies (urlencoded, multipart): Swagger UI fills every field with a sample made up from its
+// schema ("string", 0, {"new":0}, or a `default: ''` over the example) and ticks "Send empty
+// value" on every optional one, so "Try it out" would send them all, and the example of the
+// operation is not used. The plugin below wraps the form (RequestBody) to start it from the
+// example instead: the example's fields hold its values, the other optional fields start empty
+// and unsent until the reader fills them (or ticks the box). Values take the shapes Swagger UI's
+// own form fields hold: text, JSON text for objects, a list for arrays. JSON bodies already start
+// from the operation's example (Swagger UI's own editor does that).
+const INIT = `const FORM_BODY = /^(application\\/x-www-form-urlencoded|multipart\\/)/;
+
+function formFieldValue(value) {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function exampleOf(media) {
+  const example = media.has('example') ? media.get('example') : media.get('examples')?.first()?.get('value');
+  return example && example.toJS ? example.toJS() : example;
+}
+
+const FormsFromExamples = (system) => ({
+  wrapComponents: {
+    RequestBody: (Original) => (props) => {
+      const { Im, React } = system;
+      const content = props.requestBody?.get('content');
+      const contentType = props.contentType || content?.keySeq().first() || '';
+      const media = FORM_BODY.test(contentType) ? content.get(contentType) : undefined;
+      const properties = media?.getIn(['schema', 'properties']);
+      if (!Im.Map.isMap(properties)) return React.createElement(Original, props);
+      const example = exampleOf(media);
+      const fields = example !== null && typeof example === 'object' ? example : {};
+      const required = media.getIn(['schema', 'required']) || Im.List();
+      let start = Im.OrderedMap();
+      let unsent = Im.Map();
+      for (const key of properties.keys()) {
+        if (!required.includes(key)) unsent = unsent.set(key, false);
+        if (key in fields) start = start.setIn([key, 'value'], formFieldValue(fields[key]));
+        else if (!required.includes(key)) start = start.setIn([key, 'value'], '');
+      }
+      // What the reader typed or ticked (the store) wins over the starting values.
+      const typed = Im.Map.isMap(props.requestBodyValue) ? props.requestBodyValue : Im.Map();
+      return React.createElement(Original, {
+        ...props,
+        requestBodyValue: start.merge(typed),
+        requestBodyInclusionSetting: unsent.merge(props.requestBodyInclusionSetting || Im.Map()),
+      });
+    },
+  },
+});
+
+window.ui = SwaggerUIBundle({
   url: '/openapi.json',
+  plugins: [FormsFromExamples],
   dom_id: '#reference',
   deepLinking: true,
   docExpansion: 'list',
