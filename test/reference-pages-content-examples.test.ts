@@ -25,12 +25,14 @@ import { startTestStack, type TestStack } from './support/stack.ts';
  */
 
 /**
- * Operations that show no example yet. It may only shrink: an operation that gains an example
- * must leave it, and one that loses its example fails the check. The providers' notifications
- * are called by WeChat Pay and Alipay, signed with their keys: an example a reader could send
- * would be refused, so the providers' own documentation shows them.
+ * Operations whose caller is a payment provider, which signs what it sends with its own keys: their
+ * examples show what the provider sends, and made here they must be refused as the document says
+ * (the signature is not the provider's), so that the page's example reaches the check it describes.
  */
-const STILL_WITHOUT = ['receiveWechatPayNotification', 'receiveAlipayNotification'];
+const SIGNED_BY_PROVIDER: Record<string, number> = {
+  receiveWechatPayNotification: 400,
+  receiveAlipayNotification: 400,
+};
 
 let stack: TestStack;
 let admin: TestUser;
@@ -247,14 +249,8 @@ async function openSocket(example: OperationExample) {
 describe('the examples of the content API reference', () => {
   it('show an example request and answer on every operation', async () => {
     const without = (await examples()).filter((example) => example.missing.length);
-    // Each operation without one, with what it lacks …
-    expect(
-      without
-        .filter((example) => !STILL_WITHOUT.includes(example.operationId))
-        .map((example) => `${example.operationId}: ${example.missing.join(', ')}`),
-    ).toEqual([]);
-    // … and the list of those still without one only shrinks.
-    expect(STILL_WITHOUT.filter((id) => !without.some((example) => example.operationId === id))).toEqual([]);
+    // Each operation without one, with what it lacks.
+    expect(without.map((example) => `${example.operationId}: ${example.missing.join(', ')}`)).toEqual([]);
   });
 
   it('are answered by the live API as they say', async () => {
@@ -267,9 +263,12 @@ describe('the examples of the content API reference', () => {
       const answer = await makeCall(example);
       after[operationId]?.();
       try {
-        expect(answer.status, String(JSON.stringify(answer.body)).slice(0, 500)).toBe(example.status);
+        const refused = SIGNED_BY_PROVIDER[operationId];
+        expect(answer.status, String(JSON.stringify(answer.body)).slice(0, 500)).toBe(
+          refused ?? example.status,
+        );
         expectDocumentedAnswer(contract, example.method, answer.url, answer);
-        if (!example.answer) continue;
+        if (!example.answer || refused) continue;
         // The example answer is one the document allows …
         expectDocumentedAnswer(contract, example.method, answer.url, {
           status: example.status,

@@ -7483,6 +7483,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "notify_time": "2026-11-28 15:02:11",
+         *       "notify_type": "trade_status_sync",
+         *       "notify_id": "ac05099524730693a8b330c5ecf72da9786",
+         *       "app_id": "2021000000000000",
+         *       "charset": "utf-8",
+         *       "version": "1.0",
+         *       "sign_type": "RSA2",
+         *       "sign": "kPbQIjX+xQc8F0/Gs6GdgwZ2xcNwH4BoQdmKOKqE3zKkqVzyzYV2C0eFbKm4ybpZgjl6yB4u2Ddp7V0f5KV6g==",
+         *       "trade_no": "2026112822001412345678901234",
+         *       "out_trade_no": "9e6b3f0d1c2a4d4e9f6a61728394a5b6",
+         *       "total_amount": "12.00",
+         *       "trade_status": "TRADE_SUCCESS"
+         *     }
+         */
         'application/x-www-form-urlencoded': Record<string, unknown>;
       };
     };
@@ -7494,6 +7510,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example success */
           'text/plain': 'success';
         };
       };
@@ -7504,6 +7521,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example fail */
           'text/plain': 'fail';
         };
       };
@@ -7575,6 +7593,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "EV-2018022511223320873",
+         *       "create_time": "2026-11-28T15:02:11+08:00",
+         *       "resource_type": "encrypt-resource",
+         *       "event_type": "TRANSACTION.SUCCESS",
+         *       "summary": "支付成功",
+         *       "resource": {
+         *         "original_type": "transaction",
+         *         "algorithm": "AEAD_AES_256_GCM",
+         *         "ciphertext": "sA3Xl0pE6mBX2dO5Qk0yq1m4vD7t9cL3hW8zR2uF6aN0eJ5gK1iY4oT7sP9bV3xC",
+         *         "associated_data": "transaction",
+         *         "nonce": "fdasflkja484"
+         *       }
+         *     }
+         */
         'application/json': Record<string, unknown>;
       };
     };
