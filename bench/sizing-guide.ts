@@ -35,7 +35,10 @@ const MIX: Record<string, { perHour: number; why: string }> = {
     why: 'two built-in-sized generations (an upstream model costs its own time, not ours)',
   },
   'chat message': { perHour: 6, why: 'six channel messages sent' },
-  'event poll': { perHour: 120, why: 'each message of the six reaches 20 members holding a poll' },
+  'event poll': {
+    perHour: 120,
+    why: 'each user receives 120 messages (20 members of their channels send six each), one poll per message: a poll answered with several counts once, so an upper bound',
+  },
   'socket message': { perHour: 10, why: 'ten conversation posts over its WebSocket' },
 };
 /** Connections each active user holds open all hour: a conversation socket and a long poll. */
@@ -128,6 +131,11 @@ export function writeGuide(figures: Figures): string {
     `| channel messages/s | ${plans.map((p) => fixed(p.messagesPerSecond, 1)).join(' | ')} |`,
   ];
   const largest = plans.at(-1)!;
+  const poll = figures.costs.find((cost) => cost.name === 'event poll');
+  const pollShare = Math.round(
+    (100 * perSecond(largest.users, 'event poll') * (poll?.writeTransactions ?? 0)) /
+      Math.max(largest.commits, 1e-9),
+  );
   const commitShare = (plan: (typeof plans)[number]) => Math.round((100 * plan.commits) / COMMIT_CEILING);
   const usersAtCeiling = Math.round((COMMIT_CEILING / plans[0]!.commits) * plans[0]!.users);
 
@@ -145,8 +153,12 @@ Each row is N operations against \`muse-server content-api\`, \`chat-api\` and \
 of its own, on an embedded Postgres and Temporal's dev server, a few operations in flight at a
 time. The CPU time (user + system, from \`/proc\`) each process spent over the phase, less what it
 spends idle over as long, divided by N: CPU time rather than rates, because it holds on a shared
-machine where rates do not (a busy machine still inflates it somewhat: caches are cold more
-often). Postgres is every backend and the postmaster; its write transactions are the transaction
+machine where rates do not. A busy machine still inflates it (caches are cold more often, and
+with a few requests in flight each one pays its own wake-ups): issue 43 measured \`GET /users/me\`
+at 0.20 ms of API CPU on a quiet machine at 20 connections (\`bench/auth.ts\`), so read the
+figures from a loaded run as an upper bound.
+
+Postgres is every backend and the postmaster; its write transactions are the transaction
 ids assigned (each one a commit that flushes WAL), and WAL is the bytes written. The event poll is
 what a receiver costs beyond the send: the same messages sent with every receiver holding a
 \`GET /events\`, less the send alone, per answered poll.
@@ -187,7 +199,7 @@ How each line follows from the table above:
 - **Postgres**: its cores at ${TARGET_UTILIZATION * 100} %, rounded up to an instance size, with
   ${POSTGRES_GIB_PER_CORE} GiB per core (\`shared_buffers\` a quarter of it). Storage is not sized from
   this run: the WAL per day is what backups and replicas carry; the tables grow by the messages
-  and generations kept (see the retention settings of the chart).
+  and generations kept, which this run does not model.
 - **Connections**: every pod's pool may open \`database.poolMax\` (${POOL_MAX}), and each holds one LISTEN
   connection (\`MUSE_EVENT_BUS=postgres\`, the default). Past Postgres's default
   \`max_connections\` (${POSTGRES_MAX_CONNECTIONS}) put a transaction pooler in front (PgBouncer;
@@ -213,8 +225,9 @@ How each line follows from the table above:
    every queue behind that position, in every organization. At ${fixed(largest.messagesPerSecond, 0)} messages per second
    (100k users) a commit that takes 100 ms on a saturated disk delays about ${thousands(largest.messagesPerSecond * 0.1)} messages' delivery;
    the order is global, so organizations cannot be spread over databases without changing it.
-   Each answered poll also acknowledges its queue's position: the polls are most of the write
-   transactions above, so the commit rate bounds the event log first.
+   Each answered poll also writes (its queue's acknowledged position): the polls are ${pollShare} % of
+   the write transactions above, so the commit rate bounds the event log first, and a client that
+   polls less often (one poll answered with several events) relieves both.
 3. **Temporal's history shards.** Each generation is a workflow (${HISTORY_EVENTS_PER_GENERATION} history events for a
    built-in one), and a workflow lives on one history shard whose updates are serialized; the shard
    count (\`numHistoryShards\`) is fixed when the cluster is created. At ${fixed(largest.workflowsPerSecond, 1)} workflows per second
