@@ -14,6 +14,8 @@ export interface OperationCost {
   /** Postgres transaction ids assigned per operation: its write transactions (commits that flush WAL). */
   writeTransactions: number;
   walBytes: number;
+  /** Growth of the database's files per operation (8 KiB pages, so a few hundred operations are needed). */
+  storedBytes: number;
 }
 
 export interface Figures {
@@ -62,6 +64,8 @@ const POSTGRES_MAX_CONNECTIONS = 100;
  * (group commit shares the WAL flushes): an assumption to check on the target disks with pgbench.
  */
 const COMMIT_CEILING = 5_000;
+/** Hours a day at the busy hour's rate, for what accumulates (the database's growth). */
+const BUSY_HOURS_PER_DAY = 8;
 /** Temporal history events per built-in generation (README, issue 15: 9 after local activities). */
 const HISTORY_EVENTS_PER_GENERATION = 9;
 
@@ -75,7 +79,7 @@ export function writeGuide(figures: Figures): string {
   /** Cores (CPU seconds per second) a source spends for `users`. */
   const cores = (users: number, source: string) =>
     figures.costs.reduce((sum, cost) => sum + (perSecond(users, cost.name) * cost.cpuMs[source]!) / 1000, 0);
-  const postgresRate = (users: number, field: 'writeTransactions' | 'walBytes') =>
+  const postgresRate = (users: number, field: 'writeTransactions' | 'walBytes' | 'storedBytes') =>
     figures.costs.reduce((sum, cost) => sum + perSecond(users, cost.name) * cost[field], 0);
 
   const plans = USERS.map((users) => {
@@ -103,6 +107,7 @@ export function writeGuide(figures: Figures): string {
       connections,
       commits,
       walGiBPerDay: (postgresRate(users, 'walBytes') * 86_400) / 2 ** 30,
+      storedGiBPerMonth: (postgresRate(users, 'storedBytes') * 3600 * BUSY_HOURS_PER_DAY * 30) / 2 ** 30,
       workflowsPerSecond: perSecond(users, 'generation'),
       messagesPerSecond: perSecond(users, 'chat message'),
       temporalCores: cores(users, 'Temporal'),
@@ -111,7 +116,7 @@ export function writeGuide(figures: Figures): string {
 
   const costRows = figures.costs.map(
     (cost) =>
-      `| ${cost.name} | ${cost.description} | ${cost.operations} | ${sources.map((source) => fixed(cost.cpuMs[source]!)).join(' | ')} | ${fixed(cost.writeTransactions)} | ${fixed(cost.walBytes / 1024, 1)} |`,
+      `| ${cost.name} | ${cost.description} | ${cost.operations} | ${sources.map((source) => fixed(cost.cpuMs[source]!)).join(' | ')} | ${fixed(cost.writeTransactions)} | ${fixed(cost.walBytes / 1024, 1)} | ${fixed(cost.storedBytes / 1024, 1)} |`,
   );
   const mixRows = Object.entries(MIX).map(([name, { perHour, why }]) => `| ${name} | ${perHour} | ${why} |`);
   const planRows = [
@@ -127,6 +132,7 @@ export function writeGuide(figures: Figures): string {
     `| Postgres connections (pods × (pool of ${POOL_MAX} + LISTEN)) | ${plans.map((p) => `${p.connections}${p.connections > POSTGRES_MAX_CONNECTIONS ? ' (pooler)' : ''}`).join(' | ')} |`,
     `| write transactions/s | ${plans.map((p) => thousands(p.commits)).join(' | ')} |`,
     `| WAL per day (at the busy hour's rate) | ${plans.map((p) => `${fixed(p.walGiBPerDay, 1)} GiB`).join(' | ')} |`,
+    `| database growth per month (${BUSY_HOURS_PER_DAY} busy hours a day) | ${plans.map((p) => `${fixed(p.storedGiBPerMonth, 1)} GiB`).join(' | ')} |`,
     `| generations (workflows) started/s | ${plans.map((p) => fixed(p.workflowsPerSecond, 1)).join(' | ')} |`,
     `| channel messages/s | ${plans.map((p) => fixed(p.messagesPerSecond, 1)).join(' | ')} |`,
   ];
@@ -159,7 +165,8 @@ at 0.20 ms of API CPU on a quiet machine at 20 connections (\`bench/auth.ts\`), 
 figures from a loaded run as an upper bound.
 
 Postgres is every backend and the postmaster; its write transactions are the transaction
-ids assigned (each one a commit that flushes WAL), and WAL is the bytes written. The event poll is
+ids assigned (each one a commit that flushes WAL), WAL is the bytes written, and stored is
+the growth of the database's files. The event poll is
 what a receiver costs beyond the send: the same messages sent with every receiver holding a
 \`GET /events\`, less the send alone, per answered poll.
 
@@ -167,8 +174,8 @@ Idle, in CPU ms per second: ${Object.entries(figures.idleCpuMsPerSecond)
     .map(([source, ms]) => `${source} ${fixed(ms, 1)}`)
     .join(', ')} (taken off every row).
 
-| operation | what it is | N | ${sources.map((source) => `${source} CPU ms`).join(' | ')} | write transactions | WAL KiB |
-|---|---|---|${sources.map(() => '---|').join('')}---|---|
+| operation | what it is | N | ${sources.map((source) => `${source} CPU ms`).join(' | ')} | write transactions | WAL KiB | stored KiB |
+|---|---|---|${sources.map(() => '---|').join('')}---|---|---|
 ${costRows.join('\n')}
 
 ## The mix
@@ -197,9 +204,12 @@ How each line follows from the table above:
   availability), and at most ${thousands(SOCKETS_PER_POD)} held connections each (about 40 KiB per socket in the \`channel\`
   bench, so about 200 MB beside the ~150 MB idle process). The worker likewise, at least one.
 - **Postgres**: its cores at ${TARGET_UTILIZATION * 100} %, rounded up to an instance size, with
-  ${POSTGRES_GIB_PER_CORE} GiB per core (\`shared_buffers\` a quarter of it). Storage is not sized from
-  this run: the WAL per day is what backups and replicas carry; the tables grow by the messages
-  and generations kept, which this run does not model.
+  ${POSTGRES_GIB_PER_CORE} GiB per core (\`shared_buffers\` a quarter of it). Its disk: the growth of the
+  database's files per operation (the table's last column, 8 KiB pages at a time) at ${BUSY_HOURS_PER_DAY} busy hours
+  a day, for as long as messages and generations are kept, plus room for the WAL (per day above:
+  also what backups and replicas carry). An upper bound: part of the growth is dead rows that
+  vacuum reclaims (the polls' acknowledgements, most of their column) and event-log entries,
+  which are pruned.
 - **Connections**: every pod's pool may open \`database.poolMax\` (${POOL_MAX}), and each holds one LISTEN
   connection (\`MUSE_EVENT_BUS=postgres\`, the default). Past Postgres's default
   \`max_connections\` (${POSTGRES_MAX_CONNECTIONS}) put a transaction pooler in front (PgBouncer;

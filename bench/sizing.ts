@@ -186,12 +186,13 @@ const sources = {
 type Source = keyof typeof sources;
 
 /** Postgres's counters: the next transaction id (write transactions start one) and the WAL position. */
-async function postgresCounters(): Promise<{ xid: number; wal: number }> {
-  const [row] = await db.query<{ xid: string; wal: string }>(
-    `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xid, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal`,
+async function postgresCounters(): Promise<{ xid: number; wal: number; size: number }> {
+  const [row] = await db.query<{ xid: string; wal: string; size: string }>(
+    `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xid, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal,
+            pg_database_size(current_database())::text AS size`,
     { type: QueryTypes.SELECT },
   );
-  return { xid: Number(row!.xid), wal: Number(row!.wal) };
+  return { xid: Number(row!.xid), wal: Number(row!.wal), size: Number(row!.size) };
 }
 
 /**
@@ -285,13 +286,14 @@ async function phase(
     cpuMs,
     writeTransactions: Math.max(0, (after.xid - before.xid - idle.xid * elapsed) / n),
     walBytes: Math.max(0, (after.wal - before.wal - idle.wal * elapsed) / n),
+    storedBytes: Math.max(0, (after.size - before.size) / n),
   };
   const cpu = Object.entries(cpuMs)
     .map(([source, ms]) => `${source} ${ms.toFixed(2)}`)
     .join(', ');
   console.log(
     `${name.padEnd(34)} ${String(n).padStart(5)} in ${cost.seconds.toFixed(1).padStart(6)} s  CPU ms/op: ${cpu}; ` +
-      `write transactions/op ${cost.writeTransactions.toFixed(2)}, WAL ${(cost.walBytes / 1024).toFixed(1)} KiB/op`,
+      `write transactions/op ${cost.writeTransactions.toFixed(2)}, WAL ${(cost.walBytes / 1024).toFixed(1)} KiB/op, stored ${(cost.storedBytes / 1024).toFixed(1)} KiB/op`,
   );
   return cost;
 }
@@ -483,6 +485,7 @@ for (const source of Object.keys(polled.cpuMs) as Source[]) {
 }
 polled.writeTransactions = Math.max(0, polled.writeTransactions - sends.writeTransactions / RECEIVERS);
 polled.walBytes = Math.max(0, polled.walBytes - sends.walBytes / RECEIVERS);
+polled.storedBytes = Math.max(0, polled.storedBytes - sends.storedBytes / RECEIVERS);
 costs.push(polled);
 
 // A conversation socket message: one socket posts, the conversation's two sockets receive it.
