@@ -9,7 +9,14 @@ import { fileURLToPath } from 'node:url';
  */
 const folder = fileURLToPath(new URL('.', import.meta.url));
 /** Support files (shared code, the bare baselines' servers, the profile summary), not benches. */
-const support = new Set(['run.ts', 'lib.ts', 'chat-client.ts', 'bare.ts', 'profile-summary.ts']);
+const support = new Set([
+  'run.ts',
+  'lib.ts',
+  'chat-client.ts',
+  'bare.ts',
+  'profile-summary.ts',
+  'sizing-guide.ts',
+]);
 const all = readdirSync(folder)
   .filter((file) => file.endsWith('.ts') && !support.has(file))
   .map((file) => file.replace(/\.ts$/, ''))
