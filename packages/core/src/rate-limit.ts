@@ -1,5 +1,6 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { RateLimitedError } from './errors.ts';
+import { exec, one } from './sql.ts';
 
 /** One counter: `bucket` says what is limited (e.g. `login:ip`), `key` whose hits it counts. */
 export interface RateLimit {
@@ -34,7 +35,8 @@ export async function hitRateLimit(
   transaction?: Transaction,
 ): Promise<RateLimitState> {
   const table = `${schema}.rate_limits`;
-  const [row] = await db.query<{ count: number; retry_after: number }>(
+  const row = await one<{ count: number; retry_after: number }>(
+    db,
     `INSERT INTO ${table} AS r (bucket, key, window_start, window_seconds, count)
      VALUES (:bucket, :key, now(), :window, 1)
      ON CONFLICT (bucket, key) DO UPDATE SET
@@ -43,11 +45,8 @@ export async function hitRateLimit(
                            ELSE r.window_start END,
        window_seconds = EXCLUDED.window_seconds
      RETURNING count, extract(epoch FROM (window_start + make_interval(secs => window_seconds) - now()))::float AS retry_after`,
-    {
-      replacements: { bucket: limit.bucket, key: limit.key, window: limit.windowSeconds },
-      type: QueryTypes.SELECT,
-      ...(transaction ? { transaction } : {}),
-    },
+    { bucket: limit.bucket, key: limit.key, window: limit.windowSeconds },
+    transaction,
   );
   if (row!.count > limit.max)
     throw new RateLimitedError(`${limit.describe}; try again later`, row!.retry_after);
@@ -60,17 +59,17 @@ export async function forgiveRateLimitHit(
   schema: 'content' | 'chat',
   limit: Pick<RateLimit, 'bucket' | 'key'>,
 ): Promise<void> {
-  await db.query(
+  await exec(
+    db,
     `UPDATE ${schema}.rate_limits SET count = count - 1 WHERE bucket = :bucket AND key = :key AND count > 0`,
-    {
-      replacements: { bucket: limit.bucket, key: limit.key },
-    },
+    { bucket: limit.bucket, key: limit.key },
   );
 }
 
 /** Drops counters whose window ended over an hour ago; cheap, called now and then. */
 export async function pruneRateLimits(db: Sequelize, schema: 'content' | 'chat'): Promise<void> {
-  await db.query(
+  await exec(
+    db,
     `DELETE FROM ${schema}.rate_limits WHERE window_start + make_interval(secs => window_seconds) < now() - interval '1 hour'`,
   );
 }
