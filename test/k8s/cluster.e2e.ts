@@ -465,8 +465,13 @@ describe('the chart on a real Kubernetes node', () => {
           serverRootCACertificate: ca,
           ...(pair ? { clientCertPair: pair } : {}),
         },
-        connectTimeout: 10_000,
+        // Refused at the handshake: the client waits this long for a channel that never opens.
+        connectTimeout: pair === trusted ? 30_000 : 3_000,
       });
+    const trusted = {
+      crt: await readFile(certificates.clientCertFile),
+      key: await readFile(certificates.clientKeyFile),
+    };
     const refusedBefore = temporalTerminator.refused;
     await expect(connect()).rejects.toThrow();
     const stranger = {
@@ -476,15 +481,52 @@ describe('the chart on a real Kubernetes node', () => {
     await expect(connect(stranger)).rejects.toThrow();
     // Refused by the terminator's handshake, not lost on the way.
     expect(temporalTerminator.refused).toBeGreaterThanOrEqual(refusedBefore + 2);
-    const connection = await connect({
-      crt: await readFile(certificates.clientCertFile),
-      key: await readFile(certificates.clientKeyFile),
-    });
+    const connection = await connect(trusted);
     try {
       const info = await connection.workflowService.getSystemInfo({});
       expect(info.serverVersion).toBeTruthy();
     } finally {
       await connection.close();
+    }
+  });
+
+  it("a worker pod of the chart's template given a client certificate of another CA is refused at the handshake", async () => {
+    // The worker Deployment's own pod template, its `temporal-tls` volume swapped for a Secret with
+    // the right CA but a stranger's certificate; without the Deployment's labels, so no
+    // ReplicaSet adopts it.
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'temporal-tls-stranger',
+      `--from-file=ca.crt=${certificates.caFile}`,
+      `--from-file=tls.crt=${certificates.strangerCertFile}`,
+      `--from-file=tls.key=${certificates.strangerKeyFile}`,
+    );
+    const { spec } = (await kubeJson('get', 'deployment', `${RELEASE}-worker`)).spec.template;
+    const volumes = (spec.volumes as { name: string; secret?: Record<string, unknown> }[]).map((volume) =>
+      volume.name === 'temporal-tls'
+        ? { ...volume, secret: { ...volume.secret, secretName: 'temporal-tls-stranger' } }
+        : volume,
+    );
+    expect(volumes.some((volume) => volume.secret?.secretName === 'temporal-tls-stranger')).toBe(true);
+    await applyResource({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'worker-with-a-stranger-certificate' },
+      spec: { ...spec, volumes, restartPolicy: 'Never' },
+    });
+    try {
+      const podIP = await eventually('the pod has an address', async () => {
+        const pod = await kubeJson('get', 'pod', 'worker-with-a-stranger-certificate');
+        return pod.status.podIP as string | undefined;
+      });
+      await eventually(
+        'the terminator refuses the pod',
+        async () => temporalTerminator.refusedFrom.includes(podIP) || undefined,
+      );
+    } finally {
+      await kubectl('delete', 'pod', 'worker-with-a-stranger-certificate', '--wait=true', '--timeout=120s');
     }
   });
 
@@ -682,6 +724,7 @@ describe('the chart on a real Kubernetes node', () => {
         `secret/${RELEASE}`,
         'secret/sms-gateway',
         'secret/temporal-tls',
+        'secret/temporal-tls-stranger',
       ].sort(),
     );
     // Helm never deletes what it installed from crds/.
