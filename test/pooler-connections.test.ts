@@ -4,7 +4,7 @@ import { startProcessStack, type ProcessStack } from './support/process-stack.ts
 import { startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { createTestUser } from './support/content.ts';
 import { BUILTIN, submit, waitForFile } from './support/generation.ts';
-import { call, makeOrganization, makeUser, waitForEvents } from '../packages/chat-api/test/support.ts';
+import { call, makeOrganization, makeUser, waitForEvents } from '@muse/test-support/chat';
 
 const POOLER_SERVER_CONNECTIONS = 5;
 
