@@ -35,16 +35,32 @@ const contexts = new WeakMap<Express, ContentContext>();
 const JSON_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * JSON bodies up to JSON_LIMIT_BYTES. A declared length past it is refused unread: the parser
- * would first read the whole body off the wire to throw it away (the error handler closes the
- * connection instead).
+ * JSON bodies up to JSON_LIMIT_BYTES. The parser, on a body past its limit, reads the rest off the
+ * wire before it answers, however large; so a declared length past the limit is refused unread,
+ * and a chunked body is answered 413 as soon as it grows past it (the error handler closes the
+ * connection rather than read on), the parser's late answer ignored.
  */
 function jsonBodies(): RequestHandler {
   const parse = express.json({ limit: JSON_LIMIT_BYTES, verify: verifyJsonText });
+  const tooLarge = () => new PayloadTooLargeError('The request body is too large');
   return (req, res, next) => {
-    if (Number(req.headers['content-length']) > JSON_LIMIT_BYTES && req.is('application/json'))
-      return next(new PayloadTooLargeError('The request body is too large'));
-    parse(req, res, next);
+    if (!req.is('application/json')) return parse(req, res, next);
+    if (Number(req.headers['content-length']) > JSON_LIMIT_BYTES) return next(tooLarge());
+    let answered = false;
+    const answer = (error?: unknown) => {
+      if (answered) return;
+      answered = true;
+      req.off('data', count);
+      next(error);
+    };
+    let received = 0;
+    // Listening before the parser does, this sees each chunk first.
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > JSON_LIMIT_BYTES) answer(tooLarge());
+    };
+    req.on('data', count);
+    parse(req, res, answer);
   };
 }
 

@@ -181,6 +181,19 @@ describe('the files API', () => {
     expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
   });
 
+  it('answers a chunked JSON body that grows past 1 MiB with 413 at once, not after reading it all', async () => {
+    const total = 40 * 2 ** 20;
+    const reply = await sendStreamed(`${stack.contentUrl}/api/v1/users/me`, {
+      method: 'PATCH',
+      headers: { ...owner.headers, 'content-type': 'application/json' },
+      head: '{"nickname":"',
+      total,
+      chunked: true,
+    });
+    expect([reply.status, reply.body.code]).toEqual([413, 'payload_too_large']);
+    expect(reply.sentWhenAnswered).toBeLessThan(total / 2);
+  });
+
   it('answers 422 without a file part, 400 for a malformed body, 401 without a token', async () => {
     const form = new FormData();
     form.append('name', 'nothing');
