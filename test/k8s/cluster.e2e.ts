@@ -759,7 +759,7 @@ describe('the chart on a real Kubernetes node', () => {
     ]);
   });
 
-  it('an evaluation install (evaluation.enabled=true: Postgres and Temporal in the release) reaches all-Ready and serves a login and a generation', async () => {
+  it('an evaluation install (evaluation.enabled=true: Postgres and Temporal in the release) reaches all-Ready, serves a login and a generation, and serves them again from a pg_dump restored in place', async () => {
     const images = {
       postgres: required('MUSE_K8S_EVAL_POSTGRES_IMAGE'),
       temporal: required('MUSE_K8S_EVAL_TEMPORAL_IMAGE'),
@@ -899,6 +899,51 @@ describe('the chart on a real Kubernetes node', () => {
     const content = await fetch(new URL(file.download_url, url));
     expect(content.status).toBe(200);
     expect(Buffer.from(await content.arrayBuffer()).subarray(0, 8)).toEqual(PNG_SIGNATURE);
+
+    // Backup and restore (the chart README's runbook), on the live install: a pg_dump, a change
+    // made after it, then the database dropped and restored from the dump in its place. The
+    // processes reconnect by themselves and serve what was backed up: the user, the balance, the file.
+    const inPostgres = ['exec', `${RELEASE}-evaluation-postgres-0`, '--'];
+    const psql = (database: string, sql: string) =>
+      kubectlIn(
+        EVAL_NAMESPACE,
+        ...inPostgres,
+        'psql',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-U',
+        'muse',
+        '-d',
+        database,
+        '-c',
+        sql,
+      );
+    const dump = '/var/lib/postgresql/data/muse.dump';
+    const backedUp = await call(`${url}/api/v1/users/me`, { headers: user.headers });
+    expect(backedUp.status).toBe(200);
+    await kubectlIn(
+      EVAL_NAMESPACE,
+      ...inPostgres,
+      'pg_dump',
+      '-U',
+      'muse',
+      '-d',
+      'muse',
+      '--format=custom',
+      `--file=${dump}`,
+    );
+    await psql('muse', `UPDATE content.users SET balance = balance + 1000 WHERE id = '${user.id}'`);
+    await psql('postgres', 'DROP DATABASE muse WITH (FORCE)');
+    await psql('postgres', 'CREATE DATABASE muse');
+    await kubectlIn(EVAL_NAMESPACE, ...inPostgres, 'pg_restore', '-U', 'muse', '-d', 'muse', dump);
+    const restored = await eventually('the content API serving the restored database', async () => {
+      const reply = await call(`${url}/api/v1/users/me`, { headers: user.headers });
+      return reply.status === 200 ? reply.body : undefined;
+    });
+    expect(restored).toMatchObject({ id: user.id, balance: backedUp.body.balance });
+    const again = await call(`${url}/api/v1/files/${fileId}`, { headers: user.headers });
+    expect(again.body).toMatchObject({ id: fileId, status: 'completed' });
+    expect((await fetch(new URL(again.body.download_url, url))).status).toBe(200);
   });
 
   async function applyResource(object: Record<string, unknown>, namespace = NAMESPACE): Promise<void> {
