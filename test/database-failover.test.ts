@@ -39,6 +39,11 @@ const REQUEST_BOUND_MS = 30_000;
  * the bound only because a wake-up reached it, not because its heartbeat came.
  */
 const HEARTBEAT_MS = 300_000;
+/**
+ * A scenario's own bound: above the sum of its waits (the load, then up to 60 s for the queue, 60 s
+ * for the socket and 180 s for the generations), so a slow step fails with its own message.
+ */
+const SCENARIO_LIMIT_MS = 600_000;
 /** How long a message may take to reach a waiting poll after a failover (the bus notices and re-listens). */
 const WAKE_BOUND_MS = 60_000;
 const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }, 'failover-test');
@@ -745,7 +750,7 @@ describe('a database failover', () => {
     } finally {
       await cluster.stop();
     }
-  }, 300_000);
+  }, SCENARIO_LIMIT_MS);
 
   it('the primary SIGKILLed: 503 until the standby takes over, then served again', async () => {
     const cluster = await startCluster();
@@ -775,7 +780,7 @@ describe('a database failover', () => {
     } finally {
       await cluster.stop();
     }
-  }, 300_000);
+  }, SCENARIO_LIMIT_MS);
 
   it("the primary's host gone silent (no reset): requests end at the query timeout, then served again", async () => {
     // An API process's bounds: the client gives up 5 s past the statement timeout.
@@ -803,5 +808,5 @@ describe('a database failover', () => {
     } finally {
       await cluster.stop();
     }
-  }, 300_000);
+  }, SCENARIO_LIMIT_MS);
 });
