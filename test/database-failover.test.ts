@@ -726,87 +726,99 @@ async function expectBusFollowsPrimary(stack: TestStack): Promise<void> {
  * once, and the balance is the ledger.
  */
 describe('a database failover', () => {
-  it('the old primary still up but read-only: its pooled connections are dropped, not reused', async () => {
-    const cluster = await startCluster();
-    try {
-      const load = await startLoad(cluster.stack, cluster.upstream);
-      await load.served();
-      // What a demoted primary answers every write on a connection still open to it: 25006.
-      await adminQuery(cluster.primary.db.adminUrl, 'ALTER SYSTEM SET default_transaction_read_only = on');
-      await adminQuery(cluster.primary.db.adminUrl, 'SELECT pg_reload_conf()');
-      const demoted = Date.now();
-      await cluster.failOver();
-      const switched = Date.now();
-      await load.served(Date.now());
-      const answers = await load.stop();
-      await expectBusFollowsPrimary(cluster.stack);
-      await expectOnlyServedOrUnavailable(cluster.stack, answers);
-      report(
-        'old primary read-only',
-        answers,
-        { fault: demoted, switched },
-        await expectNothingLostOrDoubled(cluster.stack, load, answers),
-      );
-    } finally {
-      await cluster.stop();
-    }
-  }, SCENARIO_LIMIT_MS);
+  it(
+    'the old primary still up but read-only: its pooled connections are dropped, not reused',
+    async () => {
+      const cluster = await startCluster();
+      try {
+        const load = await startLoad(cluster.stack, cluster.upstream);
+        await load.served();
+        // What a demoted primary answers every write on a connection still open to it: 25006.
+        await adminQuery(cluster.primary.db.adminUrl, 'ALTER SYSTEM SET default_transaction_read_only = on');
+        await adminQuery(cluster.primary.db.adminUrl, 'SELECT pg_reload_conf()');
+        const demoted = Date.now();
+        await cluster.failOver();
+        const switched = Date.now();
+        await load.served(Date.now());
+        const answers = await load.stop();
+        await expectBusFollowsPrimary(cluster.stack);
+        await expectOnlyServedOrUnavailable(cluster.stack, answers);
+        report(
+          'old primary read-only',
+          answers,
+          { fault: demoted, switched },
+          await expectNothingLostOrDoubled(cluster.stack, load, answers),
+        );
+      } finally {
+        await cluster.stop();
+      }
+    },
+    SCENARIO_LIMIT_MS,
+  );
 
-  it('the primary SIGKILLed: 503 until the standby takes over, then served again', async () => {
-    const cluster = await startCluster();
-    try {
-      const load = await startLoad(cluster.stack, cluster.upstream);
-      await load.served();
-      const pidFile = await readFile(path.join(cluster.primary.dir, 'postmaster.pid'), 'utf8');
-      process.kill(Number(pidFile.split('\n')[0]), 'SIGKILL');
-      const killed = Date.now();
-      await waitUntil(
-        () => load.answers.filter((a) => a.started > killed && a.status === 503).length >= 4,
-        'answers while no primary is up',
-        60_000,
-      );
-      await cluster.failOver();
-      const switched = Date.now();
-      await load.served(Date.now());
-      const answers = await load.stop();
-      await expectBusFollowsPrimary(cluster.stack);
-      await expectOnlyServedOrUnavailable(cluster.stack, answers);
-      report(
-        'primary killed',
-        answers,
-        { fault: killed, switched },
-        await expectNothingLostOrDoubled(cluster.stack, load, answers),
-      );
-    } finally {
-      await cluster.stop();
-    }
-  }, SCENARIO_LIMIT_MS);
+  it(
+    'the primary SIGKILLed: 503 until the standby takes over, then served again',
+    async () => {
+      const cluster = await startCluster();
+      try {
+        const load = await startLoad(cluster.stack, cluster.upstream);
+        await load.served();
+        const pidFile = await readFile(path.join(cluster.primary.dir, 'postmaster.pid'), 'utf8');
+        process.kill(Number(pidFile.split('\n')[0]), 'SIGKILL');
+        const killed = Date.now();
+        await waitUntil(
+          () => load.answers.filter((a) => a.started > killed && a.status === 503).length >= 4,
+          'answers while no primary is up',
+          60_000,
+        );
+        await cluster.failOver();
+        const switched = Date.now();
+        await load.served(Date.now());
+        const answers = await load.stop();
+        await expectBusFollowsPrimary(cluster.stack);
+        await expectOnlyServedOrUnavailable(cluster.stack, answers);
+        report(
+          'primary killed',
+          answers,
+          { fault: killed, switched },
+          await expectNothingLostOrDoubled(cluster.stack, load, answers),
+        );
+      } finally {
+        await cluster.stop();
+      }
+    },
+    SCENARIO_LIMIT_MS,
+  );
 
-  it("the primary's host gone silent (no reset): requests end at the query timeout, then served again", async () => {
-    // An API process's bounds: the client gives up 5 s past the statement timeout.
-    const cluster = await startCluster({
-      databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 },
-    });
-    try {
-      const load = await startLoad(cluster.stack, cluster.upstream);
-      await load.served();
-      cluster.proxy.silence();
-      const silenced = Date.now();
-      await cluster.primary.db.stop('immediate');
-      await cluster.failOver();
-      const switched = Date.now();
-      await load.served(Date.now());
-      const answers = await load.stop();
-      await expectBusFollowsPrimary(cluster.stack);
-      await expectOnlyServedOrUnavailable(cluster.stack, answers);
-      report(
-        'primary silent',
-        answers,
-        { fault: silenced, switched },
-        await expectNothingLostOrDoubled(cluster.stack, load, answers),
-      );
-    } finally {
-      await cluster.stop();
-    }
-  }, SCENARIO_LIMIT_MS);
+  it(
+    "the primary's host gone silent (no reset): requests end at the query timeout, then served again",
+    async () => {
+      // An API process's bounds: the client gives up 5 s past the statement timeout.
+      const cluster = await startCluster({
+        databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 },
+      });
+      try {
+        const load = await startLoad(cluster.stack, cluster.upstream);
+        await load.served();
+        cluster.proxy.silence();
+        const silenced = Date.now();
+        await cluster.primary.db.stop('immediate');
+        await cluster.failOver();
+        const switched = Date.now();
+        await load.served(Date.now());
+        const answers = await load.stop();
+        await expectBusFollowsPrimary(cluster.stack);
+        await expectOnlyServedOrUnavailable(cluster.stack, answers);
+        report(
+          'primary silent',
+          answers,
+          { fault: silenced, switched },
+          await expectNothingLostOrDoubled(cluster.stack, load, answers),
+        );
+      } finally {
+        await cluster.stop();
+      }
+    },
+    SCENARIO_LIMIT_MS,
+  );
 });
