@@ -650,10 +650,18 @@ describe('the chart on a real Kubernetes node', () => {
     const load = steadyLoad(user.headers);
     await sleep(2000);
     const started = Date.now();
-    const [worker] = (await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component=worker')).items;
-    await kubectl('delete', 'pod', worker.metadata.name, '--wait=false');
-    const [api] = (await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component=content-api')).items;
-    await kubectl('delete', 'pod', api.metadata.name, '--wait=false');
+    // A running pod, not one of the rollback's old pods still terminating (gone by the delete).
+    const runningPod = async (component: string): Promise<string> => {
+      const { items } = await kubeJson('get', 'pods', '-l', `app.kubernetes.io/component=${component}`);
+      const pod = items.find(
+        (item: { metadata: { deletionTimestamp?: string }; status: { phase: string } }) =>
+          !item.metadata.deletionTimestamp && item.status.phase === 'Running',
+      );
+      expect(pod, `a running ${component} pod`).toBeDefined();
+      return pod.metadata.name as string;
+    };
+    await kubectl('delete', 'pod', await runningPod('worker'), '--wait=false');
+    await kubectl('delete', 'pod', await runningPod('content-api'), '--wait=false');
     await eventually(
       'the Deployments Ready again',
       async () => {
