@@ -58,9 +58,23 @@ export class EventBus implements MessageBus {
    * writer's commit waits on the instance-wide NOTIFY lock), over the listening connection.
    */
   async publish(channel: string, payload: unknown): Promise<void> {
-    await this.inTurn((client) =>
-      client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]),
-    );
+    // A notification sent on a server that can no longer write (an old primary left up, read-only)
+    // reaches only that server's listeners, never the processes already on the new primary: the
+    // same statement says whether it was such a server, and then it is sent again on a new
+    // connection (the old one dropped), once.
+    const notify = async (client: pg.Client) => {
+      const { rows } = await client.query<{ read_only: boolean }>(
+        `SELECT pg_notify($1, $2), ${READ_ONLY_SQL} AS read_only`,
+        [channel, JSON.stringify(payload)],
+      );
+      if (rows[0]?.read_only) throw readOnlyServer();
+    };
+    try {
+      await this.inTurn(notify);
+    } catch (error) {
+      if (!connectionFault(error)) throw error;
+      await this.inTurn(notify);
+    }
   }
 
   /** Registers a handler; returns a function that removes it (and stops listening when it was the last). */
@@ -210,13 +224,15 @@ function forget(client: pg.Client): void {
  * Throws unless the connection's server takes writes: a standby, or a demoted primary that was
  * made read-only, hears no NOTIFY sent on the new primary (SQLSTATE 25006, as a write there meets).
  */
+/** Whether the server is a standby or a primary made read-only: it cannot carry the bus. */
+const READ_ONLY_SQL = "pg_is_in_recovery() OR current_setting('default_transaction_read_only') = 'on'";
+
+const readOnlyServer = () =>
+  Object.assign(new Error('the event bus connection leads to a read-only server'), { code: '25006' });
+
 async function assertWritable(client: pg.Client): Promise<void> {
-  const { rows } = await client.query<{ read_only: boolean }>(
-    "SELECT pg_is_in_recovery() OR current_setting('default_transaction_read_only') = 'on' AS read_only",
-  );
-  if (rows[0]?.read_only) {
-    throw Object.assign(new Error('the event bus connection leads to a read-only server'), { code: '25006' });
-  }
+  const { rows } = await client.query<{ read_only: boolean }>(`SELECT ${READ_ONLY_SQL} AS read_only`);
+  if (rows[0]?.read_only) throw readOnlyServer();
 }
 
 function quoteIdentifier(name: string): string {
