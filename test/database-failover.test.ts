@@ -716,6 +716,40 @@ async function expectBusFollowsPrimary(stack: TestStack): Promise<void> {
 }
 
 /**
+ * One scenario: a cluster under the mixed load, `fault` done to it (answering when it struck), the
+ * standby promoted and the proxy moved; then the load served again, the bus following the new
+ * primary, only served or 503 answers, and nothing lost or doubled.
+ */
+async function failOverAfter(
+  scenario: string,
+  fault: (cluster: Cluster, load: Load) => Promise<number>,
+  stackOptions?: Parameters<typeof startCluster>[0],
+): Promise<void> {
+  const cluster = await startCluster(stackOptions);
+  try {
+    const load = await startLoad(cluster.stack, cluster.upstream);
+    await load.served();
+    const struck = await fault(cluster, load);
+    await cluster.failOver();
+    const switched = Date.now();
+    await load.served(Date.now());
+    const answers = await load.stop();
+    await expectBusFollowsPrimary(cluster.stack);
+    await expectOnlyServedOrUnavailable(cluster.stack, answers);
+    report(
+      scenario,
+      answers,
+      { fault: struck, switched },
+      await expectNothingLostOrDoubled(cluster.stack, load, answers),
+    );
+  } finally {
+    await cluster.stop();
+  }
+}
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+type Load = Awaited<ReturnType<typeof startLoad>>;
+
+/**
  * A Postgres failover as production meets it (CloudNativePG, Patroni, a managed service): the
  * standby is promoted and the read-write endpoint moves to it, under a steady mixed load on both
  * APIs and the Temporal worker (the suites' pool of one connection). Every request answers as
@@ -728,41 +762,20 @@ async function expectBusFollowsPrimary(stack: TestStack): Promise<void> {
 describe('a database failover', () => {
   it(
     'the old primary still up but read-only: its pooled connections are dropped, not reused',
-    async () => {
-      const cluster = await startCluster();
-      try {
-        const load = await startLoad(cluster.stack, cluster.upstream);
-        await load.served();
+    () =>
+      failOverAfter('old primary read-only', async (cluster) => {
         // What a demoted primary answers every write on a connection still open to it: 25006.
         await adminQuery(cluster.primary.db.adminUrl, 'ALTER SYSTEM SET default_transaction_read_only = on');
         await adminQuery(cluster.primary.db.adminUrl, 'SELECT pg_reload_conf()');
-        const demoted = Date.now();
-        await cluster.failOver();
-        const switched = Date.now();
-        await load.served(Date.now());
-        const answers = await load.stop();
-        await expectBusFollowsPrimary(cluster.stack);
-        await expectOnlyServedOrUnavailable(cluster.stack, answers);
-        report(
-          'old primary read-only',
-          answers,
-          { fault: demoted, switched },
-          await expectNothingLostOrDoubled(cluster.stack, load, answers),
-        );
-      } finally {
-        await cluster.stop();
-      }
-    },
+        return Date.now();
+      }),
     SCENARIO_LIMIT_MS,
   );
 
   it(
     'the primary SIGKILLed: 503 until the standby takes over, then served again',
-    async () => {
-      const cluster = await startCluster();
-      try {
-        const load = await startLoad(cluster.stack, cluster.upstream);
-        await load.served();
+    () =>
+      failOverAfter('primary killed', async (cluster, load) => {
         const pidFile = await readFile(path.join(cluster.primary.dir, 'postmaster.pid'), 'utf8');
         process.kill(Number(pidFile.split('\n')[0]), 'SIGKILL');
         const killed = Date.now();
@@ -771,54 +784,25 @@ describe('a database failover', () => {
           'answers while no primary is up',
           60_000,
         );
-        await cluster.failOver();
-        const switched = Date.now();
-        await load.served(Date.now());
-        const answers = await load.stop();
-        await expectBusFollowsPrimary(cluster.stack);
-        await expectOnlyServedOrUnavailable(cluster.stack, answers);
-        report(
-          'primary killed',
-          answers,
-          { fault: killed, switched },
-          await expectNothingLostOrDoubled(cluster.stack, load, answers),
-        );
-      } finally {
-        await cluster.stop();
-      }
-    },
+        return killed;
+      }),
     SCENARIO_LIMIT_MS,
   );
 
   it(
     "the primary's host gone silent (no reset): requests end at the query timeout, then served again",
-    async () => {
-      // An API process's bounds: the client gives up 5 s past the statement timeout.
-      const cluster = await startCluster({
-        databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 },
-      });
-      try {
-        const load = await startLoad(cluster.stack, cluster.upstream);
-        await load.served();
-        cluster.proxy.silence();
-        const silenced = Date.now();
-        await cluster.primary.db.stop('immediate');
-        await cluster.failOver();
-        const switched = Date.now();
-        await load.served(Date.now());
-        const answers = await load.stop();
-        await expectBusFollowsPrimary(cluster.stack);
-        await expectOnlyServedOrUnavailable(cluster.stack, answers);
-        report(
-          'primary silent',
-          answers,
-          { fault: silenced, switched },
-          await expectNothingLostOrDoubled(cluster.stack, load, answers),
-        );
-      } finally {
-        await cluster.stop();
-      }
-    },
+    () =>
+      failOverAfter(
+        'primary silent',
+        async (cluster) => {
+          cluster.proxy.silence();
+          const silenced = Date.now();
+          await cluster.primary.db.stop('immediate');
+          return silenced;
+        },
+        // An API process's bounds: the client gives up 5 s past the statement timeout.
+        { databaseBounds: { statementTimeoutMs: 2_000, acquireTimeoutMs: 2_000 } },
+      ),
     SCENARIO_LIMIT_MS,
   );
 });
