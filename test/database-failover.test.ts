@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import {
   announceThrough,
@@ -726,6 +726,7 @@ async function failOverAfter(
   stackOptions?: Parameters<typeof startCluster>[0],
 ): Promise<void> {
   const cluster = await startCluster(stackOptions);
+  running.add(cluster);
   try {
     const load = await startLoad(cluster.stack, cluster.upstream);
     await load.served();
@@ -743,9 +744,21 @@ async function failOverAfter(
       await expectNothingLostOrDoubled(cluster.stack, load, answers),
     );
   } finally {
+    running.delete(cluster);
     await cluster.stop();
   }
 }
+
+/**
+ * Clusters a scenario started and did not stop: one that ran past the runner's limit never reaches
+ * its `finally`, and its two Postgres servers would outlive the run.
+ */
+const running = new Set<Cluster>();
+afterEach(async () => {
+  for (const cluster of running) await cluster.stop();
+  running.clear();
+});
+
 type Cluster = Awaited<ReturnType<typeof startCluster>>;
 type Load = Awaited<ReturnType<typeof startLoad>>;
 
