@@ -181,6 +181,39 @@ async function call(
   };
 }
 
+/**
+ * One image by the built-in generator, submitted (202), waited for until `timeoutMs`, completed as a
+ * PNG and downloaded (200, PNG bytes): what the install's API, Temporal, worker and storage do together.
+ */
+async function generatedImage(
+  url: string,
+  headers: Record<string, string>,
+  prompt: string,
+  { what, timeoutMs }: { what: string; timeoutMs: number },
+) {
+  const submitted = await call(`${url}/api/v1/generations/images`, {
+    method: 'POST',
+    headers,
+    body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt, count: 1 },
+  });
+  expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+  const [fileId] = submitted.body.file_ids as string[];
+  const file = await eventually(
+    what,
+    async () => {
+      const { body } = await call(`${url}/api/v1/files/${fileId}`, { headers });
+      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+    },
+    { timeoutMs },
+  );
+  expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
+  const content = await fetch(new URL(file.download_url, url));
+  expect(content.status).toBe(200);
+  const bytes = Buffer.from(await content.arrayBuffer());
+  expect(bytes.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+  return { fileId: fileId!, file, bytes };
+}
+
 /** A Zulip API call with the form encoding and basic auth real clients use. */
 async function zulip(
   url: string,
@@ -429,26 +462,10 @@ describe('the chart on a real Kubernetes node', () => {
 
     const user = await login();
     await database.query('UPDATE content.users SET balance = 10 WHERE id = $1', [user.id]);
-    const submitted = await call(`${contentUrl}/api/v1/generations/images`, {
-      method: 'POST',
-      headers: user.headers,
-      body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: 'a fox on a real node', count: 1 },
+    const { file, bytes } = await generatedImage(contentUrl, user.headers, 'a fox on a real node', {
+      what: 'the generated file',
+      timeoutMs: 120_000,
     });
-    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
-    const [fileId] = submitted.body.file_ids as string[];
-    const file = await eventually(
-      'the generated file',
-      async () => {
-        const { body } = await call(`${contentUrl}/api/v1/files/${fileId}`, { headers: user.headers });
-        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
-      },
-      { timeoutMs: 120_000 },
-    );
-    expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
-    const content = await fetch(new URL(file.download_url, contentUrl));
-    expect(content.status).toBe(200);
-    const bytes = Buffer.from(await content.arrayBuffer());
-    expect(bytes.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     expect(bytes.length).toBe(file.size);
   });
 
@@ -888,25 +905,10 @@ describe('the chart on a real Kubernetes node', () => {
       '-c',
       `UPDATE content.users SET balance = 10 WHERE id = '${user.id}'`,
     );
-    const submitted = await call(`${url}/api/v1/generations/images`, {
-      method: 'POST',
-      headers: user.headers,
-      body: { generator_id: BUILTIN_IMAGE_GENERATOR, prompt: 'a fox in an evaluation install', count: 1 },
+    const { fileId } = await generatedImage(url, user.headers, 'a fox in an evaluation install', {
+      what: "the generated file (the release's Temporal and worker)",
+      timeoutMs: 180_000,
     });
-    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
-    const [fileId] = submitted.body.file_ids as string[];
-    const file = await eventually(
-      "the generated file (the release's Temporal and worker)",
-      async () => {
-        const { body } = await call(`${url}/api/v1/files/${fileId}`, { headers: user.headers });
-        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
-      },
-      { timeoutMs: 180_000 },
-    );
-    expect(file).toMatchObject({ status: 'completed', content_type: 'image/png' });
-    const content = await fetch(new URL(file.download_url, url));
-    expect(content.status).toBe(200);
-    expect(Buffer.from(await content.arrayBuffer()).subarray(0, 8)).toEqual(PNG_SIGNATURE);
 
     // Backup and restore (the chart README's runbook), on the live install: a pg_dump, a change
     // made after it, then the database dropped and restored from the dump in its place. The
