@@ -43,7 +43,7 @@ PEER_ID = peer.get_profile()["user_id"]
 
 def wait_for(what: str, check, limit: float = 60.0):
     """Polls `check`; a timeout keeps the screen and zulip-terminal's logs."""
-    return checks.wait_for(what, check, limit, on_timeout=lambda: (screen("timeout"), keep_logs()))
+    return checks.wait_for(what, check, limit, on_timeout=lambda: (print(screen("timeout"), file=sys.stderr), keep_logs()))
 
 
 step_number = 0
@@ -298,9 +298,10 @@ def shows_alone(wanted: str, *absent: str):
 # Enter on a person in the user list: their conversation, with its history. (Each view below is
 # one the terminal has not read yet, so the server answers its narrow.)
 keys("w")
-wait_for("the people search box", lambda: "Search [w]:" in screen(keep=False) and "Search Results" not in screen(keep=False))
+# The box takes the focus by clearing its caption (checking for the caption would pass before the key lands).
+wait_for("the people search box to take the focus", lambda: "Search [w]:" not in (text := screen(keep=False)) and "━ Users ━" in text)
 type_text("Quinn")
-wait_for("Quinn in the people search", shows("Quinn Quill"))
+wait_for("the people search to keep Quinn alone", lambda: "Quinn Quill" in (text := screen(keep=False)) and "(you)" not in text)
 keys("Enter")  # from the search box to the results
 wait_for("the search results", shows("Search Results"))
 keys("Enter")  # on the person
