@@ -13,6 +13,7 @@ import {
   createDatabase,
   createLogger,
   createMessageBus,
+  EventBus,
   freePort,
   listen,
   startEmbeddedPostgres,
@@ -136,22 +137,33 @@ interface Server {
  * a commit the primary acknowledged is on the standby too, so what the test checks is the APIs,
  * not asynchronous replication's window of loss.
  */
+/** A Postgres server of its own in `dir`; `prepare` fills the directory first (a base backup). */
+async function startServer(dir: string, prepare?: () => void): Promise<Server> {
+  const owner = postgresOwner();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (owner) await chown(dir, owner.uid, owner.gid);
+  const port = await freePort();
+  prepare?.();
+  return { db: await startEmbeddedPostgres({ dataDir: dir, port, logger, binaries }), port, dir };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  await server.db.stop();
+  await rm(server.dir, { recursive: true, force: true });
+}
+
+const serverDir = (name: string) =>
+  path.join(os.tmpdir(), `muse-failover-${randomBytes(4).toString('hex')}-${name}`);
+
 async function startCluster(stackOptions: Parameters<typeof startTestStack>[1] = {}) {
   const owner = postgresOwner();
-  const base = path.join(os.tmpdir(), `muse-failover-${randomBytes(4).toString('hex')}`);
-  const start = async (dir: string, prepare?: (port: number) => void): Promise<Server> => {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    if (owner) await chown(dir, owner.uid, owner.gid);
-    const port = await freePort();
-    prepare?.(port);
-    return { db: await startEmbeddedPostgres({ dataDir: dir, port, logger, binaries }), port, dir };
-  };
-  const primary = await start(`${base}-primary`);
-  const standby = await start(`${base}-standby`, () => {
+  const primary = await startServer(serverDir('primary'));
+  const standbyDir = serverDir('standby');
+  const standby = await startServer(standbyDir, () => {
     const copy = spawnSync(
       `${PG_BIN}/pg_basebackup`,
       [
-        ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'muse', '-D', `${base}-standby`],
+        ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'muse', '-D', standbyDir],
         ...['-R', '-X', 'stream', '-c', 'fast'],
       ],
       { ...owner, encoding: 'utf8', env: { ...process.env, PGPASSWORD: 'muse' } },
@@ -195,10 +207,7 @@ async function startCluster(stackOptions: Parameters<typeof startTestStack>[1] =
       await stack.stop();
       await upstream.close();
       await proxy.close();
-      for (const server of [standby, primary]) {
-        await server.db.stop();
-        await rm(server.dir, { recursive: true, force: true });
-      }
+      for (const server of [standby, primary]) await stopServer(server);
     },
   };
 }
@@ -818,4 +827,45 @@ describe('a database failover', () => {
       ),
     SCENARIO_LIMIT_MS,
   );
+});
+
+/**
+ * The bus's part of the read-only scenario, alone: a process whose bus connection stayed on the
+ * old primary (up, read-only) publishes after the endpoint moved. Postgres takes `pg_notify` on
+ * a read-only server, so without a check the notification would reach only the old server's
+ * listeners, never the processes already on the new primary.
+ */
+describe('the bus after a switch to a new primary', () => {
+  it('a notification sent on the old primary, read-only now, is sent again on a new connection, which reaches the new one', async () => {
+    const [old, next] = [await startServer(serverDir('old')), await startServer(serverDir('new'))];
+    const proxy = await startProxy(old.port);
+    const publisher = new EventBus(`postgres://muse:muse@127.0.0.1:${proxy.port}/postgres`, logger);
+    const listener = new EventBus(next.db.adminUrl, logger);
+    try {
+      await publisher.publish('warm-up', {}); // its connection is made, to the old primary
+      const seen: unknown[] = [];
+      await listener.subscribe('moved', (payload) => seen.push(payload)); // resolves once LISTEN is in
+      await adminQuery(old.db.adminUrl, 'ALTER SYSTEM SET default_transaction_read_only = on');
+      await adminQuery(old.db.adminUrl, 'SELECT pg_reload_conf()');
+      // New sessions see the setting once the postmaster has reloaded and signalled the sessions open.
+      await waitUntil(
+        async () =>
+          (
+            await adminQuery<{ value: string }>(
+              old.db.adminUrl,
+              "SELECT current_setting('default_transaction_read_only') AS value",
+            )
+          )[0]?.value === 'on',
+        'the old primary to turn read-only',
+        30_000,
+      );
+      proxy.moveTo(next.port);
+
+      await publisher.publish('moved', { after: 'switch' });
+      await expect.poll(() => seen, { timeout: WAKE_BOUND_MS }).toEqual([{ after: 'switch' }]);
+    } finally {
+      await Promise.all([publisher.close(), listener.close(), proxy.close()]);
+      for (const server of [next, old]) await stopServer(server);
+    }
+  });
 });
