@@ -143,16 +143,19 @@ async function present(
   applyMarkdown = true,
 ): Promise<Record<string, unknown>[]> {
   const { db, realm } = actor;
-  const users = await usersByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
-  );
-  const streams = await streamsByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
-  );
+  // Read at once: neither waits for the other's round trip.
+  const [users, streams] = await Promise.all([
+    usersByIds(
+      db,
+      realm.id,
+      shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
+    ),
+    streamsByIds(
+      db,
+      realm.id,
+      shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+    ),
+  ]);
   const messages = [];
   for (const row of shown) {
     messages.push({
