@@ -235,6 +235,18 @@ report(
     chatPost('/messages', { type: 'stream', to: 'new-0', topic: 'bench', content: `message ${index}` }),
   ),
 );
+report(
+  'GET /api/v1/messages (a one-word search, the newest 50)',
+  await measure(chat.relay.count, async () => {
+    const narrow = JSON.stringify([{ operator: 'search', operand: 'message' }]);
+    const query = form({ narrow, anchor: 'newest', num_before: '50', num_after: '0' });
+    await expectStatus(
+      await fetch(`${chat.url}/api/v1/messages?${query}`, { headers: chatHeaders }),
+      200,
+      'search',
+    );
+  }),
+);
 
 for (const stop of stops) await stop();
 await stack.stop();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, type TestUser } from '@muse/test-support/chat';
+import { createDatabase, exec } from '@muse/core';
 import { expectZulipSchema } from './zulip-schema.ts';
 
 /** Zulip's narrow grammar (lib/narrow.ts) over HTTP: GET /messages, matches_narrow, flags/narrow, narrowed queues. */
@@ -542,5 +543,42 @@ describe('narrows and search', () => {
     expect(await found([...inFiles, ['has', 'image']])).toEqual([image]);
     expect(await found([...inFiles, ['has', 'link']])).toEqual([file, image]);
     expect(await found([...inFiles, { operator: 'has', operand: 'link', negated: true }])).toEqual([plain]);
+  });
+
+  it('a new text-search configuration (chat.set_search_config) is used from the next statement on, by connections that searched and wrote before', async () => {
+    const late = await send(alice, {
+      type: 'stream',
+      to: 'lounge',
+      topic: 'config',
+      content: 'Running late',
+    });
+    // The API's connection searches (and indexes a message) under English first.
+    expect(await found([['search', 'run']])).toEqual([late]);
+    // Set from a connection of its own, as an operator would.
+    const operator = createDatabase(stack.database.url, undefined, { poolMax: 1 });
+    try {
+      // `simple` keeps every word as written: no stemming.
+      await exec(operator, "SELECT chat.set_search_config('simple')");
+      expect(await found([['search', 'run']])).toEqual([]);
+      expect(await found([['search', 'running']])).toEqual([late]);
+      // A message written now is indexed under `simple` too, so its exact word finds it.
+      const runs = await send(alice, { type: 'stream', to: 'lounge', topic: 'config', content: 'She runs' });
+      expect(await found([['search', 'runs']])).toEqual([runs]);
+      const hit = await call(url(), 'GET', '/messages/matches_narrow', bob, {
+        msg_ids: [late, runs],
+        narrow: [['search', 'running']],
+      });
+      expect(hit.body.messages).toEqual({
+        [String(late)]: {
+          match_content: '<p><span class="highlight">Running</span> late</p>',
+          match_subject: 'config',
+        },
+      });
+      await exec(operator, "SELECT chat.set_search_config('english')");
+      expect(await found([['search', 'run']])).toEqual([late, runs]);
+    } finally {
+      await exec(operator, "SELECT chat.set_search_config('english')");
+      await operator.close();
+    }
   });
 });

@@ -59,7 +59,14 @@ export interface MessagesQuery {
   applyMarkdown?: boolean;
 }
 
-export type FoundRow = MessageRow & { flags: string[] };
+/** Zulip's highlighted matches of a message (`match_content`, `match_subject`). */
+export interface SearchMatch {
+  match_content: string;
+  match_subject: string;
+}
+
+/** A message as a page reads it: with the caller's flags and, for a search, its highlighted matches. */
+export type FoundRow = MessageRow & { flags: string[] } & Partial<SearchMatch>;
 
 /** The reader's flags on a message `m` read through a channel's history: theirs, else read and historical. */
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
@@ -75,8 +82,11 @@ export function pageSql(
   order: 'ASC' | 'DESC',
 ): string {
   const onMessage = typeof condition === 'string' ? condition : condition('m.id');
+  // The highlights are computed with the page, on its rows alone (Postgres evaluates an expensive
+  // select-list item above the sort and limit), not in a statement of their own.
+  const matches = narrow.search ? `, ${matchColumns(narrow)}` : '';
   if (narrow.history)
-    return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags
+    return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags${matches}
       FROM chat.messages m ${USER_FLAGS_JOINS}
       WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[onMessage, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
@@ -89,7 +99,7 @@ export function pageSql(
     order,
     limit: 'n',
   });
-  return `SELECT m.*, ${REACTIONS_SQL} FROM (${received}) m ORDER BY m.id ${order}`;
+  return `SELECT m.*, ${REACTIONS_SQL}${matches} FROM (${received}) m ORDER BY m.id ${order}`;
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
@@ -134,9 +144,10 @@ export async function messagesByIds(
   ids: number[],
 ): Promise<FoundRow[]> {
   const flags = `COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical'])`;
-  const found = await rows<MessageRow & { user_flags: string[] | null }>(
+  const found = await rows<MessageRow & Partial<SearchMatch> & { user_flags: string[] | null }>(
     actor.db,
     `SELECT m.*, ${REACTIONS_SQL}, chat.message_flags(:userId, m.id) AS user_flags
+       ${narrow.search ? `, ${matchColumns(narrow)}` : ''}
      FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
        ${narrowConditions(narrow)
@@ -155,36 +166,27 @@ export async function messagesByIds(
 /** Start and end of a search hit in `ts_headline`'s output, replaced by Zulip's highlight span. */
 const HIT_START = '\u0001';
 const HIT_END = '\u0002';
-const HEADLINE_OPTIONS = `HighlightAll=TRUE, StartSel=${HIT_START}, StopSel=${HIT_END}`;
+const HEADLINE_OPTIONS = `'HighlightAll=TRUE, StartSel=' || chr(1) || ', StopSel=' || chr(2)`;
 const ESCAPED_TOPIC = `replace(replace(replace(m.topic, '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
 
 /**
- * Zulip's `match_content` and `match_subject` of each message: the rendered content and the
- * (HTML-escaped) topic, the words the narrow's search found wrapped in `<span class="highlight">`.
+ * Select-list items of a message `m`'s `match_content` and `match_subject`: the rendered content
+ * and the (HTML-escaped) topic, the words the narrow's search found between hit marks
+ * (`highlighted` turns them into Zulip's spans).
  */
-export async function searchMatches(
-  actor: Actor,
-  narrow: CompiledNarrow,
-  params: Record<string, unknown>,
-  ids: number[],
-): Promise<Map<number, { match_content: string; match_subject: string }>> {
-  if (ids.length === 0) return new Map();
+function matchColumns(narrow: CompiledNarrow): string {
   const headline = (text: string) =>
-    narrow.search ? `ts_headline(chat.search_config(), ${text}, ${narrow.search}, :headlineOptions)` : text;
-  const found = await rows<{ id: string; match_content: string; match_subject: string }>(
-    actor.db,
-    `SELECT m.id, ${headline('m.rendered_content')} AS match_content, ${headline(ESCAPED_TOPIC)} AS match_subject
-     FROM chat.messages m WHERE m.id = ANY (CAST(:matchIds AS bigint[]))`,
-    { ...params, matchIds: `{${ids.join(',')}}`, headlineOptions: HEADLINE_OPTIONS },
-  );
+    narrow.search
+      ? `ts_headline(chat.search_config(), ${text}, ${narrow.search}, ${HEADLINE_OPTIONS})`
+      : text;
+  return `${headline('m.rendered_content')} AS match_content, ${headline(ESCAPED_TOPIC)} AS match_subject`;
+}
+
+/** Zulip's `match_content` and `match_subject` of a row read with `matchColumns`: the hits in `<span class="highlight">`. */
+export function highlighted(row: SearchMatch): SearchMatch {
   const highlight = (html: string) =>
     html.replaceAll(HIT_START, '<span class="highlight">').replaceAll(HIT_END, '</span>');
-  return new Map(
-    found.map((row) => [
-      Number(row.id),
-      { match_content: highlight(row.match_content), match_subject: highlight(row.match_subject) },
-    ]),
-  );
+  return { match_content: highlight(row.match_content), match_subject: highlight(row.match_subject) };
 }
 
 /** GET /messages/matches_narrow: of `ids`, those the caller received that match, with their matches. */
@@ -192,12 +194,12 @@ export async function matchesNarrow(
   actor: Actor,
   terms: NarrowTerm[],
   ids: number[],
-): Promise<Map<number, { match_content: string; match_subject: string }>> {
+): Promise<Map<number, SearchMatch>> {
   const narrow = await compileNarrow(actor, terms);
   const params = { ...narrow.params, userId: actor.user.id, ids: `{${ids.join(',')}}` };
-  const found = await rows<{ id: string }>(
+  const found = await rows<{ id: string } & SearchMatch>(
     actor.db,
-    `SELECT m.id FROM (${receivedMessages({
+    `SELECT m.id, ${matchColumns(narrow)} FROM (${receivedMessages({
       ...narrow.received,
       where: ['m.id = ANY (CAST(:ids AS bigint[]))', ...narrow.where],
       flags: narrow.flags,
@@ -205,12 +207,7 @@ export async function matchesNarrow(
     })}) m`,
     params,
   );
-  return searchMatches(
-    actor,
-    narrow,
-    params,
-    found.map((row) => Number(row.id)),
-  );
+  return new Map(found.map((row) => [Number(row.id), highlighted(row)]));
 }
 
 /**

@@ -4,13 +4,13 @@ import type { MessageRow } from '../lib/message-row.ts';
 import {
   anchorId,
   LARGER_THAN_MAX_MESSAGE_ID,
+  highlighted,
   messagesByIds,
   pageSql,
-  searchMatches,
   type FoundRow,
   type MessagesQuery,
 } from '../lib/messages.ts';
-import { compileNarrow, type CompiledNarrow } from '../lib/narrow.ts';
+import { compileNarrow } from '../lib/narrow.ts';
 import { streamsByIds, type Stream } from '../lib/streams.ts';
 import { apiEmail, avatarUrl, canSeeRealEmail, usersByIds, type User } from '../lib/users.ts';
 import { rows } from '@muse/core';
@@ -89,7 +89,7 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   if (query.messageIds) {
     const found = await messagesByIds(actor, narrow, params, query.messageIds);
     return {
-      messages: await present(actor, narrow, params, found, query.applyMarkdown),
+      messages: await present(actor, found, query.applyMarkdown),
       history_limited: false,
     };
   }
@@ -125,7 +125,7 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
     ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
   ];
   return {
-    messages: await present(actor, narrow, params, shown, query.applyMarkdown),
+    messages: await present(actor, shown, query.applyMarkdown),
     // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
     // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
     anchor: anchor === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : id,
@@ -139,30 +139,23 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
 /** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
 async function present(
   actor: Actor,
-  narrow: CompiledNarrow,
-  params: Record<string, unknown>,
   shown: FoundRow[],
   applyMarkdown = true,
 ): Promise<Record<string, unknown>[]> {
   const { db, realm } = actor;
-  const users = await usersByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
-  );
-  const matches = narrow.search
-    ? await searchMatches(
-        actor,
-        narrow,
-        params,
-        shown.map((row) => Number(row.id)),
-      )
-    : new Map();
-  const streams = await streamsByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
-  );
+  // Read at once: neither waits for the other's round trip.
+  const [users, streams] = await Promise.all([
+    usersByIds(
+      db,
+      realm.id,
+      shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
+    ),
+    streamsByIds(
+      db,
+      realm.id,
+      shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+    ),
+  ]);
   const messages = [];
   for (const row of shown) {
     messages.push({
@@ -170,7 +163,10 @@ async function present(
         applyMarkdown,
       }),
       flags: row.flags,
-      ...matches.get(Number(row.id)),
+      // A search's page reads its highlights with its rows (lib/messages.ts `pageSql`).
+      ...(row.match_content === undefined || row.match_subject === undefined
+        ? {}
+        : highlighted({ match_content: row.match_content, match_subject: row.match_subject })),
     });
   }
   return messages;
