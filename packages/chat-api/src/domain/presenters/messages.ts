@@ -143,19 +143,18 @@ async function present(
   applyMarkdown = true,
 ): Promise<Record<string, unknown>[]> {
   const { db, realm } = actor;
-  // Read at once: neither waits for the other's round trip.
-  const [users, streams] = await Promise.all([
-    usersByIds(
-      db,
-      realm.id,
-      shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
-    ),
-    streamsByIds(
-      db,
-      realm.id,
-      shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
-    ),
-  ]);
+  // One after the other: a request holds one connection at a time (outside a transaction, two
+  // reads at once would take two of the pool's).
+  const users = await usersByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
+  );
+  const streams = await streamsByIds(
+    db,
+    realm.id,
+    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
+  );
   const messages = [];
   for (const row of shown) {
     messages.push({
