@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import express, { type Express, type Request, type Response } from 'express';
 import { Histogram, type Registry } from 'prom-client';
@@ -6,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { createMetricsRegistry } from '../metrics.ts';
 import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
+import { writeJsonLeanly } from './json-answer.ts';
 import { nameRequest, requestLog } from './request-id.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
@@ -99,7 +99,7 @@ export function createServiceApp({
 }: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('etag', weakEtag);
+  writeJsonLeanly(app);
   // Trusting every peer would let any client pick its own address and escape per-address limits.
   app.set('trust proxy', trustProxySetting(trustProxy));
 
@@ -187,16 +187,6 @@ function requestTiming(
       else requestLog(res, logger).debug(line, 'request completed');
     });
   };
-}
-
-/**
- * Express's default ETag, the same value (`W/"<length in hex>-<SHA-1, base64, 27 characters>"`,
- * as the `etag` package makes it), from one hashing call instead of a Hash object per answer.
- */
-function weakEtag(body: Buffer | string, encoding?: BufferEncoding): string {
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
-  if (bytes.length === 0) return 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
-  return `W/"${bytes.length.toString(16)}-${hash('sha1', bytes, 'base64').substring(0, 27)}"`;
 }
 
 /** Express reads `true`/`false` and hop counts only as such, not as strings. */
