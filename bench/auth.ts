@@ -10,7 +10,8 @@
  * whose answer is short (`effective: ["*"]`; target 0.7); with the CPU time per request
  * of the API, the baseline and Postgres in each phase.
  * `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the server; `GET /users/me` is its last
- * phase (then only the baseline runs), so `profile-summary.ts --last 12` shows that phase.
+ * phase (then only the baseline runs), so `profile-summary.ts --last 12` shows that phase; the
+ * baseline is profiled too (its own last phase is the same one: `--last 6`).
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -142,11 +143,15 @@ await db.query('UPDATE content.users SET is_admin = true WHERE id = :id', {
 const signer = createTokenSigner(config.MUSE_JWT_SECRET!, 3600);
 const token = await signer.sign({ id: user!.id, isActive: true, isAdmin: false });
 const adminToken = await signer.sign({ id: administrator!.id, isActive: true, isAdmin: true });
-const bare = await startBare('users-me', {
-  DATABASE_URL: stack.databaseUrl,
-  MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
-  DEFAULT_PERMISSIONS: JSON.stringify(DEFAULT_PERMISSIONS),
-});
+const bare = await startBare(
+  'users-me',
+  {
+    DATABASE_URL: stack.databaseUrl,
+    MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
+    DEFAULT_PERMISSIONS: JSON.stringify(DEFAULT_PERMISSIONS),
+  },
+  serverNodeOptions(),
+);
 const authorization = { authorization: `Bearer ${token}` };
 const adminAuthorization = { authorization: `Bearer ${adminToken}` };
 await sameAccount(`${server.url}/api/v1/users/me`, `${bare.url}/api/v1/users/me`, authorization);
