@@ -5,7 +5,8 @@
  * list: the token verified with node:crypto, the account read, the same list query), in one run; each server in its own process, so neither
  * shares autocannon's event loop. Prints requests/s of both, their ratio, latency percentiles,
  * each server's CPU time per request, and both servers' latency at half the content API's saturating rate.
- * Run: `node bench/resources.ts`; `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the content API.
+ * Run: `node bench/resources.ts`; `BENCH_CPU_PROF=<dir>` also writes a CPU profile of the content API and
+ * of the baseline.
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -54,11 +55,11 @@ async function main(): Promise<void> {
     servers.push(app);
     const bare = {
       name: 'bare',
-      ...(await startBare('list', {
-        DATABASE_URL: stack.databaseUrl,
-        POOL: String(POOL),
-        MUSE_JWT_SECRET: config.MUSE_JWT_SECRET!,
-      })),
+      ...(await startBare(
+        'list',
+        { DATABASE_URL: stack.databaseUrl, POOL: String(POOL), MUSE_JWT_SECRET: config.MUSE_JWT_SECRET! },
+        serverNodeOptions(),
+      )),
     };
     servers.push(bare);
 
