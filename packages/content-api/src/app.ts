@@ -44,6 +44,9 @@ function jsonBodies(): RequestHandler {
   const parse = express.json({ limit: JSON_LIMIT_BYTES, verify: verifyJsonText });
   const tooLarge = () => new PayloadTooLargeError('The request body is too large');
   return (req, res, next) => {
+    // No body (most requests: every GET): nothing to parse, and `req.body` stays undefined, as the parser leaves it.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
+      return next();
     if (!req.is('application/json')) return parse(req, res, next);
     if (Number(req.headers['content-length']) > JSON_LIMIT_BYTES) return next(tooLarge());
     let answered = false;

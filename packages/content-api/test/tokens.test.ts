@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { SignJWT, base64url } from 'jose';
 import { listen, loadConfig, type RunningServer } from '@muse/core';
@@ -102,6 +102,32 @@ describe('bearer tokens on every request', () => {
       .setExpirationTime(now - 60)
       .sign(secretKey());
     await expectUnauthorized(await me(`Bearer ${expired}`));
+  });
+
+  it('keeps a verified token only until it expires, and verifies any other string anew', async () => {
+    const secret = randomBytes(32).toString('hex');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const tokens = createTokenSigner(secret, 60);
+      const token = await tokens.sign({
+        id: '00000000-0000-4000-8000-000000000001',
+        isActive: true,
+        isAdmin: false,
+      });
+      expect(tokens.verify(token).sub).toBe('00000000-0000-4000-8000-000000000001');
+      // Kept now: a repeat is answered from the cache, a changed signature or payload is not.
+      expect(tokens.verify(token).sub).toBe('00000000-0000-4000-8000-000000000001');
+      const [header, payload, signature] = token.split('.') as [string, string, string];
+      const flipped = (part: string) =>
+        `${part.slice(0, -2)}${part.at(-2) === 'A' ? 'B' : 'A'}${part.at(-1)}`;
+      expect(() => tokens.verify(`${header}.${payload}.${flipped(signature)}`)).toThrow();
+      expect(() => tokens.verify(`${header}.${flipped(payload)}.${signature}`)).toThrow();
+      expect(() => createTokenSigner(randomBytes(32).toString('hex'), 60).verify(token)).toThrow();
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(() => tokens.verify(token)).toThrow(/expired/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('answers 401 when the account of the token was deleted', async () => {

@@ -151,7 +151,10 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
           message: `${req.method} method not allowed`,
           headers: { Allow: [...route.methods.keys()].join(', ') },
         });
-      // What the library's metadata step would have put on the request for its validator.
+      req.params = pathParams;
+      (req as WithValidated)[VALIDATED] = { ...operation.operation, params: pathParams };
+      if (!operation.hasInput && isEmpty(req.query)) return next();
+      // What the library's metadata step would have put on the request for its validator (only it reads it).
       Object.assign(req, {
         openapi: {
           expressRoute: route.expressRoute,
@@ -161,9 +164,6 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
           serial: spec.serial,
         },
       });
-      req.params = pathParams;
-      (req as WithValidated)[VALIDATED] = { ...operation.operation, params: pathParams };
-      if (!operation.hasInput && isEmpty(req.query)) return next();
       if (operation.queryOnly && req.body === undefined)
         return validQueries.validate(operation.operation.key, validate, req, res, next);
       validate(req, res, next);
