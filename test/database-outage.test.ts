@@ -8,6 +8,7 @@ import { startStrandedGenerations } from '@muse/content-api';
 import { startTestStack, type TestStack } from './support/stack.ts';
 import { balanceOf, createTestUser, type TestUser } from './support/content.ts';
 import { BUILTIN, waitForFile } from './support/generation.ts';
+import { developmentDouble, paymentKit } from './support/payments.ts';
 import { makeOrganization, makeUser, waitUntil, type TestUser as ChatUser } from '@muse/test-support/chat';
 
 /**
@@ -95,7 +96,21 @@ describe('a database outage', () => {
       answers.filter((a) => a.name === name && a.at > after && a.status < 300).length;
     await waitUntil(() => requests.every(({ name }) => served(name) >= 3), 'the load to be served', 60_000);
 
+    // An order to pay while Postgres is away (the development provider's pay link is its notification).
+    const payments = paymentKit(stack, await createTestUser(stack, { admin: true }));
+    await payments.configure((await developmentDouble()).settings());
+    const bundle = await payments.createBundle({ credits: 100, price_cents: 990 });
+    const payer = await createTestUser(stack);
+    const order = (await payments.order(payer, { bundle_id: bundle.id })).body as {
+      id: string;
+      code_url: string;
+    };
+
     await postgres.stop('immediate');
+    // A notification that cannot be checked now is refused as unavailable (the provider sends it
+    // again), not as if its provider were not configured.
+    const payWhileDown = await fetch(order.code_url);
+    expect([payWhileDown.status, payWhileDown.headers.get('retry-after')]).toEqual([503, expect.any(String)]);
     const ready = async (url: string) => {
       const response = await fetch(`${url}/readyz`);
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -122,6 +137,12 @@ describe('a database outage', () => {
     );
     loading = false;
     await load;
+    // The notification sent again once Postgres is back is taken, and credits once.
+    expect((await fetch(order.code_url)).status).toBe(200);
+    expect(await payments.ledgerOf(order.id)).toEqual([
+      { kind: 'topup', amount: 100, reference: `payment:${order.id}` },
+    ]);
+    expect(await balanceOf(stack, payer.id)).toBe(100);
 
     const unexpected = answers.filter((a) => ![200, 202, 503].includes(a.status));
     expect(unexpected.map((a) => `${a.name}: ${a.status} ${a.body}`)).toEqual([]);

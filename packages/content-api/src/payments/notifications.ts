@@ -1,3 +1,4 @@
+import { NotImplementedError } from '@muse/core';
 import type { PaymentsDeps } from './config.ts';
 import { providerAdapter } from './config.ts';
 import { settlePaid } from './transitions.ts';
@@ -23,6 +24,9 @@ export async function receiveNotification(
   try {
     adapter = await providerAdapter(deps, provider);
   } catch (error) {
+    // A database that cannot be read now is answered 503 by the error handler (the provider
+    // sends the notification again); only a provider not configured is refused here.
+    if (!(error instanceof NotImplementedError)) throw error;
     // Not configured (501): nothing can be verified, so nothing is taken.
     deps.logger.warn({ err: error, provider }, 'payment notification for a provider that is not configured');
     return UNCONFIGURED[provider];
