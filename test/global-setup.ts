@@ -4,10 +4,13 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
 import { bundleWorkflows } from '@muse/temporal';
+import { createTemplateDatabase } from '@muse/test-support/database';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
+    /** The migrated database on `adminDatabaseUrl` that each test file's database is copied from. */
+    templateDatabase: string;
     temporalAddress: string;
     workflowBundlePath: string;
   }
@@ -15,8 +18,8 @@ declare module 'vitest' {
 
 /**
  * Starts the real dependencies once per test run: an embedded Postgres (or the one in
- * MUSE_TEST_DATABASE_URL), a Temporal dev server (or MUSE_TEST_TEMPORAL_ADDRESS), and the
- * bundled workflow code that every test worker loads.
+ * MUSE_TEST_DATABASE_URL) holding a migrated template database, a Temporal dev server (or
+ * MUSE_TEST_TEMPORAL_ADDRESS), and the bundled workflow code that every test worker loads.
  */
 export default async function setup(project: TestProject) {
   const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'test-setup');
@@ -38,6 +41,9 @@ export default async function setup(project: TestProject) {
     adminDatabaseUrl = postgres.adminUrl;
   }
 
+  const template = await createTemplateDatabase(adminDatabaseUrl);
+  stops.push(template.drop);
+
   let temporalAddress = process.env.MUSE_TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const temporal = await startDevTemporal({
@@ -54,6 +60,7 @@ export default async function setup(project: TestProject) {
   await writeFile(workflowBundlePath, (bundle as { code: string }).code);
 
   project.provide('adminDatabaseUrl', adminDatabaseUrl);
+  project.provide('templateDatabase', template.name);
   project.provide('temporalAddress', temporalAddress);
   project.provide('workflowBundlePath', workflowBundlePath);
 
