@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import GoToolsLastSequencer from './test/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -13,6 +14,7 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/browser/**'],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
+    sequence: { sequencer: GoToolsLastSequencer },
     // One real Postgres and one Temporal dev server serve the whole run; files isolate by database and task queue.
     pool: 'forks',
     // A request holds one pooled connection at a time: the suites run with a pool of one per

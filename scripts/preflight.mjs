@@ -1,11 +1,12 @@
 // `npm start`, `npm test`, `npm run build`, `npm run bench` and the workspaces' scripts run through this:
 // `node scripts/preflight.mjs <command…>`.
 // It gets what the command needs — Node 24 (fetched from the npm registry when this Node is older),
-// the Temporal CLI, and for the tests the Kubernetes tools and the trace test's OTLP receiver — then
-// runs the command under Node 24.
+// the Temporal CLI, and for the tests the Kubernetes tools and the trace test's OTLP receiver (built in
+// the background while the tests run) — then runs the command under Node 24.
 // npm starts it with whatever Node is installed, so it is plain JavaScript that Node 20 runs.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, openSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { node24Directory, runAndExit } from './node24.mjs';
@@ -27,41 +28,61 @@ const needsTemporal = ['start', 'test', 'bench'].includes(event);
 if (needsTemporal && !process.env[event === 'test' ? 'MUSE_TEST_TEMPORAL_ADDRESS' : 'TEMPORAL_ADDRESS']) {
   runOrExit('bash', [path.join(here, 'install-temporal-cli.sh')]);
 }
-if (event === 'test') {
-  kubernetesTools();
-  otlpReceiver();
-}
+if (event === 'test') buildToolsInBackground();
 runAndExit(command, args, env);
 
-/** kube-apiserver, etcd and helm for the chart and operator tests: built once (Go), then cached by version. */
-function kubernetesTools() {
-  const script = path.join(here, '..', 'tools', 'k8s', 'build.sh');
-  const dir = spawnSync('bash', [script, '--dir'], { encoding: 'utf8' }).stdout.trim();
-  if (['kube-apiserver', 'etcd', 'helm'].every((name) => existsSync(path.join(dir, name)))) return;
-  console.error(
-    `building kube-apiserver, etcd and helm for the chart and operator tests into ${dir} (once: needs Go, about 10 minutes on two cores)`,
-  );
-  const built = spawnSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0) {
-    console.error(
-      'the Kubernetes tools could not be built: the chart and operator tests will fail until tools/k8s/build.sh succeeds',
-    );
-  }
-}
+/**
+ * kube-apiserver, etcd and helm (the chart and operator tests) and the trace test's OTLP receiver, a
+ * minimal OpenTelemetry Collector: built once from Go, then cached by version. On a fresh machine the
+ * build (about 15 minutes on two cores) runs niced in the background while the tests run; the files
+ * that need the tools run last and wait for it (MUSE_TOOLS_BUILD_PID, see test/support/tools.ts).
+ */
+function buildToolsInBackground() {
+  const k8s = path.join(here, '..', 'tools', 'k8s', 'build.sh');
+  const otelcol = path.join(here, '..', 'tools', 'otelcol', 'build.sh');
+  const k8sDir = spawnSync('bash', [k8s, '--dir'], { encoding: 'utf8' }).stdout.trim();
+  const collector = spawnSync('bash', [otelcol, '--path'], { encoding: 'utf8' }).stdout.trim();
+  const missing = [];
+  if (!['kube-apiserver', 'etcd', 'helm'].every((name) => existsSync(path.join(k8sDir, name))))
+    missing.push({ script: k8s, names: 'kube-apiserver, etcd and helm (the chart and operator tests)' });
+  if (!existsSync(collector))
+    missing.push({ script: otelcol, names: 'the OpenTelemetry Collector (the trace test)' });
+  if (missing.length === 0) return;
 
-/** The trace test's OTLP receiver, a minimal OpenTelemetry Collector: built once (Go), then cached by version. */
-function otlpReceiver() {
-  const script = path.join(here, '..', 'tools', 'otelcol', 'build.sh');
-  const binary = spawnSync('bash', [script, '--path'], { encoding: 'utf8' }).stdout.trim();
-  if (existsSync(binary)) return;
+  const log = path.join(os.tmpdir(), `muse-tools-build-${process.pid}.log`);
   console.error(
-    `building the OpenTelemetry Collector (OTLP receiver) for the trace test into ${path.dirname(binary)} (once: needs Go, a few minutes on two cores)`,
+    `building ${missing.map(({ names }) => names).join(' and ')} in the background, once (needs Go, about 15 minutes on two cores; log: ${log}); the tests that need them run last and wait for them`,
   );
-  const built = spawnSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0)
-    console.error(
-      'the Collector could not be built: the trace test will fail until tools/otelcol/build.sh succeeds',
-    );
+  const output = openSync(log, 'w');
+  // Its own process group, so that stopping it stops the `go build` under it too.
+  const build = spawn(
+    'nice',
+    [
+      '-n',
+      '19',
+      'bash',
+      '-c',
+      'status=0; for script; do bash "$script" >/dev/null || status=1; done; exit $status',
+      'build',
+      ...missing.map(({ script }) => script),
+    ],
+    { stdio: ['ignore', output, output], detached: true },
+  );
+  env.MUSE_TOOLS_BUILD_PID = String(build.pid);
+  let running = true;
+  build.on('exit', (code) => {
+    running = false;
+    if (code !== 0)
+      console.error(
+        `the Go tools could not be built (see ${log}): the tests that need them fail until they are`,
+      );
+  });
+  // A run that ends first (a few files, or Ctrl-C) stops the build; Go's cache keeps what it compiled.
+  const stop = () => {
+    if (running) process.kill(-build.pid, 'SIGTERM');
+  };
+  process.on('exit', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, stop);
 }
 
 function runOrExit(file, argv) {

@@ -10,6 +10,7 @@ import { renderCrdFiles } from '../packages/operator/src/resources/crd-files.ts'
 import { readmeWithValuesTable } from '../packages/operator/src/resources/chart-readme.ts';
 import { readFile } from 'node:fs/promises';
 import { applyObjects, kubeBinDir, startKube, waitForCrds, type TestKube } from './support/kube.ts';
+import { TOOLS_HOOK_TIMEOUT_MS } from './support/tools.ts';
 
 const CHART = fileURLToPath(new URL('../charts/muse', import.meta.url));
 const CI_VALUES = ['minimal', 'hooks', 'ingress', 'existing-secrets'].map((name) =>
@@ -62,7 +63,7 @@ const find = (manifests: Manifest[], kind: string, name: string) =>
 
 beforeAll(async () => {
   kube = await startKube();
-  helmBin = path.join(kubeBinDir(['helm']), 'helm');
+  helmBin = path.join(await kubeBinDir(['helm']), 'helm');
   await kube.kube.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   // The chart's CRDs, and stand-ins (any content accepted) for the Gateway API's HTTPRoute and the
   // Prometheus Operator's ServiceMonitor, whose real CRDs are not part of Kubernetes.
@@ -102,7 +103,7 @@ beforeAll(async () => {
     'servicemonitors.monitoring.coreos.com',
     'prometheusrules.monitoring.coreos.com',
   ]);
-});
+}, TOOLS_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await kube?.stop();

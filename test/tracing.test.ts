@@ -14,6 +14,7 @@ import type { FakeServer } from './support/fakes/server.ts';
 import { createGenerator, submit, waitForFile } from './support/generation.ts';
 import { startProcessStack, type ProcessStack } from './support/process-stack.ts';
 import { startProcess, type MuseProcess } from './support/processes.ts';
+import { afterToolsBuild, TOOLS_BUILD_WAIT_MS } from './support/tools.ts';
 
 const buildScript = fileURLToPath(new URL('../tools/otelcol/build.sh', import.meta.url));
 
@@ -69,7 +70,9 @@ describe(
     let stack: ProcessStack;
 
     beforeAll(async () => {
-      // Built by `npm test`'s preflight (tools/otelcol/build.sh, cached by version); builds here otherwise.
+      // Built by `npm test`'s preflight in the background (tools/otelcol/build.sh, cached by
+      // version): wait for it; builds here otherwise.
+      await afterToolsBuild([execFileSync('bash', [buildScript, '--path'], { encoding: 'utf8' }).trim()]);
       const binary = execFileSync('bash', [buildScript], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -108,7 +111,7 @@ describe(
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
         OTEL_BSP_SCHEDULE_DELAY: '200',
       });
-    }, 600_000);
+    }, 600_000 + TOOLS_BUILD_WAIT_MS);
     afterAll(async () => {
       await stack?.stop();
       await openai?.close();

@@ -18,12 +18,17 @@ import {
   customResourceDefinition,
   type Kube,
 } from '@muse/operator';
+import { afterToolsBuild } from './tools.ts';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../tools/k8s/build.sh', import.meta.url));
 
-/** Where tools/k8s/build.sh keeps kube-apiserver, etcd and helm; a clear error when they are not built. */
-export function kubeBinDir(binaries = ['etcd', 'kube-apiserver']): string {
+/**
+ * Where tools/k8s/build.sh keeps kube-apiserver, etcd and helm, once `npm test`'s background build
+ * made them; a clear error when they are not built.
+ */
+export async function kubeBinDir(binaries = ['etcd', 'kube-apiserver']): Promise<string> {
   const dir = execFileSync('bash', [BUILD_SCRIPT, '--dir'], { encoding: 'utf8' }).trim();
+  await afterToolsBuild(binaries.map((binary) => path.join(dir, binary)));
   for (const binary of binaries) {
     if (!existsSync(path.join(dir, binary))) {
       throw new Error(
@@ -148,7 +153,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
  * controller-manager: nothing turns Deployments into Pods, and no garbage collector runs.
  */
 export async function startKube(): Promise<TestKube> {
-  const binDir = kubeBinDir();
+  const binDir = await kubeBinDir();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'muse-kube-'));
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;

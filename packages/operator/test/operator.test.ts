@@ -13,6 +13,7 @@ import {
   type RunningOperator,
 } from '@muse/operator';
 import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { TOOLS_HOOK_TIMEOUT_MS } from '@muse/test-support/tools';
 import { api, clientAddress, exchangeCode, requestCode } from '@muse/test-support/login';
 import { createTestUser, randomPhone, type TestUser } from '@muse/test-support/content';
 import { startWebhookReceiver } from '@muse/test-support/fakes/code-receivers';
@@ -57,7 +58,7 @@ beforeAll(async () => {
   });
   await eventually(async () => operator.isLeader, Boolean, { what: 'leadership' });
   user = await createTestUser(stack);
-});
+}, TOOLS_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   await operator?.stop();

@@ -5,6 +5,7 @@ import { freePort } from '@muse/core';
 import { GROUP, VERSION } from '@muse/operator';
 import { createTestDatabase, type TestDatabase } from '@muse/test-support/database';
 import { applyObjects, eventually, startKube, installMuseCrds, type TestKube } from '@muse/test-support/kube';
+import { TOOLS_HOOK_TIMEOUT_MS } from '@muse/test-support/tools';
 
 const main = fileURLToPath(new URL('../../server/src/main.ts', import.meta.url));
 const NAMESPACE = 'default';
@@ -30,7 +31,7 @@ function muse(args: string[], env: Record<string, string> = {}) {
 beforeAll(async () => {
   [kube, database] = await Promise.all([startKube(), createTestDatabase()]);
   await installMuseCrds(kube);
-});
+}, TOOLS_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

@@ -56,6 +56,8 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   /** The `initdb` and `postgres` to run; by default those of the platform's npm package. */
   binaries?: Binaries;
+  /** Server settings (`-c name=value`) beyond the defaults, e.g. a throwaway server's `fsync: 'off'`. */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const { port, logger } = options;
   const persistent = options.persistent ?? true;
@@ -74,7 +76,16 @@ export async function startEmbeddedPostgres(options: {
     logger.info({ dataDir }, 'initialising embedded Postgres');
     await initialise(binaries.initdb, dataDir, owner);
   }
-  const server = run(binaries.postgres, ['-D', dataDir, '-p', String(port), ...FLAGS], owner, logger);
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+    '-c',
+    `${name}=${value}`,
+  ]);
+  const server = run(
+    binaries.postgres,
+    ['-D', dataDir, '-p', String(port), ...FLAGS, ...settings],
+    owner,
+    logger,
+  );
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   await untilAccepting(adminUrl, server);
   await ensureDatabase(adminUrl, database);
