@@ -26,28 +26,30 @@ export default async function setup(project: TestProject) {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'muse-test-'));
   const stops: (() => Promise<void>)[] = [];
 
-  // The three are independent: started together, the setup takes as long as the slowest.
+  // Postgres first: the Temporal dev server picks free ports of its own for its services, and one
+  // could be the port Postgres was given and had not bound yet. Then the template's migration, the
+  // Temporal start and the workflow bundle run together: the setup takes as long as the slowest.
+  const postgresListening = (async () => {
+    if (process.env.MUSE_TEST_DATABASE_URL) return process.env.MUSE_TEST_DATABASE_URL;
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(workDir, 'postgres'),
+      port: await freePort(),
+      logger,
+      persistent: false,
+      // The run's data is thrown away at its end, so nothing needs to survive a crash of the
+      // machine: no flushes to disk. (A crash of Postgres alone still loses nothing committed.)
+      settings: { fsync: 'off', full_page_writes: 'off' },
+    });
+    stops.push(postgres.stop);
+    return postgres.adminUrl;
+  })();
   const [{ adminDatabaseUrl, templateDatabase }, temporalAddress, workflowBundlePath] = await Promise.all([
-    (async () => {
-      let adminDatabaseUrl = process.env.MUSE_TEST_DATABASE_URL;
-      if (!adminDatabaseUrl) {
-        const postgres = await startEmbeddedPostgres({
-          dataDir: path.join(workDir, 'postgres'),
-          port: await freePort(),
-          logger,
-          persistent: false,
-          // The run's data is thrown away at its end, so nothing needs to survive a crash of the
-          // machine: no flushes to disk. (A crash of Postgres alone still loses nothing committed.)
-          settings: { fsync: 'off', full_page_writes: 'off' },
-        });
-        stops.push(postgres.stop);
-        adminDatabaseUrl = postgres.adminUrl;
-      }
+    postgresListening.then(async (adminDatabaseUrl) => {
       const template = await createTemplateDatabase(adminDatabaseUrl);
       stops.push(template.drop);
       return { adminDatabaseUrl, templateDatabase: template.name };
-    })(),
-    (async () => {
+    }),
+    postgresListening.then(async () => {
       if (process.env.MUSE_TEST_TEMPORAL_ADDRESS) return process.env.MUSE_TEST_TEMPORAL_ADDRESS;
       const temporal = await startDevTemporal({
         cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
@@ -56,7 +58,7 @@ export default async function setup(project: TestProject) {
       });
       stops.push(temporal.stop);
       return temporal.address;
-    })(),
+    }),
     (async () => {
       const bundle = await bundleWorkflows();
       const bundlePath = path.join(workDir, 'workflows.js');
