@@ -14,6 +14,14 @@ const defaults = {
   default_all_public_streams: { type: 'boolean', description: 'Always false.' },
 };
 const url = { type: 'string', description: 'An http(s) URL, JSON-encoded as in Zulip.' };
+/** The example bot's fields that its listing and its creation both answer. */
+const EXAMPLE_BOT = {
+  api_key: 'QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB',
+  avatar_url: 'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
+  default_sending_stream: null,
+  default_events_register_stream: null,
+  default_all_public_streams: false,
+};
 
 /** Bot accounts: Zulip's /bots endpoints (not in Zulip's OpenAPI document; as its server answers them). */
 export const botEndpoints = [
@@ -48,18 +56,7 @@ export const botEndpoints = [
     },
     example: {
       response: {
-        bots: [
-          {
-            username: 'deploy-bot@chat.example.com',
-            full_name: 'Deploy bot',
-            api_key: 'QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB',
-            avatar_url:
-              'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
-            default_sending_stream: null,
-            default_events_register_stream: null,
-            default_all_public_streams: false,
-          },
-        ],
+        bots: [{ username: 'deploy-bot@chat.example.com', full_name: 'Deploy bot', ...EXAMPLE_BOT }],
       },
     },
     view: async (_params, actor) => {
@@ -97,15 +94,7 @@ export const botEndpoints = [
     },
     example: {
       params: { full_name: 'Deploy bot', short_name: 'deploy', bot_type: 1 },
-      response: {
-        user_id: 20,
-        api_key: 'QRcyKRq3mFHTfh6YvuobQBcQ9yu1gKMB',
-        avatar_url:
-          'https://secure.gravatar.com/avatar/4f2a8b1c0d3e5f6a7b8c9d0e1f2a3b4c?d=identicon&version=1',
-        default_sending_stream: null,
-        default_events_register_stream: null,
-        default_all_public_streams: false,
-      },
+      response: { user_id: 20, ...EXAMPLE_BOT },
     },
     view: (params, actor) => createBot(actor, params),
   }),
