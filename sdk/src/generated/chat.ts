@@ -6526,11 +6526,11 @@ export interface operations {
            *         "password": true,
            *         "dev": false
            *       },
+           *       "push_notifications_enabled": true,
            *       "external_authentication_methods": [],
            *       "zulip_feature_level": 420,
            *       "zulip_version": "11.0-muse",
            *       "zulip_merge_base": "11.0",
-           *       "push_notifications_enabled": true,
            *       "is_incompatible": false,
            *       "email_auth_enabled": true,
            *       "require_email_format_usernames": true,

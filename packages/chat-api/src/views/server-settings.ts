@@ -11,6 +11,21 @@ import { realmUrl } from '../domain/lib/realms.ts';
 import { requestRealm } from '../http/auth.ts';
 import { endpoint } from '../http/endpoint.ts';
 
+/** What every answer of `GET /server_settings` says alike, whoever asks and whichever server. */
+const FIXED_SETTINGS = {
+  external_authentication_methods: [],
+  zulip_feature_level: ZULIP_FEATURE_LEVEL,
+  zulip_version: ZULIP_VERSION,
+  zulip_merge_base: ZULIP_MERGE_BASE,
+  is_incompatible: false,
+  email_auth_enabled: true,
+  require_email_format_usernames: true,
+  max_stream_name_length: MAX_STREAM_NAME_LENGTH,
+  max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
+  max_message_length: MAX_MESSAGE_LENGTH,
+  max_topic_length: MAX_TOPIC_LENGTH,
+};
+
 /** GET /server_settings: what a client reads before logging in. */
 export const serverSettingsEndpoints = [
   endpoint({
@@ -62,18 +77,8 @@ export const serverSettingsEndpoints = [
     example: {
       response: {
         authentication_methods: { password: true, dev: false },
-        external_authentication_methods: [],
-        zulip_feature_level: ZULIP_FEATURE_LEVEL,
-        zulip_version: ZULIP_VERSION,
-        zulip_merge_base: ZULIP_MERGE_BASE,
         push_notifications_enabled: true,
-        is_incompatible: false,
-        email_auth_enabled: true,
-        require_email_format_usernames: true,
-        max_stream_name_length: MAX_STREAM_NAME_LENGTH,
-        max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-        max_message_length: MAX_MESSAGE_LENGTH,
-        max_topic_length: MAX_TOPIC_LENGTH,
+        ...FIXED_SETTINGS,
         realm_uri: 'https://chat.example.com',
         realm_url: 'https://chat.example.com',
         realm_name: 'Example Design Co.',
@@ -87,18 +92,8 @@ export const serverSettingsEndpoints = [
       const devEnabled = rt.config.MUSE_CHAT_DEV_ENDPOINTS && rt.config.NODE_ENV !== 'production';
       const settings: Record<string, unknown> = {
         authentication_methods: { password: true, dev: devEnabled },
-        external_authentication_methods: [],
-        zulip_feature_level: ZULIP_FEATURE_LEVEL,
-        zulip_version: ZULIP_VERSION,
-        zulip_merge_base: ZULIP_MERGE_BASE,
         push_notifications_enabled: rt.push !== undefined,
-        is_incompatible: false,
-        email_auth_enabled: true,
-        require_email_format_usernames: true,
-        max_stream_name_length: MAX_STREAM_NAME_LENGTH,
-        max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-        max_message_length: MAX_MESSAGE_LENGTH,
-        max_topic_length: MAX_TOPIC_LENGTH,
+        ...FIXED_SETTINGS,
       };
       if (realm) {
         const url = realmUrl(realm, rt.config, { protocol: req.protocol, host: req.headers.host });
