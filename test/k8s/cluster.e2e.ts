@@ -256,6 +256,18 @@ describe('the chart on a real Kubernetes node', () => {
   let s3Values: Record<string, unknown>;
   const codeSecret = randomBytes(16).toString('hex');
 
+  /** A Secret as the chart's `temporal.tls.existingSecret` reads it: the CA and a client's certificate and key. */
+  const temporalTlsSecret = (name: string, certFile: string, keyFile: string) =>
+    kubectl(
+      'create',
+      'secret',
+      'generic',
+      name,
+      `--from-file=ca.crt=${certificates.caFile}`,
+      `--from-file=tls.crt=${certFile}`,
+      `--from-file=tls.key=${keyFile}`,
+    );
+
   /** A new user, through the operator's webhook code provider, on the content API at `url`. */
   async function login(
     url = contentUrl,
@@ -350,15 +362,7 @@ describe('the chart on a real Kubernetes node', () => {
       }),
     );
     await run('kubectl', ['--kubeconfig', KUBECONFIG, 'create', 'namespace', NAMESPACE]);
-    await kubectl(
-      'create',
-      'secret',
-      'generic',
-      'temporal-tls',
-      `--from-file=ca.crt=${certificates.caFile}`,
-      `--from-file=tls.crt=${certificates.clientCertFile}`,
-      `--from-file=tls.key=${certificates.clientKeyFile}`,
-    );
+    await temporalTlsSecret('temporal-tls', certificates.clientCertFile, certificates.clientKeyFile);
   });
 
   afterAll(async () => {
@@ -519,14 +523,10 @@ describe('the chart on a real Kubernetes node', () => {
     // The worker Deployment's own pod template, its `temporal-tls` volume swapped for a Secret with
     // the right CA but a stranger's certificate; without the Deployment's labels, so no
     // ReplicaSet adopts it.
-    await kubectl(
-      'create',
-      'secret',
-      'generic',
+    await temporalTlsSecret(
       'temporal-tls-stranger',
-      `--from-file=ca.crt=${certificates.caFile}`,
-      `--from-file=tls.crt=${certificates.strangerCertFile}`,
-      `--from-file=tls.key=${certificates.strangerKeyFile}`,
+      certificates.strangerCertFile,
+      certificates.strangerKeyFile,
     );
     const { spec } = (await kubeJson('get', 'deployment', `${RELEASE}-worker`)).spec.template;
     const volumes = (spec.volumes as { name: string; secret?: Record<string, unknown> }[]).map((volume) =>
