@@ -406,6 +406,13 @@ describe('the chart on a real Kubernetes node', () => {
         .nodePort as number;
     contentUrl = `http://${NODE_IP}:${nodePort('muse-content-api')}`;
     chatUrl = `http://${NODE_IP}:${nodePort('muse-chat-api')}`;
+    // helm's --wait sees the pods Ready; kube-proxy writes the Services' rules after that, on its
+    // own sync, so a NodePort refuses connections for a moment (seen in CI). Wait for it as a
+    // client would, then hold it to answering.
+    for (const url of [contentUrl, chatUrl])
+      await eventually(`${url} through its NodePort`, () => answers200(`${url}/readyz`), {
+        timeoutMs: 60_000,
+      });
     expect((await call(`${contentUrl}/readyz`)).status).toBe(200);
     // Container start → Ready (its /readyz probe passing), per API pod, in the kubelet's seconds.
     const pods = await kubeJson('get', 'pods', '-l', 'app.kubernetes.io/component in (content-api,chat-api)');
