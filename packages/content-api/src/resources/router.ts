@@ -38,7 +38,13 @@ export function addResourceRoutes(
     const { where, replacements } = listFilters(declaration, req.query as Record<string, unknown>);
     const rows = await listRows<Row>(
       ctx.db,
-      { from: declaration.table, columns: selectColumns(declaration), where, replacements },
+      {
+        from: declaration.table,
+        columns: selectColumns(declaration),
+        where,
+        replacements,
+        answeredAsRead: listedAsStored,
+      },
       query,
       user,
     );
