@@ -28,6 +28,8 @@ export function addResourceRoutes(
 ): void {
   const kit = createResourceKit(ctx, declaration);
   const base = `/api/v1${declaration.path}`;
+  // The list's columns, named once per resource rather than on every request.
+  const columns = selectColumns(declaration);
   const listedAsStored =
     !declaration.hooks?.present &&
     !Object.values(declaration.fields).some((field) => field.stored !== false && isIntegerField(field));
@@ -40,7 +42,7 @@ export function addResourceRoutes(
       ctx.db,
       {
         from: declaration.table,
-        columns: selectColumns(declaration),
+        columns,
         where,
         replacements,
         answeredAsRead: listedAsStored,
