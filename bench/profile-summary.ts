@@ -1,10 +1,11 @@
 /**
  * Where a CPU profile's time goes:
- *   node bench/profile-summary.ts <file.cpuprofile> [--top 25] [--last <seconds>]
+ *   node bench/profile-summary.ts <file.cpuprofile> [--top 25] [--last <seconds>] [--requests <n>]
  * (profiles from `BENCH_CPU_PROF=<dir>` or `node --cpu-prof`). Prints self time by function and
  * by package (node_modules/<name>, Node's own code, our packages), as shares of the sampled time,
  * idle and garbage collection apart; `--last` keeps only the profile's last seconds (the phase
- * measured, without start-up).
+ * measured, without start-up); `--requests` (the requests answered in that window: the bench's
+ * rate times its seconds) adds each line's µs per request.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,10 +24,18 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, last: { type: 'string' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    last: { type: 'string' },
+    requests: { type: 'string' },
+  },
 });
 const file = positionals[0];
-if (!file) throw new Error('usage: node bench/profile-summary.ts <file.cpuprofile> [--top N] [--last S]');
+if (!file)
+  throw new Error(
+    'usage: node bench/profile-summary.ts <file.cpuprofile> [--top N] [--last S] [--requests N]',
+  );
+const requests = values.requests ? Number(values.requests) : undefined;
 const top = Number(values.top);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const durationUs = profile.timeDeltas.reduce((sum, delta) => sum + delta, 0);
@@ -73,9 +82,12 @@ const table = (map: Map<string, number>) =>
       what: what.slice(0, 110),
       ms: Math.round(us / 1000),
       '%': +((100 * us) / total).toFixed(1),
+      ...(requests ? { 'µs/request': +(us / requests).toFixed(1) } : {}),
     }));
 
-console.log(`${file}: ${Math.round(total / 1000)} ms sampled`);
+const idle = byPackage.get('(idle)') ?? 0;
+console.log(`${file}: ${Math.round(total / 1000)} ms sampled, ${Math.round((total - idle) / 1000)} ms busy`);
+if (requests) console.log(`busy per request: ${((total - idle) / requests).toFixed(1)} µs`);
 console.log('\nself time by package');
 console.table(table(byPackage));
 console.log('\nself time by function');

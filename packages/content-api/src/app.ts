@@ -98,10 +98,10 @@ export function createContentApp(deps: ContentDeps): Express {
     inSequence([
       jsonBodies(),
       authorizeOperation(operationOf, openapiDocument),
-      validateRequests({
-        apiSpec: openapiDocument,
-        validateRequests: { allowUnknownQueryParameters: false },
-      }),
+      validateRequests(
+        { apiSpec: openapiDocument, validateRequests: { allowUnknownQueryParameters: false } },
+        operationOf,
+      ),
       // Each area's handlers, called for the operation validation matched (its `security` in the
       // document decided above whether it needs a token).
       dispatchOperations(openapiDocument, [

@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@muse/core';
 import { contentOpenApiDocument } from '../src/openapi.ts';
 import { errorHandler } from '../src/http/errors.ts';
+import { createOperationResolver, operationPerRequest } from '../src/http/operation.ts';
 import { validateRequests } from '../src/http/request-validation.ts';
 
 /**
- * The request validation the content API runs (`validateRequests`: the operation looked up in a
- * table, the library's request validator run only where the operation takes input) answers every
+ * The request validation the content API runs (`validateRequests`: the operation the resolver
+ * found, or else looked up in a table, the library's request validator run only where the
+ * operation takes input) answers every
  * request exactly as express-openapi-validator's own middleware does on the same document: the
  * same status, body and `Allow` header, and the same path parameters handed on. Both are served
  * over real HTTP and asked the same requests, made from every documented path and method with
@@ -41,7 +43,7 @@ describe('request validation answers as express-openapi-validator does', () => {
 
   beforeAll(async () => {
     const options = { apiSpec: document, validateRequests: { allowUnknownQueryParameters: false } };
-    ours = await serve(validateRequests(options));
+    ours = await serve(validateRequests(options, operationPerRequest(createOperationResolver(document))));
     library = await serve(
       OpenApiValidator.middleware({
         ...options,

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Sequelize, type QueryInterface } from 'sequelize';
 import type { Umzug } from 'umzug';
 import { ServiceUnavailableError } from './errors.ts';
+import { TIMESTAMPTZ_OID, jsonTimestampParser } from './json-timestamps.ts';
 import type { Logger } from './logger.ts';
 import { watchPool } from './metrics.ts';
 import { ambientTransaction, guardNestedAcquire, useAmbientTransactions } from './sql.ts';
@@ -109,8 +110,16 @@ function guardConnection(client: PgClient): void {
   };
 }
 
-interface PooledClient {
-  query<T>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
+interface TypeParsers {
+  getTypeParser(oid: number, format?: string): (text: string) => unknown;
+}
+interface PooledClient extends TypeParsers {
+  query<T>(config: {
+    name?: string;
+    text: string;
+    values: unknown[];
+    types?: TypeParsers;
+  }): Promise<{ rows: T[] }>;
 }
 interface TransactionConnection {
   connection: PooledClient;
@@ -122,6 +131,22 @@ interface PoolAccess {
 
 const statementNames = new Map<string, string>();
 
+/** Per connection: its own type parsers, but `timestamptz` as its JSON text (jsonTimestampParser). */
+const jsonTimestampTypes = new WeakMap<PooledClient, TypeParsers>();
+
+function withJsonTimestamps(client: PooledClient): TypeParsers {
+  let types = jsonTimestampTypes.get(client);
+  if (!types) {
+    const timestamp = jsonTimestampParser(client.getTypeParser(TIMESTAMPTZ_OID, 'text'));
+    types = {
+      getTypeParser: (oid, format = 'text') =>
+        oid === TIMESTAMPTZ_OID && format === 'text' ? timestamp : client.getTypeParser(oid, format),
+    };
+    jsonTimestampTypes.set(client, types);
+  }
+  return types;
+}
+
 /**
  * Runs a SELECT of the request path straight through `pg`, on a connection of Sequelize's pool
  * (same limits, acquire timeout and statement timeout). Sequelize's replacement parsing and
@@ -130,22 +155,27 @@ const statementNames = new Map<string, string>();
  * parsed and planned once per connection (unless the handle is behind a transaction-mode pooler): name its columns, since a prepared `SELECT *` fails
  * once a migration adds a column. Rows are what `db.query(…, { type: SELECT })` answers: same
  * connection, same type parsers. Inside a transaction it runs on the transaction's connection.
+ * With `jsonTimestamps`, `timestamptz` values come as the strings their Dates would be in JSON
+ * (for rows answered as they are; see jsonTimestampParser).
  */
 export async function selectRows<T extends object>(
   db: Sequelize,
   text: string,
   values: unknown[],
-  { prepare = !pooled.has(db) }: { prepare?: boolean } = {},
+  { prepare = !pooled.has(db), jsonTimestamps = false }: { prepare?: boolean; jsonTimestamps?: boolean } = {},
 ): Promise<T[]> {
   let name = prepare ? statementNames.get(text) : undefined;
   if (prepare && !name) statementNames.set(text, (name = `muse_${statementNames.size + 1}`));
-  const query = name ? { name, text, values } : { text, values };
+  const run = (client: PooledClient) => {
+    const query = name ? { name, text, values } : { text, values };
+    return client.query<T>(jsonTimestamps ? { ...query, types: withJsonTimestamps(client) } : query);
+  };
   const open = ambientTransaction(db) as unknown as TransactionConnection | undefined;
-  if (open) return (await open.connection.query<T>(query)).rows;
+  if (open) return (await run(open.connection)).rows;
   const pool = db.connectionManager as unknown as PoolAccess;
   const client = await pool.getConnection();
   try {
-    return (await client.query<T>(query)).rows;
+    return (await run(client)).rows;
   } finally {
     await pool.releaseConnection(client);
   }

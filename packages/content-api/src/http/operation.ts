@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { operationKey } from './request-validation.ts';
 
 /** The keys of a path item that are operations. */
 export const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -6,6 +7,9 @@ export const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 /** An operation of the document as it applies to one request: the operation and its path values. */
 export interface ResolvedOperation {
   operation: Record<string, unknown> & { security?: unknown[] };
+  /** Its method and the document's path, as `operationKey` names it (`GET /api/v1/users/{id}`). */
+  key: string;
+  /** The path values as they appear in the path (not decoded). */
   params: Record<string, string>;
 }
 
@@ -19,11 +23,9 @@ export interface ResolvedOperation {
 export function createOperationResolver(document: {
   paths: Record<string, unknown>;
 }): (method: string, path: string) => ResolvedOperation | undefined {
-  const literal = new Map<string, ResolvedOperation['operation']>();
-  const templated = new Map<
-    string,
-    { pattern: RegExp; names: string[]; operation: ResolvedOperation['operation'] }[]
-  >();
+  type Found = Omit<ResolvedOperation, 'params'>;
+  const literal = new Map<string, Found>();
+  const templated = new Map<string, (Found & { pattern: RegExp; names: string[] })[]>();
   for (const [template, item] of Object.entries(document.paths)) {
     const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const pattern = new RegExp(
@@ -34,22 +36,23 @@ export function createOperationResolver(document: {
       item as Record<string, ResolvedOperation['operation']>,
     )) {
       if (!OPERATION_METHODS.includes(method)) continue;
-      if (!names.length) literal.set(`${method.toUpperCase()} ${template.toLowerCase()}`, operation);
+      const found = { operation, key: operationKey(method, template) };
+      if (!names.length) literal.set(`${method.toUpperCase()} ${template.toLowerCase()}`, found);
       else {
-        const key = `${method.toUpperCase()} ${segments(template)}`;
-        templated.set(key, [...(templated.get(key) ?? []), { pattern, names, operation }]);
+        const bucket = `${method.toUpperCase()} ${segments(template)}`;
+        templated.set(bucket, [...(templated.get(bucket) ?? []), { ...found, pattern, names }]);
       }
     }
   }
   return (method, path) => {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const operation = literal.get(`${method} ${trimmed.toLowerCase()}`);
-    if (operation) return { operation, params: {} };
+    const found = literal.get(`${method} ${trimmed.toLowerCase()}`);
+    if (found) return { operation: found.operation, key: found.key, params: {} };
     for (const rule of templated.get(`${method} ${segments(trimmed)}`) ?? []) {
       const match = rule.pattern.exec(path);
       if (!match) continue;
       const params = Object.fromEntries(rule.names.map((name, i) => [name, match[i + 1]!]));
-      return { operation: rule.operation, params };
+      return { operation: rule.operation, key: rule.key, params };
     }
     return undefined;
   };

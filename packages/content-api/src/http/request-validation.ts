@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { error as validatorErrors } from 'express-openapi-validator';
+import type { RequestOperation } from './operation.ts';
 
 /**
  * Request validation by express-openapi-validator's own request validator (its ajv schemas, its
@@ -13,6 +14,10 @@ import { error as validatorErrors } from 'express-openapi-validator';
  * a path that matches but not for this method is 405, no path 404, a param that does not decode 400.
  * An operation with no parameters and no body is only checked for unknown query parameters, so
  * it skips the validator when the query is empty (the validator would accept such a request).
+ * The operation authentication resolved for the request (`operationOf`) is taken as it is when
+ * the library's rules could not pick another one: its route matches the path and no route
+ * before it in the library's order could match any path it matches. Only the other requests
+ * (a path no operation has, a method its path lacks) are looked up in the table.
  *
  * It loads the library's internal modules, so the library is pinned to one version in
  * package.json; test/request-validation.test.ts compares every answer with the stock middleware.
@@ -101,7 +106,10 @@ export interface RequestValidationOptions {
   validateRequests: { allowUnknownQueryParameters: boolean };
 }
 
-export function validateRequests(options: RequestValidationOptions): RequestHandler {
+export function validateRequests(
+  options: RequestValidationOptions,
+  operationOf: RequestOperation,
+): RequestHandler {
   const validator = new OpenApiValidator({
     ...options,
     validateResponses: false,
@@ -125,6 +133,7 @@ export function validateRequests(options: RequestValidationOptions): RequestHand
       ready ??= validation(
         spec,
         validate,
+        operationOf,
         req.app.enabled('case sensitive routing'),
         req.app.enabled('strict routing'),
       );
@@ -133,14 +142,22 @@ export function validateRequests(options: RequestValidationOptions): RequestHand
   };
 }
 
-function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: boolean): Handler {
-  const lookup = routeTable(spec, sensitive, strict);
+function validation(
+  spec: Spec,
+  validate: Handler,
+  operationOf: RequestOperation,
+  sensitive: boolean,
+  strict: boolean,
+): Handler {
+  const { lookup, unshadowed } = routeTable(spec, sensitive, strict);
   const validQueries = new ValidQueries();
   return (req, res, next) => {
     const path = req.originalUrl.split('?')[0]!;
     if (!spec.basePaths.some((basePath) => path.startsWith(basePath))) return next();
     try {
-      const route = lookup(path);
+      const resolved = operationOf(req);
+      const first = resolved && unshadowed.get(resolved.key);
+      const route = first?.regexp.test(path) ? first : lookup(path);
       if (!route) throw new validatorErrors.NotFound({ path: req.path, message: 'not found' });
       // As the library does: path values decoded (or refused) before the method is looked at.
       const pathParams = paramsOf(route, path, req.path);
@@ -173,8 +190,16 @@ function validation(spec: Spec, validate: Handler, sensitive: boolean, strict: b
   };
 }
 
-/** Routes bucketed by their number of path segments (a route only matches paths with as many), in the library's order. */
-function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: string) => Route | undefined {
+/**
+ * Routes bucketed by their number of path segments (a route only matches paths with as many), in
+ * the library's order (`lookup`); and by operation key, the routes no earlier route overlaps
+ * (`unshadowed`): for any path such a route matches, the library picks it.
+ */
+function routeTable(
+  spec: Spec,
+  sensitive: boolean,
+  strict: boolean,
+): { lookup: (path: string) => Route | undefined; unshadowed: Map<string, Route> } {
   const routes = new Map<string, Route>();
   for (const { basePath, expressRoute, openApiRoute, method } of spec.routes) {
     let route = routes.get(expressRoute);
@@ -207,18 +232,39 @@ function routeTable(spec: Spec, sensitive: boolean, strict: boolean): (path: str
   }
   // A literal route no route before it could take is found by its path (`/users/me`), confirmed by its regexp.
   const literal = new Map<string, Route>();
+  const unshadowed = new Map<string, Route>();
   for (const bucket of buckets.values())
     bucket.forEach((route, i) => {
       const earlier = bucket.slice(0, i);
       if (!route.keys.length && !earlier.some((before) => before.regexp.test(route.expressRoute)))
         literal.set(route.expressRoute.toLowerCase(), route);
+      if (!earlier.some((before) => overlap(before.expressRoute, route.expressRoute)))
+        for (const { operation } of route.methods.values()) unshadowed.set(operation.key, route);
     });
-  return (path) => {
+  const lookup = (path: string) => {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const hit = literal.get(trimmed.toLowerCase());
     if (hit?.regexp.test(path)) return hit;
     return buckets.get(segments(path))?.find((route) => route.regexp.test(path));
   };
+  return { lookup, unshadowed };
+}
+
+/**
+ * Whether some path could match both router patterns (as many segments, each pair equal in any
+ * letter case or either one holding a parameter). Errs towards yes: a parameter may be part of a
+ * segment, and a case-sensitive app's differently cased segments never both match.
+ */
+function overlap(a: string, b: string): boolean {
+  const first = a.split('/');
+  const second = b.split('/');
+  return (
+    first.length === second.length &&
+    first.every(
+      (part, i) =>
+        part.includes(':') || second[i]!.includes(':') || part.toLowerCase() === second[i]!.toLowerCase(),
+    )
+  );
 }
 
 function segments(path: string): number {
@@ -229,6 +275,7 @@ function segments(path: string): number {
 }
 
 function paramsOf(route: Route, path: string, requestPath: string): Record<string, string> {
+  if (!route.keys.length) return {};
   const values = route.regexp.exec(path)!.slice(1);
   try {
     return Object.fromEntries(route.keys.map((name, i) => [name, decodeURIComponent(values[i]!)]));

@@ -28,6 +28,8 @@ export function addResourceRoutes(
 ): void {
   const kit = createResourceKit(ctx, declaration);
   const base = `/api/v1${declaration.path}`;
+  // The list's columns, named once per resource rather than on every request.
+  const columns = selectColumns(declaration);
   const listedAsStored =
     !declaration.hooks?.present &&
     !Object.values(declaration.fields).some((field) => field.stored !== false && isIntegerField(field));
@@ -38,7 +40,13 @@ export function addResourceRoutes(
     const { where, replacements } = listFilters(declaration, req.query as Record<string, unknown>);
     const rows = await listRows<Row>(
       ctx.db,
-      { from: declaration.table, columns: selectColumns(declaration), where, replacements },
+      {
+        from: declaration.table,
+        columns,
+        where,
+        replacements,
+        answeredAsRead: listedAsStored,
+      },
       query,
       user,
     );

@@ -20,7 +20,7 @@ export function usersRoutes({ db }: ContentContext): Routes {
     const user = authorizeListScope(req, 'user', query.scope);
     const rows = await listRows<UserRow>(
       db,
-      { from: 'content.users', hasVisibility: false, ownerColumn: 'id' },
+      { from: 'content.users', hasVisibility: false, ownerColumn: 'id', answeredAsRead: true },
       query,
       user,
     );
