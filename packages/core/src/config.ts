@@ -62,6 +62,11 @@ export interface Config {
   MUSE_WORKER_DELIVERY_SLOTS: number;
   /** Scheduled messages: how long before its time a delivery is handed to the worker, which waits for the instant. */
   MUSE_DELIVERY_WAKE_EARLY_SECONDS: number;
+  /**
+   * Scheduled messages: how long a delivery waiting in a worker may go without a heartbeat before
+   * Temporal retries it elsewhere (the worker died). Fixed when the message's workflow starts.
+   */
+  MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -240,6 +245,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_WORKER_DELIVERY_SLOTS: { type: 'integer', minimum: 1, default: 2000 },
     MUSE_DELIVERY_WAKE_EARLY_SECONDS: { type: 'integer', minimum: 0, maximum: 3600, default: 30 },
+    MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 30000 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },

@@ -23,7 +23,10 @@ export function temporalScheduler(
   config: Config,
   logger: Logger,
 ): DeliveryScheduler {
-  const options: DeliveryOptions = { wakeEarlyMs: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS * 1000 };
+  const options: DeliveryOptions = {
+    wakeEarlyMs: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS * 1000,
+    heartbeatTimeoutMs: config.MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS,
+  };
   return {
     async schedule(id: number, plan: DeliveryPlan) {
       try {
