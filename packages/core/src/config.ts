@@ -42,6 +42,11 @@ export interface Config {
   TEMPORAL_CLI_PATH?: string;
   /** Port of the Temporal Web UI of the dev server `muse-server dev` starts (0: headless). */
   MUSE_TEMPORAL_UI_PORT: number;
+  /**
+   * API processes: the longest a request waits for Temporal to start, signal or cancel a
+   * workflow before it counts Temporal as unavailable.
+   */
+  MUSE_TEMPORAL_CALL_TIMEOUT_MS: number;
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
@@ -230,6 +235,7 @@ const schema: JSONSchemaType<Config> = {
     TEMPORAL_API_KEY: { type: 'string', minLength: 1, nullable: true },
     TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
     MUSE_TEMPORAL_UI_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8233 },
+    MUSE_TEMPORAL_CALL_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
