@@ -117,6 +117,11 @@ export interface Config {
   MUSE_CHAT_QUEUE_IDLE_MS: number;
   /** How often the messaging API starts outgoing-webhook deliveries still unstarted after as long (a crash, Temporal away, a scheduled message). */
   MUSE_CHAT_WEBHOOK_SWEEP_MS: number;
+  /**
+   * Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: how long a bot server has to answer an outgoing
+   * webhook. Fixed, with the attempt's own bound, when the trigger's workflow starts.
+   */
+  MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** The bus processes announce events on after commit (chat wake-ups, conversation messages, file statuses): `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
@@ -273,6 +278,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
     MUSE_CHAT_WEBHOOK_SWEEP_MS: { type: 'integer', minimum: 100, default: 60000 },
+    MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: { type: 'integer', minimum: 1, maximum: 600, default: 10 },
     MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_EVENT_BUS: { type: 'string', enum: ['postgres', 'redis'], default: 'postgres' },
     MUSE_REDIS_URL: { type: 'string', pattern: '^rediss?://', nullable: true },

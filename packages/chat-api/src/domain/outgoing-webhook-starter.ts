@@ -27,7 +27,7 @@ export function temporalWebhookStarter(
               taskQueue: taskQueueOf(config, 'delivery'),
               workflowId: outgoingWebhookWorkflowId(config.TEMPORAL_TASK_QUEUE, triggerId),
               workflowIdReusePolicy: 'REJECT_DUPLICATE',
-              args: [triggerId],
+              args: [triggerId, { timeoutSeconds: config.MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS }],
             }),
           );
         } catch (error) {
