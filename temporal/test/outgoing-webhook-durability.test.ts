@@ -14,6 +14,12 @@ import { call, makeOrganization, makeUser, waitUntil, type TestUser } from '@mus
  * server is answering is replaced and the call repeated, and the bot's reply is posted once;
  * two attempts of one trigger at the same time post one reply.
  */
+/**
+ * A bot server has 3 s to answer (10 s in production), so the killed worker's attempt is given
+ * up, and repeated elsewhere, 3 s + 10 s after it began (20 s).
+ */
+const SHORT_CALLS = { MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: '3' };
+
 describe('outgoing webhook delivery survives a killed worker', () => {
   let stack: TestStack;
   let owner: TestUser;
@@ -36,6 +42,7 @@ describe('outgoing webhook delivery survives a killed worker', () => {
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       MUSE_OUTBOUND_ALLOW: '127.0.0.1',
       MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+      ...SHORT_CALLS,
     });
     workers.add(worker);
     await worker.waitForOutput(/worker running/);
@@ -60,7 +67,7 @@ describe('outgoing webhook delivery survives a killed worker', () => {
     );
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack(SHORT_CALLS);
     await makeOrganization(stack);
     owner = await makeUser(stack);
     alice = await makeUser(stack);

@@ -79,8 +79,13 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   };
 
   beforeAll(async () => {
-    // Messages due in more than 5 s wait for a timer first, then in the worker.
-    stack = await startTestStack({ MUSE_CHAT_HEARTBEAT_MS: '1000', MUSE_DELIVERY_WAKE_EARLY_SECONDS: '5' });
+    // Messages due in more than 5 s wait for a timer first, then in the worker; a killed worker's
+    // waiting deliveries are retried elsewhere 5 s after its last heartbeat (30 s in production).
+    stack = await startTestStack({
+      MUSE_CHAT_HEARTBEAT_MS: '1000',
+      MUSE_DELIVERY_WAKE_EARLY_SECONDS: '5',
+      MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: '5000',
+    });
     await makeOrganization(stack);
     alice = await makeUser(stack);
     bob = await makeUser(stack);

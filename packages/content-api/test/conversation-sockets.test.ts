@@ -826,11 +826,13 @@ describe('conversation sockets across two content-API processes', () => {
       generator_id: BUILTIN.text,
     });
     const id = await conversation(alice, { character_id: character.body.id });
-    // A process whose Temporal is unreachable: it serves, but cannot start workflows.
+    // A process whose Temporal is unreachable: it serves, but cannot start workflows (each start
+    // gives up after 1 s; 10 s by default).
     const port = await freePort();
     const cutOff = startMuseServer(['content-api'], {
       ...env(),
       TEMPORAL_ADDRESS: '127.0.0.1:1',
+      MUSE_TEMPORAL_CALL_TIMEOUT_MS: '1000',
       MUSE_CONTENT_PORT: String(port),
     });
     try {

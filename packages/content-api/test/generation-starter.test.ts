@@ -114,8 +114,10 @@ describe('workflow starts off the request path', () => {
 
   it('a queued start that Temporal refuses fails and refunds the task, and the next submit answers 503', async () => {
     const user = await createTestUser(stack, { balance: 5 });
+    // Nothing answers there: each start gives up after the call timeout, 1 s (10 s by default).
     const deps = {
       ...depsOf(),
+      config: { ...stack.config, MUSE_TEMPORAL_CALL_TIMEOUT_MS: 1000 },
       temporal: createTemporalClient('127.0.0.1:1', stack.config.TEMPORAL_NAMESPACE),
     };
     const starter = new WorkflowStarter(deps);

@@ -13,9 +13,10 @@ describe('submitting while Temporal is unreachable', () => {
   let api: RunningServer;
   beforeAll(async () => {
     stack = await startTestStack();
+    // Nothing answers there: each start gives up after the call timeout, 1 s (10 s by default).
     const temporal = createTemporalClient('127.0.0.1:1', stack.config.TEMPORAL_NAMESPACE);
     const app = createContentApp({
-      config: stack.config,
+      config: { ...stack.config, MUSE_TEMPORAL_CALL_TIMEOUT_MS: 1000 },
       logger: stack.logger,
       db: stack.database.db,
       temporal,

@@ -13,7 +13,7 @@ import type { OutageMode, ProviderOutage } from '@muse/test-support/fakes/outage
  * production), and a hung call is given up after 3 s (30 s in production; shorter would fail
  * the calls of a loaded machine, and the process's first call loads its HTTP client).
  */
-const MINUTE_MS = 250;
+const MINUTE_MS = 100;
 const HOUR_MS = 60 * MINUTE_MS;
 const COMPRESSED = {
   MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS: String(MINUTE_MS),

@@ -5,14 +5,26 @@ import { outTradeNo, paymentSuite } from '@muse/test-support/payments';
 import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
 import { READY_TIMEOUT_MS, startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 
+/**
+ * The workflows' pauses, shortened through their configuration (production's in brackets): the
+ * first look at an order 1 s after it (5 s) and its retries 1 s apart; a provider call given up
+ * after 3 s (30 s), so a killed worker's step is retried after 2 × 3 s + 5 s (65 s) and a refund's
+ * first look comes 3 s + 5 s after its request (35 s); a refund's retries 1 s apart (from 10 s).
+ */
+const SHORT_PAUSES = {
+  MUSE_PAYMENT_RECONCILE_MAX_WAIT_MS: '1000',
+  MUSE_PAYMENT_REFUND_RETRY_MAX_MS: '1000',
+  MUSE_PAYMENT_PROVIDER_TIMEOUT_MS: '3000',
+};
+
 /** The payment workflow on a real Temporal worker: lost notifications and expiry. */
 describe('payments: reconciliation workflow', () => {
-  const suite = paymentSuite(startFakeWechatPay, { worker: true });
+  const suite = paymentSuite(startFakeWechatPay, { worker: true, env: SHORT_PAUSES });
   const openOrder = async (credits: number) => {
     const { user, order } = await suite.openOrder(credits);
     return { user, id: order.id };
   };
-  /** Polls the payment until it leaves `pending` (the workflow's first look is 5 s after the order). */
+  /** Polls the payment until it leaves `pending` (the workflow's first look is 1 s after the order). */
   const settled = async (user: TestUser, id: string) => {
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -53,7 +65,7 @@ describe('payments: reconciliation workflow', () => {
 
 /** A worker process killed with SIGKILL in the middle of a reconciliation step. */
 describe('payments: reconciliation survives a killed worker', () => {
-  const suite = paymentSuite(startFakeWechatPay);
+  const suite = paymentSuite(startFakeWechatPay, { env: SHORT_PAUSES });
   let worker: MuseProcess | undefined;
   afterAll(() => worker?.child.kill('SIGKILL'));
 
@@ -68,6 +80,7 @@ describe('payments: reconciliation survives a killed worker', () => {
       MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
       MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
       MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
+      ...SHORT_PAUSES,
     });
     await worker.waitForOutput(/worker running/, READY_TIMEOUT_MS);
     const release = wechat.holdQueries();
@@ -97,7 +110,7 @@ describe('payments: reconciliation survives a killed worker', () => {
 
 /** A refund whose provider call got no answer is not lost: its workflow asks again. */
 describe('payments: refunds the provider did not answer', () => {
-  const suite = paymentSuite(startFakeWechatPay, { worker: true });
+  const suite = paymentSuite(startFakeWechatPay, { worker: true, env: SHORT_PAUSES });
 
   const refundRow = async (paymentId: string) => {
     const [row] = await suite.stack.database.db.query<{ id: string; status: string }>(
@@ -121,7 +134,7 @@ describe('payments: refunds the provider did not answer', () => {
     expect(answer.body.message).toContain('is asked again until the provider answers');
     expect(await refundRow(order.id)).toMatchObject({ status: 'pending' });
     expect(await balanceOf(suite.stack, user.id)).toBe(60);
-    // The workflow asks again (35 s, then 10 s after the lost retry) under the same refund number:
+    // The workflow asks again (8 s, then 1 s after the lost retry) under the same refund number:
     // WeChat Pay answers the refund it already made, and it is complete, made once.
     await expect
       .poll(async () => (await refundRow(order.id))?.status, { timeout: 150_000, interval: 1000 })

@@ -42,6 +42,11 @@ export interface Config {
   TEMPORAL_CLI_PATH?: string;
   /** Port of the Temporal Web UI of the dev server `muse-server dev` starts (0: headless). */
   MUSE_TEMPORAL_UI_PORT: number;
+  /**
+   * API processes: the longest a request waits for Temporal to start, signal or cancel a
+   * workflow before it counts Temporal as unavailable.
+   */
+  MUSE_TEMPORAL_CALL_TIMEOUT_MS: number;
   MUSE_HOST: string;
   MUSE_CONTENT_PORT: number;
   MUSE_CHAT_PORT: number;
@@ -62,6 +67,11 @@ export interface Config {
   MUSE_WORKER_DELIVERY_SLOTS: number;
   /** Scheduled messages: how long before its time a delivery is handed to the worker, which waits for the instant. */
   MUSE_DELIVERY_WAKE_EARLY_SECONDS: number;
+  /**
+   * Scheduled messages: how long a delivery waiting in a worker may go without a heartbeat before
+   * Temporal retries it elsewhere (the worker died). Fixed when the message's workflow starts.
+   */
+  MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: number;
   /** Where development state (embedded Postgres data, generated secrets, files) lives. */
   MUSE_DATA_DIR: string;
   /** How long SIGTERM waits for in-flight requests before closing connections. */
@@ -107,6 +117,11 @@ export interface Config {
   MUSE_CHAT_QUEUE_IDLE_MS: number;
   /** How often the messaging API starts outgoing-webhook deliveries still unstarted after as long (a crash, Temporal away, a scheduled message). */
   MUSE_CHAT_WEBHOOK_SWEEP_MS: number;
+  /**
+   * Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: how long a bot server has to answer an outgoing
+   * webhook. Fixed, with the attempt's own bound, when the trigger's workflow starts.
+   */
+  MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: number;
   /** Messaging API: event queues one user may hold; registering another evicts the oldest. */
   MUSE_CHAT_MAX_QUEUES_PER_USER: number;
   /** The bus processes announce events on after commit (chat wake-ups, conversation messages, file statuses): `postgres` (LISTEN/NOTIFY) or `redis` (Streams). */
@@ -225,6 +240,7 @@ const schema: JSONSchemaType<Config> = {
     TEMPORAL_API_KEY: { type: 'string', minLength: 1, nullable: true },
     TEMPORAL_CLI_PATH: { type: 'string', nullable: true },
     MUSE_TEMPORAL_UI_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8233 },
+    MUSE_TEMPORAL_CALL_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MUSE_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     MUSE_CONTENT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
     MUSE_CHAT_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8081 },
@@ -240,6 +256,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_WORKER_DELIVERY_SLOTS: { type: 'integer', minimum: 1, default: 2000 },
     MUSE_DELIVERY_WAKE_EARLY_SECONDS: { type: 'integer', minimum: 0, maximum: 3600, default: 30 },
+    MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 30000 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },
     MUSE_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, default: 10000 },
     MUSE_DB_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 15000 },
@@ -261,6 +278,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_CHAT_HEARTBEAT_MS: { type: 'integer', minimum: 10, default: 60000 },
     MUSE_CHAT_QUEUE_IDLE_MS: { type: 'integer', minimum: 1000, default: 600000 },
     MUSE_CHAT_WEBHOOK_SWEEP_MS: { type: 'integer', minimum: 100, default: 60000 },
+    MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: { type: 'integer', minimum: 1, maximum: 600, default: 10 },
     MUSE_CHAT_MAX_QUEUES_PER_USER: { type: 'integer', minimum: 1, default: 50 },
     MUSE_EVENT_BUS: { type: 'string', enum: ['postgres', 'redis'], default: 'postgres' },
     MUSE_REDIS_URL: { type: 'string', pattern: '^rediss?://', nullable: true },

@@ -9,6 +9,14 @@ describe('loadConfig', () => {
     expect(config.DATABASE_URL).toBeUndefined();
   });
 
+  it('keeps the values the Temporal timeouts had before they were settings', () => {
+    expect(loadConfig({})).toMatchObject({
+      MUSE_TEMPORAL_CALL_TIMEOUT_MS: 10_000,
+      MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: 30_000,
+      MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: 10,
+    });
+  });
+
   it('coerces numbers from their text', () => {
     expect(loadConfig({ MUSE_CONTENT_PORT: '9000' }).MUSE_CONTENT_PORT).toBe(9000);
   });

@@ -6,8 +6,8 @@ import { createDeliveryInstants } from './delivery-instants.ts';
 
 /**
  * How often a waiting delivery heartbeats: Temporal sends at most one per 80% of the workflow's
- * 30 s heartbeat timeout, so more calls only cost this process; every 6 s still rides out an
- * event loop held up for 20 s.
+ * heartbeat timeout (30 s by default), so more calls only cost this process; every 6 s still
+ * rides out an event loop held up for 20 s. A shorter timeout is heartbeated five times per.
  */
 const HEARTBEAT_EVERY_MS = 6_000;
 /** A local activity started by a timer that fired a moment before the worker's clock says so waits that moment. */
@@ -47,7 +47,8 @@ export function createScheduledMessageActivities(deps: { db: Sequelize; config: 
       const context = Context.current();
       const holdUntilMs = Date.now() + context.info.startToCloseTimeoutMs - HOLD_MARGIN_MS;
       const signal = context.cancellationSignal;
-      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      const every = Math.min(HEARTBEAT_EVERY_MS, (context.info.heartbeatTimeoutMs ?? Infinity) / 5);
+      const heartbeat = setInterval(() => context.heartbeat(), every);
       const attempt = instants.begin();
       try {
         const outcome = await deliver(scheduledMessageId, {

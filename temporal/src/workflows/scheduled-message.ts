@@ -48,8 +48,9 @@ const atTheTime = proxyLocalActivities<ScheduledMessageActivities>({
  * deliveries wait has them retried elsewhere after this long, not after the whole window. Each
  * heartbeat Temporal records is a write (one per attempt per 80% of this), and a worker busy
  * with a thousand sends must not miss one: 15 s timed out 20 of 1,000 waiting attempts in a
- * loaded bench run (bench/README.md). Not compared on replay (only the activity's type and id
- * are), so histories recorded with 15 s replay.
+ * loaded bench run (bench/README.md). The default of MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS, and the
+ * timeout of workflows started before it was configurable. Not compared on replay (only the
+ * activity's type and id are), so histories recorded with 15 s replay.
  */
 const HEARTBEAT_TIMEOUT_MS = 30_000;
 /** Time for the checks and the transaction once the wait is over, on a busy database. */
@@ -78,7 +79,7 @@ export async function scheduledMessageWorkflow(
   const waitMs = options.wakeEarlyMs + CLOCK_SLACK_MS;
   const waiting = proxyActivities<ScheduledMessageActivities>({
     startToCloseTimeout: waitMs + WORK_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    heartbeatTimeout: options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
     retry,
     // A cancelled attempt may still be asleep; the workflow does not wait for it to notice.
     cancellationType: ActivityCancellationType.TRY_CANCEL,

@@ -23,6 +23,11 @@ export interface DeliveryOptions {
    * due at the same instant. 0: the attempt starts at the time.
    */
   wakeEarlyMs: number;
+  /**
+   * How long a waiting attempt may go without a heartbeat before Temporal retries it (its worker
+   * died). Absent in workflows started before it was configurable: 30 s then.
+   */
+  heartbeatTimeoutMs?: number;
 }
 
 /** When to deliver, as of the edit numbered `version` (edits of one message are numbered in commit order). */

@@ -10,9 +10,6 @@ import {
 } from './delivery-contract.ts';
 import type { DeliveryScheduler } from './actions/scheduled-messages.ts';
 
-/** How long an API request waits for Temporal before answering 503. */
-const TEMPORAL_DEADLINE_MS = 10_000;
-
 /**
  * Deliveries on Temporal: one workflow per scheduled message, its id derived from the message.
  * signalWithStart reaches the running workflow, or starts a new one when none runs (a new
@@ -23,11 +20,14 @@ export function temporalScheduler(
   config: Config,
   logger: Logger,
 ): DeliveryScheduler {
-  const options: DeliveryOptions = { wakeEarlyMs: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS * 1000 };
+  const options: DeliveryOptions = {
+    wakeEarlyMs: config.MUSE_DELIVERY_WAKE_EARLY_SECONDS * 1000,
+    heartbeatTimeoutMs: config.MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS,
+  };
   return {
     async schedule(id: number, plan: DeliveryPlan) {
       try {
-        await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+        await temporal.withDeadline(Date.now() + config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
           temporal.workflow.signalWithStart(SCHEDULED_MESSAGE_WORKFLOW, {
             taskQueue: taskQueueOf(config, 'delivery'),
             workflowId: scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id),
@@ -43,7 +43,7 @@ export function temporalScheduler(
     },
     async cancel(id: number) {
       try {
-        await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+        await temporal.withDeadline(Date.now() + config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
           temporal.workflow.getHandle(scheduledMessageWorkflowId(config.TEMPORAL_TASK_QUEUE, id)).cancel(),
         );
       } catch (error) {

@@ -11,6 +11,15 @@ export const outgoingWebhookWorkflowId = (taskQueue: string, triggerId: number) 
 /** The failure type of a call that reached no bot server (connection refused, timeout): retried. */
 export const BOT_UNREACHABLE = 'BotUnreachable';
 
+/**
+ * How the workflow runs, fixed when it starts (the messaging API's configuration): the bot
+ * server's time to answer (MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS), which bounds each attempt.
+ * Absent in workflows started before it was configurable: 10 s then.
+ */
+export interface WebhookOptions {
+  timeoutSeconds: number;
+}
+
 /** Zulip's MAX_REQUEST_RETRIES: three retries after the first call, with back-off between them. */
 export const OUTGOING_WEBHOOK_ATTEMPTS = 4;
 

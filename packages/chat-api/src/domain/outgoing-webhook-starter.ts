@@ -8,8 +8,6 @@ export interface OutgoingWebhookStarter {
   start(triggerIds: number[]): Promise<void>;
 }
 
-const TEMPORAL_DEADLINE_MS = 10_000;
-
 /**
  * One workflow per trigger, its id derived from the trigger. A second start of the same trigger
  * (running or closed) is refused by Temporal, so a trigger is never delivered by two workflows.
@@ -24,12 +22,12 @@ export function temporalWebhookStarter(
     async start(triggerIds) {
       for (const triggerId of triggerIds) {
         try {
-          await temporal.withDeadline(Date.now() + TEMPORAL_DEADLINE_MS, () =>
+          await temporal.withDeadline(Date.now() + config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
             temporal.workflow.start(OUTGOING_WEBHOOK_WORKFLOW, {
               taskQueue: taskQueueOf(config, 'delivery'),
               workflowId: outgoingWebhookWorkflowId(config.TEMPORAL_TASK_QUEUE, triggerId),
               workflowIdReusePolicy: 'REJECT_DUPLICATE',
-              args: [triggerId],
+              args: [triggerId, { timeoutSeconds: config.MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS }],
             }),
           );
         } catch (error) {

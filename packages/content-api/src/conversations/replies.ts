@@ -31,8 +31,6 @@ export const REPLY_WORKFLOW = 'characterReplyWorkflow';
 export const replyWorkflowId = (messageId: string) => `reply-${messageId}`;
 const chargeReference = (messageId: string) => `reply:${messageId}`;
 
-/** How long starting the workflow may take before the conversation hears `reply_unavailable`. */
-const START_DEADLINE_MS = 10_000;
 /** How many earlier messages the upstream sees. */
 const CONTEXT_MESSAGES = 30;
 /** A delta stays far below the 8000-byte notification cap. */
@@ -81,7 +79,7 @@ export async function startReply(deps: ReplyStarter, message: ConversationMessag
   if (message.role !== 'user') return;
   try {
     if (!(await replySource(deps.db, message.id))) return;
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    await deps.temporal.withDeadline(Date.now() + deps.config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
       deps.temporal.workflow.start(REPLY_WORKFLOW, {
         taskQueue: taskQueueOf(deps.config, 'delivery'),
         workflowId: replyWorkflowId(message.id),

@@ -3,7 +3,6 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import { GENERATION_WORKFLOW, workflowIdOf } from './contract.ts';
 import { failGeneration } from './fail.ts';
 
-const START_DEADLINE_MS = 10_000;
 /** Starts in flight at once: enough to keep Temporal busy, few enough not to queue gRPC calls. */
 const CONCURRENT_STARTS = 8;
 
@@ -22,7 +21,7 @@ export interface StarterDeps {
  */
 export async function startGenerationWorkflow(deps: StarterDeps, taskId: string): Promise<boolean> {
   try {
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    await deps.temporal.withDeadline(Date.now() + deps.config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
       deps.temporal.workflow.start(GENERATION_WORKFLOW, {
         taskQueue: taskQueueOf(deps.config, 'generation'),
         workflowId: workflowIdOf(taskId),

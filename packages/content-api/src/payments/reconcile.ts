@@ -12,8 +12,6 @@ import {
 } from './workflow-contract.ts';
 import { ProviderCallError, type ProviderName } from './providers/types.ts';
 
-const START_DEADLINE_MS = 10_000;
-
 /**
  * One step of a payment's reconciliation (run by the workflow until it answers `settled`): a
  * pending payment is looked up at the provider — paid there settles it (a lost notification),
@@ -77,7 +75,7 @@ async function startOnce(
   arg: string,
 ): Promise<void> {
   try {
-    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    await deps.temporal.withDeadline(Date.now() + deps.config.MUSE_TEMPORAL_CALL_TIMEOUT_MS, () =>
       deps.temporal.workflow.start(workflow, {
         taskQueue: taskQueueOf(deps.config, 'payments'),
         workflowId,

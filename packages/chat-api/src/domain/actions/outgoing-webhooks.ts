@@ -13,9 +13,6 @@ import { realmUrl, type Realm } from '../lib/realms.ts';
 import { userById, usersByIds, type User } from '../lib/users.ts';
 import { transact, exec, one } from '@muse/core';
 
-/** Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS: how long a bot server has to answer. */
-export const OUTGOING_WEBHOOK_TIMEOUT_SECONDS = 10;
-
 /** A call that reached no bot server; the workflow retries it, then reports `message`. */
 export class BotUnreachableError extends Error {
   override name = 'BotUnreachableError';
@@ -118,7 +115,7 @@ export async function deliverOutgoingWebhook(
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'ZulipOutgoingWebhook/Muse' },
       body: JSON.stringify(delivery.payload),
-      signal: AbortSignal.timeout(OUTGOING_WEBHOOK_TIMEOUT_SECONDS * 1000),
+      signal: AbortSignal.timeout(deps.config.MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS * 1000),
     });
     text = await response.text();
   } catch (error) {
@@ -128,7 +125,9 @@ export async function deliverOutgoingWebhook(
         notice: 'The URL configured for the webhook is for a private or disallowed network.',
       });
     if (error instanceof OutboundError && error.reason === 'timeout')
-      throw new BotUnreachableError(`Request timed out after ${OUTGOING_WEBHOOK_TIMEOUT_SECONDS} seconds.`);
+      throw new BotUnreachableError(
+        `Request timed out after ${deps.config.MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS} seconds.`,
+      );
     throw new BotUnreachableError('A connection error occurred. Is my bot server down?');
   }
   if (response.status < 200 || response.status >= 300)
