@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createLogger, findTemporalCli, freePort, startDevTemporal, startEmbeddedPostgres } from '@muse/core';
-import { bundleWorkflows } from '@muse/temporal';
+import { workflowBundleFile, writeWorkflowBundles } from '@muse/temporal';
 import { createTemplateDatabase } from '@muse/test-support/database';
 
 declare module 'vitest' {
@@ -12,6 +12,9 @@ declare module 'vitest' {
     /** The migrated database on `adminDatabaseUrl` that each test file's database is copied from. */
     templateDatabase: string;
     temporalAddress: string;
+    /** Both bundles, as `muse-server bundle-workflows` writes them: spawned workers load them (MUSE_WORKFLOW_BUNDLE_DIR). */
+    workflowBundleDir: string;
+    /** Its bundle without tracing, for the workers tests run in their own process. */
     workflowBundlePath: string;
   }
 }
@@ -19,7 +22,8 @@ declare module 'vitest' {
 /**
  * Starts the real dependencies once per test run: an embedded Postgres (or the one in
  * MUSE_TEST_DATABASE_URL) holding a migrated template database, a Temporal dev server (or
- * MUSE_TEST_TEMPORAL_ADDRESS), and the bundled workflow code that every test worker loads.
+ * MUSE_TEST_TEMPORAL_ADDRESS), and the bundled workflow code that every test worker loads, in
+ * process or spawned.
  */
 export default async function setup(project: TestProject) {
   const logger = createLogger({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }, 'test-setup');
@@ -43,7 +47,8 @@ export default async function setup(project: TestProject) {
     stops.push(postgres.stop);
     return postgres.adminUrl;
   })();
-  const [{ adminDatabaseUrl, templateDatabase }, temporalAddress, workflowBundlePath] = await Promise.all([
+  const workflowBundleDir = path.join(workDir, 'workflow-bundles');
+  const [{ adminDatabaseUrl, templateDatabase }, temporalAddress] = await Promise.all([
     postgresListening.then(async (adminDatabaseUrl) => {
       const template = await createTemplateDatabase(adminDatabaseUrl);
       stops.push(template.drop);
@@ -59,18 +64,14 @@ export default async function setup(project: TestProject) {
       stops.push(temporal.stop);
       return temporal.address;
     }),
-    (async () => {
-      const bundle = await bundleWorkflows();
-      const bundlePath = path.join(workDir, 'workflows.js');
-      await writeFile(bundlePath, (bundle as { code: string }).code);
-      return bundlePath;
-    })(),
+    writeWorkflowBundles(workflowBundleDir),
   ]);
 
   project.provide('adminDatabaseUrl', adminDatabaseUrl);
   project.provide('templateDatabase', templateDatabase);
   project.provide('temporalAddress', temporalAddress);
-  project.provide('workflowBundlePath', workflowBundlePath);
+  project.provide('workflowBundleDir', workflowBundleDir);
+  project.provide('workflowBundlePath', workflowBundleFile(workflowBundleDir, false));
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});

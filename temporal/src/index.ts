@@ -2,6 +2,8 @@ export { createTemporalClient, temporalSecurity, type TemporalSecurity } from '.
 export {
   createWorker,
   bundleWorkflows,
+  writeWorkflowBundles,
+  workflowBundleFile,
   workflowsPath,
   type WorkerOptions,
   type MuseWorker,

@@ -1,3 +1,4 @@
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,14 +47,67 @@ function workflowInterceptorModules(tracing: boolean): string[] {
   ];
 }
 
-/** Bundles the workflow code once (a few seconds); tests share one bundle across workers. */
-export function bundleWorkflows(): Promise<WorkflowBundleOption> {
+/**
+ * Bundles the workflow code (a few seconds of webpack) for the sandbox with or without the tracing
+ * interceptors; by default as this process traces.
+ */
+export function bundleWorkflows(tracing = Boolean(activeTracing())): Promise<{ code: string }> {
   return bundleWorkflowCode({
     workflowsPath,
-    workflowInterceptorModules: workflowInterceptorModules(Boolean(activeTracing())),
+    workflowInterceptorModules: workflowInterceptorModules(tracing),
     logger: quietBundlerLogger,
     ...(runningCompiled ? { webpackConfigHook: compiledConditions } : {}),
   });
+}
+
+/** The file of each variant in a directory `writeWorkflowBundles` filled. */
+export function workflowBundleFile(dir: string, tracing: boolean): string {
+  return path.resolve(dir, tracing ? 'workflows-tracing.js' : 'workflows.js');
+}
+
+/**
+ * Writes both variants of the bundle into `dir` (`muse-server bundle-workflows`, the image's
+ * build, the tests' global setup), so that workers load one instead of bundling at start.
+ * One after the other: two webpack runs at once would only share the same cores.
+ */
+export async function writeWorkflowBundles(dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  for (const tracing of [false, true]) {
+    const file = workflowBundleFile(dir, tracing);
+    await writeFile(file, (await bundleWorkflows(tracing)).code);
+    files.push(file);
+  }
+  return files;
+}
+
+/**
+ * The prebuilt bundle of this process's variant. Missing, the start fails: whoever set
+ * MUSE_WORKFLOW_BUNDLE_DIR wants that bundle, not a slower start that hides a broken image.
+ */
+export async function prebuiltWorkflowBundle(dir: string): Promise<{ codePath: string }> {
+  const codePath = workflowBundleFile(dir, Boolean(activeTracing()));
+  try {
+    await access(codePath);
+  } catch {
+    throw new Error(
+      `MUSE_WORKFLOW_BUNDLE_DIR: no workflow bundle at ${codePath}; run \`muse-server bundle-workflows ${dir}\` to write it`,
+    );
+  }
+  return { codePath };
+}
+
+/** The prebuilt bundle when there is a directory of them, else one bundled now; logged either way. */
+async function loadWorkflowBundle(dir: string | undefined, logger: Logger): Promise<WorkflowBundleOption> {
+  if (dir) {
+    const bundle = await prebuiltWorkflowBundle(dir);
+    logger.info({ workflowBundle: bundle.codePath }, 'workflow bundle loaded');
+    return bundle;
+  }
+  const started = Date.now();
+  const bundle = await bundleWorkflows();
+  logger.info({ bundleMs: Date.now() - started }, 'workflow code bundled at start');
+  return bundle;
 }
 
 /** Where the workflow interceptors' sinks land, outside the sandbox. */
@@ -80,7 +134,10 @@ export interface WorkerOptions {
   /** One Temporal worker polls each queue, with slots of its own (see @muse/core's workloads). */
   taskQueues: string[];
   deps: ActivityDeps;
+  /** The bundled workflow code; unset, the worker loads it from `workflowBundleDir`, else bundles it. */
   workflowBundle?: WorkflowBundleOption;
+  /** A directory `writeWorkflowBundles` filled (MUSE_WORKFLOW_BUNDLE_DIR). */
+  workflowBundleDir?: string;
   /** Workflow and activity tasks each queue's worker runs at once (unset: Temporal's defaults). */
   slots?: Slots;
   /** A queue's own slots, over `slots` (the delivery queue's waiting deliveries each hold an activity slot). */
@@ -139,11 +196,12 @@ export async function createWorker({
   taskQueues,
   deps,
   workflowBundle,
+  workflowBundleDir,
   slots = {},
   queueSlots = {},
 }: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
-  const bundle = workflowBundle ?? (await bundleWorkflows());
+  const bundle = workflowBundle ?? (await loadWorkflowBundle(workflowBundleDir, deps.logger));
   const connection = await NativeConnection.connect({ address, ...security });
   const activities = createActivities(deps);
   const tracing = Boolean(activeTracing());

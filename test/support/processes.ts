@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { stopChild } from '@muse/core';
 
 const serverMain = fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url));
@@ -26,9 +27,15 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs `muse-server <args>` as its own process, the way an operator does. */
+/**
+ * Runs `muse-server <args>` as its own process, the way an operator does. A worker loads the
+ * bundles the global setup wrote, as the image's do, instead of spending seconds bundling.
+ */
 export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
-  return startProcess([process.execPath, serverMain, ...args], env);
+  return startProcess([process.execPath, serverMain, ...args], {
+    MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir'),
+    ...env,
+  });
 }
 
 /** Runs `command` (a program and its arguments) with the same care: output kept, ended with the test. */

@@ -48,6 +48,17 @@ program
   .description('run the Temporal worker')
   .action(withConfig(async (c) => (await import('./commands/worker.ts')).runWorker(c)));
 program
+  .command('bundle-workflows')
+  .description(
+    'write the workflow bundles into <dir>, for workers started with MUSE_WORKFLOW_BUNDLE_DIR=<dir>',
+  )
+  .argument('<dir>', 'directory to write workflows.js and workflows-tracing.js into (made if missing)')
+  .action(
+    withConfig<string>(async (_config, dir) =>
+      (await import('./commands/bundle-workflows.ts')).runBundleWorkflows(dir),
+    ),
+  );
+program
   .command('migrate')
   .description('apply database migrations')
   .option('--wait', 'apply nothing; wait until every migration of this version has been applied')

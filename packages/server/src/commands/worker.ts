@@ -25,6 +25,7 @@ export async function runWorker(config: Config): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueues,
     deps: runtime,
+    workflowBundleDir: config.MUSE_WORKFLOW_BUNDLE_DIR,
     slots: {
       workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
       activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
