@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startTestStack, workerProcessEnv, type TestStack } from '@muse/test-support/stack';
 import { createTestUser, type TestUser } from '@muse/test-support/content';
 import { balanceOf, createGenerator, ledgerOf, submit, waitForFile } from '@muse/test-support/generation';
 import { startFakeReplicate, type FakeReplicate } from '@muse/test-support/fakes/replicate';
@@ -39,14 +39,7 @@ describe('a worker killed mid-task', () => {
 
   async function startWorkerProcess(): Promise<MuseProcess> {
     const worker = startMuseServer(['worker'], {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
-      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+      ...workerProcessEnv(stack),
       MUSE_OUTBOUND_ALLOW: stack.config.MUSE_OUTBOUND_ALLOW,
     });
     workers.add(worker);

@@ -6,7 +6,7 @@ import { createOutboundFetch } from '@muse/core';
 import { outgoingWebhookWorkflowId } from '@muse/chat-api/outgoing-webhook-contract';
 import { deliverOutgoingWebhook } from '@muse/chat-api/workflow-steps';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startTestStack, workerProcessEnv, type TestStack } from '@muse/test-support/stack';
 import { call, makeOrganization, makeUser, waitUntil, type TestUser } from '@muse/test-support/chat';
 
 /**
@@ -35,13 +35,8 @@ describe('outgoing webhook delivery survives a killed worker', () => {
   const workers = new Set<MuseProcess>();
   const startWorker = async () => {
     const worker = startMuseServer(['worker'], {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      ...workerProcessEnv(stack),
       MUSE_OUTBOUND_ALLOW: '127.0.0.1',
-      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
       ...SHORT_CALLS,
     });
     workers.add(worker);

@@ -45,6 +45,24 @@ export interface TestStack {
 }
 
 /**
+ * What a `muse-server worker` process (startMuseServer) needs to work for this stack: its
+ * database, Temporal and task queue, and the keys its activities read with. Spread it first and
+ * name what a test changes after it.
+ */
+export function workerProcessEnv(stack: TestStack): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: stack.database.url,
+    TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: stack.taskQueue,
+    MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
+    MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
+    MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+  };
+}
+
+/**
  * The platform as a test file sees it: its own database, its own Temporal task queue, and
  * both APIs listening on real ports. Pass `env` to override configuration, `adminDatabaseUrl`
  * to put the database on a Postgres server of the test's own (one it may crash), and

@@ -4,6 +4,7 @@ import { balanceOf, createTestUser, type TestUser } from '@muse/test-support/con
 import { outTradeNo, paymentSuite } from '@muse/test-support/payments';
 import { startFakeWechatPay } from '@muse/test-support/fakes/wechat-pay';
 import { READY_TIMEOUT_MS, startMuseServer, type MuseProcess } from '@muse/test-support/processes';
+import { workerProcessEnv } from '@muse/test-support/stack';
 
 /**
  * The workflows' pauses, shortened through their configuration (production's in brackets): the
@@ -71,17 +72,7 @@ describe('payments: reconciliation survives a killed worker', () => {
 
   it('credits once when the worker dies during the query and another worker takes over', async () => {
     const { stack, kit, provider: wechat } = suite;
-    worker = startMuseServer(['worker'], {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.config.DATABASE_URL!,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: stack.config.TEMPORAL_TASK_QUEUE,
-      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
-      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
-      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-      ...SHORT_PAUSES,
-    });
+    worker = startMuseServer(['worker'], { ...workerProcessEnv(stack), ...SHORT_PAUSES });
     await worker.waitForOutput(/worker running/, READY_TIMEOUT_MS);
     const release = wechat.holdQueries();
     const user = await createTestUser(stack);

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startTestStack, workerProcessEnv, type TestStack } from '@muse/test-support/stack';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
 
 // Child processes load every workspace module, and the command runs webpack twice: slow on a busy machine.
@@ -33,17 +33,7 @@ describe('prebuilt workflow bundles', () => {
   });
 
   function startWorker(env: Record<string, string>): MuseProcess {
-    const worker = startMuseServer(['worker'], {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
-      MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
-      MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
-      ...env,
-    });
+    const worker = startMuseServer(['worker'], { ...workerProcessEnv(stack), ...env });
     workers.push(worker);
     return worker;
   }
