@@ -1,5 +1,7 @@
 import type { Request } from 'express';
-import { operationKey } from './request-validation.ts';
+
+/** How an operation is named in validatedOperation and routes.ts: `GET /api/v1/users/{id}`. */
+export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** The keys of a path item that are operations. */
 export const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'];

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { error as validatorErrors } from 'express-openapi-validator';
-import type { RequestOperation } from './operation.ts';
+import { operationKey, type RequestOperation } from './operation.ts';
 
 /**
  * Request validation by express-openapi-validator's own request validator (its ajv schemas, its
@@ -87,9 +87,6 @@ export interface OperationName {
 export interface ValidatedOperation extends OperationName {
   params: Record<string, string>;
 }
-
-/** How an operation is named in validatedOperation and routes.ts: `GET /api/v1/users/{id}`. */
-export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** Where a request keeps the operation it was validated for: a property, not a WeakMap entry per request. */
 const VALIDATED = Symbol('validated operation');

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { operationKey, validatedOperation } from './request-validation.ts';
+import { operationKey } from './operation.ts';
+import { validatedOperation } from './request-validation.ts';
 
 export type OperationHandler = (req: Request, res: Response) => Promise<void> | void;
 
