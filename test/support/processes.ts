@@ -29,13 +29,13 @@ process.once('exit', () => {
 
 /**
  * Runs `muse-server <args>` as its own process, the way an operator does. A worker loads the
- * bundles the global setup wrote, as the image's do, instead of spending seconds bundling.
+ * bundles the global setup wrote, as the image's do, instead of spending seconds bundling. Only a
+ * worker asks vitest for them: the other commands are also started from plain Node scripts
+ * (processes.test.ts), where `inject` throws.
  */
 export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
-  return startProcess([process.execPath, serverMain, ...args], {
-    MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir'),
-    ...env,
-  });
+  const bundles = args[0] === 'worker' ? { MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir') } : {};
+  return startProcess([process.execPath, serverMain, ...args], { ...bundles, ...env });
 }
 
 /** Runs `command` (a program and its arguments) with the same care: output kept, ended with the test. */
