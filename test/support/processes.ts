@@ -34,7 +34,8 @@ process.once('exit', () => {
  * (processes.test.ts), where `inject` throws.
  */
 export function startMuseServer(args: string[], env: Record<string, string>): MuseProcess {
-  const bundles = args[0] === 'worker' ? { MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir') } : {};
+  const bundles: Record<string, string> =
+    args[0] === 'worker' ? { MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir') } : {};
   return startProcess([process.execPath, serverMain, ...args], { ...bundles, ...env });
 }
 
