@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@muse/core';
 import { CRD_KINDS, customResourceDefinition } from '@muse/operator';
 import { renderCrdFiles } from '../packages/operator/src/resources/crd-files.ts';
 import { readmeWithValuesTable } from '../packages/operator/src/resources/chart-readme.ts';
@@ -298,6 +299,8 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     [['--set', 'temporal.address=http://temporal'], /temporal.address|address/],
     [['--set', 'worker.extraVolumeMounts[0].name=apns'], /mountPath/],
     [['--set', 'database.poolMax=0'], /poolMax/],
+    [['--set', 'temporal.callTimeoutMs=50'], /callTimeoutMs/],
+    [['--set', 'config.chatWebhookTimeoutSeconds=601'], /chatWebhookTimeoutSeconds/],
   ])('values.schema.json rejects %j', async (extra, message) => {
     const result = await helm(['template', 'muse', CHART, '-f', CI_VALUES[0]!, ...extra]);
     expect(result.code).not.toBe(0);
@@ -350,6 +353,29 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(job.metadata!.annotations?.['helm.sh/hook']).toBeUndefined();
     expect(manifests.filter((m) => m.kind === 'PodDisruptionBudget')).toHaveLength(4);
     expect(manifests.some((m) => m.kind === 'Secret')).toBe(false);
+  });
+
+  it('passes the durations operators tune to every process, under the names the configuration reads', async () => {
+    const data = async (extra: string[]) =>
+      find(await render([CI_VALUES[0]!], extra), 'ConfigMap', 'muse')!.data as Record<string, string>;
+    const defaults = loadConfig(await data([]));
+    expect(defaults).toMatchObject({
+      MUSE_TEMPORAL_CALL_TIMEOUT_MS: 10000,
+      MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: 30000,
+      MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: 10,
+    });
+    const tuned = loadConfig(
+      await data([
+        ...['--set', 'temporal.callTimeoutMs=2500'],
+        ...['--set', 'config.deliveryHeartbeatTimeoutMs=15000'],
+        ...['--set', 'config.chatWebhookTimeoutSeconds=30'],
+      ]),
+    );
+    expect(tuned).toMatchObject({
+      MUSE_TEMPORAL_CALL_TIMEOUT_MS: 2500,
+      MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: 15000,
+      MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: 30,
+    });
   });
 
   it('runs a worker Deployment per pool, each serving its workloads with its own slots', async () => {
