@@ -6,7 +6,7 @@ import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm }
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage, readableMessages } from './message-access.ts';
 import { one, rows } from '@muse/core';
-import { REACTIONS_SQL, type MessageRow } from './message-row.ts';
+import { PRESENTATION_SQL, REACTIONS_SQL, type PresentedRow } from './message-row.ts';
 
 export type Destination =
   { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
@@ -65,8 +65,11 @@ export interface SearchMatch {
   match_subject: string;
 }
 
-/** A message as a page reads it: with the caller's flags and, for a search, its highlighted matches. */
-export type FoundRow = MessageRow & { flags: string[] } & Partial<SearchMatch>;
+/**
+ * A message as a page reads it: with what presenting it needs, the caller's flags and, for a
+ * search, its highlighted matches.
+ */
+export type FoundRow = PresentedRow & { flags: string[] } & Partial<SearchMatch>;
 
 /** The reader's flags on a message `m` read through a channel's history: theirs, else read and historical. */
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
@@ -86,7 +89,7 @@ export function pageSql(
   // select-list item above the sort and limit), not in a statement of their own.
   const matches = narrow.search ? `, ${matchColumns(narrow)}` : '';
   if (narrow.history)
-    return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags${matches}
+    return `SELECT m.*, ${REACTIONS_SQL}, ${PRESENTATION_SQL}, ${HISTORY_FLAGS} AS flags${matches}
       FROM chat.messages m ${USER_FLAGS_JOINS}
       WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[onMessage, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
@@ -99,7 +102,7 @@ export function pageSql(
     order,
     limit: 'n',
   });
-  return `SELECT m.*, ${REACTIONS_SQL}${matches} FROM (${received}) m ORDER BY m.id ${order}`;
+  return `SELECT m.*, ${REACTIONS_SQL}, ${PRESENTATION_SQL}${matches} FROM (${received}) m ORDER BY m.id ${order}`;
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
@@ -144,9 +147,9 @@ export async function messagesByIds(
   ids: number[],
 ): Promise<FoundRow[]> {
   const flags = `COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical'])`;
-  const found = await rows<MessageRow & Partial<SearchMatch> & { user_flags: string[] | null }>(
+  const found = await rows<PresentedRow & Partial<SearchMatch> & { user_flags: string[] | null }>(
     actor.db,
-    `SELECT m.*, ${REACTIONS_SQL}, chat.message_flags(:userId, m.id) AS user_flags
+    `SELECT m.*, ${REACTIONS_SQL}, ${PRESENTATION_SQL}, chat.message_flags(:userId, m.id) AS user_flags
        ${narrow.search ? `, ${matchColumns(narrow)}` : ''}
      FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
