@@ -41,7 +41,7 @@ export interface User {
   zoom_token: ZoomToken | null;
 }
 
-/** What presenting a message reads of its sender and direct recipients (see message-row.ts `PRESENTATION_SQL`). */
+/** What presenting a message reads of its sender and direct recipients (message-row.ts `PresentedRow`). */
 export type MessagePerson = Pick<
   User,
   | 'id'

@@ -1,6 +1,6 @@
 import type { Actor } from '../context.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
-import type { MessageRow } from '../lib/message-row.ts';
+import { rowPeople, type MessageRow } from '../lib/message-row.ts';
 import {
   anchorId,
   LARGER_THAN_MAX_MESSAGE_ID,
@@ -138,14 +138,14 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
 
 /**
  * The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted
- * matches; each row brings its people and channel name (`PRESENTATION_SQL`), so nothing is read here.
+ * matches; each row brings its people and channel name (`PRESENTATION_COLUMNS`), so nothing is read here.
  */
 function present(actor: Actor, shown: FoundRow[], applyMarkdown = true): Record<string, unknown>[] {
   return shown.map((row) => ({
     ...formatMessage(
       actor,
       row,
-      row.people ?? [],
+      rowPeople(row),
       row.stream_id === null || row.stream_name === null
         ? undefined
         : { id: row.stream_id, name: row.stream_name },
