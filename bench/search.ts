@@ -3,10 +3,15 @@
  * into the database, and a member who can see 10 of them (subscribed to 10 public channels; the 40
  * others are private without them). The member searches, one request at a time, for one word and
  * for a quoted phrase (`GET /messages`, narrow `search`, the newest 50). Beside each, in the same
- * run, the same `tsquery` run bare against Postgres over the same channels (a prepared statement
- * through `pg`, the newest 50 ids): p50 and p99 of both, bare p50 over ours as the ratio, and the
- * ids checked equal. Beside them, not a baseline: `ts_headline` over the page alone (bare), what the
- * highlights (`match_content`) cost. Then the size of the search table and its GIN index.
+ * run, alternated with ours, two baselines: the same `tsquery` run bare against Postgres over the
+ * same channels (a prepared statement through `pg`, the newest 50 ids; the issue's baseline), and
+ * a bare `node:http` + `pg` server answering the same request with the same body (`bare.ts
+ * search`: the same Basic credentials checked, a prepared statement for the page with everything
+ * it shows; the developers' guide's "same body" baseline). p50 and p99 of each, each baseline's
+ * p50 over ours as its ratio; ours checked against both before and at every search (the ids, and
+ * the whole body byte for byte; the bench fails otherwise). Beside them, not a baseline:
+ * `ts_headline` over the page alone (bare), what the highlights (`match_content`) cost. Then the
+ * size of the search table and its GIN index.
  *
  * Words are drawn from a 2,000-word vocabulary with Zipf-like frequencies (rank k about 1/k), 12 a
  * message; the word searched is rank 50 (about 3 % of messages hold it), the phrase ranks 10 and
@@ -20,7 +25,15 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createChatUser, createOrganization } from '@muse/chat-api';
 import os from 'node:os';
-import { freePort, processCpuMs, ratio, serverNodeOptions, startBenchStack, startProcess } from './lib.ts';
+import {
+  freePort,
+  processCpuMs,
+  ratio,
+  serverNodeOptions,
+  startBare,
+  startBenchStack,
+  startProcess,
+} from './lib.ts';
 import { basic, form, sendOver } from './chat-client.ts';
 
 const { values } = parseArgs({
@@ -67,6 +80,10 @@ async function main(): Promise<void> {
     port,
     180_000,
   );
+  const sameBodyServer = await startBare('search', {
+    DATABASE_URL: stack.databaseUrl,
+    MUSE_CHAT_REALM_HOST: stack.config.MUSE_CHAT_REALM_HOST,
+  });
   const bare = new pg.Client({ connectionString: stack.databaseUrl });
   await bare.connect();
   try {
@@ -116,17 +133,22 @@ async function main(): Promise<void> {
     const generatedSeconds = (performance.now() - began) / 1000;
 
     const readerHeaders = headers(reader);
-    const ours = async (search: string) => {
+    /** The body of the search request, from the API or (`to` its port) the same-body bare server. */
+    const searchBody = async (search: string, to: number) => {
       const query = form({
         narrow: JSON.stringify([{ operator: 'search', operand: search }]),
         anchor: 'newest',
         num_before: String(PAGE),
         num_after: '0',
       });
-      const answer = await sendOver(agent, port, 'GET', `/api/v1/messages?${query}`, readerHeaders);
+      const answer = await sendOver(agent, to, 'GET', `/api/v1/messages?${query}`, readerHeaders);
       if (answer.status !== 200) throw new Error(`search ${search}: ${answer.status} ${answer.body}`);
-      return (JSON.parse(answer.body) as { messages: { id: number }[] }).messages.map((m) => m.id);
+      return answer.body;
     };
+    const ids = (body: string) =>
+      (JSON.parse(body) as { messages: { id: number }[] }).messages.map((m) => m.id);
+    const ours = (search: string) => searchBody(search, port);
+    const sameBody = (search: string) => searchBody(search, sameBodyServer.port);
     const statement = {
       name: 'search',
       text: `SELECT m.id FROM chat.messages m JOIN chat.message_search s ON s.message_id = m.id
@@ -157,26 +179,49 @@ async function main(): Promise<void> {
         .join(', ')}`,
     );
     console.log(
-      'search | matches shown | ours p50 ms | ours p99 ms | bare p50 ms | bare p99 ms | bare/ours p50 | ' +
-        '`ts_headline` of the page p50 ms | CPU ms per search: ours (API + Postgres) | bare (Postgres) | bare/ours CPU',
+      'search | matches shown | ours p50 / p99 ms | bare `tsquery` (ids) p50 / p99 ms | bare/ours p50 | ' +
+        'same-body bare p50 / p99 ms | same-body bare/ours p50 | `ts_headline` of the page p50 ms | ' +
+        'CPU ms per search: ours (API + Postgres) | bare `tsquery` (Postgres) | same-body bare (server + Postgres) | ' +
+        'bare/ours CPU | same-body bare/ours CPU',
     );
     // CPU time, unlike wall time, does not grow with the other work on a shared machine.
     const serverPid = server.child.pid!;
-    const cpu = () => ({ api: processCpuMs(serverPid), postgres: stack.postgresCpuMs() });
+    const cpu = () => ({
+      api: processCpuMs(serverPid),
+      sameBody: processCpuMs(sameBodyServer.pid),
+      postgres: stack.postgresCpuMs(),
+    });
+    /** Where two bodies first differ, to tell what the same-body baseline got wrong. */
+    const firstDifference = (a: string, b: string) => {
+      let i = 0;
+      while (i < a.length && a[i] === b[i]) i++;
+      return `at ${i}: ours …${a.slice(Math.max(0, i - 80), i + 80)}… same-body bare …${b.slice(Math.max(0, i - 80), i + 80)}…`;
+    };
     const cases = [
       ['one word', words[49]!],
       ['phrase', `"${words[9]!} ${words[19]!}"`],
     ] as const;
     for (const [label, search] of cases) {
       const expected = await baseline(search);
-      const got = await ours(search);
+      const expectedBody = await ours(search);
+      const got = ids(expectedBody);
       if (JSON.stringify(got) !== JSON.stringify(expected))
         throw new Error(
           `${label}: the API answered ${got.length} ids, bare Postgres ${expected.length}, not the same`,
         );
-      const timings = { ours: [] as number[], bare: [] as number[], highlight: [] as number[] };
-      const cpuMs = { api: 0, ours: 0, bare: 0 };
-      // Alternated, so that both see the same state of the machine.
+      const bareBody = await sameBody(search);
+      if (bareBody !== expectedBody)
+        throw new Error(
+          `${label}: the same-body baseline answers another body ${firstDifference(expectedBody, bareBody)}`,
+        );
+      const timings = {
+        ours: [] as number[],
+        bare: [] as number[],
+        sameBody: [] as number[],
+        highlight: [] as number[],
+      };
+      const cpuMs = { api: 0, ours: 0, bare: 0, sameBody: 0 };
+      // Alternated, so that all three see the same state of the machine.
       for (let i = 0; i < REQUESTS; i++) {
         let cpuBefore = cpu();
         let started = performance.now();
@@ -191,31 +236,44 @@ async function main(): Promise<void> {
         timings.bare.push(performance.now() - started);
         cpuAfter = cpu();
         cpuMs.bare += cpuAfter.postgres - cpuBefore.postgres;
+        cpuBefore = cpu();
+        started = performance.now();
+        const bareAnswered = await sameBody(search);
+        timings.sameBody.push(performance.now() - started);
+        cpuAfter = cpu();
+        cpuMs.sameBody += cpuAfter.sameBody - cpuBefore.sameBody + cpuAfter.postgres - cpuBefore.postgres;
         if (
-          JSON.stringify(answered) !== JSON.stringify(found) ||
+          JSON.stringify(ids(answered)) !== JSON.stringify(found) ||
           JSON.stringify(found) !== JSON.stringify(expected)
         )
           throw new Error(`${label}: search ${i} answered other ids than bare Postgres`);
+        if (answered !== expectedBody || bareAnswered !== expectedBody)
+          throw new Error(`${label}: search ${i} answered another body than before`);
         started = performance.now();
         await highlight(search, expected);
         timings.highlight.push(performance.now() - started);
       }
       const o = timings.ours.sort((a, b) => a - b);
       const b = timings.bare.sort((a, b) => a - b);
+      const s = timings.sameBody.sort((a, b) => a - b);
       const h = timings.highlight.sort((a, b) => a - b);
+      const p50p99 = (sorted: number[]) =>
+        `${quantile(sorted, 0.5).toFixed(1)} / ${quantile(sorted, 0.99).toFixed(1)}`;
       console.log(
         [
           `${label} (${search})`,
           expected.length,
-          quantile(o, 0.5).toFixed(1),
-          quantile(o, 0.99).toFixed(1),
-          quantile(b, 0.5).toFixed(1),
-          quantile(b, 0.99).toFixed(1),
+          p50p99(o),
+          p50p99(b),
           `${ratio(quantile(b, 0.5), quantile(o, 0.5))}× (goal ≥ 0.7×)`,
+          p50p99(s),
+          `${ratio(quantile(s, 0.5), quantile(o, 0.5))}×`,
           quantile(h, 0.5).toFixed(1),
           `${(cpuMs.api / REQUESTS).toFixed(1)} + ${(cpuMs.ours / REQUESTS).toFixed(1)}`,
           (cpuMs.bare / REQUESTS).toFixed(1),
+          (cpuMs.sameBody / REQUESTS).toFixed(1),
           `${ratio(cpuMs.bare, cpuMs.api + cpuMs.ours)}×`,
+          `${ratio(cpuMs.sameBody, cpuMs.api + cpuMs.ours)}×`,
         ].join(' | '),
       );
     }
@@ -230,6 +288,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await bare.end();
+    await sameBodyServer.stop();
     await server.stop();
     await stack.stop();
   }

@@ -153,6 +153,31 @@ describe('narrows and search', () => {
     expect(await found([{ operator: 'dm', operand: [alice.id] }], carol)).toEqual([]);
   });
 
+  it('a page shows each message as GET /messages/{id} does: its sender, direct recipients and channel, read with the page', async () => {
+    const page = await call(url(), 'GET', '/messages', bob, {
+      anchor: 'newest',
+      num_before: 100,
+      narrow: [],
+    });
+    expect(page.status).toBe(200);
+    const messages = page.body.messages as Record<string, unknown>[];
+    expect(messages.map((m) => m.id)).toEqual(expect.arrayContaining([ids.lunch, ids.dm, ids.group]));
+    for (const message of messages) {
+      const alone = await call(url(), 'GET', `/messages/${message.id as number}`, bob);
+      expect(message).toEqual(alone.body.message);
+    }
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    expect(byId.get(ids.lunch)).toMatchObject({ display_recipient: 'kitchen', stream_id: kitchenId });
+    const group = byId.get(ids.group)!;
+    const people = [alice, bob, carol].map(async (user) => {
+      const shown = (await call(url(), 'GET', `/users/${user.id}`, bob)).body.user as Record<string, unknown>;
+      return { id: user.id, email: shown.email, full_name: shown.full_name, is_mirror_dummy: false };
+    });
+    const recipients = [...(group.display_recipient as { id: number }[])].sort((x, y) => x.id - y.id);
+    expect(recipients).toEqual(await Promise.all(people));
+    expect(group).toMatchObject({ sender_id: alice.id, sender_full_name: await fullName(alice) });
+  });
+
   it('is: starred, mentioned, unread, resolved, followed, muted, alerted; has: link, reaction', async () => {
     await call(url(), 'POST', '/messages/flags', bob, { messages: [ids.lunch], op: 'add', flag: 'starred' });
     expect(await found([['is', 'starred']])).toEqual([ids.lunch]);

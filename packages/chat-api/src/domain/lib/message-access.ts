@@ -5,8 +5,8 @@ import { canReadHistory, streamById, type Stream } from './streams.ts';
 import { one, type Transaction } from '@muse/core';
 
 /** A message the caller may read, with their flags (null: never received, read through the channel's history). */
-export interface AccessibleMessage {
-  row: MessageRow;
+export interface AccessibleMessage<Row extends MessageRow = MessageRow> {
+  row: Row;
   flags: string[] | null;
   stream: Stream | undefined;
 }
@@ -43,12 +43,12 @@ export async function accessibleMessage(
  * `GET /messages`' `message_ids`): of the messages found with the caller's flags (null: never
  * received), those the caller received, or whose channel's history they may read.
  */
-export async function readableMessages(
+export async function readableMessages<Row extends MessageRow>(
   actor: Actor,
-  found: { row: MessageRow; flags: string[] | null }[],
-): Promise<AccessibleMessage[]> {
+  found: { row: Row; flags: string[] | null }[],
+): Promise<AccessibleMessage<Row>[]> {
   const streams = new Map<number, { stream: Stream | undefined; history: boolean }>();
-  const readable: AccessibleMessage[] = [];
+  const readable: AccessibleMessage<Row>[] = [];
   for (const { row, flags } of found) {
     const channel = row.stream_id;
     if (channel !== null && !streams.has(channel)) {

@@ -6,7 +6,7 @@ import { compileNarrow, narrowConditions, type CompiledNarrow, type NarrowTerm }
 import { receivedMessages, USER_FLAGS, USER_FLAGS_JOINS } from './user-messages.ts';
 import { accessibleMessage, readableMessages } from './message-access.ts';
 import { one, rows } from '@muse/core';
-import { REACTIONS_SQL, type MessageRow } from './message-row.ts';
+import { PRESENTATION_COLUMNS, PRESENTATION_JOINS, REACTIONS_SQL, type PresentedRow } from './message-row.ts';
 
 export type Destination =
   { kind: 'stream'; to: string | number; topic: string } | { kind: 'direct'; to: (string | number)[] };
@@ -65,8 +65,11 @@ export interface SearchMatch {
   match_subject: string;
 }
 
-/** A message as a page reads it: with the caller's flags and, for a search, its highlighted matches. */
-export type FoundRow = MessageRow & { flags: string[] } & Partial<SearchMatch>;
+/**
+ * A message as a page reads it: with what presenting it needs, the caller's flags and, for a
+ * search, its highlighted matches.
+ */
+export type FoundRow = PresentedRow & { flags: string[] } & Partial<SearchMatch>;
 
 /** The reader's flags on a message `m` read through a channel's history: theirs, else read and historical. */
 const HISTORY_FLAGS = `COALESCE(${USER_FLAGS}, ARRAY['read', 'historical'])`;
@@ -85,21 +88,22 @@ export function pageSql(
   // The highlights are computed with the page, on its rows alone (Postgres evaluates an expensive
   // select-list item above the sort and limit), not in a statement of their own.
   const matches = narrow.search ? `, ${matchColumns(narrow)}` : '';
-  if (narrow.history)
-    return `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags${matches}
+  const page = narrow.history
+    ? `SELECT m.*, ${REACTIONS_SQL}, ${HISTORY_FLAGS} AS flags${matches}
       FROM chat.messages m ${USER_FLAGS_JOINS}
       WHERE m.stream_id = ANY (CAST(:historyStreams AS int[])) AND ${[onMessage, ...narrowConditions(narrow)].join(' AND ')}
         ${narrow.flags.map((f) => `AND ${f(HISTORY_FLAGS)}`).join(' ')}
-      ORDER BY m.id ${order} LIMIT :n`;
-  const received = receivedMessages({
-    ...narrow.received,
-    where: [onMessage, ...narrow.where],
-    flags: narrow.flags,
-    matching: narrow.matching,
-    order,
-    limit: 'n',
-  });
-  return `SELECT m.*, ${REACTIONS_SQL}${matches} FROM (${received}) m ORDER BY m.id ${order}`;
+      ORDER BY m.id ${order} LIMIT :n`
+    : `SELECT m.*, ${REACTIONS_SQL}${matches} FROM (${receivedMessages({
+        ...narrow.received,
+        where: [onMessage, ...narrow.where],
+        flags: narrow.flags,
+        matching: narrow.matching,
+        order,
+        limit: 'n',
+      })}) m`;
+  // What presenting the rows reads, joined to the limited page (the page's plan stays its own).
+  return `SELECT m.*, ${PRESENTATION_COLUMNS} FROM (${page}) m ${PRESENTATION_JOINS} ORDER BY m.id ${order}`;
 }
 
 /** The anchor as a message id: `first_unread` and `date` are looked up in the narrow. */
@@ -144,11 +148,11 @@ export async function messagesByIds(
   ids: number[],
 ): Promise<FoundRow[]> {
   const flags = `COALESCE(chat.message_flags(:userId, m.id), ARRAY['read', 'historical'])`;
-  const found = await rows<MessageRow & Partial<SearchMatch> & { user_flags: string[] | null }>(
+  const found = await rows<PresentedRow & Partial<SearchMatch> & { user_flags: string[] | null }>(
     actor.db,
-    `SELECT m.*, ${REACTIONS_SQL}, chat.message_flags(:userId, m.id) AS user_flags
+    `SELECT m.*, ${REACTIONS_SQL}, ${PRESENTATION_COLUMNS}, chat.message_flags(:userId, m.id) AS user_flags
        ${narrow.search ? `, ${matchColumns(narrow)}` : ''}
-     FROM chat.messages m WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
+     FROM chat.messages m ${PRESENTATION_JOINS} WHERE m.realm_id = :realmId AND m.id = ANY (CAST(:ids AS bigint[]))
        ${narrow.history ? 'AND m.stream_id = ANY (CAST(:historyStreams AS int[]))' : ''}
        ${narrowConditions(narrow)
          .map((w) => `AND ${w}`)

@@ -65,21 +65,6 @@ export async function streamById(db: Sequelize, realmId: number, id: number): Pr
   });
 }
 
-/** The realm's channels of these ids, by id (one query for a page of messages). */
-export async function streamsByIds(
-  db: Sequelize,
-  realmId: number,
-  ids: number[],
-): Promise<Map<number, Stream>> {
-  if (ids.length === 0) return new Map();
-  const found = await rows<Stream>(
-    db,
-    'SELECT * FROM chat.streams WHERE realm_id = :realmId AND id = ANY (CAST(:ids AS int[]))',
-    { realmId, ids: `{${[...new Set(ids)].join(',')}}` },
-  );
-  return new Map(found.map((stream) => [stream.id, stream]));
-}
-
 export async function streamByName(
   db: Sequelize,
   realmId: number,

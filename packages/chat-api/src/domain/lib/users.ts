@@ -41,6 +41,18 @@ export interface User {
   zoom_token: ZoomToken | null;
 }
 
+/** What presenting a message reads of its sender and direct recipients (message-row.ts `PresentedRow`). */
+export type MessagePerson = Pick<
+  User,
+  | 'id'
+  | 'full_name'
+  | 'delivery_email'
+  | 'email_address_visibility'
+  | 'is_bot'
+  | 'avatar_source'
+  | 'avatar_version'
+>;
+
 export interface ZoomToken {
   access_token: string;
   refresh_token: string;
@@ -58,14 +70,21 @@ export function dummyEmail(userId: number, realm: Realm, config: Config): string
 }
 
 /** The address clients use for the user: the real one only when everyone may see it. */
-export function apiEmail(user: User, realm: Realm, config: Config): string {
+export function apiEmail(
+  user: Pick<User, 'id' | 'delivery_email' | 'email_address_visibility' | 'is_bot'>,
+  realm: Realm,
+  config: Config,
+): string {
   return user.email_address_visibility === EMAIL_VISIBILITY.EVERYONE || user.is_bot
     ? user.delivery_email
     : dummyEmail(user.id, realm, config);
 }
 
 /** Whether `viewer` may see `target`'s real address, following the target's visibility setting. */
-export function canSeeRealEmail(viewer: User, target: User): boolean {
+export function canSeeRealEmail(
+  viewer: Pick<User, 'id' | 'role'>,
+  target: Pick<User, 'id' | 'email_address_visibility' | 'is_bot'>,
+): boolean {
   if (viewer.id === target.id || target.is_bot) return true;
   switch (target.email_address_visibility) {
     case EMAIL_VISIBILITY.EVERYONE:
@@ -86,7 +105,7 @@ export function canSeeRealEmail(viewer: User, target: User): boolean {
  * otherwise the API email, so the hash never reveals a hidden address), or, for a deleted profile,
  * Gravatar's generic default, which names no address at all.
  */
-export function avatarUrl(user: User, email: string): string {
+export function avatarUrl(user: Pick<User, 'avatar_source' | 'avatar_version'>, email: string): string {
   if (user.avatar_source === 'D')
     return `https://secure.gravatar.com/avatar/?d=mp&f=y&version=${user.avatar_version}`;
   const hash = createHash('md5').update(email.toLowerCase()).digest('hex');

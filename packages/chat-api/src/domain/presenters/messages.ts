@@ -1,6 +1,6 @@
 import type { Actor } from '../context.ts';
 import { accessibleMessage } from '../lib/message-access.ts';
-import type { MessageRow } from '../lib/message-row.ts';
+import { rowPeople, type MessageRow } from '../lib/message-row.ts';
 import {
   anchorId,
   LARGER_THAN_MAX_MESSAGE_ID,
@@ -11,8 +11,8 @@ import {
   type MessagesQuery,
 } from '../lib/messages.ts';
 import { compileNarrow } from '../lib/narrow.ts';
-import { streamsByIds, type Stream } from '../lib/streams.ts';
-import { apiEmail, avatarUrl, canSeeRealEmail, usersByIds, type User } from '../lib/users.ts';
+import type { Stream } from '../lib/streams.ts';
+import { apiEmail, avatarUrl, canSeeRealEmail, usersByIds, type MessagePerson } from '../lib/users.ts';
 import { rows } from '@muse/core';
 
 /**
@@ -22,8 +22,8 @@ import { rows } from '@muse/core';
 export function formatMessage(
   actor: Actor,
   row: MessageRow,
-  users: User[],
-  stream: Stream | undefined,
+  users: MessagePerson[],
+  stream: Pick<Stream, 'id' | 'name'> | undefined,
   options: { applyMarkdown?: boolean } = {},
 ): Record<string, unknown> {
   const html = options.applyMarkdown ?? true;
@@ -89,7 +89,7 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   if (query.messageIds) {
     const found = await messagesByIds(actor, narrow, params, query.messageIds);
     return {
-      messages: await present(actor, found, query.applyMarkdown),
+      messages: present(actor, found, query.applyMarkdown),
       history_limited: false,
     };
   }
@@ -125,7 +125,7 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
     ...(foundAnchor && query.includeAnchor === false ? afterKept.slice(1) : afterKept),
   ];
   return {
-    messages: await present(actor, shown, query.applyMarkdown),
+    messages: present(actor, shown, query.applyMarkdown),
     // Zulip answers `newest` (and `first_unread` with nothing unread) with the anchor it used,
     // LARGER_THAN_MAX_MESSAGE_ID; clients such as zulip-terminal test for that value.
     anchor: anchor === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : id,
@@ -136,39 +136,27 @@ export async function getMessages(actor: Actor, query: MessagesQuery): Promise<R
   };
 }
 
-/** The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted matches. */
-async function present(
-  actor: Actor,
-  shown: FoundRow[],
-  applyMarkdown = true,
-): Promise<Record<string, unknown>[]> {
-  const { db, realm } = actor;
-  // One after the other: a request holds one connection at a time (outside a transaction, two
-  // reads at once would take two of the pool's).
-  const users = await usersByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => [row.sender_id, ...(row.recipient_ids ?? [])]),
-  );
-  const streams = await streamsByIds(
-    db,
-    realm.id,
-    shown.flatMap((row) => (row.stream_id === null ? [] : [row.stream_id])),
-  );
-  const messages = [];
-  for (const row of shown) {
-    messages.push({
-      ...formatMessage(actor, row, users, row.stream_id === null ? undefined : streams.get(row.stream_id), {
-        applyMarkdown,
-      }),
-      flags: row.flags,
-      // A search's page reads its highlights with its rows (lib/messages.ts `pageSql`).
-      ...(row.match_content === undefined || row.match_subject === undefined
-        ? {}
-        : highlighted({ match_content: row.match_content, match_subject: row.match_subject })),
-    });
-  }
-  return messages;
+/**
+ * The rows as Zulip's message records, with the caller's flags and, for a search, the highlighted
+ * matches; each row brings its people and channel name (`PRESENTATION_COLUMNS`), so nothing is read here.
+ */
+function present(actor: Actor, shown: FoundRow[], applyMarkdown = true): Record<string, unknown>[] {
+  return shown.map((row) => ({
+    ...formatMessage(
+      actor,
+      row,
+      rowPeople(row),
+      row.stream_id === null || row.stream_name === null
+        ? undefined
+        : { id: row.stream_id, name: row.stream_name },
+      { applyMarkdown },
+    ),
+    flags: row.flags,
+    // A search's page reads its highlights with its rows (lib/messages.ts `pageSql`).
+    ...(row.match_content === undefined || row.match_subject === undefined
+      ? {}
+      : highlighted({ match_content: row.match_content, match_subject: row.match_subject })),
+  }));
 }
 
 /** `GET /messages/{id}`: the message as `GET /messages` shows it, and its Markdown. */
