@@ -88,14 +88,15 @@ export function createContentApp(deps: ContentDeps): Express {
   // A token and the caller's right to the operation are checked before the request's shape, so an
   // anonymous caller learns nothing but 401, and a non-administrator nothing but 403.
   const operationOf = operationPerRequest(createOperationResolver(openapiDocument));
-  app.use(authenticate(context.db, context.tokens, (req) => accessOf(operationOf(req)) === 'secured'));
-  // Payment notifications read their signed body raw, so they are served before the JSON parser.
+  // Payment notifications read their signed body raw, so they are served before the JSON parser;
+  // they are no documented operation, so no token is asked of them.
   app.use(PAYMENT_NOTIFICATIONS, paymentNotificationsRouter(context));
   // Workflow starts queued by submits are made before the process exits (see starter.ts).
   const starter = new WorkflowStarter(context);
   onAppClose(app, () => starter.drain());
   app.use(
     inSequence([
+      authenticate(context.db, context.tokens, (req) => accessOf(operationOf(req)) === 'secured'),
       jsonBodies(),
       authorizeOperation(operationOf, openapiDocument),
       validateRequests(

@@ -1,12 +1,13 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express, type Request, type Response } from 'express';
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
 import { createMetricsRegistry } from '../metrics.ts';
 import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
 import { writeJsonLeanly } from './json-answer.ts';
 import { nameRequest, requestLog } from './request-id.ts';
+import { RequestDurations } from './request-durations.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
 export type ReadinessCheck = () => Promise<void>;
@@ -105,13 +106,7 @@ export function createServiceApp({
 
   const registry = createMetricsRegistry(name);
   registries.set(app, registry);
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
+  const duration = new RequestDurations([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registry);
 
   if (activeTracing()) app.use((req, res, next) => traceRequest(req, res, () => routeLabel(req), next));
   const timeRequest = requestTiming(duration, logger);
@@ -171,18 +166,14 @@ type TimedResponse = Response & { [STARTED]: number };
  * Observes each request's duration (`http_request_duration_seconds`) when its answer is sent, and
  * logs a failed one (5xx), or every one at debug level. Per request this allocates nothing of its
  * own: one listener shared by every response (no closure per request), the start as a number (no
- * `startTimer` closure nor `hrtime` arrays), and each series' labelled child made once.
+ * `startTimer` closure nor `hrtime` arrays), and the observation itself (RequestDurations).
  */
-function requestTiming(
-  duration: Histogram<'method' | 'route' | 'status'>,
-  logger: Logger,
-): (req: Request, res: Response) => void {
-  const series = new LabelledSeries(duration);
+function requestTiming(duration: RequestDurations, logger: Logger): (req: Request, res: Response) => void {
   function finished(this: TimedResponse) {
     const req = this.req;
     const status = this.statusCode;
     const seconds = (performance.now() - this[STARTED]) / 1000;
-    series.of(req.method, routeLabel(req), status).observe(seconds);
+    duration.observe(req.method, routeLabel(req), status, seconds);
     const failed = status >= 500;
     if (!failed && !logger.isLevelEnabled('debug')) return;
     const line = { method: req.method, url: req.originalUrl, status, ms: Math.round(seconds * 1000) };
@@ -193,29 +184,6 @@ function requestTiming(
     (res as TimedResponse)[STARTED] = performance.now();
     res.on('finish', finished);
   };
-}
-
-/**
- * The histogram's child of each method, route and status, found by three map lookups (building a
- * string key per request cost more than prom-client's own label handling saves).
- */
-class LabelledSeries {
-  readonly #children = new Map<string, Map<string, Map<number, { observe(value: number): void }>>>();
-  readonly #histogram: Histogram<'method' | 'route' | 'status'>;
-
-  constructor(histogram: Histogram<'method' | 'route' | 'status'>) {
-    this.#histogram = histogram;
-  }
-
-  of(method: string, route: string, status: number): { observe(value: number): void } {
-    let routes = this.#children.get(method);
-    if (!routes) this.#children.set(method, (routes = new Map()));
-    let statuses = routes.get(route);
-    if (!statuses) routes.set(route, (statuses = new Map()));
-    let child = statuses.get(status);
-    if (!child) statuses.set(status, (child = this.#histogram.labels(method, route, String(status))));
-    return child;
-  }
 }
 
 /** Express reads `true`/`false` and hop counts only as such, not as strings. */
