@@ -14,12 +14,14 @@ import {
 } from '@muse/test-support/chat';
 import { expectZulipComponent, expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
-const WAKE_EARLY_SECONDS = 10;
+/** Short, so that the tests of the window wait seconds, not the production default's 30. */
+const WAKE_EARLY_SECONDS = 5;
 /**
  * How far ahead a message is scheduled whose send the test makes fail before its time (a
- * recipient deactivated, a channel left): time for that one request on a busy machine.
+ * recipient deactivated, a channel left): time for that one request (a fraction of a second)
+ * several times over on a busy machine.
  */
-const REFUSAL_LEAD_SECONDS = 8;
+const REFUSAL_LEAD_SECONDS = 4;
 /** Temporal's `PendingActivityState` of an activity a worker is running. */
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 
