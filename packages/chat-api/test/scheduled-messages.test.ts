@@ -533,8 +533,9 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
   };
 
   /**
-   * The tests from here to the webhook's wait for times seconds away: each has a sender and a
-   * recipient of its own (lists, queues and messages of nobody else), so they wait at once.
+   * The tests from here to the webhook's wait for times seconds away: each has users of its own
+   * (a sender and a recipient; the webhook's, Alice and a bot, whom none of the others uses), so
+   * that its lists, queues and messages are nobody else's and they wait at once.
    */
   it.concurrent(
     'a send refused at the time keeps the message with failed: true; a new time schedules it again',
