@@ -475,47 +475,56 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
   const attempt = (id: number, untilMs: number) =>
     deliverScheduledMessage(stack.database.db, stack.config, id, { untilMs });
 
-  it('attempts started before the time wait for it: five, 2 s early, send once and none before the time', async () => {
-    const id = await dueIn('waited for', 2000);
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => attempt(id, Date.now() + 10_000)));
-    const sent = await sendTimes('waited for');
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.late_ms).toBeGreaterThanOrEqual(0);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(outcomes.map(() => 'delivered'));
-    await workflowOf(id).cancel();
-  });
+  it.concurrent(
+    'attempts started before the time wait for it: five, 2 s early, send once and none before the time',
+    async () => {
+      const id = await dueIn('waited for', 2000);
+      const outcomes = await Promise.all(Array.from({ length: 5 }, () => attempt(id, Date.now() + 10_000)));
+      const sent = await sendTimes('waited for');
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(outcomes.map(() => 'delivered'));
+      await workflowOf(id).cancel();
+    },
+  );
 
-  it('an attempt does not wait past its limit: a message due after it is answered pending, unsent', async () => {
-    const id = await dueIn('beyond the limit', 3000);
-    const outcome = await attempt(id, Date.now() + 1000);
-    expect(outcome).toMatchObject({ status: 'pending', plan: { version: 2 } });
-    expect(await sendTimes('beyond the limit')).toEqual([]);
-    await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
-  });
+  it.concurrent(
+    'an attempt does not wait past its limit: a message due after it is answered pending, unsent',
+    async () => {
+      const id = await dueIn('beyond the limit', 3000);
+      const outcome = await attempt(id, Date.now() + 1000);
+      expect(outcome).toMatchObject({ status: 'pending', plan: { version: 2 } });
+      expect(await sendTimes('beyond the limit')).toEqual([]);
+      await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
+    },
+  );
 
-  it('a waiting attempt honours the row at the time: moved later it waits on or answers pending; deleted, gone', async () => {
-    const later = await dueIn('moved later', 1000);
-    const farther = await dueIn('moved beyond', 1000);
-    const deleted = await dueIn('deleted while waiting', 1000);
-    const attempts = [
-      attempt(later, Date.now() + 10_000),
-      attempt(farther, Date.now() + 10_000),
-      attempt(deleted, Date.now() + 10_000),
-    ];
-    // While they wait: one moves within the attempt's limit, one beyond it, one is deleted.
-    await moveInDatabase(later, 3000);
-    await moveInDatabase(farther, 3_600_000);
-    expect((await call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice)).status).toBe(200);
-    const [laterOutcome, fartherOutcome, deletedOutcome] = await Promise.all(attempts);
-    expect(laterOutcome!.status).toBe('delivered');
-    const [sent] = await sendTimes('moved later');
-    expect(sent!.late_ms).toBeGreaterThanOrEqual(0);
-    expect(fartherOutcome).toMatchObject({ status: 'pending', plan: { version: 3 } });
-    expect(await sendTimes('moved beyond')).toEqual([]);
-    expect(deletedOutcome).toEqual({ status: 'gone' });
-    expect(await messagesWith('deleted while waiting')).toEqual([]);
-    for (const id of [later, farther]) await workflowOf(id).cancel();
-  });
+  it.concurrent(
+    'a waiting attempt honours the row at the time: moved later it waits on or answers pending; deleted, gone',
+    async () => {
+      const later = await dueIn('moved later', 1000);
+      const farther = await dueIn('moved beyond', 1000);
+      const deleted = await dueIn('deleted while waiting', 1000);
+      const attempts = [
+        attempt(later, Date.now() + 10_000),
+        attempt(farther, Date.now() + 10_000),
+        attempt(deleted, Date.now() + 10_000),
+      ];
+      // While they wait: one moves within the attempt's limit, one beyond it, one is deleted.
+      await moveInDatabase(later, 3000);
+      await moveInDatabase(farther, 3_600_000);
+      expect((await call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice)).status).toBe(200);
+      const [laterOutcome, fartherOutcome, deletedOutcome] = await Promise.all(attempts);
+      expect(laterOutcome!.status).toBe('delivered');
+      const [sent] = await sendTimes('moved later');
+      expect(sent!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(fartherOutcome).toMatchObject({ status: 'pending', plan: { version: 3 } });
+      expect(await sendTimes('moved beyond')).toEqual([]);
+      expect(deletedOutcome).toEqual({ status: 'gone' });
+      expect(await messagesWith('deleted while waiting')).toEqual([]);
+      for (const id of [later, farther]) await workflowOf(id).cancel();
+    },
+  );
 
   /** When the workflow handed the message to its delivery activity (the activity's scheduled event), in ms. */
   const handedOverAt = async (id: number) => {
@@ -534,8 +543,9 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
 
   /**
    * The tests from here to the webhook's wait for times seconds away: each has users of its own
-   * (a sender and a recipient; the webhook's, Alice and a bot, whom none of the others uses), so
-   * that its lists, queues and messages are nobody else's and they wait at once.
+   * (a sender and a recipient; the webhook's, Alice and a bot), so that its lists, queues and
+   * messages are nobody else's, and they wait at once with the three attempts above (Alice's
+   * messages to Bob, sent through no queue and found by their content).
    */
   it.concurrent(
     'a send refused at the time keeps the message with failed: true; a new time schedules it again',
