@@ -140,6 +140,8 @@ export interface WorkerOptions {
   workflowBundleDir?: string;
   /** Workflow and activity tasks each queue's worker runs at once (unset: Temporal's defaults). */
   slots?: Slots;
+  /** How long a workflow's next task waits for this worker before any may take it (unset: Temporal's 10 s). */
+  stickyTimeoutMs?: number;
   /** A queue's own slots, over `slots` (the delivery queue's waiting deliveries each hold an activity slot). */
   queueSlots?: Record<string, Slots>;
 }
@@ -198,6 +200,7 @@ export async function createWorker({
   workflowBundle,
   workflowBundleDir,
   slots = {},
+  stickyTimeoutMs,
   queueSlots = {},
 }: WorkerOptions): Promise<MuseWorker> {
   installRuntime(deps.logger.child({ component: 'temporal-worker' }));
@@ -221,6 +224,7 @@ export async function createWorker({
         sinks: workflowSinks(),
         ...(own.workflowTasks ? { maxConcurrentWorkflowTaskExecutions: own.workflowTasks } : {}),
         ...(own.activities ? { maxConcurrentActivityTaskExecutions: own.activities } : {}),
+        ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
       });
     }),
   );

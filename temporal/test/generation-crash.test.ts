@@ -95,7 +95,9 @@ describe('a worker killed mid-task', () => {
       kind: 'text',
       type: 'openai',
       base_cost: 3,
-      config: { base_url: openai.url, model: 'm', request_timeout_seconds: 3 },
+      // The killed call is retried once its attempt times out: 2 × this + 10 s after it started.
+      // Not shorter: the new worker's first call also loads its HTTP client, on a busy machine.
+      config: { base_url: openai.url, model: 'm', request_timeout_seconds: 2 },
       secrets: { api_key: 'sk-test' },
     });
     openai.script({ slowMs: 2500 });

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledMessageWorkflowId } from '@muse/chat-api';
 import { startMuseServer, type MuseProcess } from '@muse/test-support/processes';
-import { startTestStack, type TestStack } from '@muse/test-support/stack';
+import { startTestStack, TEST_STICKY_TIMEOUT_MS, type TestStack } from '@muse/test-support/stack';
 import {
   call,
   makeOrganization,
@@ -37,6 +37,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       MUSE_HOST: '127.0.0.1',
       MUSE_CHAT_PORT: '0',
+      MUSE_WORKER_STICKY_TIMEOUT_MS: TEST_STICKY_TIMEOUT_MS,
     });
     processes.add(server);
     const ready = await server.waitForOutput(
@@ -80,7 +81,8 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
 
   beforeAll(async () => {
     // Messages due in more than 5 s wait for a timer first, then in the worker; a killed worker's
-    // waiting deliveries are retried elsewhere 5 s after its last heartbeat (30 s in production).
+    // waiting deliveries are retried elsewhere 5 s after its last heartbeat (30 s in production),
+    // and its workflows' next tasks go to the new worker after a short sticky timeout (Temporal's: 10 s).
     stack = await startTestStack({
       MUSE_CHAT_HEARTBEAT_MS: '1000',
       MUSE_DELIVERY_WAKE_EARLY_SECONDS: '5',
@@ -97,8 +99,8 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   afterAll(() => stack.stop());
 
   it('a worker killed while the timer runs is replaced; the message is delivered exactly once', async () => {
-    // Far enough ahead for a busy machine: the timer must still be running when the worker dies.
-    const { bobQueue, worker: first, handle } = await scheduleForBob('crash-proof', 15);
+    // Its timer runs 5 s (10 s ahead, woken 5 s early): time to see it start and kill the worker.
+    const { bobQueue, worker: first, handle } = await scheduleForBob('crash-proof', 10);
     // The only worker on this task queue has run the workflow up to its durable timer.
     for (;;) {
       const history = await handle.fetchHistory();
@@ -107,6 +109,9 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
     }
     await kill(first);
     expect(await deliveredCount('crash-proof')).toBe(0);
+    // Killed before its timer fired: nothing was handed to the dead worker.
+    const history = await handle.fetchHistory();
+    expect(history.events?.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);
 
     await start('worker');
     const events = await waitForEvents(stack.chatUrl, bob, bobQueue, (seen) => seen.length > 0, 90_000);
@@ -121,7 +126,7 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
   }, 240_000);
 
   it('a worker killed while a delivery waits in it for the time is replaced; sent once, not early', async () => {
-    const { bobQueue, worker: first, id, handle } = await scheduleForBob('waited through a crash', 12);
+    const { bobQueue, worker: first, id, handle } = await scheduleForBob('waited through a crash', 10);
     // Woken 5 s early, the delivery activity now sleeps in the only worker.
     for (;;) {
       const { raw } = await handle.describe();
@@ -154,14 +159,14 @@ describe('scheduled message delivery survives crashes and concurrent edits', () 
       type: 'direct',
       to: [bob.id],
       content: 'edit original',
-      scheduled_delivery_timestamp: secondsFromNow(15),
+      scheduled_delivery_timestamp: secondsFromNow(11),
     });
     const id = created.body.scheduled_message_id as number;
     const edits = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         call(urls[i % 2]!, 'PATCH', `/scheduled_messages/${id}`, alice, {
           content: `edit ${i}`,
-          scheduled_delivery_timestamp: secondsFromNow(12 + (i % 3)),
+          scheduled_delivery_timestamp: secondsFromNow(8 + (i % 3)),
         }),
       ),
     );

@@ -45,9 +45,15 @@ export interface TestStack {
 }
 
 /**
+ * A spawned worker's sticky timeout (MUSE_WORKER_STICKY_TIMEOUT_MS): tests kill workers, whose
+ * workflows then go on in the next one after this, not after Temporal's 10 s.
+ */
+export const TEST_STICKY_TIMEOUT_MS = '2000';
+
+/**
  * What a `muse-server worker` process (startMuseServer) needs to work for this stack: its
- * database, Temporal and task queue, and the keys its activities read with. Spread it first and
- * name what a test changes after it.
+ * database, Temporal and task queue, the keys its activities read with, and a short sticky
+ * timeout. Spread it first and name what a test changes after it.
  */
 export function workerProcessEnv(stack: TestStack): Record<string, string> {
   return {
@@ -59,6 +65,7 @@ export function workerProcessEnv(stack: TestStack): Record<string, string> {
     MUSE_DATA_DIR: stack.config.MUSE_DATA_DIR,
     MUSE_JWT_SECRET: stack.config.MUSE_JWT_SECRET!,
     MUSE_SECRETS_KEY: stack.config.MUSE_SECRETS_KEY!,
+    MUSE_WORKER_STICKY_TIMEOUT_MS: TEST_STICKY_TIMEOUT_MS,
   };
 }
 

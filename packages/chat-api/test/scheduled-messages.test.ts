@@ -14,14 +14,21 @@ import {
 } from '@muse/test-support/chat';
 import { expectZulipComponent, expectZulipSchema, expectZulipSuccess } from './zulip-schema.ts';
 
-const WAKE_EARLY_SECONDS = 10;
+/** Short, so that the tests of the window wait seconds, not the production default's 30. */
+const WAKE_EARLY_SECONDS = 5;
 /**
  * How far ahead a message is scheduled whose send the test makes fail before its time (a
- * recipient deactivated, a channel left): time for that one request on a busy machine.
+ * recipient deactivated, a channel left): time for that one request on a busy machine, beside
+ * the tests that wait at the same time.
  */
 const REFUSAL_LEAD_SECONDS = 8;
 /** Temporal's `PendingActivityState` of an activity a worker is running. */
 const PENDING_ACTIVITY_STATE_STARTED = 2;
+
+interface Pair {
+  sender: TestUser;
+  recipient: TestUser;
+}
 
 describe('scheduled messages over HTTP, delivered by a real Temporal worker', () => {
   let stack: TestStack;
@@ -52,6 +59,11 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
       .queue_id as string;
   const workflowOf = (id: number) =>
     stack.temporal.workflow.getHandle(scheduledMessageWorkflowId(stack.taskQueue, id));
+  /** Two new users, for a test whose checks must see no other test's messages. */
+  const ownPair = async (): Promise<Pair> => {
+    const [sender, recipient] = await Promise.all([makeUser(stack), makeUser(stack)]);
+    return { sender: sender!, recipient: recipient! };
+  };
 
   beforeAll(async () => {
     // Workflows hand each message to the worker WAKE_EARLY_SECONDS before its time. The sweep of
@@ -408,75 +420,6 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     expect(await messagesWith('never sent')).toEqual([]);
   }, 120_000);
 
-  it('a send refused at the time keeps the message with failed: true; a new time schedules it again', async () => {
-    const aliceQueue = await register(alice, ['scheduled_messages']);
-    const created = await schedule(alice, {
-      type: 'direct',
-      to: [carol.id],
-      content: 'to carol',
-      scheduled_delivery_timestamp: secondsFromNow(REFUSAL_LEAD_SECONDS),
-    });
-    const id = created.body.scheduled_message_id as number;
-    expect((await call(url(), 'DELETE', `/users/${carol.id}`, admin)).status).toBe(200);
-    const events = await waitForEvents(url(), alice, aliceQueue, (seen) =>
-      seen.some((e) => (e.scheduled_message as { failed?: boolean } | undefined)?.failed === true),
-    );
-    expectZulipSchema('/events', 'get', { result: 'success', msg: '', events, queue_id: aliceQueue });
-    expect(events.at(-1)).toMatchObject({
-      op: 'update',
-      scheduled_message: { scheduled_message_id: id, failed: true },
-    });
-    expect(await workflowOf(id).result()).toBe('failed');
-    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
-    expect(listed.body.scheduled_messages).toEqual([
-      expect.objectContaining({ scheduled_message_id: id, failed: true }),
-    ]);
-
-    const withoutTime = await call(url(), 'PATCH', `/scheduled_messages/${id}`, alice, {
-      content: 'to carol, again',
-    });
-    expect(withoutTime.body).toMatchObject({
-      code: 'BAD_REQUEST',
-      msg: 'Scheduled delivery time must be in the future.',
-    });
-    expect((await call(url(), 'POST', `/users/${carol.id}/reactivate`, admin)).status).toBe(200);
-    const carolQueue = await register(carol, ['message']);
-    const again = await call(url(), 'PATCH', `/scheduled_messages/${id}`, alice, {
-      scheduled_delivery_timestamp: secondsFromNow(2),
-    });
-    expect(again.status).toBe(200);
-    const [event] = await waitForEvents(url(), carol, carolQueue, (seen) => seen.length > 0);
-    expect(event).toMatchObject({ type: 'message', message: { content: '<p>to carol</p>' } });
-    expect(await messagesWith('to carol')).toHaveLength(1);
-  }, 120_000);
-
-  it('permission lost before the time: a private channel the sender left fails the delivery', async () => {
-    await call(url(), 'POST', '/users/me/subscriptions', alice, {
-      subscriptions: [{ name: 'secret' }],
-      invite_only: true,
-      principals: [alice.id, bob.id],
-    });
-    const secret = await channelId('secret');
-    const created = await schedule(alice, {
-      type: 'channel',
-      to: secret,
-      topic: 't',
-      content: 'secret words',
-      scheduled_delivery_timestamp: secondsFromNow(REFUSAL_LEAD_SECONDS),
-    });
-    const id = created.body.scheduled_message_id as number;
-    expect(
-      (await call(url(), 'DELETE', '/users/me/subscriptions', alice, { subscriptions: ['secret'] })).status,
-    ).toBe(200);
-    expect(await workflowOf(id).result()).toBe('failed');
-    expect(await messagesWith('secret words')).toEqual([]);
-    const listed = await call(url(), 'GET', '/scheduled_messages', alice);
-    expect(listed.body.scheduled_messages).toContainEqual(
-      expect.objectContaining({ scheduled_message_id: id, failed: true }),
-    );
-    await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
-  }, 120_000);
-
   it('concurrent delivery attempts of one due message send it once (the database guard)', async () => {
     const created = await schedule(alice, {
       type: 'direct',
@@ -532,47 +475,56 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
   const attempt = (id: number, untilMs: number) =>
     deliverScheduledMessage(stack.database.db, stack.config, id, { untilMs });
 
-  it('attempts started before the time wait for it: five, 2 s early, send once and none before the time', async () => {
-    const id = await dueIn('waited for', 2000);
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => attempt(id, Date.now() + 10_000)));
-    const sent = await sendTimes('waited for');
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.late_ms).toBeGreaterThanOrEqual(0);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(outcomes.map(() => 'delivered'));
-    await workflowOf(id).cancel();
-  });
+  it.concurrent(
+    'attempts started before the time wait for it: five, 2 s early, send once and none before the time',
+    async () => {
+      const id = await dueIn('waited for', 2000);
+      const outcomes = await Promise.all(Array.from({ length: 5 }, () => attempt(id, Date.now() + 10_000)));
+      const sent = await sendTimes('waited for');
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(outcomes.map(() => 'delivered'));
+      await workflowOf(id).cancel();
+    },
+  );
 
-  it('an attempt does not wait past its limit: a message due after it is answered pending, unsent', async () => {
-    const id = await dueIn('beyond the limit', 3000);
-    const outcome = await attempt(id, Date.now() + 1000);
-    expect(outcome).toMatchObject({ status: 'pending', plan: { version: 2 } });
-    expect(await sendTimes('beyond the limit')).toEqual([]);
-    await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
-  });
+  it.concurrent(
+    'an attempt does not wait past its limit: a message due after it is answered pending, unsent',
+    async () => {
+      const id = await dueIn('beyond the limit', 3000);
+      const outcome = await attempt(id, Date.now() + 1000);
+      expect(outcome).toMatchObject({ status: 'pending', plan: { version: 2 } });
+      expect(await sendTimes('beyond the limit')).toEqual([]);
+      await call(url(), 'DELETE', `/scheduled_messages/${id}`, alice);
+    },
+  );
 
-  it('a waiting attempt honours the row at the time: moved later it waits on or answers pending; deleted, gone', async () => {
-    const later = await dueIn('moved later', 1000);
-    const farther = await dueIn('moved beyond', 1000);
-    const deleted = await dueIn('deleted while waiting', 1000);
-    const attempts = [
-      attempt(later, Date.now() + 10_000),
-      attempt(farther, Date.now() + 10_000),
-      attempt(deleted, Date.now() + 10_000),
-    ];
-    // While they wait: one moves within the attempt's limit, one beyond it, one is deleted.
-    await moveInDatabase(later, 3000);
-    await moveInDatabase(farther, 3_600_000);
-    expect((await call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice)).status).toBe(200);
-    const [laterOutcome, fartherOutcome, deletedOutcome] = await Promise.all(attempts);
-    expect(laterOutcome!.status).toBe('delivered');
-    const [sent] = await sendTimes('moved later');
-    expect(sent!.late_ms).toBeGreaterThanOrEqual(0);
-    expect(fartherOutcome).toMatchObject({ status: 'pending', plan: { version: 3 } });
-    expect(await sendTimes('moved beyond')).toEqual([]);
-    expect(deletedOutcome).toEqual({ status: 'gone' });
-    expect(await messagesWith('deleted while waiting')).toEqual([]);
-    for (const id of [later, farther]) await workflowOf(id).cancel();
-  });
+  it.concurrent(
+    'a waiting attempt honours the row at the time: moved later it waits on or answers pending; deleted, gone',
+    async () => {
+      const later = await dueIn('moved later', 1000);
+      const farther = await dueIn('moved beyond', 1000);
+      const deleted = await dueIn('deleted while waiting', 1000);
+      const attempts = [
+        attempt(later, Date.now() + 10_000),
+        attempt(farther, Date.now() + 10_000),
+        attempt(deleted, Date.now() + 10_000),
+      ];
+      // While they wait: one moves within the attempt's limit, one beyond it, one is deleted.
+      await moveInDatabase(later, 3000);
+      await moveInDatabase(farther, 3_600_000);
+      expect((await call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice)).status).toBe(200);
+      const [laterOutcome, fartherOutcome, deletedOutcome] = await Promise.all(attempts);
+      expect(laterOutcome!.status).toBe('delivered');
+      const [sent] = await sendTimes('moved later');
+      expect(sent!.late_ms).toBeGreaterThanOrEqual(0);
+      expect(fartherOutcome).toMatchObject({ status: 'pending', plan: { version: 3 } });
+      expect(await sendTimes('moved beyond')).toEqual([]);
+      expect(deletedOutcome).toEqual({ status: 'gone' });
+      expect(await messagesWith('deleted while waiting')).toEqual([]);
+      for (const id of [later, farther]) await workflowOf(id).cancel();
+    },
+  );
 
   /** When the workflow handed the message to its delivery activity (the activity's scheduled event), in ms. */
   const handedOverAt = async (id: number) => {
@@ -589,35 +541,126 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     return row!.ms;
   };
 
-  it('at the edges of the wake-early window: handed to the worker before the time, sent once, never early', async () => {
-    const bobQueue = await register(bob, ['message']);
-    // Inside the window when created, at its edge, and beyond it (the timer wakes the workflow first).
-    const ids = await Promise.all(
-      [2, WAKE_EARLY_SECONDS, WAKE_EARLY_SECONDS + 3].map(async (seconds, i) => {
-        const created = await schedule(alice, {
-          type: 'direct',
-          to: [bob.id],
-          content: `edge ${i}`,
-          scheduled_delivery_timestamp: secondsFromNow(seconds),
-        });
-        return created.body.scheduled_message_id as number;
-      }),
-    );
-    await waitForEvents(url(), bob, bobQueue, (seen) => seen.length >= ids.length, 90_000);
-    for (const id of ids) {
-      expect(await workflowOf(id).result()).toBe('delivered');
-      expect(await handedOverAt(id)).toBeLessThan(await deliverAtOf(id));
-    }
-    const sent = await sendTimes('edge ');
-    expect(sent.map((row) => row.content).sort()).toEqual(['edge 0', 'edge 1', 'edge 2']);
-    expect(sent.filter((row) => row.late_ms < 0)).toEqual([]);
-  }, 120_000);
+  /**
+   * The tests from here to the webhook's wait for times seconds away: each has users of its own
+   * (a sender and a recipient; the webhook's, Alice and a bot), so that its lists, queues and
+   * messages are nobody else's, and they wait at once with the three attempts above (Alice's
+   * messages to Bob, sent through no queue and found by their content).
+   */
+  it.concurrent(
+    'a send refused at the time keeps the message with failed: true; a new time schedules it again',
+    async () => {
+      const { sender, recipient } = await ownPair();
+      const senderQueue = await register(sender, ['scheduled_messages']);
+      const created = await schedule(sender, {
+        type: 'direct',
+        to: [recipient.id],
+        content: 'to them',
+        scheduled_delivery_timestamp: secondsFromNow(REFUSAL_LEAD_SECONDS),
+      });
+      const id = created.body.scheduled_message_id as number;
+      expect((await call(url(), 'DELETE', `/users/${recipient.id}`, admin)).status).toBe(200);
+      const events = await waitForEvents(url(), sender, senderQueue, (seen) =>
+        seen.some((e) => (e.scheduled_message as { failed?: boolean } | undefined)?.failed === true),
+      );
+      expectZulipSchema('/events', 'get', { result: 'success', msg: '', events, queue_id: senderQueue });
+      expect(events.at(-1)).toMatchObject({
+        op: 'update',
+        scheduled_message: { scheduled_message_id: id, failed: true },
+      });
+      expect(await workflowOf(id).result()).toBe('failed');
+      const listed = await call(url(), 'GET', '/scheduled_messages', sender);
+      expect(listed.body.scheduled_messages).toEqual([
+        expect.objectContaining({ scheduled_message_id: id, failed: true }),
+      ]);
+
+      const withoutTime = await call(url(), 'PATCH', `/scheduled_messages/${id}`, sender, {
+        content: 'to them, again',
+      });
+      expect(withoutTime.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        msg: 'Scheduled delivery time must be in the future.',
+      });
+      expect((await call(url(), 'POST', `/users/${recipient.id}/reactivate`, admin)).status).toBe(200);
+      const recipientQueue = await register(recipient, ['message']);
+      const again = await call(url(), 'PATCH', `/scheduled_messages/${id}`, sender, {
+        scheduled_delivery_timestamp: secondsFromNow(2),
+      });
+      expect(again.status).toBe(200);
+      const [event] = await waitForEvents(url(), recipient, recipientQueue, (seen) => seen.length > 0);
+      expect(event).toMatchObject({ type: 'message', message: { content: '<p>to them</p>' } });
+      expect(await messagesWith('to them')).toHaveLength(1);
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'permission lost before the time: a private channel the sender left fails the delivery',
+    async () => {
+      const { sender, recipient } = await ownPair();
+      await call(url(), 'POST', '/users/me/subscriptions', sender, {
+        subscriptions: [{ name: 'secret' }],
+        invite_only: true,
+        principals: [sender.id, recipient.id],
+      });
+      const secret = await channelId('secret');
+      const created = await schedule(sender, {
+        type: 'channel',
+        to: secret,
+        topic: 't',
+        content: 'secret words',
+        scheduled_delivery_timestamp: secondsFromNow(REFUSAL_LEAD_SECONDS),
+      });
+      const id = created.body.scheduled_message_id as number;
+      expect(
+        (await call(url(), 'DELETE', '/users/me/subscriptions', sender, { subscriptions: ['secret'] }))
+          .status,
+      ).toBe(200);
+      expect(await workflowOf(id).result()).toBe('failed');
+      expect(await messagesWith('secret words')).toEqual([]);
+      const listed = await call(url(), 'GET', '/scheduled_messages', sender);
+      expect(listed.body.scheduled_messages).toContainEqual(
+        expect.objectContaining({ scheduled_message_id: id, failed: true }),
+      );
+      await call(url(), 'DELETE', `/scheduled_messages/${id}`, sender);
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'at the edges of the wake-early window: handed to the worker before the time, sent once, never early',
+    async () => {
+      const { sender, recipient } = await ownPair();
+      const recipientQueue = await register(recipient, ['message']);
+      // Inside the window when created, at its edge, and beyond it (the timer wakes the workflow first).
+      const ids = await Promise.all(
+        [2, WAKE_EARLY_SECONDS, WAKE_EARLY_SECONDS + 3].map(async (seconds, i) => {
+          const created = await schedule(sender, {
+            type: 'direct',
+            to: [recipient.id],
+            content: `edge ${i}`,
+            scheduled_delivery_timestamp: secondsFromNow(seconds),
+          });
+          return created.body.scheduled_message_id as number;
+        }),
+      );
+      await waitForEvents(url(), recipient, recipientQueue, (seen) => seen.length >= ids.length, 90_000);
+      for (const id of ids) {
+        expect(await workflowOf(id).result()).toBe('delivered');
+        expect(await handedOverAt(id)).toBeLessThan(await deliverAtOf(id));
+      }
+      const sent = await sendTimes('edge ');
+      expect(sent.map((row) => row.content).sort()).toEqual(['edge 0', 'edge 1', 'edge 2']);
+      expect(sent.filter((row) => row.late_ms < 0)).toEqual([]);
+    },
+    120_000,
+  );
 
   /** A message due in `seconds`, once its delivery activity waits in the worker. */
-  const waitingInWorker = async (content: string, seconds: number) => {
-    const created = await schedule(alice, {
+  const waitingInWorker = async ({ sender, recipient }: Pair, content: string, seconds: number) => {
+    const created = await schedule(sender, {
       type: 'direct',
-      to: [bob.id],
+      to: [recipient.id],
       content,
       scheduled_delivery_timestamp: secondsFromNow(seconds),
     });
@@ -633,77 +676,93 @@ describe('scheduled messages over HTTP, delivered by a real Temporal worker', ()
     return id;
   };
 
-  it('edits while the delivery waits in the worker: a later or an earlier time is kept, a deletion sends nothing', async () => {
-    const bobQueue = await register(bob, ['message']);
-    // Past a short timer, each waits in the worker for a time up to the window away: one moves
-    // 3 s past the window's end (so later than it was), one to 3 s from now.
-    const [later, earlier, deleted] = await Promise.all([
-      waitingInWorker('wait later', WAKE_EARLY_SECONDS + 3),
-      waitingInWorker('wait earlier', WAKE_EARLY_SECONDS + 3),
-      waitingInWorker('wait deleted', WAKE_EARLY_SECONDS + 3),
-    ]);
-    const [laterAt, earlierAt] = [secondsFromNow(WAKE_EARLY_SECONDS + 3), secondsFromNow(3)];
-    const edits = await Promise.all([
-      call(url(), 'PATCH', `/scheduled_messages/${later}`, alice, {
-        content: 'waited later',
-        scheduled_delivery_timestamp: laterAt,
-      }),
-      call(url(), 'PATCH', `/scheduled_messages/${earlier}`, alice, {
-        content: 'waited less',
-        scheduled_delivery_timestamp: earlierAt,
-      }),
-      call(url(), 'DELETE', `/scheduled_messages/${deleted}`, alice),
-    ]);
-    expect(edits.map((edit) => edit.status)).toEqual([200, 200, 200]);
-    const events = await waitForEvents(url(), bob, bobQueue, (seen) => seen.length >= 2, 90_000);
-    expect(events.map((event) => (event.message as { content: string }).content)).toEqual([
-      '<p>waited less</p>',
-      '<p>waited later</p>',
-    ]);
-    expect(await workflowOf(deleted).result()).toBe('cancelled');
-    for (const id of [later, earlier]) expect(await workflowOf(id).result()).toBe('delivered');
-    const sent = Object.fromEntries((await sendTimes('waited ')).map((row) => [row.content, row.late_ms]));
-    // Each at or after its new time; the earlier one well before its old one.
-    expect(sent['waited later']).toBeGreaterThanOrEqual(0);
-    expect(sent['waited less']).toBeGreaterThanOrEqual(0);
-    expect(sent['waited less']).toBeLessThan(5000);
-    expect(await messagesWith('wait deleted')).toEqual([]);
-  }, 120_000);
-
-  it('a delivered message calls the outgoing-webhook bot it is sent to, whose answer is its reply', async () => {
-    const server = await startFakeServer((request) => {
-      const payload = JSON.parse(request.body) as { data: string };
-      return { status: 200, body: { content: `echo: ${payload.data}` } };
-    });
-    try {
-      const created = await call(url(), 'POST', '/bots', alice, {
-        full_name: 'Later Bot',
-        short_name: 'laterbot',
-        bot_type: 3,
-        payload_url: JSON.stringify(server.url),
-      });
-      const botId = created.body.user_id as number;
-      const scheduled = await schedule(alice, {
-        type: 'direct',
-        to: JSON.stringify([botId]),
-        content: 'ping from the past',
-        scheduled_delivery_timestamp: secondsFromNow(2),
-      });
-      expect(scheduled.status).toBe(200);
-      expect(await workflowOf(scheduled.body.scheduled_message_id as number).result()).toBe('delivered');
-      await waitUntil(
-        async () => (await messagesWith('echo: ping from the past')).length === 1,
-        "the bot's reply",
-      );
-      const [reply] = await messagesWith('echo: ping from the past');
-      expect(reply!.sender_id).toBe(botId);
-      expect(server.requests.map((r) => (JSON.parse(r.body) as { trigger: string }).trigger)).toEqual([
-        'direct_message',
+  it.concurrent(
+    'edits while the delivery waits in the worker: a later or an earlier time is kept, a deletion sends nothing',
+    async () => {
+      const pair = await ownPair();
+      const { sender, recipient } = pair;
+      const recipientQueue = await register(recipient, ['message']);
+      // Past a short timer, each waits in the worker for a time up to the window away: one moves
+      // 3 s past the window's end (so later than it was), one to 3 s from now.
+      const [later, earlier, deleted] = await Promise.all([
+        waitingInWorker(pair, 'wait later', WAKE_EARLY_SECONDS + 3),
+        waitingInWorker(pair, 'wait earlier', WAKE_EARLY_SECONDS + 3),
+        waitingInWorker(pair, 'wait deleted', WAKE_EARLY_SECONDS + 3),
       ]);
-    } finally {
-      await server.close();
-    }
-  }, 120_000);
+      const [laterAt, earlierAt] = [secondsFromNow(WAKE_EARLY_SECONDS + 3), secondsFromNow(3)];
+      const edits = await Promise.all([
+        call(url(), 'PATCH', `/scheduled_messages/${later}`, sender, {
+          content: 'waited later',
+          scheduled_delivery_timestamp: laterAt,
+        }),
+        call(url(), 'PATCH', `/scheduled_messages/${earlier}`, sender, {
+          content: 'waited less',
+          scheduled_delivery_timestamp: earlierAt,
+        }),
+        call(url(), 'DELETE', `/scheduled_messages/${deleted}`, sender),
+      ]);
+      expect(edits.map((edit) => edit.status)).toEqual([200, 200, 200]);
+      const events = await waitForEvents(
+        url(),
+        recipient,
+        recipientQueue,
+        (seen) => seen.length >= 2,
+        90_000,
+      );
+      expect(events.map((event) => (event.message as { content: string }).content)).toEqual([
+        '<p>waited less</p>',
+        '<p>waited later</p>',
+      ]);
+      expect(await workflowOf(deleted).result()).toBe('cancelled');
+      for (const id of [later, earlier]) expect(await workflowOf(id).result()).toBe('delivered');
+      const sent = Object.fromEntries((await sendTimes('waited ')).map((row) => [row.content, row.late_ms]));
+      // Each at or after its new time; the earlier one well before its old one.
+      expect(sent['waited later']).toBeGreaterThanOrEqual(0);
+      expect(sent['waited less']).toBeGreaterThanOrEqual(0);
+      expect(sent['waited less']).toBeLessThan(5000);
+      expect(await messagesWith('wait deleted')).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'a delivered message calls the outgoing-webhook bot it is sent to, whose answer is its reply',
+    async () => {
+      const server = await startFakeServer((request) => {
+        const payload = JSON.parse(request.body) as { data: string };
+        return { status: 200, body: { content: `echo: ${payload.data}` } };
+      });
+      try {
+        const created = await call(url(), 'POST', '/bots', alice, {
+          full_name: 'Later Bot',
+          short_name: 'laterbot',
+          bot_type: 3,
+          payload_url: JSON.stringify(server.url),
+        });
+        const botId = created.body.user_id as number;
+        const scheduled = await schedule(alice, {
+          type: 'direct',
+          to: JSON.stringify([botId]),
+          content: 'ping from the past',
+          scheduled_delivery_timestamp: secondsFromNow(2),
+        });
+        expect(scheduled.status).toBe(200);
+        expect(await workflowOf(scheduled.body.scheduled_message_id as number).result()).toBe('delivered');
+        await waitUntil(
+          async () => (await messagesWith('echo: ping from the past')).length === 1,
+          "the bot's reply",
+        );
+        const [reply] = await messagesWith('echo: ping from the past');
+        expect(reply!.sender_id).toBe(botId);
+        expect(server.requests.map((r) => (JSON.parse(r.body) as { trigger: string }).trigger)).toEqual([
+          'direct_message',
+        ]);
+      } finally {
+        await server.close();
+      }
+    },
+    120_000,
+  );
 
   it('GET /scheduled_messages needs authentication', async () => {
     const reply = await call(url(), 'GET', '/scheduled_messages', null);

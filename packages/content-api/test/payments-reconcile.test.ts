@@ -64,8 +64,12 @@ describe('payments: reconciliation workflow', () => {
   });
 });
 
-/** A worker process killed with SIGKILL in the middle of a reconciliation step. */
-describe('payments: reconciliation survives a killed worker', () => {
+/**
+ * A worker process killed with SIGKILL in the middle of a reconciliation step. This suite and the
+ * next wait seconds on the workflows' timeouts, each on a stack and provider of its own: they wait
+ * at once.
+ */
+describe('payments: reconciliation survives a killed worker', { concurrent: true }, () => {
   const suite = paymentSuite(startFakeWechatPay, { env: SHORT_PAUSES });
   let worker: MuseProcess | undefined;
   afterAll(() => worker?.child.kill('SIGKILL'));
@@ -100,7 +104,7 @@ describe('payments: reconciliation survives a killed worker', () => {
 });
 
 /** A refund whose provider call got no answer is not lost: its workflow asks again. */
-describe('payments: refunds the provider did not answer', () => {
+describe('payments: refunds the provider did not answer', { concurrent: true }, () => {
   const suite = paymentSuite(startFakeWechatPay, { worker: true, env: SHORT_PAUSES });
 
   const refundRow = async (paymentId: string) => {
@@ -111,7 +115,10 @@ describe('payments: refunds the provider did not answer', () => {
     return row;
   };
 
-  it('keeps the refund pending, credits taken, and completes it once the provider answers', async () => {
+  // The test's own `expect`: expect.poll needs to know its test while the other suite's runs.
+  it('keeps the refund pending, credits taken, and completes it once the provider answers', async ({
+    expect,
+  }) => {
     const { user, order } = await suite.openOrder(100, 990);
     const no = outTradeNo(order.id);
     suite.provider.pay(no);

@@ -67,6 +67,12 @@ export interface Config {
   MUSE_WORKER_DELIVERY_SLOTS: number;
   /** Worker processes: a directory `muse-server bundle-workflows` wrote; the worker loads its bundle instead of bundling at start. */
   MUSE_WORKFLOW_BUNDLE_DIR?: string;
+  /**
+   * Worker processes: how long a workflow's next task waits for the worker that ran its last one
+   * (which holds its state in memory) before any worker may take it; after a worker dies, its
+   * workflows go on elsewhere after this long. Temporal's default.
+   */
+  MUSE_WORKER_STICKY_TIMEOUT_MS: number;
   /** Scheduled messages: how long before its time a delivery is handed to the worker, which waits for the instant. */
   MUSE_DELIVERY_WAKE_EARLY_SECONDS: number;
   /**
@@ -258,6 +264,7 @@ const schema: JSONSchemaType<Config> = {
     MUSE_WORKER_ACTIVITY_SLOTS: { type: 'integer', minimum: 1, nullable: true },
     MUSE_WORKER_DELIVERY_SLOTS: { type: 'integer', minimum: 1, default: 2000 },
     MUSE_WORKFLOW_BUNDLE_DIR: { type: 'string', minLength: 1, nullable: true },
+    MUSE_WORKER_STICKY_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10000 },
     MUSE_DELIVERY_WAKE_EARLY_SECONDS: { type: 'integer', minimum: 0, maximum: 3600, default: 30 },
     MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: 30000 },
     MUSE_DATA_DIR: { type: 'string', minLength: 1, default: '.muse' },

@@ -41,6 +41,8 @@ beforeAll(async () => {
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: inject('temporalAddress'),
+      // The worker loads the run's prebuilt bundle (passed on by dev) instead of bundling beside the restarts.
+      MUSE_WORKFLOW_BUNDLE_DIR: inject('workflowBundleDir'),
       MUSE_HOST: '127.0.0.1',
       MUSE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'muse-dev-restart-')),
       MUSE_CONTENT_PORT: String(port),

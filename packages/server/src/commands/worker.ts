@@ -30,6 +30,7 @@ export async function runWorker(config: Config): Promise<void> {
       workflowTasks: config.MUSE_WORKER_WORKFLOW_SLOTS,
       activities: config.MUSE_WORKER_ACTIVITY_SLOTS,
     },
+    stickyTimeoutMs: config.MUSE_WORKER_STICKY_TIMEOUT_MS,
     // Scheduled messages due within the wake-early window each wait in an activity slot.
     queueSlots: { [taskQueueOf(config, 'delivery')]: { activities: config.MUSE_WORKER_DELIVERY_SLOTS } },
   });
