@@ -20,7 +20,9 @@ export default defineConfig({
     // A request holds one pooled connection at a time: the suites run with a pool of one per
     // database handle, and a second acquisition inside an open transaction throws.
     env: { MUSE_STRICT_TRANSACTIONS: '1' },
-    maxWorkers: 2,
+    // Three files at once on two cores: most files spend their time waiting (on Temporal timers,
+    // spawned processes, deliveries due), so a third overlaps those waits; the CPU-bound ones run
+    maxWorkers: 3,
     // Generous: tests wait on readiness, and CI machines can be busy; a stuck test still ends.
     testTimeout: 120_000,
     hookTimeout: 120_000,

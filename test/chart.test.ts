@@ -362,18 +362,21 @@ describe('helm lint and helm template', { timeout: 180_000 }, () => {
     expect(defaults).toMatchObject({
       MUSE_TEMPORAL_CALL_TIMEOUT_MS: 10000,
       MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: 30000,
+      MUSE_WORKER_STICKY_TIMEOUT_MS: 10000,
       MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: 10,
     });
     const tuned = loadConfig(
       await data([
         ...['--set', 'temporal.callTimeoutMs=2500'],
         ...['--set', 'config.deliveryHeartbeatTimeoutMs=15000'],
+        ...['--set', 'config.workerStickyTimeoutMs=2000'],
         ...['--set', 'config.chatWebhookTimeoutSeconds=30'],
       ]),
     );
     expect(tuned).toMatchObject({
       MUSE_TEMPORAL_CALL_TIMEOUT_MS: 2500,
       MUSE_DELIVERY_HEARTBEAT_TIMEOUT_MS: 15000,
+      MUSE_WORKER_STICKY_TIMEOUT_MS: 2000,
       MUSE_CHAT_WEBHOOK_TIMEOUT_SECONDS: 30,
     });
   });
