@@ -21,7 +21,7 @@ export default defineConfig({
     // database handle, and a second acquisition inside an open transaction throws.
     env: { MUSE_STRICT_TRANSACTIONS: '1' },
     // Three files at once on two cores: most files spend their time waiting (on Temporal timers,
-    // spawned processes, deliveries due), so a third overlaps those waits; the CPU-bound ones run
+    // spawned processes, deliveries due), so a third overlaps those waits (the CPU-bound ones run slower).
     maxWorkers: 3,
     // Generous: tests wait on readiness, and CI machines can be busy; a stuck test still ends.
     testTimeout: 120_000,
