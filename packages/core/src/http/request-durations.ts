@@ -26,6 +26,11 @@ interface Exported {
   values: Value[];
 }
 
+/** The histogram's bucket bounds, in seconds: the same as before it left prom-client's Histogram. */
+export const REQUEST_DURATION_BOUNDS: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
 /**
  * `http_request_duration_seconds`: every request's duration by method, route and status, served by
  * the app's registry as a prom-client Histogram is (the same `_bucket` lines, cumulative, with

@@ -7,7 +7,7 @@ import { activeTracing, traceRequest } from '../tracing.ts';
 import { referenceDocs } from './docs.ts';
 import { writeJsonLeanly } from './json-answer.ts';
 import { nameRequest, requestLog } from './request-id.ts';
-import { RequestDurations } from './request-durations.ts';
+import { REQUEST_DURATION_BOUNDS, RequestDurations } from './request-durations.ts';
 
 /** A named dependency check for /readyz; it throws (or rejects) when the dependency is unreachable. */
 export type ReadinessCheck = () => Promise<void>;
@@ -106,7 +106,7 @@ export function createServiceApp({
 
   const registry = createMetricsRegistry(name);
   registries.set(app, registry);
-  const duration = new RequestDurations([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registry);
+  const duration = new RequestDurations(REQUEST_DURATION_BOUNDS, registry);
 
   if (activeTracing()) app.use((req, res, next) => traceRequest(req, res, () => routeLabel(req), next));
   const timeRequest = requestTiming(duration, logger);
